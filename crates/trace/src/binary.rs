@@ -1,0 +1,537 @@
+//! The compact binary format `.hst`.
+//!
+//! ```text
+//! file    := MAGIC version:varint record* END count:varint
+//! record  := DEF kind:u8 len:varint bytes          -- names the next id of that kind
+//!          | tag [thread:varint] operands [loc:varint]
+//! tag     := op code (low 5 bits) | HAS_LOC (0x40) | NEW_THREAD (0x80)
+//! value   := 0 zigzag:varint | 1 (nil) | 2 sym:varint | 3 string:varint
+//! ```
+//! Names are defined inline just before their first use, so a writer can stream without knowing
+//! the names in advance and a reader never holds more than the names. The thread is written only
+//! when it differs from the previous event's. The `END` record carries the event count, so a
+//! file cut at a record boundary is still reported as truncated. No length field is trusted for
+//! allocation: buffers grow only as bytes actually arrive.
+
+use crate::error::{ErrorKind, Position, TraceError};
+use crate::event::{Call, Event, Op, Value};
+use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
+use crate::source::EventSource;
+use std::io::{self, Read, Write};
+
+/// The first bytes of every binary trace (PNG-style: a non-ASCII byte, a name, line-ending
+/// bytes that text-mode transfers would mangle).
+pub const MAGIC: [u8; 8] = *b"\x89HST\r\n\x1a\n";
+pub const VERSION: u64 = 1;
+
+const DEF: u8 = 0;
+const END: u8 = 0x1f;
+const HAS_LOC: u8 = 0x40;
+const NEW_THREAD: u8 = 0x80;
+const OP_MASK: u8 = 0x1f;
+const MAX_NAME: u64 = 16 * 1024 * 1024;
+
+const OP_READ: u8 = 1;
+const OP_WRITE: u8 = 2;
+const OP_ACQ: u8 = 3;
+const OP_REL: u8 = 4;
+const OP_REQ: u8 = 5;
+const OP_FORK: u8 = 6;
+const OP_JOIN: u8 = 7;
+const OP_BEGIN: u8 = 8;
+const OP_BEGIN_LABEL: u8 = 9;
+const OP_END: u8 = 10;
+const OP_SND: u8 = 11;
+const OP_RCV: u8 = 12;
+const OP_CALL: u8 = 13;
+
+const CHUNK: usize = 256 * 1024;
+
+/// Why a record could not be decoded from the bytes at hand.
+enum Short {
+    /// The record continues past the buffer: read more and try again.
+    NeedMore,
+    Bad(ErrorKind),
+}
+
+fn corrupt(msg: impl Into<String>) -> Short {
+    Short::Bad(ErrorKind::Corrupt(msg.into()))
+}
+
+struct Decoder<'a> {
+    buf: &'a [u8],
+    i: usize,
+}
+
+impl Decoder<'_> {
+    #[inline]
+    fn byte(&mut self) -> Result<u8, Short> {
+        let b = *self.buf.get(self.i).ok_or(Short::NeedMore)?;
+        self.i += 1;
+        Ok(b)
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Result<u64, Short> {
+        let mut x = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            if shift == 63 && b > 1 {
+                return Err(corrupt("varint overflows 64 bits"));
+            }
+            x |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(x);
+            }
+        }
+        Err(corrupt("varint longer than 10 bytes"))
+    }
+
+    /// An id of `kind`, which must already be defined.
+    #[inline]
+    fn id(&mut self, kind: NameKind, defined: &Names) -> Result<u32, Short> {
+        let v = self.varint()?;
+        if v >= defined.of(kind).len() as u64 {
+            return Err(corrupt(format!("{kind:?} id {v} used before it is defined")));
+        }
+        Ok(v as u32)
+    }
+
+    fn value(&mut self, names: &Names) -> Result<Value, Short> {
+        Ok(match self.byte()? {
+            0 => {
+                let z = self.varint()?;
+                Value::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
+            }
+            1 => Value::Nil,
+            2 => Value::Sym(SymId(self.id(NameKind::Symbol, names)?)),
+            3 => Value::Str(SymId(self.id(NameKind::Symbol, names)?)),
+            t => return Err(corrupt(format!("unknown value tag {t}"))),
+        })
+    }
+}
+
+/// What one record decoded to.
+enum Record {
+    Def(NameKind, std::ops::Range<usize>),
+    Event,
+    End(u64),
+}
+
+/// Streams a binary trace.
+pub struct BinaryReader<R> {
+    input: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// File offset of `buf[0]`.
+    base: u64,
+    record_pos: u64,
+    header_read: bool,
+    finished: bool,
+    next_index: u64,
+    thread: ThreadId,
+    names: Names,
+    slot: Event,
+    spare_call: Option<Box<Call>>,
+}
+
+impl<R: Read> BinaryReader<R> {
+    pub fn new(input: R) -> BinaryReader<R> {
+        BinaryReader {
+            input,
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+            eof: false,
+            base: 0,
+            record_pos: 0,
+            header_read: false,
+            finished: false,
+            next_index: 0,
+            thread: ThreadId(0),
+            names: Names::default(),
+            slot: Event::new(0, ThreadId(0), Op::End),
+            spare_call: None,
+        }
+    }
+
+    fn error(&self, kind: ErrorKind) -> TraceError {
+        TraceError::new(Position::Byte(self.record_pos), kind)
+    }
+
+    /// Reads more input after the unconsumed bytes; `false` at end of input.
+    fn refill(&mut self) -> Result<bool, TraceError> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.base += self.start as u64;
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            // The pending record fills the buffer: grow, but only by what we are about to read.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        loop {
+            match self.input.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.error(ErrorKind::Io(e.to_string()))),
+            }
+        }
+    }
+
+    fn read_header(&mut self) -> Result<(), TraceError> {
+        loop {
+            let mut d = Decoder {
+                buf: &self.buf[self.start..self.end],
+                i: 0,
+            };
+            let magic_ok = d.buf.len() < MAGIC.len() || d.buf[..MAGIC.len()] == MAGIC;
+            if !magic_ok {
+                return Err(TraceError::new(Position::Byte(0), ErrorKind::BadMagic));
+            }
+            d.i = MAGIC.len().min(d.buf.len());
+            let res = if d.buf.len() < MAGIC.len() {
+                Err(Short::NeedMore)
+            } else {
+                d.varint()
+            };
+            match res {
+                Ok(v) if v == VERSION => {
+                    self.start += d.i;
+                    self.header_read = true;
+                    return Ok(());
+                }
+                Ok(v) => {
+                    return Err(TraceError::new(
+                        Position::Byte(MAGIC.len() as u64),
+                        ErrorKind::UnsupportedVersion(v, VERSION),
+                    ))
+                }
+                Err(Short::Bad(k)) => return Err(TraceError::new(Position::Byte(8), k)),
+                Err(Short::NeedMore) => {
+                    if !self.refill()? {
+                        return Err(if self.end == 0 {
+                            TraceError::new(
+                                Position::Byte(0),
+                                ErrorKind::Truncated("empty file".into()),
+                            )
+                        } else if self.end < MAGIC.len() {
+                            TraceError::new(Position::Byte(0), ErrorKind::BadMagic)
+                        } else {
+                            TraceError::new(
+                                Position::Byte(MAGIC.len() as u64),
+                                ErrorKind::Truncated("header ends early".into()),
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decodes one record from the buffer, writing an event into the slot.
+    fn decode(&mut self) -> Result<(Record, usize), Short> {
+        let mut d = Decoder {
+            buf: &self.buf[self.start..self.end],
+            i: 0,
+        };
+        let tag = d.byte()?;
+        if tag == DEF {
+            let kind = d.byte()?;
+            let kind = NameKind::from_u8(kind)
+                .ok_or_else(|| corrupt(format!("unknown name kind {kind}")))?;
+            let len = d.varint()?;
+            if len > MAX_NAME {
+                return Err(corrupt(format!("name of {len} bytes")));
+            }
+            let from = d.i;
+            let to = from + len as usize;
+            if to > d.buf.len() {
+                return Err(Short::NeedMore);
+            }
+            return Ok((Record::Def(kind, self.start + from..self.start + to), to));
+        }
+        if tag == END {
+            return Ok((Record::End(d.varint()?), d.i));
+        }
+        let names = &self.names;
+        let thread = if tag & NEW_THREAD != 0 {
+            ThreadId(d.id(NameKind::Thread, names)?)
+        } else {
+            if names.threads.is_empty() {
+                return Err(corrupt("event before any thread is defined"));
+            }
+            self.thread
+        };
+        let op = match tag & OP_MASK {
+            OP_READ => Op::Read(VarId(d.id(NameKind::Var, names)?)),
+            OP_WRITE => Op::Write(VarId(d.id(NameKind::Var, names)?)),
+            OP_ACQ => Op::Acquire(LockId(d.id(NameKind::Lock, names)?)),
+            OP_REL => Op::Release(LockId(d.id(NameKind::Lock, names)?)),
+            OP_REQ => Op::Request(LockId(d.id(NameKind::Lock, names)?)),
+            OP_FORK => Op::Fork(ThreadId(d.id(NameKind::Thread, names)?)),
+            OP_JOIN => Op::Join(ThreadId(d.id(NameKind::Thread, names)?)),
+            OP_BEGIN => Op::Begin(None),
+            OP_BEGIN_LABEL => Op::Begin(Some(SymId(d.id(NameKind::Symbol, names)?))),
+            OP_END => Op::End,
+            OP_SND => Op::Send(MsgId(d.id(NameKind::Msg, names)?)),
+            OP_RCV => Op::Receive(MsgId(d.id(NameKind::Msg, names)?)),
+            OP_CALL => {
+                let mut call = self.spare_call.take().unwrap_or_default();
+                call.args.clear();
+                call.results.clear();
+                let res = (|| -> Result<(), Short> {
+                    call.object = ObjId(d.id(NameKind::Object, names)?);
+                    call.method = SymId(d.id(NameKind::Symbol, names)?);
+                    for list in [&mut call.args, &mut call.results] {
+                        let n = d.varint()?;
+                        for _ in 0..n {
+                            list.push(d.value(names)?);
+                        }
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = res {
+                    self.spare_call = Some(call);
+                    return Err(e);
+                }
+                Op::Call(call)
+            }
+            op => return Err(corrupt(format!("unknown record tag {tag:#04x} (op {op})"))),
+        };
+        let loc = if tag & HAS_LOC != 0 {
+            Some(LocId(d.id(NameKind::Location, names)?))
+        } else {
+            None
+        };
+        let used = d.i;
+        self.thread = thread;
+        if let Op::Call(old) = std::mem::replace(&mut self.slot.op, op) {
+            self.spare_call = Some(old);
+        }
+        self.slot.thread = thread;
+        self.slot.loc = loc;
+        Ok((Record::Event, used))
+    }
+}
+
+impl<R: Read> EventSource for BinaryReader<R> {
+    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+        if !self.header_read {
+            self.read_header()?;
+        }
+        loop {
+            if self.finished {
+                return Ok(None);
+            }
+            self.record_pos = self.base + self.start as u64;
+            if self.start == self.end && !self.refill()? {
+                return Err(self.error(ErrorKind::Truncated(
+                    "the end record is missing".into(),
+                )));
+            }
+            match self.decode() {
+                Ok((Record::Event, used)) => {
+                    self.start += used;
+                    self.slot.index = self.next_index;
+                    self.next_index += 1;
+                    return Ok(Some(&self.slot));
+                }
+                Ok((Record::Def(kind, range), used)) => {
+                    let interner = self.names.of_mut(kind);
+                    let expected = interner.len() as u32;
+                    let got = interner
+                        .intern(&self.buf[range])
+                        .map_err(|NotUtf8| TraceError::new(Position::Byte(self.record_pos), ErrorKind::NotUtf8))?;
+                    if got != expected {
+                        return Err(self.error(ErrorKind::Corrupt(format!(
+                            "{kind:?} name defined twice"
+                        ))));
+                    }
+                    self.start += used;
+                }
+                Ok((Record::End(count), used)) => {
+                    if count != self.next_index {
+                        return Err(self.error(ErrorKind::Corrupt(format!(
+                            "end record counts {count} events, the file holds {}",
+                            self.next_index
+                        ))));
+                    }
+                    self.start += used;
+                    if self.start < self.end || self.refill()? {
+                        return Err(TraceError::new(
+                            Position::Byte(self.base + self.start as u64),
+                            ErrorKind::Corrupt("bytes after the end record".into()),
+                        ));
+                    }
+                    self.finished = true;
+                }
+                Err(Short::Bad(kind)) => return Err(self.error(kind)),
+                Err(Short::NeedMore) => {
+                    if !self.refill()? {
+                        return Err(self.error(ErrorKind::Truncated(
+                            "the file ends inside a record".into(),
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    fn position(&self) -> Position {
+        Position::Byte(self.record_pos)
+    }
+
+    fn names(&self) -> &Names {
+        &self.names
+    }
+
+    fn take_names(&mut self) -> Names {
+        std::mem::take(&mut self.names)
+    }
+}
+
+/// Writes the binary format. Give it a buffered writer.
+pub struct BinaryWriter<W: Write> {
+    out: W,
+    defined: [u32; 7],
+    thread: Option<ThreadId>,
+    events: u64,
+    scratch: Vec<u8>,
+}
+
+fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+impl<W: Write> BinaryWriter<W> {
+    pub fn new(mut out: W) -> io::Result<BinaryWriter<W>> {
+        let mut header = MAGIC.to_vec();
+        put_varint(&mut header, VERSION);
+        out.write_all(&header)?;
+        Ok(BinaryWriter {
+            out,
+            defined: [0; 7],
+            thread: None,
+            events: 0,
+            scratch: Vec::with_capacity(64),
+        })
+    }
+
+    /// Defines every name of `kind` up to `id` not yet written.
+    fn define(&mut self, kind: NameKind, id: u32, names: &Names) {
+        let k = kind as usize;
+        while self.defined[k] <= id {
+            let name = names.of(kind).name(self.defined[k]);
+            self.scratch.push(DEF);
+            self.scratch.push(kind as u8);
+            put_varint(&mut self.scratch, name.len() as u64);
+            self.scratch.extend_from_slice(name.as_bytes());
+            self.defined[k] += 1;
+        }
+    }
+
+    pub fn write_event(&mut self, e: &Event, names: &Names) -> io::Result<()> {
+        self.scratch.clear();
+        let new_thread = self.thread != Some(e.thread);
+        if new_thread {
+            self.define(NameKind::Thread, e.thread.0, names);
+            self.thread = Some(e.thread);
+        }
+        let (code, target) = match &e.op {
+            Op::Read(x) => (OP_READ, Some((NameKind::Var, x.0))),
+            Op::Write(x) => (OP_WRITE, Some((NameKind::Var, x.0))),
+            Op::Acquire(l) => (OP_ACQ, Some((NameKind::Lock, l.0))),
+            Op::Release(l) => (OP_REL, Some((NameKind::Lock, l.0))),
+            Op::Request(l) => (OP_REQ, Some((NameKind::Lock, l.0))),
+            Op::Fork(t) => (OP_FORK, Some((NameKind::Thread, t.0))),
+            Op::Join(t) => (OP_JOIN, Some((NameKind::Thread, t.0))),
+            Op::Begin(None) => (OP_BEGIN, None),
+            Op::Begin(Some(s)) => (OP_BEGIN_LABEL, Some((NameKind::Symbol, s.0))),
+            Op::End => (OP_END, None),
+            Op::Send(m) => (OP_SND, Some((NameKind::Msg, m.0))),
+            Op::Receive(m) => (OP_RCV, Some((NameKind::Msg, m.0))),
+            Op::Call(_) => (OP_CALL, None),
+        };
+        if let Some((kind, id)) = target {
+            self.define(kind, id, names);
+        }
+        if let Op::Call(c) = &e.op {
+            self.define(NameKind::Object, c.object.0, names);
+            self.define(NameKind::Symbol, c.method.0, names);
+            for v in c.args.iter().chain(&c.results) {
+                if let Value::Sym(id) | Value::Str(id) = v {
+                    self.define(NameKind::Symbol, id.0, names);
+                }
+            }
+        }
+        if let Some(l) = e.loc {
+            self.define(NameKind::Location, l.0, names);
+        }
+
+        let s = &mut self.scratch;
+        s.push(code | if new_thread { NEW_THREAD } else { 0 } | if e.loc.is_some() { HAS_LOC } else { 0 });
+        if new_thread {
+            put_varint(s, u64::from(e.thread.0));
+        }
+        if let Some((_, id)) = target {
+            put_varint(s, u64::from(id));
+        }
+        if let Op::Call(c) = &e.op {
+            put_varint(s, u64::from(c.object.0));
+            put_varint(s, u64::from(c.method.0));
+            for list in [&c.args, &c.results] {
+                put_varint(s, list.len() as u64);
+                for v in list {
+                    match *v {
+                        Value::Int(i) => {
+                            s.push(0);
+                            put_varint(s, ((i << 1) ^ (i >> 63)) as u64);
+                        }
+                        Value::Nil => s.push(1),
+                        Value::Sym(id) => {
+                            s.push(2);
+                            put_varint(s, u64::from(id.0));
+                        }
+                        Value::Str(id) => {
+                            s.push(3);
+                            put_varint(s, u64::from(id.0));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(l) = e.loc {
+            put_varint(s, u64::from(l.0));
+        }
+        self.events += 1;
+        self.out.write_all(&self.scratch)
+    }
+
+    /// Writes the end record and flushes; a file without it reads as truncated.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.scratch.clear();
+        self.scratch.push(END);
+        put_varint(&mut self.scratch, self.events);
+        self.out.write_all(&self.scratch)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}

@@ -1,0 +1,116 @@
+//! Errors and warnings about a trace, each with the place in the file it concerns.
+
+use std::fmt;
+
+/// Where in its file a problem is: a text line, a byte of a binary file, or (for traces built in
+/// memory) an event index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    Line(u64),
+    Byte(u64),
+    Event(u64),
+    /// The problem concerns the file as a whole (it cannot be opened, it is empty, ...).
+    File,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Position::Line(n) => write!(f, "line {n}"),
+            Position::Byte(n) => write!(f, "byte {n}"),
+            Position::Event(n) => write!(f, "event {n}"),
+            Position::File => f.write_str("file"),
+        }
+    }
+}
+
+/// What makes a trace unusable. Each variant is one line of explanation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorKind {
+    #[error("cannot read: {0}")]
+    Io(String),
+    #[error("bad syntax: {0}")]
+    Syntax(String),
+    #[error("unknown operation `{0}` (expected one of r, w, acq, rel, req, fork, join, begin, end, snd, rcv, call)")]
+    UnknownOp(String),
+    #[error("name is not valid UTF-8")]
+    NotUtf8,
+    #[error("not a hindsight binary trace (bad magic number)")]
+    BadMagic,
+    #[error("binary trace version {0} is not supported (this build reads version {1})")]
+    UnsupportedVersion(u64, u64),
+    #[error("truncated binary trace: {0}")]
+    Truncated(String),
+    #[error("corrupt binary trace: {0}")]
+    Corrupt(String),
+    #[error("{thread} receives message `{msg}`, which was never sent before")]
+    ReceiveNeverSent { thread: String, msg: String },
+    #[error("{thread} joins thread `{target}`, which never appears in the trace")]
+    JoinUnknownThread { thread: String, target: String },
+    #[error("{thread} releases lock `{lock}`, which it does not hold")]
+    ReleaseNotHeld { thread: String, lock: String },
+    #[error("{thread} {op}s itself")]
+    SelfForkJoin { thread: String, op: &'static str },
+    #[error("{0} (an error under --strict)")]
+    Strict(WarningKind),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// An error and where it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pos}: {kind}")]
+pub struct TraceError {
+    pub pos: Position,
+    pub kind: ErrorKind,
+}
+
+impl TraceError {
+    pub fn new(pos: Position, kind: ErrorKind) -> TraceError {
+        TraceError { pos, kind }
+    }
+}
+
+/// What real logs do that the papers' models forbid. Accepted, with the usual vector-clock
+/// meaning, unless `--strict` is given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WarningKind {
+    #[error("thread `{thread}` has events before the fork that creates it (the fork orders only its later events)")]
+    EventBeforeFork { thread: String },
+    #[error("thread `{thread}` is never forked")]
+    NeverForked { thread: String },
+    #[error("thread `{thread}` is forked more than once")]
+    ForkedTwice { thread: String },
+    #[error("{thread} acquires lock `{lock}` while {holder} holds it (lock records out of order)")]
+    AcquireHeld {
+        thread: String,
+        lock: String,
+        holder: String,
+    },
+    #[error("thread `{thread}` has events after it was joined (the join orders only its earlier events)")]
+    EventAfterJoin { thread: String },
+    #[error("{thread}: `end` without a matching `begin`")]
+    EndWithoutBegin { thread: String },
+}
+
+impl WarningKind {
+    /// A short stable name per kind, used to count and to cap repeated warnings.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WarningKind::EventBeforeFork { .. } => "event-before-fork",
+            WarningKind::NeverForked { .. } => "never-forked",
+            WarningKind::ForkedTwice { .. } => "forked-twice",
+            WarningKind::AcquireHeld { .. } => "acquire-held-lock",
+            WarningKind::EventAfterJoin { .. } => "event-after-join",
+            WarningKind::EndWithoutBegin { .. } => "end-without-begin",
+        }
+    }
+}
+
+/// A warning and where it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pos}: warning: {kind}")]
+pub struct Warning {
+    pub pos: Position,
+    pub kind: WarningKind,
+}

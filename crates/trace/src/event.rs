@@ -1,0 +1,171 @@
+//! The event model: what one line of a trace says happened.
+
+use crate::names::{LocId, LockId, MsgId, Names, ObjId, SymId, ThreadId, VarId};
+use std::fmt::{self, Write as _};
+
+/// A value passed to or returned from a method of a shared object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Int(i64),
+    Nil,
+    /// A bare identifier such as `true` or `RED`.
+    Sym(SymId),
+    /// A double-quoted string; the id names its unescaped contents.
+    Str(SymId),
+}
+
+/// A method call on a shared object, with its arguments and results:
+/// `call(m.put(5,7)/nil)` calls `put` on `m` with `5, 7` and gets `nil` back.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Call {
+    pub object: ObjId,
+    pub method: SymId,
+    pub args: Vec<Value>,
+    pub results: Vec<Value>,
+}
+
+/// The operation an event performs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read(VarId),
+    Write(VarId),
+    Acquire(LockId),
+    Release(LockId),
+    /// RAPID's lock request, logged before the acquire; it orders nothing.
+    Request(LockId),
+    Fork(ThreadId),
+    Join(ThreadId),
+    /// Start of an atomic block, optionally labelled (`begin(name)`).
+    Begin(Option<SymId>),
+    End,
+    Send(MsgId),
+    Receive(MsgId),
+    Call(Box<Call>),
+}
+
+/// The operation names of the text format, shared by reader, writer and messages.
+pub const OP_NAMES: &[&str] = &[
+    "r", "w", "acq", "rel", "req", "fork", "join", "begin", "end", "snd", "rcv", "call",
+];
+
+impl Op {
+    /// The name of the operation in the text format.
+    pub fn mnemonic(&self) -> &'static str {
+        match self {
+            Op::Read(_) => "r",
+            Op::Write(_) => "w",
+            Op::Acquire(_) => "acq",
+            Op::Release(_) => "rel",
+            Op::Request(_) => "req",
+            Op::Fork(_) => "fork",
+            Op::Join(_) => "join",
+            Op::Begin(_) => "begin",
+            Op::End => "end",
+            Op::Send(_) => "snd",
+            Op::Receive(_) => "rcv",
+            Op::Call(_) => "call",
+        }
+    }
+}
+
+/// One event: its 0-based index in the trace, its thread, what it did and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub index: u64,
+    pub thread: ThreadId,
+    pub op: Op,
+    pub loc: Option<LocId>,
+}
+
+impl Event {
+    pub fn new(index: u64, thread: ThreadId, op: Op) -> Event {
+        Event {
+            index,
+            thread,
+            op,
+            loc: None,
+        }
+    }
+
+    /// The operation as the text format writes it, e.g. `w(x)` or `call(m.put(1,2)/nil)`.
+    pub fn display_op<'a>(&'a self, names: &'a Names) -> DisplayOp<'a> {
+        DisplayOp::new(&self.op, names)
+    }
+}
+
+/// Renders an operation in the text format.
+pub struct DisplayOp<'a> {
+    op: &'a Op,
+    names: &'a Names,
+}
+
+impl<'a> DisplayOp<'a> {
+    pub fn new(op: &'a Op, names: &'a Names) -> DisplayOp<'a> {
+        DisplayOp { op, names }
+    }
+}
+
+impl fmt::Display for DisplayOp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.names;
+        let m = self.op.mnemonic();
+        match self.op {
+            Op::Read(x) | Op::Write(x) => write!(f, "{m}({})", n.var(*x)),
+            Op::Acquire(l) | Op::Release(l) | Op::Request(l) => write!(f, "{m}({})", n.lock(*l)),
+            Op::Fork(t) | Op::Join(t) => write!(f, "{m}({})", n.thread(*t)),
+            Op::Begin(None) | Op::End => f.write_str(m),
+            Op::Begin(Some(label)) => write!(f, "begin({})", n.symbol(*label)),
+            Op::Send(id) | Op::Receive(id) => write!(f, "{m}({})", n.msg(*id)),
+            Op::Call(c) => {
+                write!(f, "call({}.{}(", n.object(c.object), n.symbol(c.method))?;
+                write_values(f, &c.args, n)?;
+                f.write_str(")")?;
+                if !c.results.is_empty() {
+                    f.write_str("/")?;
+                    write_values(f, &c.results, n)?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+fn write_values(f: &mut fmt::Formatter<'_>, values: &[Value], names: &Names) -> fmt::Result {
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            f.write_char(',')?;
+        }
+        write!(f, "{}", DisplayValue { value: *v, names })?;
+    }
+    Ok(())
+}
+
+/// Renders a value as the text format writes it (strings quoted and escaped).
+pub struct DisplayValue<'a> {
+    pub value: Value,
+    pub names: &'a Names,
+}
+
+impl fmt::Display for DisplayValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.value {
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Nil => f.write_str("nil"),
+            Value::Sym(s) => f.write_str(self.names.symbol(s)),
+            Value::Str(s) => {
+                f.write_char('"')?;
+                for c in self.names.symbol(s).chars() {
+                    match c {
+                        '"' => f.write_str("\\\"")?,
+                        '\\' => f.write_str("\\\\")?,
+                        '\n' => f.write_str("\\n")?,
+                        '\t' => f.write_str("\\t")?,
+                        '\r' => f.write_str("\\r")?,
+                        c => f.write_char(c)?,
+                    }
+                }
+                f.write_char('"')
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The trace layer of hindsight: the event model, interned names, the text formats (RAPID's STD
+//! format and our superset of it), the compact binary format, and streaming validation with
+//! precise errors.
+//!
+//! This crate owns what a trace *says*. It knows nothing of happens-before, of any analysis, or
+//! of how findings are reported: it hands events to whoever reads them, one at a time, and says
+//! exactly where a bad one is.
+
+pub mod binary;
+pub mod error;
+pub mod event;
+pub mod generate;
+pub mod names;
+pub mod source;
+pub mod text;
+pub mod validate;
+
+pub use binary::{BinaryReader, BinaryWriter};
+pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
+pub use event::{Call, Event, Op, Value};
+pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
+pub use source::{EventSource, MemorySource, Trace};
+pub use text::{TextReader, TextWriter};
+pub use validate::Validator;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The on-disk formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Binary,
+}
+
+impl Format {
+    /// The format a path's extension names: `.hst` is binary, anything else text.
+    pub fn from_extension(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("hst") => Format::Binary,
+            _ => Format::Text,
+        }
+    }
+}
+
+/// Either reader, chosen at open time; an enum rather than a trait object so that the event
+/// loop is monomorphic.
+pub enum AnyReader {
+    Text(TextReader<Box<dyn Read + Send>>),
+    Binary(BinaryReader<Box<dyn Read + Send>>),
+}
+
+impl AnyReader {
+    pub fn format(&self) -> Format {
+        match self {
+            AnyReader::Text(_) => Format::Text,
+            AnyReader::Binary(_) => Format::Binary,
+        }
+    }
+}
+
+impl EventSource for AnyReader {
+    #[inline]
+    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+        match self {
+            AnyReader::Text(r) => r.next_event(),
+            AnyReader::Binary(r) => r.next_event(),
+        }
+    }
+    fn position(&self) -> Position {
+        match self {
+            AnyReader::Text(r) => r.position(),
+            AnyReader::Binary(r) => r.position(),
+        }
+    }
+    fn names(&self) -> &Names {
+        match self {
+            AnyReader::Text(r) => r.names(),
+            AnyReader::Binary(r) => r.names(),
+        }
+    }
+    fn take_names(&mut self) -> Names {
+        match self {
+            AnyReader::Text(r) => r.take_names(),
+            AnyReader::Binary(r) => r.take_names(),
+        }
+    }
+}
+
+/// Opens a trace: `-` is standard input. The format is sniffed from the first bytes (the binary
+/// magic number), so a binary trace is recognised whatever its name; a `.hst` file that is not
+/// binary is an error rather than a text trace full of garbage.
+pub fn open(path: &Path) -> Result<AnyReader, TraceError> {
+    let io_err = |e: io::Error| TraceError::new(Position::File, ErrorKind::Io(e.to_string()));
+    let mut input: Box<dyn Read + Send> = if path.as_os_str() == "-" {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(io_err)?)
+    };
+    let mut head = Vec::with_capacity(binary::MAGIC.len());
+    (&mut input)
+        .take(binary::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(io_err)?;
+    let is_binary = head == binary::MAGIC;
+    let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(input));
+    if is_binary || Format::from_extension(path) == Format::Binary {
+        Ok(AnyReader::Binary(BinaryReader::new(input)))
+    } else {
+        Ok(AnyReader::Text(TextReader::new(input)))
+    }
+}

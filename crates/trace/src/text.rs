@@ -1,0 +1,517 @@
+//! The text formats: RAPID's STD format, `THREAD|OP(TARGET)|LOCATION` one event per line, and
+//! our superset of it (`snd`, `rcv`, `call`, labelled `begin`, blank lines, `#` comments, an
+//! optional location field).
+
+use crate::error::{ErrorKind, Position, TraceError};
+use crate::event::{Call, DisplayOp, Event, Op, Value};
+use crate::names::{
+    LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId,
+};
+use crate::source::EventSource;
+use std::io::{self, Read, Write};
+
+const CHUNK: usize = 256 * 1024;
+/// No event needs more; a longer line means the input is not a trace.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Reads the text format from any byte stream, in fixed-size chunks: memory does not grow with
+/// the length of the trace.
+pub struct TextReader<R> {
+    input: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    line: u64,
+    next_index: u64,
+    names: Names,
+    slot: Event,
+    spare_call: Option<Box<Call>>,
+    /// The previous line's thread: consecutive events of one thread skip the hash lookup.
+    last_thread: (Vec<u8>, ThreadId),
+}
+
+fn syntax(line: u64, msg: impl Into<String>) -> TraceError {
+    TraceError::new(Position::Line(line), ErrorKind::Syntax(msg.into()))
+}
+
+impl<R: Read> TextReader<R> {
+    pub fn new(input: R) -> TextReader<R> {
+        TextReader {
+            input,
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+            eof: false,
+            line: 0,
+            next_index: 0,
+            names: Names::default(),
+            slot: Event::new(0, ThreadId(0), Op::End),
+            spare_call: None,
+            last_thread: (Vec::new(), ThreadId(u32::MAX)),
+        }
+    }
+
+    /// Makes sure the buffer holds a whole line starting at `self.start`, returning its end
+    /// (exclusive, without the newline), or `None` at end of input.
+    fn fill_line(&mut self) -> Result<Option<(usize, usize)>, TraceError> {
+        let mut scanned = self.start;
+        loop {
+            if let Some(nl) = memchr::memchr(b'\n', &self.buf[scanned..self.end]) {
+                let nl = scanned + nl;
+                return Ok(Some((nl, nl + 1)));
+            }
+            if self.eof {
+                return Ok((self.start < self.end).then_some((self.end, self.end)));
+            }
+            scanned = self.end;
+            // Move the partial line to the front, grow only if it fills the whole buffer.
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                scanned -= self.start;
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                if self.buf.len() >= MAX_LINE {
+                    return Err(syntax(self.line + 1, "line longer than 16 MiB"));
+                }
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+            let n = loop {
+                match self.input.read(&mut self.buf[self.end..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(TraceError::new(
+                            Position::Line(self.line + 1),
+                            ErrorKind::Io(e.to_string()),
+                        ))
+                    }
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            }
+            self.end += n;
+        }
+    }
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if first.is_ascii_whitespace() {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    while let [rest @ .., last] = s {
+        if last.is_ascii_whitespace() {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    s
+}
+
+fn intern(names: &mut Names, kind: NameKind, bytes: &[u8], line: u64) -> Result<u32, TraceError> {
+    if bytes.is_empty() {
+        return Err(syntax(line, "empty name"));
+    }
+    names
+        .of_mut(kind)
+        .intern(bytes)
+        .map_err(|NotUtf8| TraceError::new(Position::Line(line), ErrorKind::NotUtf8))
+}
+
+impl<R: Read> EventSource for TextReader<R> {
+    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+        loop {
+            let Some((line_end, next_start)) = self.fill_line()? else {
+                return Ok(None);
+            };
+            self.line += 1;
+            let start = self.start;
+            self.start = next_start;
+            let line = trim(&self.buf[start..line_end]);
+            if line.is_empty() || line[0] == b'#' {
+                continue;
+            }
+            // Split borrows: the line lives in `buf`, the parse writes into the other fields.
+            let line_no = self.line;
+            let mut parser = LineParser {
+                names: &mut self.names,
+                line: line_no,
+                spare_call: &mut self.spare_call,
+                last_thread: &mut self.last_thread,
+            };
+            let (thread, op, loc) = parser.parse(line)?;
+            if let Op::Call(old) = std::mem::replace(&mut self.slot.op, op) {
+                self.spare_call = Some(old);
+            }
+            self.slot.index = self.next_index;
+            self.slot.thread = thread;
+            self.slot.loc = loc;
+            self.next_index += 1;
+            return Ok(Some(&self.slot));
+        }
+    }
+
+    fn position(&self) -> Position {
+        Position::Line(self.line)
+    }
+
+    fn names(&self) -> &Names {
+        &self.names
+    }
+
+    fn take_names(&mut self) -> Names {
+        std::mem::take(&mut self.names)
+    }
+}
+
+struct LineParser<'a> {
+    names: &'a mut Names,
+    line: u64,
+    spare_call: &'a mut Option<Box<Call>>,
+    last_thread: &'a mut (Vec<u8>, ThreadId),
+}
+
+impl LineParser<'_> {
+    fn err(&self, msg: impl Into<String>) -> TraceError {
+        syntax(self.line, msg)
+    }
+
+    fn name(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, TraceError> {
+        intern(self.names, kind, trim(bytes), self.line)
+    }
+
+    fn parse(&mut self, line: &[u8]) -> Result<(ThreadId, Op, Option<LocId>), TraceError> {
+        let Some(bar) = memchr::memchr(b'|', line) else {
+            return Err(self.err("expected THREAD|OP(TARGET)|LOCATION"));
+        };
+        let thread_name = trim(&line[..bar]);
+        let thread = if thread_name == self.last_thread.0.as_slice() {
+            self.last_thread.1
+        } else {
+            let t = ThreadId(self.name(NameKind::Thread, thread_name)?);
+            self.last_thread.0.clear();
+            self.last_thread.0.extend_from_slice(thread_name);
+            self.last_thread.1 = t;
+            t
+        };
+        let rest = &line[bar + 1..];
+        let name_end = rest
+            .iter()
+            .position(|&b| b == b'(' || b == b'|')
+            .unwrap_or(rest.len());
+        let op_name = trim(&rest[..name_end]);
+        let after_name = &rest[name_end..];
+        let (op, loc_field) = if op_name == b"call" {
+            self.parse_call(after_name)?
+        } else {
+            let field_end = memchr::memchr(b'|', after_name).unwrap_or(after_name.len());
+            let target = self.target(trim(&after_name[..field_end]), op_name)?;
+            let op = self.simple_op(op_name, target)?;
+            (op, after_name.get(field_end + 1..))
+        };
+        let loc = match loc_field.map(trim) {
+            None | Some(b"") => None,
+            Some(loc) => Some(LocId(self.name(NameKind::Location, loc)?)),
+        };
+        Ok((thread, op, loc))
+    }
+
+    /// The text between the parentheses of `(TARGET)`, or `None` for an operation written
+    /// without them.
+    fn target<'l>(&self, field: &'l [u8], op_name: &[u8]) -> Result<Option<&'l [u8]>, TraceError> {
+        if field.is_empty() {
+            return Ok(None);
+        }
+        if field[0] != b'(' || field[field.len() - 1] != b')' {
+            return Err(self.err(format!(
+                "expected `{}(TARGET)`",
+                String::from_utf8_lossy(op_name)
+            )));
+        }
+        Ok(Some(&field[1..field.len() - 1]))
+    }
+
+    fn simple_op(&mut self, op_name: &[u8], target: Option<&[u8]>) -> Result<Op, TraceError> {
+        let needs_target = |p: &Self| {
+            target.ok_or_else(|| {
+                p.err(format!(
+                    "`{}` needs a target in parentheses",
+                    String::from_utf8_lossy(op_name)
+                ))
+            })
+        };
+        Ok(match op_name {
+            b"r" => Op::Read(VarId(self.name(NameKind::Var, needs_target(self)?)?)),
+            b"w" => Op::Write(VarId(self.name(NameKind::Var, needs_target(self)?)?)),
+            b"acq" => Op::Acquire(LockId(self.name(NameKind::Lock, needs_target(self)?)?)),
+            b"rel" => Op::Release(LockId(self.name(NameKind::Lock, needs_target(self)?)?)),
+            b"req" => Op::Request(LockId(self.name(NameKind::Lock, needs_target(self)?)?)),
+            b"fork" => Op::Fork(ThreadId(self.name(NameKind::Thread, needs_target(self)?)?)),
+            b"join" => Op::Join(ThreadId(self.name(NameKind::Thread, needs_target(self)?)?)),
+            b"snd" => Op::Send(MsgId(self.name(NameKind::Msg, needs_target(self)?)?)),
+            b"rcv" => Op::Receive(MsgId(self.name(NameKind::Msg, needs_target(self)?)?)),
+            b"begin" => match target.map(trim) {
+                None | Some(b"") => Op::Begin(None),
+                Some(label) => Op::Begin(Some(SymId(self.name(NameKind::Symbol, label)?))),
+            },
+            b"end" => match target.map(trim) {
+                None | Some(b"") => Op::End,
+                Some(_) => return Err(self.err("`end` takes no target")),
+            },
+            b"" => return Err(self.err("missing operation")),
+            other => {
+                return Err(TraceError::new(
+                    Position::Line(self.line),
+                    ErrorKind::UnknownOp(String::from_utf8_lossy(other).into_owned()),
+                ))
+            }
+        })
+    }
+
+    /// Parses `(obj.method(args)/results)` and what follows it.
+    fn parse_call<'l>(&mut self, s: &'l [u8]) -> Result<(Op, Option<&'l [u8]>), TraceError> {
+        let mut call = self.spare_call.take().unwrap_or_default();
+        call.args.clear();
+        call.results.clear();
+        let mut cur = Cursor { s, i: 0 };
+        cur.skip_ws();
+        if !cur.eat(b'(') {
+            return Err(self.err("expected `call(OBJECT.METHOD(ARGS)/RESULTS)`"));
+        }
+        let open = s[cur.i..]
+            .iter()
+            .position(|&b| b == b'(')
+            .map(|p| cur.i + p)
+            .ok_or_else(|| self.err("expected `call(OBJECT.METHOD(ARGS)/RESULTS)`"))?;
+        let callee = trim(&s[cur.i..open]);
+        let Some(dot) = callee.iter().rposition(|&b| b == b'.') else {
+            return Err(self.err("expected `OBJECT.METHOD(...)` in call"));
+        };
+        call.object = ObjId(self.name(NameKind::Object, &callee[..dot])?);
+        call.method = SymId(self.name(NameKind::Symbol, &callee[dot + 1..])?);
+        cur.i = open + 1;
+        self.values(&mut cur, &mut call.args, b')')?;
+        cur.i += 1;
+        cur.skip_ws();
+        if cur.eat(b'/') {
+            self.values(&mut cur, &mut call.results, b')')?;
+        }
+        cur.skip_ws();
+        if !cur.eat(b')') {
+            return Err(self.err("expected `)` closing the call"));
+        }
+        cur.skip_ws();
+        let loc = if cur.i == s.len() {
+            None
+        } else if cur.eat(b'|') {
+            Some(&s[cur.i..])
+        } else {
+            return Err(self.err("unexpected text after the call"));
+        };
+        Ok((Op::Call(call), loc))
+    }
+
+    /// Comma-separated values up to (not including) `close`.
+    fn values(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        out: &mut Vec<Value>,
+        close: u8,
+    ) -> Result<(), TraceError> {
+        cur.skip_ws();
+        if cur.peek() == Some(close) {
+            return Ok(());
+        }
+        loop {
+            cur.skip_ws();
+            out.push(self.value(cur)?);
+            cur.skip_ws();
+            match cur.peek() {
+                Some(b',') => cur.i += 1,
+                Some(c) if c == close => return Ok(()),
+                _ => return Err(self.err("expected `,` or `)` in call values")),
+            }
+        }
+    }
+
+    fn value(&mut self, cur: &mut Cursor<'_>) -> Result<Value, TraceError> {
+        let s = cur.s;
+        match cur.peek() {
+            Some(b'"') => {
+                cur.i += 1;
+                let mut text = Vec::new();
+                loop {
+                    match cur.peek() {
+                        None => return Err(self.err("unterminated string")),
+                        Some(b'"') => {
+                            cur.i += 1;
+                            break;
+                        }
+                        Some(b'\\') => {
+                            let c = match s.get(cur.i + 1) {
+                                Some(b'n') => b'\n',
+                                Some(b't') => b'\t',
+                                Some(b'r') => b'\r',
+                                Some(b'"') => b'"',
+                                Some(b'\\') => b'\\',
+                                _ => return Err(self.err("bad escape in string")),
+                            };
+                            text.push(c);
+                            cur.i += 2;
+                        }
+                        Some(c) => {
+                            text.push(c);
+                            cur.i += 1;
+                        }
+                    }
+                }
+                let id = self
+                    .names
+                    .symbols
+                    .intern(&text)
+                    .map_err(|NotUtf8| TraceError::new(Position::Line(self.line), ErrorKind::NotUtf8))?;
+                Ok(Value::Str(SymId(id)))
+            }
+            _ => {
+                let start = cur.i;
+                while let Some(c) = cur.peek() {
+                    if matches!(c, b',' | b'(' | b')' | b'/' | b'|' | b'"') || c.is_ascii_whitespace()
+                    {
+                        break;
+                    }
+                    cur.i += 1;
+                }
+                let word = &s[start..cur.i];
+                if word.is_empty() {
+                    return Err(self.err("expected a value"));
+                }
+                if word == b"nil" {
+                    return Ok(Value::Nil);
+                }
+                let digits = word.strip_prefix(b"-").unwrap_or(word);
+                if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+                    let n = std::str::from_utf8(word)
+                        .ok()
+                        .and_then(|w| w.parse::<i64>().ok())
+                        .ok_or_else(|| self.err("integer out of range"))?;
+                    return Ok(Value::Int(n));
+                }
+                Ok(Value::Sym(SymId(self.name(NameKind::Symbol, word)?)))
+            }
+        }
+    }
+}
+
+struct Cursor<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn eat(&mut self, b: u8) -> bool {
+        let hit = self.peek() == Some(b);
+        self.i += hit as usize;
+        hit
+    }
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+}
+
+/// Writes events in the text format. Names that the format cannot carry (a `|`, a line break,
+/// surrounding spaces) are refused rather than written ambiguously.
+pub struct TextWriter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> TextWriter<W> {
+    pub fn new(out: W) -> TextWriter<W> {
+        TextWriter { out }
+    }
+
+    pub fn write_event(&mut self, e: &Event, names: &Names) -> io::Result<()> {
+        check_name(names.thread(e.thread))?;
+        check_op_names(&e.op, names)?;
+        write!(
+            self.out,
+            "{}|{}",
+            names.thread(e.thread),
+            DisplayOp::new(&e.op, names)
+        )?;
+        if let Some(loc) = e.loc {
+            let loc = names.location(loc);
+            check_name(loc)?;
+            write!(self.out, "|{loc}")?;
+        }
+        self.out.write_all(b"\n")
+    }
+
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+fn check_name(name: &str) -> io::Result<()> {
+    if name.is_empty() || name.contains(['|', '\n', '\r']) || name.trim() != name {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("name {name:?} cannot be written in the text format"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_op_names(op: &Op, names: &Names) -> io::Result<()> {
+    match op {
+        Op::Read(x) | Op::Write(x) => check_name(names.var(*x)),
+        Op::Acquire(l) | Op::Release(l) | Op::Request(l) => check_name(names.lock(*l)),
+        Op::Fork(t) | Op::Join(t) => check_name(names.thread(*t)),
+        Op::Send(m) | Op::Receive(m) => check_name(names.msg(*m)),
+        Op::Begin(Some(s)) => check_name(names.symbol(*s)),
+        Op::Begin(None) | Op::End => Ok(()),
+        Op::Call(c) => {
+            check_name(names.object(c.object))?;
+            let method = names.symbol(c.method);
+            check_name(method)?;
+            if method.contains(['.', '(', ')']) || names.object(c.object).contains(['(', ')']) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("call target {method:?} cannot be written in the text format"),
+                ));
+            }
+            for v in c.args.iter().chain(&c.results) {
+                if let Value::Sym(s) = v {
+                    let s = names.symbol(*s);
+                    let bad = s.is_empty()
+                        || s == "nil"
+                        || s.bytes().any(|c| {
+                            matches!(c, b',' | b'(' | b')' | b'/' | b'|' | b'"')
+                                || c.is_ascii_whitespace()
+                        })
+                        || s.strip_prefix('-').unwrap_or(s).bytes().all(|c| c.is_ascii_digit());
+                    if bad {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("symbol {s:?} cannot be written in the text format"),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Streaming validation: errors that make a trace meaningless, and warnings for what real logs
+//! do that the papers' models forbid (accepted with the usual vector-clock meaning).
+
+use crate::error::{ErrorKind, Position, TraceError, Warning, WarningKind};
+use crate::event::{Event, Op};
+use crate::names::{LockId, Names, ThreadId};
+
+/// How many warnings of one kind are kept word for word; the rest are only counted.
+pub const KEPT_PER_KIND: usize = 10;
+
+#[derive(Clone, Default)]
+struct ThreadState {
+    first_pos: Option<Position>,
+    forked: bool,
+    joined: bool,
+    warned_after_join: bool,
+    open_blocks: u64,
+}
+
+/// Checks each event as it streams past. Memory is bounded by the number of threads, locks and
+/// messages.
+pub struct Validator {
+    strict: bool,
+    threads: Vec<ThreadState>,
+    root: Option<ThreadId>,
+    /// Per lock, the threads holding it with their re-entrancy counts. Out-of-order logs can make
+    /// two threads hold one lock at once, so this is a list, almost always of length 0 or 1.
+    holders: Vec<Vec<(ThreadId, u32)>>,
+    sent: Vec<bool>,
+    /// Joins of threads not seen yet: an error at the end if they never appear.
+    pending_joins: Vec<(ThreadId, ThreadId, Position)>,
+    warnings: Vec<Warning>,
+    warning_counts: Vec<(&'static str, u64)>,
+    lock_violation: Option<Warning>,
+}
+
+impl Validator {
+    /// With `strict`, every warning is an error.
+    pub fn new(strict: bool) -> Validator {
+        Validator {
+            strict,
+            threads: Vec::new(),
+            root: None,
+            holders: Vec::new(),
+            sent: Vec::new(),
+            pending_joins: Vec::new(),
+            warnings: Vec::new(),
+            warning_counts: Vec::new(),
+            lock_violation: None,
+        }
+    }
+
+    fn thread(&mut self, t: ThreadId) -> &mut ThreadState {
+        if t.index() >= self.threads.len() {
+            self.threads.resize(t.index() + 1, ThreadState::default());
+        }
+        &mut self.threads[t.index()]
+    }
+
+    fn warn(&mut self, pos: Position, kind: WarningKind) -> Result<(), TraceError> {
+        if self.strict {
+            return Err(TraceError::new(pos, ErrorKind::Strict(kind)));
+        }
+        let code = kind.code();
+        let count = match self.warning_counts.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, n)) => n,
+            None => {
+                self.warning_counts.push((code, 0));
+                &mut self.warning_counts.last_mut().expect("just pushed").1
+            }
+        };
+        *count += 1;
+        if *count as usize <= KEPT_PER_KIND {
+            self.warnings.push(Warning { pos, kind });
+        }
+        Ok(())
+    }
+
+    /// Checks one event; `pos` is where it stands in its file.
+    pub fn check(&mut self, e: &Event, pos: Position, names: &Names) -> Result<(), TraceError> {
+        let t = e.thread;
+        let tname = || names.thread(t).to_owned();
+        if self.root.is_none() {
+            self.root = Some(t);
+        }
+        let state = self.thread(t);
+        if state.first_pos.is_none() {
+            state.first_pos = Some(pos);
+        }
+        if state.joined && !state.warned_after_join {
+            state.warned_after_join = true;
+            self.warn(pos, WarningKind::EventAfterJoin { thread: tname() })?;
+        }
+        match &e.op {
+            Op::Acquire(l) => self.acquire(t, *l, pos, names)?,
+            Op::Release(l) => {
+                let held = self.holders.get_mut(l.index()).and_then(|hs| {
+                    let i = hs.iter().position(|&(h, _)| h == t)?;
+                    hs[i].1 -= 1;
+                    if hs[i].1 == 0 {
+                        hs.swap_remove(i);
+                    }
+                    Some(())
+                });
+                if held.is_none() {
+                    return Err(TraceError::new(
+                        pos,
+                        ErrorKind::ReleaseNotHeld {
+                            thread: tname(),
+                            lock: names.lock(*l).to_owned(),
+                        },
+                    ));
+                }
+            }
+            Op::Fork(u) | Op::Join(u) if *u == t => {
+                return Err(TraceError::new(
+                    pos,
+                    ErrorKind::SelfForkJoin {
+                        thread: tname(),
+                        op: e.op.mnemonic(),
+                    },
+                ))
+            }
+            Op::Fork(u) => {
+                let child = self.thread(*u);
+                let (twice, early) = (child.forked, child.first_pos.is_some());
+                child.forked = true;
+                let thread = names.thread(*u).to_owned();
+                if twice {
+                    self.warn(pos, WarningKind::ForkedTwice { thread })?;
+                } else if early && Some(*u) != self.root {
+                    self.warn(pos, WarningKind::EventBeforeFork { thread })?;
+                }
+            }
+            Op::Join(u) => {
+                let child = self.thread(*u);
+                child.joined = true;
+                if child.first_pos.is_none() && !child.forked {
+                    self.pending_joins.push((t, *u, pos));
+                }
+            }
+            Op::Send(m) => {
+                if m.index() >= self.sent.len() {
+                    self.sent.resize(m.index() + 1, false);
+                }
+                self.sent[m.index()] = true;
+            }
+            Op::Receive(m) => {
+                if !self.sent.get(m.index()).copied().unwrap_or(false) {
+                    return Err(TraceError::new(
+                        pos,
+                        ErrorKind::ReceiveNeverSent {
+                            thread: tname(),
+                            msg: names.msg(*m).to_owned(),
+                        },
+                    ));
+                }
+            }
+            Op::Begin(_) => self.thread(t).open_blocks += 1,
+            Op::End => {
+                let state = self.thread(t);
+                if state.open_blocks == 0 {
+                    self.warn(pos, WarningKind::EndWithoutBegin { thread: tname() })?;
+                } else {
+                    state.open_blocks -= 1;
+                }
+            }
+            Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Call(_) => {}
+        }
+        Ok(())
+    }
+
+    fn acquire(
+        &mut self,
+        t: ThreadId,
+        l: LockId,
+        pos: Position,
+        names: &Names,
+    ) -> Result<(), TraceError> {
+        if l.index() >= self.holders.len() {
+            self.holders.resize_with(l.index() + 1, Vec::new);
+        }
+        let hs = &mut self.holders[l.index()];
+        if let Some(entry) = hs.iter_mut().find(|(h, _)| *h == t) {
+            entry.1 += 1; // re-entrant acquisition by the holder
+            return Ok(());
+        }
+        let other = hs.first().map(|&(h, _)| h);
+        hs.push((t, 1));
+        if let Some(holder) = other {
+            let w = WarningKind::AcquireHeld {
+                thread: names.thread(t).to_owned(),
+                lock: names.lock(l).to_owned(),
+                holder: names.thread(holder).to_owned(),
+            };
+            if self.lock_violation.is_none() {
+                self.lock_violation = Some(Warning {
+                    pos,
+                    kind: w.clone(),
+                });
+            }
+            self.warn(pos, w)?;
+        }
+        Ok(())
+    }
+
+    /// Checks what can only be known at the end of the trace.
+    pub fn finish(&mut self, names: &Names) -> Result<(), TraceError> {
+        for &(t, u, pos) in &self.pending_joins {
+            let s = &self.threads[u.index()];
+            if s.first_pos.is_none() && !s.forked {
+                return Err(TraceError::new(
+                    pos,
+                    ErrorKind::JoinUnknownThread {
+                        thread: names.thread(t).to_owned(),
+                        target: names.thread(u).to_owned(),
+                    },
+                ));
+            }
+        }
+        let never_forked: Vec<(usize, Position)> = self
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| !s.forked && Some(ThreadId(*i as u32)) != self.root)
+            .filter_map(|(i, s)| Some((i, s.first_pos?)))
+            .collect();
+        for (i, pos) in never_forked {
+            let thread = names.thread(ThreadId(i as u32)).to_owned();
+            self.warn(pos, WarningKind::NeverForked { thread })?;
+        }
+        Ok(())
+    }
+
+    /// The warnings kept word for word (at most [`KEPT_PER_KIND`] of each kind).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// How many warnings of each kind were raised, by [`WarningKind::code`].
+    pub fn warning_counts(&self) -> &[(&'static str, u64)] {
+        &self.warning_counts
+    }
+
+    /// The first acquisition of a lock held by another thread, if any: analyses whose theory
+    /// needs lock-valid traces refuse the trace with it.
+    pub fn lock_violation(&self) -> Option<&Warning> {
+        self.lock_violation.as_ref()
+    }
+}
