@@ -1,1 +1,11 @@
-//! placeholder
+//! The analyses of hindsight, one module each, all behind the [`Analysis`] interface so that
+//! several run in a single streaming pass over a trace (RoadRunner's tool chain is the model).
+//!
+//! This crate owns what counts as a bug and how it is found. It reads events through
+//! `hindsight-trace`, asks `hindsight-order` what happens before what, and hands finished
+//! findings to `hindsight-report`; it does not parse files or print anything itself.
+
+pub mod driver;
+pub mod races;
+
+pub use driver::{run, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};

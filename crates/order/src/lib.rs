@@ -1,1 +1,14 @@
-//! placeholder
+//! The order layer of hindsight: vector clocks, FastTrack epochs, and the happens-before pass
+//! over a stream of events.
+//!
+//! It owns the meaning of "ordered before": program order, fork → child, child → join,
+//! release → later acquire of the same lock, send → receive. It knows nothing of how events are
+//! read or written, and nothing of any analysis: analyses ask it for the clock of the current
+//! event and decide for themselves what a race or a violation is.
+
+pub mod clock;
+pub mod hb;
+pub mod reference;
+
+pub use clock::{Epoch, VectorClock};
+pub use hb::HappensBefore;

@@ -1,1 +1,106 @@
-//! placeholder
+//! The report layer of hindsight: one [`Report`] shape for every analysis, and its renderers
+//! (text for people, JSON for programs, SARIF 2.1.0 for code-scanning tools).
+//!
+//! It owns how findings look. It knows nothing of traces, clocks or analyses: an analysis hands
+//! it finished findings whose events are already rendered to names.
+
+mod sarif;
+mod text;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::io::{self, Write};
+
+pub use sarif::render_sarif;
+pub use text::render_text;
+
+/// One event as a finding shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventRef {
+    /// 0-based index of the event in the trace.
+    pub index: u64,
+    pub thread: String,
+    /// The operation as the text format writes it, e.g. `w(x)`.
+    pub op: String,
+    /// The trace's location field, if the event has one.
+    pub location: Option<String>,
+}
+
+/// One thing an analysis found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// What kind of finding, e.g. `data-race`; also the SARIF rule id.
+    pub kind: String,
+    pub message: String,
+    /// The events involved, in the order the analysis defines (for a race: the earlier partner,
+    /// then the racy event).
+    pub events: Vec<EventRef>,
+    /// Analysis-specific fields (`variable`, `pattern`, ...), flattened into the JSON object.
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+    /// Findings with the same group are shown together in text and become one SARIF result
+    /// (for races: the variable).
+    #[serde(skip)]
+    pub group: Option<String>,
+}
+
+/// A rule: one kind of finding, described once for SARIF consumers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub id: &'static str,
+    pub description: &'static str,
+}
+
+/// The whole output of one analysis run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub tool: &'static str,
+    pub analysis: String,
+    /// Facts about the input: its path, format and counts.
+    pub trace: Map<String, Value>,
+    pub findings: Vec<Finding>,
+    pub summary: Map<String, Value>,
+    /// Warnings about the input (the analysis ran anyway).
+    pub warnings: Vec<String>,
+    #[serde(skip)]
+    pub rules: Vec<Rule>,
+}
+
+impl Report {
+    pub fn new(analysis: &str) -> Report {
+        Report {
+            tool: "hindsight",
+            analysis: analysis.to_owned(),
+            trace: Map::new(),
+            findings: Vec::new(),
+            summary: Map::new(),
+            warnings: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+
+    /// The process exit status the report calls for: 1 with findings, 0 without.
+    pub fn exit_code(&self) -> i32 {
+        i32::from(!self.findings.is_empty())
+    }
+}
+
+/// The output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// Renders `report` in `format`.
+pub fn render(report: &Report, format: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        OutputFormat::Text => render_text(report, out),
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, report)?;
+            out.write_all(b"\n")
+        }
+        OutputFormat::Sarif => render_sarif(report, out),
+    }
+}

@@ -6,6 +6,7 @@
 //! of how findings are reported: it hands events to whoever reads them, one at a time, and says
 //! exactly where a bad one is.
 
+pub mod arbitrary;
 pub mod binary;
 pub mod error;
 pub mod event;
@@ -62,10 +63,17 @@ impl AnyReader {
 
 impl EventSource for AnyReader {
     #[inline]
-    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+    fn advance(&mut self) -> Result<bool, TraceError> {
         match self {
-            AnyReader::Text(r) => r.next_event(),
-            AnyReader::Binary(r) => r.next_event(),
+            AnyReader::Text(r) => r.advance(),
+            AnyReader::Binary(r) => r.advance(),
+        }
+    }
+    #[inline]
+    fn current(&self) -> &Event {
+        match self {
+            AnyReader::Text(r) => r.current(),
+            AnyReader::Binary(r) => r.current(),
         }
     }
     fn position(&self) -> Position {

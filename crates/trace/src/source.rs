@@ -6,9 +6,23 @@ use crate::names::Names;
 
 /// A stream of events. Readers lend each event until the next call, so that a streaming pass
 /// allocates nothing per event.
+///
+/// The loop is `while source.advance()? { let e = source.current(); ... }`: `current`,
+/// `position` and `names` borrow the source immutably, so all three can be used together.
 pub trait EventSource {
+    /// Moves to the next event; `false` at the end of the trace.
+    fn advance(&mut self) -> Result<bool, TraceError>;
+    /// The event `advance` moved to. Before the first `advance`, or after it returned `false`,
+    /// what it returns is unspecified.
+    fn current(&self) -> &Event;
     /// The next event, or `None` at the end of the trace.
-    fn next_event(&mut self) -> Result<Option<&Event>, TraceError>;
+    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+        Ok(if self.advance()? {
+            Some(self.current())
+        } else {
+            None
+        })
+    }
     /// Where the event last returned stands in its file.
     fn position(&self) -> Position;
     /// The names seen so far; complete once the stream is exhausted.
@@ -55,10 +69,14 @@ pub struct MemorySource<'a> {
 }
 
 impl EventSource for MemorySource<'_> {
-    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
-        let e = self.trace.events.get(self.next);
-        self.next += e.is_some() as usize;
-        Ok(e)
+    fn advance(&mut self) -> Result<bool, TraceError> {
+        let more = self.next < self.trace.events.len();
+        self.next += more as usize;
+        Ok(more)
+    }
+
+    fn current(&self) -> &Event {
+        &self.trace.events[self.next.saturating_sub(1).min(self.trace.events.len().saturating_sub(1))]
     }
 
     fn position(&self) -> Position {

@@ -1,0 +1,198 @@
+//! One streaming pass: validate each event, advance happens-before, hand the event to every
+//! analysis of the chain.
+
+use hindsight_order::HappensBefore;
+use hindsight_report::{Finding, Rule};
+use hindsight_trace::{
+    ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator, Warning,
+};
+use serde_json::{Map, Value};
+
+/// What every analysis implements. `on_event` sees events in trace order, each with the
+/// happens-before state positioned at it (`hb.clock(e.thread)` is the event's vector clock).
+pub trait Analysis {
+    /// The analysis' name on the command line, e.g. `races`.
+    fn name(&self) -> &'static str;
+
+    /// Whether the theory behind the analysis needs lock-valid traces (no lock acquired while
+    /// another thread holds it). Such analyses refuse out-of-order lock logs with an error
+    /// instead of giving an answer the theory does not support.
+    fn needs_lock_valid(&self) -> bool {
+        false
+    }
+
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore);
+
+    /// Turns what was gathered into findings, with names resolved.
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput;
+}
+
+/// The findings and summary of one analysis.
+#[derive(Debug, Default)]
+pub struct AnalysisOutput {
+    pub findings: Vec<Finding>,
+    pub summary: Map<String, Value>,
+    pub rules: Vec<Rule>,
+}
+
+/// Counts that describe a trace, for reports and `hindsight stats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    pub events: u64,
+    pub threads: usize,
+    pub variables: usize,
+    pub locks: usize,
+    pub messages: usize,
+    pub objects: usize,
+    pub reads: u64,
+    pub writes: u64,
+    pub acquires: u64,
+    pub releases: u64,
+    pub requests: u64,
+    pub forks: u64,
+    pub joins: u64,
+    pub begins: u64,
+    pub ends: u64,
+    pub sends: u64,
+    pub receives: u64,
+    pub calls: u64,
+}
+
+impl TraceStats {
+    fn count(&mut self, op: &Op) {
+        let c = match op {
+            Op::Read(_) => &mut self.reads,
+            Op::Write(_) => &mut self.writes,
+            Op::Acquire(_) => &mut self.acquires,
+            Op::Release(_) => &mut self.releases,
+            Op::Request(_) => &mut self.requests,
+            Op::Fork(_) => &mut self.forks,
+            Op::Join(_) => &mut self.joins,
+            Op::Begin(_) => &mut self.begins,
+            Op::End => &mut self.ends,
+            Op::Send(_) => &mut self.sends,
+            Op::Receive(_) => &mut self.receives,
+            Op::Call(_) => &mut self.calls,
+        };
+        *c += 1;
+    }
+
+    /// The counts as a JSON object, in a fixed order.
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        let mut put = |k: &str, v: u64| {
+            m.insert(k.to_owned(), Value::from(v));
+        };
+        put("events", self.events);
+        put("threads", self.threads as u64);
+        put("variables", self.variables as u64);
+        put("locks", self.locks as u64);
+        put("messages", self.messages as u64);
+        put("objects", self.objects as u64);
+        for (k, v) in [
+            ("reads", self.reads),
+            ("writes", self.writes),
+            ("acquires", self.acquires),
+            ("releases", self.releases),
+            ("requests", self.requests),
+            ("forks", self.forks),
+            ("joins", self.joins),
+            ("begins", self.begins),
+            ("ends", self.ends),
+            ("sends", self.sends),
+            ("receives", self.receives),
+            ("calls", self.calls),
+        ] {
+            if v > 0 {
+                put(k, v);
+            }
+        }
+        m
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Every warning is an error.
+    pub strict: bool,
+}
+
+/// What a pass produced: one output per analysis, in the order given, plus facts about the
+/// trace.
+pub struct RunOutcome {
+    pub outputs: Vec<(&'static str, AnalysisOutput)>,
+    pub stats: TraceStats,
+    pub warnings: Vec<Warning>,
+    pub warning_counts: Vec<(&'static str, u64)>,
+    pub names: Names,
+}
+
+/// Runs `analyses` over `source` in one pass. Errors carry the position of the offending event.
+pub fn run<S: EventSource>(
+    source: &mut S,
+    analyses: Vec<Box<dyn Analysis>>,
+    options: RunOptions,
+) -> Result<RunOutcome, TraceError> {
+    let mut analyses = analyses;
+    let needs_lock_valid = analyses
+        .iter()
+        .find(|a| a.needs_lock_valid())
+        .map(|a| a.name());
+    let mut validator = Validator::new(options.strict);
+    let mut hb = HappensBefore::new();
+    let mut stats = TraceStats::default();
+    while source.advance()? {
+        let e = source.current();
+        let pos = source.position();
+        validator.check(e, pos, source.names())?;
+        if let (Some(name), Some(w)) = (needs_lock_valid, validator.lock_violation()) {
+            return Err(lock_invalid(name, w, pos));
+        }
+        stats.count(&e.op);
+        hb.before(e);
+        for a in analyses.iter_mut() {
+            a.on_event(e, &hb);
+        }
+        hb.after(e);
+    }
+    let names = source.take_names();
+    validator.finish(&names)?;
+    stats.events = stats.reads
+        + stats.writes
+        + stats.acquires
+        + stats.releases
+        + stats.requests
+        + stats.forks
+        + stats.joins
+        + stats.begins
+        + stats.ends
+        + stats.sends
+        + stats.receives
+        + stats.calls;
+    stats.threads = names.threads.len();
+    stats.variables = names.vars.len();
+    stats.locks = names.locks.len();
+    stats.messages = names.msgs.len();
+    stats.objects = names.objects.len();
+    let outputs = analyses
+        .into_iter()
+        .map(|a| (a.name(), a.finish(&names)))
+        .collect();
+    Ok(RunOutcome {
+        outputs,
+        stats,
+        warnings: validator.warnings().to_vec(),
+        warning_counts: validator.warning_counts().to_vec(),
+        names,
+    })
+}
+
+fn lock_invalid(analysis: &str, w: &Warning, _at: Position) -> TraceError {
+    TraceError::new(
+        w.pos,
+        ErrorKind::Unsupported(format!(
+            "`{analysis}` needs a lock-valid trace: {}",
+            w.kind
+        )),
+    )
+}

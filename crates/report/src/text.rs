@@ -1,0 +1,55 @@
+//! The text rendering: findings grouped, each event on its own line, a summary at the end.
+
+use crate::{EventRef, Finding, Report};
+use serde_json::Value;
+use std::io::{self, Write};
+
+fn event_line(e: &EventRef) -> String {
+    match &e.location {
+        Some(loc) => format!("#{} {} {} at {}", e.index, e.thread, e.op, loc),
+        None => format!("#{} {} {}", e.index, e.thread, e.op),
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Findings in the order of their groups' first appearance, each group under a heading.
+pub fn render_text(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
+    for f in &report.findings {
+        let g = f.group.as_deref();
+        match groups.iter_mut().find(|(k, _)| g.is_some() && *k == g) {
+            Some((_, fs)) => fs.push(f),
+            None => groups.push((g, vec![f])),
+        }
+    }
+    for (group, findings) in &groups {
+        if let Some(g) = group {
+            writeln!(out, "{g}: {} finding(s)", findings.len())?;
+        }
+        let indent = if group.is_some() { "  " } else { "" };
+        for f in findings {
+            writeln!(out, "{indent}{}: {}", f.kind, f.message)?;
+            for e in &f.events {
+                writeln!(out, "{indent}    {}", event_line(e))?;
+            }
+        }
+    }
+    let summary: Vec<String> = report
+        .summary
+        .iter()
+        .map(|(k, v)| format!("{k} {}", scalar(v)))
+        .collect();
+    writeln!(
+        out,
+        "{}: {} finding(s); {}",
+        report.analysis,
+        report.findings.len(),
+        summary.join(", ")
+    )
+}

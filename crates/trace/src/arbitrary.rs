@@ -1,0 +1,142 @@
+//! Small traces built from raw choices, for property tests: a test framework generates and
+//! shrinks a list of byte triples, and this module turns any such list into a trace that the
+//! validator accepts (with warnings when `odd` is set), so that shrinking keeps traces valid.
+
+use crate::event::{Event, Op};
+use crate::names::{LockId, MsgId, Names, ThreadId, VarId};
+use crate::source::Trace;
+
+/// The size of the name spaces a trace draws from.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    pub threads: u8,
+    pub vars: u8,
+    pub locks: u8,
+    pub msgs: u8,
+    /// Allow what real logs do and the papers' models forbid: events before a thread's fork,
+    /// threads never forked, acquiring a lock another thread holds, events after a join.
+    pub odd: bool,
+}
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape {
+            threads: 3,
+            vars: 2,
+            locks: 2,
+            msgs: 2,
+            odd: true,
+        }
+    }
+}
+
+/// Builds a trace from `(thread, action, target)` choices. Every choice yields exactly one
+/// event; a choice that would make the trace invalid becomes a read instead.
+pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
+    let n = |x: u8| x.max(1) as usize;
+    let (nt, nv, nl, nm) = (n(shape.threads), n(shape.vars), n(shape.locks), n(shape.msgs));
+    let mut names = Names::default();
+    for i in 0..nt {
+        names.threads.intern(format!("T{i}").as_bytes()).expect("ascii");
+    }
+    for i in 0..nv {
+        names.vars.intern(format!("x{i}").as_bytes()).expect("ascii");
+    }
+    for i in 0..nl {
+        names.locks.intern(format!("L{i}").as_bytes()).expect("ascii");
+    }
+    for i in 0..nm {
+        names.msgs.intern(format!("m{i}").as_bytes()).expect("ascii");
+    }
+    // Thread 0 is the root; others start when forked (or at once, for odd traces).
+    let mut started = vec![false; nt];
+    let mut forked = vec![false; nt];
+    let mut joined = vec![false; nt];
+    started[0] = true;
+    let mut held: Vec<Vec<(usize, u32)>> = vec![Vec::new(); nl]; // lock -> (thread, count)
+    let mut sent = vec![false; nm];
+    let mut open_blocks = vec![0u32; nt];
+    let mut events = Vec::with_capacity(choices.len());
+    for (i, &(a, b, c)) in choices.iter().enumerate() {
+        let mut t = a as usize % nt;
+        if !shape.odd && (!started[t] || joined[t]) {
+            t = 0;
+        }
+        started[t] = true;
+        let c = c as usize;
+        let read = Op::Read(VarId((c % nv) as u32));
+        let op = match b % 13 {
+            0 | 1 => read,
+            2 | 3 => Op::Write(VarId((c % nv) as u32)),
+            4 => {
+                let l = c % nl;
+                let mine = held[l].iter().position(|&(h, _)| h == t);
+                match mine {
+                    Some(k) => {
+                        held[l][k].1 += 1;
+                        Op::Acquire(LockId(l as u32))
+                    }
+                    None if held[l].is_empty() || shape.odd => {
+                        held[l].push((t, 1));
+                        Op::Acquire(LockId(l as u32))
+                    }
+                    None => read,
+                }
+            }
+            5 => {
+                let mine: Vec<usize> = (0..nl)
+                    .filter(|&l| held[l].iter().any(|&(h, _)| h == t))
+                    .collect();
+                if mine.is_empty() {
+                    read
+                } else {
+                    let l = mine[c % mine.len()];
+                    let k = held[l].iter().position(|&(h, _)| h == t).expect("held");
+                    held[l][k].1 -= 1;
+                    if held[l][k].1 == 0 {
+                        held[l].remove(k);
+                    }
+                    Op::Release(LockId(l as u32))
+                }
+            }
+            6 => {
+                let u = c % nt;
+                let fresh = !forked[u] && !started[u] && u != 0;
+                if u != t && (fresh || (shape.odd && u != 0)) {
+                    forked[u] = true;
+                    started[u] = true;
+                    Op::Fork(ThreadId(u as u32))
+                } else {
+                    read
+                }
+            }
+            7 => {
+                let u = c % nt;
+                let holds = held.iter().any(|hs| hs.iter().any(|&(h, _)| h == u));
+                if u != t && started[u] && u != 0 && (shape.odd || (!holds && !joined[u])) {
+                    joined[u] = true;
+                    Op::Join(ThreadId(u as u32))
+                } else {
+                    read
+                }
+            }
+            8 => {
+                sent[c % nm] = true;
+                Op::Send(MsgId((c % nm) as u32))
+            }
+            9 if sent[c % nm] => Op::Receive(MsgId((c % nm) as u32)),
+            10 => {
+                open_blocks[t] += 1;
+                Op::Begin(None)
+            }
+            11 if open_blocks[t] > 0 || shape.odd => {
+                open_blocks[t] = open_blocks[t].saturating_sub(1);
+                Op::End
+            }
+            12 => Op::Request(LockId((c % nl) as u32)),
+            _ => read,
+        };
+        events.push(Event::new(i as u64, ThreadId(t as u32), op));
+    }
+    Trace { names, events }
+}
