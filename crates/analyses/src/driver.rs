@@ -190,9 +190,6 @@ pub fn run<S: EventSource>(
 fn lock_invalid(analysis: &str, w: &Warning, _at: Position) -> TraceError {
     TraceError::new(
         w.pos,
-        ErrorKind::Unsupported(format!(
-            "`{analysis}` needs a lock-valid trace: {}",
-            w.kind
-        )),
+        ErrorKind::Unsupported(format!("`{analysis}` needs a lock-valid trace: {}", w.kind)),
     )
 }

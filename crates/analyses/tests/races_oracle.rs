@@ -24,7 +24,9 @@ fn brute_force(trace: &Trace) -> Vec<(u64, u64)> {
     let ev = &trace.events;
     let mut out = Vec::new();
     for j in 0..ev.len() {
-        let Some((x, wj)) = access(&ev[j].op) else { continue };
+        let Some((x, wj)) = access(&ev[j].op) else {
+            continue;
+        };
         let partner = (0..j).rev().find(|&i| {
             access(&ev[i].op).is_some_and(|(y, wi)| {
                 y == x && (wi || wj) && ev[i].thread != ev[j].thread && !hb.happens_before(i, j)
@@ -49,13 +51,15 @@ fn fast(trace: &Trace) -> Vec<(u64, u64)> {
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
-    (2u8..=4, 1u8..=3, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(|(threads, vars, locks, msgs, odd)| Shape {
-        threads,
-        vars,
-        locks,
-        msgs,
-        odd,
-    })
+    (2u8..=4, 1u8..=3, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(
+        |(threads, vars, locks, msgs, odd)| Shape {
+            threads,
+            vars,
+            locks,
+            msgs,
+            odd,
+        },
+    )
 }
 
 proptest! {
@@ -95,7 +99,9 @@ proptest! {
 fn long_random_traces_match() {
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (seed >> 33) as u8
     };
     for round in 0..200 {

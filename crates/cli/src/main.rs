@@ -1,1 +1,388 @@
-fn main() {}
+//! The `hindsight` command: reads a trace, runs an analysis, prints findings.
+//!
+//! This crate owns the command line: argument parsing, choosing input and output formats,
+//! printing errors and warnings with their file positions, and exit statuses (0 clean,
+//! 1 findings, 2 error). It holds no analysis logic of its own.
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand, ValueEnum};
+use hindsight_analyses::races::Races;
+use hindsight_analyses::{run, Analysis, RunOptions, RunOutcome};
+use hindsight_report::{render, OutputFormat, Report};
+use hindsight_trace::generate::{generate, GenConfig};
+use hindsight_trace::{BinaryWriter, EventSource, Format, Names, Position, TextWriter, TraceError};
+use serde_json::Value;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "hindsight",
+    version,
+    about = "Predicts the concurrency bugs other schedules of one recorded run could hit",
+    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+    Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TraceFormatArg {
+    Text,
+    Binary,
+}
+
+#[derive(clap::Args)]
+struct InputArgs {
+    /// The trace: RAPID's STD text format, our text superset, or binary `.hst` (sniffed);
+    /// `-` reads standard input.
+    trace: PathBuf,
+    /// Treat every warning about the trace as an error (exit status 2).
+    #[arg(long)]
+    strict: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Happens-before data races: every access that races with an earlier one, with the latest
+    /// such partner.
+    Races {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Converts a trace between the text and binary formats, losslessly.
+    Convert {
+        /// Input trace (`-` for standard input).
+        input: PathBuf,
+        /// Output file (`-` for standard output); `.hst` means binary unless --to says otherwise.
+        output: PathBuf,
+        /// Output format (default: from the output's extension).
+        #[arg(long, value_enum)]
+        to: Option<TraceFormatArg>,
+    },
+    /// Generates a random valid trace (for tests and benchmarks).
+    Gen {
+        /// Number of events.
+        #[arg(long, default_value_t = 1000)]
+        events: u64,
+        /// Number of threads (T0 forks and joins the others).
+        #[arg(long, default_value_t = 4)]
+        threads: u32,
+        /// Seed of the pseudo-random generator: the same seed gives the same trace.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Number of shared variables.
+        #[arg(long, default_value_t = 16)]
+        vars: u32,
+        /// Number of locks (variable x_i is guarded by lock L_(i mod locks)).
+        #[arg(long, default_value_t = 4)]
+        locks: u32,
+        /// Maximum lock nesting depth.
+        #[arg(long, default_value_t = 2)]
+        depth: u32,
+        /// Fraction of accesses made without the guard lock (these may race).
+        #[arg(long, default_value_t = 0.05)]
+        unprotected: f64,
+        /// Probability per step of opening an atomic block (begin/end).
+        #[arg(long, default_value_t = 0.0)]
+        blocks: f64,
+        /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Counts the events, threads, variables and locks of a trace and checks it.
+    Stats {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output format (`text` or `json`).
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+}
+
+/// A trace error with the file it is in, printed compiler-style.
+#[derive(Debug)]
+struct InputError {
+    path: PathBuf,
+    error: TraceError,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: error: {}",
+            place(&self.path, self.error.pos),
+            self.error.kind
+        )
+    }
+}
+
+impl std::error::Error for InputError {}
+
+fn display_path(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn place(path: &Path, pos: Position) -> String {
+    let p = display_path(path);
+    match pos {
+        Position::Line(n) => format!("{p}:{n}"),
+        Position::Byte(n) => format!("{p}: byte {n}"),
+        Position::Event(n) => format!("{p}: event {n}"),
+        Position::File => p,
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            // A closed pipe (`hindsight ... | head`) is not an error worth a message.
+            if let Some(io) = e.downcast_ref::<io::Error>() {
+                if io.kind() == io::ErrorKind::BrokenPipe {
+                    return ExitCode::from(0);
+                }
+            }
+            match e.downcast_ref::<InputError>() {
+                Some(ie) => eprintln!("{ie}"),
+                None => eprintln!("hindsight: error: {e:#}"),
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> anyhow::Result<u8> {
+    match command {
+        Command::Races { input, format } => analyse(&input, format, vec![Box::new(Races::new())]),
+        Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
+        Command::Gen {
+            events,
+            threads,
+            seed,
+            vars,
+            locks,
+            depth,
+            unprotected,
+            blocks,
+            output,
+        } => {
+            let config = GenConfig {
+                events,
+                threads,
+                vars,
+                locks,
+                max_depth: depth,
+                unprotected,
+                blocks,
+                seed,
+            };
+            gen(&config, output.as_deref()).map(|()| 0)
+        }
+        Command::Stats { input, format } => stats(&input, format),
+    }
+}
+
+fn read_trace(
+    input: &InputArgs,
+    analyses: Vec<Box<dyn Analysis>>,
+) -> anyhow::Result<(RunOutcome, Format)> {
+    let wrap = |error| InputError {
+        path: input.trace.clone(),
+        error,
+    };
+    let mut reader = hindsight_trace::open(&input.trace).map_err(wrap)?;
+    let format = reader.format();
+    let outcome = run(
+        &mut reader,
+        analyses,
+        RunOptions {
+            strict: input.strict,
+        },
+    )
+    .map_err(wrap)?;
+    Ok((outcome, format))
+}
+
+/// Prints the kept warnings to stderr, and how many of each kind were not kept.
+fn warnings(path: &Path, outcome: &RunOutcome) -> Vec<String> {
+    let mut lines: Vec<String> = outcome
+        .warnings
+        .iter()
+        .map(|w| format!("{}: warning: {}", place(path, w.pos), w.kind))
+        .collect();
+    for &(code, n) in &outcome.warning_counts {
+        let kept = outcome
+            .warnings
+            .iter()
+            .filter(|w| w.kind.code() == code)
+            .count() as u64;
+        if n > kept {
+            lines.push(format!(
+                "{}: warning: {} more `{code}` warning(s) not shown",
+                display_path(path),
+                n - kept
+            ));
+        }
+    }
+    for l in &lines {
+        eprintln!("{l}");
+    }
+    lines
+}
+
+fn trace_info(path: &Path, format: Format, outcome: &RunOutcome) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("path".into(), Value::from(display_path(path)));
+    m.insert(
+        "format".into(),
+        Value::from(match format {
+            Format::Text => "text",
+            Format::Binary => "binary",
+        }),
+    );
+    m.extend(outcome.stats.to_json());
+    m
+}
+
+fn analyse(
+    input: &InputArgs,
+    format: FormatArg,
+    analyses: Vec<Box<dyn Analysis>>,
+) -> anyhow::Result<u8> {
+    let (mut outcome, trace_format) = read_trace(input, analyses)?;
+    let warning_lines = warnings(&input.trace, &outcome);
+    let info = trace_info(&input.trace, trace_format, &outcome);
+    let (name, output) = outcome.outputs.remove(0);
+    let mut report = Report::new(name);
+    report.trace = info;
+    report.findings = output.findings;
+    report.summary = output.summary;
+    report.rules = output.rules;
+    report.warnings = warning_lines;
+    let format = match format {
+        FormatArg::Text => OutputFormat::Text,
+        FormatArg::Json => OutputFormat::Json,
+        FormatArg::Sarif => OutputFormat::Sarif,
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    render(&report, format, &mut out)?;
+    out.flush()?;
+    Ok(report.exit_code() as u8)
+}
+
+fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
+    let (outcome, trace_format) = read_trace(input, Vec::new())?;
+    let warning_lines = warnings(&input.trace, &outcome);
+    let mut info = trace_info(&input.trace, trace_format, &outcome);
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match format {
+        FormatArg::Text => {
+            for (k, v) in &info {
+                match v {
+                    Value::String(s) => writeln!(out, "{k}: {s}")?,
+                    v => writeln!(out, "{k}: {v}")?,
+                }
+            }
+            writeln!(
+                out,
+                "warnings: {}",
+                outcome.warning_counts.iter().map(|c| c.1).sum::<u64>()
+            )?;
+        }
+        FormatArg::Json => {
+            info.insert("warnings".into(), Value::from(warning_lines));
+            serde_json::to_writer_pretty(&mut out, &info)?;
+            writeln!(out)?;
+        }
+        FormatArg::Sarif => bail!("`stats` prints text or json"),
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// A sink for events in either format.
+enum TraceSink {
+    Text(TextWriter<Box<dyn Write>>),
+    Binary(BinaryWriter<Box<dyn Write>>),
+}
+
+impl TraceSink {
+    fn create(path: Option<&Path>, format: Format) -> anyhow::Result<TraceSink> {
+        let out: Box<dyn Write> = match path {
+            Some(p) if p.as_os_str() != "-" => Box::new(BufWriter::with_capacity(
+                1 << 20,
+                File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            )),
+            _ => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
+        };
+        Ok(match format {
+            Format::Text => TraceSink::Text(TextWriter::new(out)),
+            Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),
+        })
+    }
+
+    fn write(&mut self, e: &hindsight_trace::Event, names: &Names) -> io::Result<()> {
+        match self {
+            TraceSink::Text(w) => w.write_event(e, names),
+            TraceSink::Binary(w) => w.write_event(e, names),
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        match self {
+            TraceSink::Text(w) => w.finish().map(drop),
+            TraceSink::Binary(w) => w.finish().map(drop),
+        }
+    }
+}
+
+fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyhow::Result<()> {
+    let format = match to {
+        Some(TraceFormatArg::Text) => Format::Text,
+        Some(TraceFormatArg::Binary) => Format::Binary,
+        None => Format::from_extension(output),
+    };
+    let wrap = |error| InputError {
+        path: input.to_path_buf(),
+        error,
+    };
+    let mut reader = hindsight_trace::open(input).map_err(wrap)?;
+    let mut sink = TraceSink::create(Some(output), format)?;
+    while reader.advance().map_err(wrap)? {
+        sink.write(reader.current(), reader.names())
+            .with_context(|| format!("cannot write {}", display_path(output)))?;
+    }
+    sink.finish()?;
+    Ok(())
+}
+
+fn gen(config: &GenConfig, output: Option<&Path>) -> anyhow::Result<()> {
+    let format = output.map_or(Format::Text, Format::from_extension);
+    let mut sink = TraceSink::create(output, format)?;
+    let mut names = Names::default();
+    generate(config, &mut names, |e, names| sink.write(e, names))?;
+    sink.finish()?;
+    Ok(())
+}

@@ -120,7 +120,10 @@ impl HappensBefore {
 
 /// Two distinct elements of a slice, mutably.
 fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &T) {
-    assert_ne!(a, b, "a thread cannot fork or join itself (the validator rejects it)");
+    assert_ne!(
+        a, b,
+        "a thread cannot fork or join itself (the validator rejects it)"
+    );
     if a < b {
         let (lo, hi) = v.split_at_mut(b);
         (&mut lo[a], &hi[0])

@@ -19,7 +19,11 @@ fn location(e: &EventRef) -> Option<Location> {
     let mut parts = text.rsplitn(3, ':');
     let (last, mid, first) = (parts.next(), parts.next(), parts.next());
     let file_line_col = match (first, mid, last) {
-        (Some(f), Some(l), Some(c)) => l.parse::<i64>().ok().zip(c.parse::<i64>().ok()).map(|(l, c)| (f, l, Some(c))),
+        (Some(f), Some(l), Some(c)) => l
+            .parse::<i64>()
+            .ok()
+            .zip(c.parse::<i64>().ok())
+            .map(|(l, c)| (f, l, Some(c))),
         _ => None,
     };
     let file_line = file_line_col.or_else(|| {
@@ -91,7 +95,9 @@ pub fn render_sarif(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .map(|(g, fs)| {
             let title = match g {
-                Some(g) if fs.len() > 1 => format!("{g}: {} findings; first: {}", fs.len(), fs[0].message),
+                Some(g) if fs.len() > 1 => {
+                    format!("{g}: {} findings; first: {}", fs.len(), fs[0].message)
+                }
                 _ => fs[0].message.clone(),
             };
             result(&fs[0].kind, title, fs)
@@ -103,7 +109,11 @@ pub fn render_sarif(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         .map(|r| {
             ReportingDescriptor::builder()
                 .id(r.id.to_owned())
-                .short_description(MultiformatMessageString::builder().text(r.description.to_owned()).build())
+                .short_description(
+                    MultiformatMessageString::builder()
+                        .text(r.description.to_owned())
+                        .build(),
+                )
                 .build()
         })
         .collect();

@@ -34,19 +34,36 @@ impl Default for Shape {
 /// event; a choice that would make the trace invalid becomes a read instead.
 pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
     let n = |x: u8| x.max(1) as usize;
-    let (nt, nv, nl, nm) = (n(shape.threads), n(shape.vars), n(shape.locks), n(shape.msgs));
+    let (nt, nv, nl, nm) = (
+        n(shape.threads),
+        n(shape.vars),
+        n(shape.locks),
+        n(shape.msgs),
+    );
     let mut names = Names::default();
     for i in 0..nt {
-        names.threads.intern(format!("T{i}").as_bytes()).expect("ascii");
+        names
+            .threads
+            .intern(format!("T{i}").as_bytes())
+            .expect("ascii");
     }
     for i in 0..nv {
-        names.vars.intern(format!("x{i}").as_bytes()).expect("ascii");
+        names
+            .vars
+            .intern(format!("x{i}").as_bytes())
+            .expect("ascii");
     }
     for i in 0..nl {
-        names.locks.intern(format!("L{i}").as_bytes()).expect("ascii");
+        names
+            .locks
+            .intern(format!("L{i}").as_bytes())
+            .expect("ascii");
     }
     for i in 0..nm {
-        names.msgs.intern(format!("m{i}").as_bytes()).expect("ascii");
+        names
+            .msgs
+            .intern(format!("m{i}").as_bytes())
+            .expect("ascii");
     }
     // Thread 0 is the root; others start when forked (or at once, for odd traces).
     let mut started = vec![false; nt];

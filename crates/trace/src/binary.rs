@@ -92,7 +92,9 @@ impl Decoder<'_> {
     fn id(&mut self, kind: NameKind, defined: &Names) -> Result<u32, Short> {
         let v = self.varint()?;
         if v >= defined.of(kind).len() as u64 {
-            return Err(corrupt(format!("{kind:?} id {v} used before it is defined")));
+            return Err(corrupt(format!(
+                "{kind:?} id {v} used before it is defined"
+            )));
         }
         Ok(v as u32)
     }
@@ -329,37 +331,39 @@ impl<R: Read> BinaryReader<R> {
 }
 
 impl<R: Read> EventSource for BinaryReader<R> {
-    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+    fn current(&self) -> &Event {
+        &self.slot
+    }
+
+    fn advance(&mut self) -> Result<bool, TraceError> {
         if !self.header_read {
             self.read_header()?;
         }
         loop {
             if self.finished {
-                return Ok(None);
+                return Ok(false);
             }
             self.record_pos = self.base + self.start as u64;
             if self.start == self.end && !self.refill()? {
-                return Err(self.error(ErrorKind::Truncated(
-                    "the end record is missing".into(),
-                )));
+                return Err(self.error(ErrorKind::Truncated("the end record is missing".into())));
             }
             match self.decode() {
                 Ok((Record::Event, used)) => {
                     self.start += used;
                     self.slot.index = self.next_index;
                     self.next_index += 1;
-                    return Ok(Some(&self.slot));
+                    return Ok(true);
                 }
                 Ok((Record::Def(kind, range), used)) => {
                     let interner = self.names.of_mut(kind);
                     let expected = interner.len() as u32;
-                    let got = interner
-                        .intern(&self.buf[range])
-                        .map_err(|NotUtf8| TraceError::new(Position::Byte(self.record_pos), ErrorKind::NotUtf8))?;
+                    let got = interner.intern(&self.buf[range]).map_err(|NotUtf8| {
+                        TraceError::new(Position::Byte(self.record_pos), ErrorKind::NotUtf8)
+                    })?;
                     if got != expected {
-                        return Err(self.error(ErrorKind::Corrupt(format!(
-                            "{kind:?} name defined twice"
-                        ))));
+                        return Err(
+                            self.error(ErrorKind::Corrupt(format!("{kind:?} name defined twice")))
+                        );
                     }
                     self.start += used;
                 }
@@ -382,9 +386,8 @@ impl<R: Read> EventSource for BinaryReader<R> {
                 Err(Short::Bad(kind)) => return Err(self.error(kind)),
                 Err(Short::NeedMore) => {
                     if !self.refill()? {
-                        return Err(self.error(ErrorKind::Truncated(
-                            "the file ends inside a record".into(),
-                        )));
+                        return Err(self
+                            .error(ErrorKind::Truncated("the file ends inside a record".into())));
                     }
                 }
             }
@@ -487,7 +490,10 @@ impl<W: Write> BinaryWriter<W> {
         }
 
         let s = &mut self.scratch;
-        s.push(code | if new_thread { NEW_THREAD } else { 0 } | if e.loc.is_some() { HAS_LOC } else { 0 });
+        s.push(
+            code | if new_thread { NEW_THREAD } else { 0 }
+                | if e.loc.is_some() { HAS_LOC } else { 0 },
+        );
         if new_thread {
             put_varint(s, u64::from(e.thread.0));
         }

@@ -1,1 +1,1135 @@
-//! generator placeholder
+//! Deterministic random generation of valid traces, for tests and benchmarks.
+//!
+//! [`generate`] simulates one interleaving of a lock-based program and streams its events to a
+//! sink; memory is O(threads + vars + locks), never O(events), so it can emit hundreds of
+//! millions of events. The same [`GenConfig`] always gives the same trace, on every platform.
+//!
+//! The simulated program:
+//!
+//! - `T0` is the main thread. It first forks `T1`..`T{n-1}`, and joins each of them at the end,
+//!   once that thread has released its locks and closed its atomic block.
+//! - At each step a random thread takes a random action valid for it: an access, an acquire, a
+//!   release, or opening or closing an atomic block (`begin` / `end`, depth at most 1 per
+//!   thread). A thread that wants a lock another thread holds waits, and the holder runs
+//!   instead.
+//! - Variable `x_i` is guarded by lock `L_(i mod locks)`. Threads access variables inside
+//!   critical sections: an access is made under a guard the thread holds, except that with
+//!   probability `unprotected` it goes to a uniformly random variable whatever the thread holds.
+//!   With `locks == 0` or `max_depth == 0` every access is unprotected. Reads outnumber writes
+//!   about 2:1.
+//! - Locks are acquired in increasing index order (lock-order discipline) and released
+//!   innermost first; a thread never holds more than `max_depth` of them. Locks `L_i` with
+//!   `i >= vars` would guard nothing, so they are never acquired.
+//! - Critical sections and atomic blocks nest properly within one thread: a lock acquired inside
+//!   a block is released before the block's `end`.
+//! - Every access has a source location from a fixed pool of 64 (`gen.rs:10` .. `gen.rs:73`);
+//!   lock, fork, join and block events have none.
+//!
+//! The trace has exactly `events` events. The closing events (releases, `end`s, joins) are
+//! budgeted all along, and once the budget left equals what is needed to close everything, the
+//! threads wind down in a random interleaving. If `events < 2 * (threads - 1)`, only
+//! `events / 2` threads besides `T0` are forked (every forked thread is still joined), and the
+//! other thread names never appear; when `unprotected` is 0 and that would leave room for a
+//! single access, which could not be protected, one thread fewer is forked. The one exception to
+//! "`unprotected == 0` means every access is protected" is a trace of exactly one event, which
+//! can only be an access.
+
+use crate::event::{Event, Op};
+use crate::names::{Interner, LocId, LockId, Names, ThreadId, VarId};
+use crate::source::Trace;
+use rustc_hash::FxHashMap;
+use std::convert::Infallible;
+use std::fmt::Write as _;
+
+/// What to generate. Out-of-range values are tolerated: `threads` and `vars` of 0 count as 1,
+/// fractions are clamped to `[0, 1]` (NaN counts as 0).
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// Total events emitted, exactly, forks, joins, lock and block events included.
+    pub events: u64,
+    /// Number of threads, `T0` (main) .. `T{threads-1}`.
+    pub threads: u32,
+    /// Number of variables, `x0` ..
+    pub vars: u32,
+    /// Number of locks, `L0` ..; may be 0.
+    pub locks: u32,
+    /// Maximum number of locks a thread holds at once (0 = never acquire locks).
+    pub max_depth: u32,
+    /// Fraction of accesses made regardless of the locks held.
+    pub unprotected: f64,
+    /// Probability that a thread opens an atomic block at a step when it is not in one.
+    pub blocks: f64,
+    pub seed: u64,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig {
+            events: 1000,
+            threads: 4,
+            vars: 16,
+            locks: 4,
+            max_depth: 2,
+            unprotected: 0.05,
+            blocks: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+/// Calls `sink` once per event, in trace order, with indices `0..config.events`. Names are
+/// interned in `names` as they are first used (thread, then target, then location), exactly as
+/// a reader of the written trace would intern them. Stops at the first error of `sink`.
+pub fn generate<E>(
+    config: &GenConfig,
+    names: &mut Names,
+    mut sink: impl FnMut(&Event, &Names) -> Result<(), E>,
+) -> Result<(), E> {
+    Gen::new(config, names).run(&mut sink)
+}
+
+/// Convenience for tests: the whole trace in memory.
+pub fn generate_trace(config: &GenConfig) -> Trace {
+    let mut names = Names::default();
+    let mut events = Vec::with_capacity(config.events.min(1 << 20) as usize);
+    let result = generate::<Infallible>(config, &mut names, |e, _| {
+        events.push(e.clone());
+        Ok(())
+    });
+    match result {
+        Ok(()) => {}
+        Err(never) => match never {},
+    }
+    Trace { names, events }
+}
+
+/// How many threads `T0` forks: as many as fit with their joins. When every access must be
+/// protected and that would leave exactly one other event, one fewer, to make room for
+/// `acq`, an access and `rel` (a lone access could not be protected).
+fn forked_threads(events: u64, threads: u32, strict: bool) -> u32 {
+    let forked = u64::from(threads - 1).min(events / 2);
+    let forked = if strict && forked > 0 && events - 2 * forked == 1 {
+        forked - 1
+    } else {
+        forked
+    };
+    forked as u32
+}
+
+/// SplitMix64 (Steele, Lea and Flood, 2014), written out here rather than taken from the `rand`
+/// crate so that a seed names the same trace forever: `rand`'s generators and distributions
+/// may change between versions, this one never will.
+#[derive(Clone, Debug)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 if `n == 0`), by Lemire's multiply-high; the bias, below
+    /// `n / 2^64`, does not matter here.
+    #[inline]
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// Draws nothing for a probability of 0 (the common `blocks: 0.0`, `unprotected: 0.0`).
+    #[inline]
+    fn chance(&mut self, p: Prob) -> bool {
+        p.0 != 0 && (self.next_u64() >> 11) < p.0
+    }
+}
+
+/// A probability as a threshold on 53 random bits: 0 never passes, 1 always does.
+#[derive(Clone, Copy, Debug)]
+struct Prob(u64);
+
+impl Prob {
+    fn new(p: f64) -> Prob {
+        // `p >= 0.0` is false for NaN.
+        let p = if p >= 0.0 { p.min(1.0) } else { 0.0 };
+        Prob((p * (1u64 << 53) as f64) as u64)
+    }
+}
+
+/// Below this many names of a kind, ids are cached in a vector; above, the rare names beyond it
+/// are looked up by their text each time (slower, but memory stays bounded for absurd configs).
+const DENSE_LIMIT: u32 = 1 << 22;
+const NONE: u32 = u32::MAX;
+
+/// Interns `{prefix}{i}` names lazily, caching their ids.
+struct NameCache {
+    prefix: &'static str,
+    ids: Vec<u32>,
+    buf: String,
+}
+
+impl NameCache {
+    fn new(prefix: &'static str, count: u32) -> NameCache {
+        NameCache {
+            prefix,
+            ids: vec![NONE; count.min(DENSE_LIMIT) as usize],
+            buf: String::new(),
+        }
+    }
+
+    #[inline]
+    fn get(&mut self, interner: &mut Interner, i: u32) -> u32 {
+        match self.ids.get(i as usize) {
+            Some(&id) if id != NONE => id,
+            _ => self.intern(interner, i),
+        }
+    }
+
+    #[cold]
+    fn intern(&mut self, interner: &mut Interner, i: u32) -> u32 {
+        self.buf.clear();
+        let _ = write!(self.buf, "{}{}", self.prefix, i);
+        let id = interner
+            .intern(self.buf.as_bytes())
+            .expect("generated names are ASCII");
+        if let Some(slot) = self.ids.get_mut(i as usize) {
+            *slot = id;
+        }
+        id
+    }
+}
+
+/// Which thread holds each lock.
+enum Holders {
+    Dense(Vec<u32>),
+    Sparse(FxHashMap<u32, u32>),
+}
+
+impl Holders {
+    fn new(locks: u32) -> Holders {
+        if locks <= DENSE_LIMIT {
+            Holders::Dense(vec![NONE; locks as usize])
+        } else {
+            Holders::Sparse(FxHashMap::default())
+        }
+    }
+
+    /// The holder of `l`, or `NONE`.
+    #[inline]
+    fn get(&self, l: u32) -> u32 {
+        match self {
+            Holders::Dense(v) => v[l as usize],
+            Holders::Sparse(m) => m.get(&l).copied().unwrap_or(NONE),
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, l: u32, t: u32) {
+        match self {
+            Holders::Dense(v) => v[l as usize] = t,
+            Holders::Sparse(m) => {
+                if t == NONE {
+                    m.remove(&l);
+                } else {
+                    m.insert(l, t);
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct ThreadState {
+    /// Locks held, outermost first; indices increase along the stack.
+    held: Vec<u32>,
+    in_block: bool,
+    /// `held.len()` when the open block began: locks below it outlive the block.
+    block_base: u32,
+    /// The thread's own events left before it closes its block.
+    block_left: u32,
+    /// Where the thread stands in `Gen::holding`, while it holds a lock.
+    holding_pos: u32,
+}
+
+/// The operations generated, with raw name indices.
+#[derive(Clone, Copy, Debug)]
+enum GenOp {
+    /// Variable, write?, location line.
+    Access(u32, bool, u32),
+    Acquire(u32),
+    Release(u32),
+    Fork(u32),
+    Join(u32),
+    Begin,
+    End,
+}
+
+/// Probability that a thread inside a critical section simply accesses a variable.
+/// 0.8 gives about 4 accesses per acquire, lock events about a third of the trace.
+const STAY: f64 = 0.8;
+/// Probability that a thread leaving the access pattern nests a lock rather than releasing one.
+const NEST: f64 = 0.35;
+const LOCATIONS: u32 = 64;
+const FIRST_LINE: u32 = 10;
+
+struct Gen<'n> {
+    names: &'n mut Names,
+    thread_names: NameCache,
+    var_names: NameCache,
+    lock_names: NameCache,
+    loc_names: NameCache,
+    rng: SplitMix64,
+    vars: u32,
+    /// `config.locks`: the modulus of the guard mapping.
+    locks: u32,
+    /// Locks that guard some variable, the only ones acquired: `min(locks, vars)`.
+    used_locks: u32,
+    depth: u32,
+    /// Whether accesses can be protected at all.
+    protect: bool,
+    unprotected: Prob,
+    blocks: Prob,
+    stay: Prob,
+    nest: Prob,
+    threads: Vec<ThreadState>,
+    holders: Holders,
+    /// Threads holding at least one lock.
+    holding: Vec<u32>,
+    /// Index of the next event.
+    index: u64,
+    events: u64,
+    /// Events needed to close everything: held locks, open blocks, pending joins.
+    reserve: u64,
+}
+
+impl<'n> Gen<'n> {
+    fn new(config: &GenConfig, names: &'n mut Names) -> Gen<'n> {
+        let threads = config.threads.max(1);
+        let vars = config.vars.max(1);
+        let used_locks = config.locks.min(vars);
+        let depth = config.max_depth.min(used_locks);
+        let unprotected = Prob::new(config.unprotected);
+        let forked = forked_threads(config.events, threads, depth > 0 && unprotected.0 == 0);
+        Gen {
+            names,
+            thread_names: NameCache::new("T", forked + 1),
+            var_names: NameCache::new("x", vars),
+            lock_names: NameCache::new("L", used_locks),
+            loc_names: NameCache::new("gen.rs:", FIRST_LINE + LOCATIONS),
+            rng: SplitMix64(config.seed),
+            vars,
+            locks: config.locks,
+            used_locks,
+            depth,
+            protect: depth > 0,
+            unprotected,
+            blocks: Prob::new(config.blocks),
+            stay: Prob::new(STAY),
+            nest: Prob::new(NEST),
+            threads: vec![ThreadState::default(); forked as usize + 1],
+            holders: Holders::new(used_locks),
+            holding: Vec::new(),
+            index: 0,
+            events: config.events,
+            reserve: 0,
+        }
+    }
+
+    fn run<E, S>(&mut self, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        for child in 1..self.threads.len() as u32 {
+            self.reserve += 1; // its join
+            self.emit(0, GenOp::Fork(child), sink)?;
+        }
+        while self.index < self.events {
+            if self.slack() == 0 {
+                return self.wind_down(sink);
+            }
+            self.step(sink)?;
+        }
+        Ok(())
+    }
+
+    /// Events left beyond those needed to close everything.
+    #[inline]
+    fn slack(&self) -> u64 {
+        self.events - self.index - self.reserve
+    }
+
+    /// One event of the body of the trace, with `slack() >= 1`.
+    ///
+    /// The slack rules keep the trace closable, and keep every access protected when
+    /// `unprotected` is 0: acquiring needs slack 3 (room for an access under the lock), opening
+    /// a block needs 4, and at slack 1 the only event left is an access by a lock holder. So
+    /// slack 1 is reached only by acquiring, or by a protected access, with a lock still held;
+    /// at slack 2 with nothing held anywhere, an empty critical section uses up the slack.
+    fn step<E, S>(&mut self, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        let s = self.slack();
+        let t = self.rng.below(self.threads.len() as u64) as u32;
+        if s == 1 {
+            let h = if !self.threads[t as usize].held.is_empty() {
+                t
+            } else {
+                self.random_holder().unwrap_or(t)
+            };
+            return self.access(h, sink);
+        }
+        let th = &self.threads[t as usize];
+        let held = th.held.len() as u32;
+        if th.in_block && th.block_left == 0 {
+            return if held > th.block_base {
+                self.release(t, sink)
+            } else {
+                self.end(t, sink)
+            };
+        }
+        if !th.in_block && s >= 4 && self.rng.chance(self.blocks) {
+            return self.begin(t, sink);
+        }
+        if !self.protect {
+            return self.access(t, sink);
+        }
+        if held > 0 {
+            return self.holder_step(t, s, true, sink);
+        }
+        // Outside any critical section: the thread wants a lock.
+        if s >= 3 {
+            let l = self.rng.below(u64::from(self.used_locks)) as u32;
+            match self.holders.get(l) {
+                NONE => self.acquire(t, l, sink),
+                h => self.holder_step(h, s, false, sink),
+            }
+        } else if let Some(h) = self.random_holder() {
+            self.holder_step(h, s, false, sink)
+        } else {
+            // Nothing held anywhere and no room for an access under a lock.
+            let l = self.rng.below(u64::from(self.used_locks)) as u32;
+            self.acquire(t, l, sink)
+        }
+    }
+
+    /// A step of thread `t`, which holds a lock, with slack `s >= 2`. Without `nest`, it does
+    /// not try to acquire (it runs because another thread waits for one of its locks).
+    fn holder_step<E, S>(&mut self, t: u32, s: u64, nest: bool, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        if self.rng.chance(self.stay) {
+            return self.access(t, sink);
+        }
+        let th = &self.threads[t as usize];
+        let held = th.held.len() as u32;
+        let top = th.held[th.held.len() - 1];
+        let can_nest = nest && s >= 3 && held < self.depth && top + 1 < self.used_locks;
+        let can_release = held > if th.in_block { th.block_base } else { 0 };
+        if can_nest && (!can_release || self.rng.chance(self.nest)) {
+            let l = top + 1 + self.rng.below(u64::from(self.used_locks - top - 1)) as u32;
+            match self.holders.get(l) {
+                NONE => self.acquire(t, l, sink),
+                h => self.holder_step(h, s, false, sink),
+            }
+        } else if can_release {
+            self.release(t, sink)
+        } else {
+            self.access(t, sink)
+        }
+    }
+
+    /// Once the events left are exactly those needed to close everything: every thread
+    /// releases its locks and closes its block, innermost first, and `T0` joins each child as
+    /// soon as it is done, in a random interleaving.
+    fn wind_down<E, S>(&mut self, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        let mut live: Vec<u32> = (0..self.threads.len() as u32).collect();
+        while self.index < self.events && !live.is_empty() {
+            let i = self.rng.below(live.len() as u64) as usize;
+            let t = live[i];
+            let th = &self.threads[t as usize];
+            if th.in_block && th.held.len() as u32 == th.block_base {
+                self.end(t, sink)?;
+            } else if !th.held.is_empty() {
+                self.release(t, sink)?;
+            } else {
+                live.swap_remove(i);
+                if t != 0 {
+                    self.reserve -= 1;
+                    self.emit(0, GenOp::Join(t), sink)?;
+                }
+            }
+        }
+        debug_assert_eq!(self.index, self.events);
+        Ok(())
+    }
+
+    fn random_holder(&mut self) -> Option<u32> {
+        if self.holding.is_empty() {
+            return None;
+        }
+        let i = self.rng.below(self.holding.len() as u64) as usize;
+        Some(self.holding[i])
+    }
+
+    /// Counts one of `t`'s own events against its open block.
+    #[inline]
+    fn tick(&mut self, t: u32) {
+        let th = &mut self.threads[t as usize];
+        th.block_left = th.block_left.saturating_sub(1);
+    }
+
+    /// An access by `t`: under one of its locks (chosen at random) unless it holds none or the
+    /// `unprotected` coin says otherwise.
+    fn access<E, S>(&mut self, t: u32, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        let held = &self.threads[t as usize].held;
+        let x = if held.is_empty() || self.rng.chance(self.unprotected) {
+            self.rng.below(u64::from(self.vars)) as u32
+        } else {
+            let l = held[self.rng.below(held.len() as u64) as usize];
+            // The variables guarded by `l` are l, l + locks, l + 2 locks, ... below vars.
+            let guarded = u64::from(self.vars - 1 - l) / u64::from(self.locks) + 1;
+            (u64::from(l) + u64::from(self.locks) * self.rng.below(guarded)) as u32
+        };
+        // Each variable has one write site and two read sites, shared with other variables.
+        let kind = self.rng.below(3) as u32;
+        let line = FIRST_LINE + (x % LOCATIONS * 3 + kind) % LOCATIONS;
+        self.tick(t);
+        self.emit(t, GenOp::Access(x, kind == 0, line), sink)
+    }
+
+    fn acquire<E, S>(&mut self, t: u32, l: u32, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        self.holders.set(l, t);
+        let th = &mut self.threads[t as usize];
+        if th.held.is_empty() {
+            th.holding_pos = self.holding.len() as u32;
+            self.holding.push(t);
+        }
+        th.held.push(l);
+        self.reserve += 1;
+        self.tick(t);
+        self.emit(t, GenOp::Acquire(l), sink)
+    }
+
+    fn release<E, S>(&mut self, t: u32, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        let th = &mut self.threads[t as usize];
+        let Some(l) = th.held.pop() else {
+            debug_assert!(false, "release by a thread holding nothing");
+            return Ok(());
+        };
+        if th.held.is_empty() {
+            let pos = th.holding_pos as usize;
+            self.holding.swap_remove(pos);
+            if let Some(&moved) = self.holding.get(pos) {
+                self.threads[moved as usize].holding_pos = pos as u32;
+            }
+        }
+        self.holders.set(l, NONE);
+        self.reserve -= 1;
+        self.tick(t);
+        self.emit(t, GenOp::Release(l), sink)
+    }
+
+    fn begin<E, S>(&mut self, t: u32, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        let len = 2 + self.rng.below(7) as u32;
+        let th = &mut self.threads[t as usize];
+        th.in_block = true;
+        th.block_base = th.held.len() as u32;
+        th.block_left = len;
+        self.reserve += 1;
+        self.emit(t, GenOp::Begin, sink)
+    }
+
+    fn end<E, S>(&mut self, t: u32, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        self.threads[t as usize].in_block = false;
+        self.reserve -= 1;
+        self.emit(t, GenOp::End, sink)
+    }
+
+    /// Interns the names of one event, in the order a reader would meet them, and hands it to
+    /// the sink.
+    #[inline]
+    fn emit<E, S>(&mut self, t: u32, op: GenOp, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        let names = &mut *self.names;
+        let thread = ThreadId(self.thread_names.get(&mut names.threads, t));
+        let mut loc = None;
+        let op = match op {
+            GenOp::Access(x, write, line) => {
+                let x = VarId(self.var_names.get(&mut names.vars, x));
+                loc = Some(LocId(self.loc_names.get(&mut names.locations, line)));
+                if write {
+                    Op::Write(x)
+                } else {
+                    Op::Read(x)
+                }
+            }
+            GenOp::Acquire(l) => Op::Acquire(LockId(self.lock_names.get(&mut names.locks, l))),
+            GenOp::Release(l) => Op::Release(LockId(self.lock_names.get(&mut names.locks, l))),
+            GenOp::Fork(c) => Op::Fork(ThreadId(self.thread_names.get(&mut names.threads, c))),
+            GenOp::Join(c) => Op::Join(ThreadId(self.thread_names.get(&mut names.threads, c))),
+            GenOp::Begin => Op::Begin(None),
+            GenOp::End => Op::End,
+        };
+        let event = Event {
+            index: self.index,
+            thread,
+            op,
+            loc,
+        };
+        self.index += 1;
+        sink(&event, names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Position;
+    use crate::text::{TextReader, TextWriter};
+    use crate::validate::Validator;
+    use crate::{BinaryReader, BinaryWriter};
+
+    fn index_of(name: &str, prefix: &str) -> u32 {
+        name.strip_prefix(prefix)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("bad name {name:?}, expected {prefix}N"))
+    }
+
+    /// What the checker saw, for tests that look at proportions.
+    #[derive(Debug, Default)]
+    struct Stats {
+        accesses: u64,
+        unguarded: u64,
+        writes: u64,
+        acquires: u64,
+        begins: u64,
+        max_depth: usize,
+        forked: u32,
+    }
+
+    #[derive(Default, Clone)]
+    struct Th {
+        held: Vec<u32>,
+        in_block: bool,
+        forked: bool,
+        joined: bool,
+        seen: bool,
+    }
+
+    /// Replays a generated trace and panics at the first violation of what `generate` promises.
+    fn check(config: &GenConfig, trace: &Trace) -> Stats {
+        let n = &trace.names;
+        let ctx = |i: usize| format!("{config:?}, event {i}");
+        assert_eq!(trace.events.len() as u64, config.events, "{config:?}");
+        let threads = config.threads.max(1);
+        let vars = config.vars.max(1);
+        let mut forked = (threads - 1).min((config.events / 2).min(u64::from(u32::MAX)) as u32);
+        // Negative and NaN fractions count as 0.
+        let strict = (config.unprotected.is_nan() || config.unprotected <= 0.0)
+            && config.locks > 0
+            && config.max_depth > 0;
+        if strict && forked > 0 && config.events == 2 * u64::from(forked) + 1 {
+            forked -= 1;
+        }
+        // A single event can only be an access, and no lock can protect it.
+        let strict = strict && config.events != 1;
+        let mut ths = vec![Th::default(); threads as usize];
+        ths[0].forked = true;
+        let mut holder: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut stats = Stats {
+            forked,
+            ..Stats::default()
+        };
+        for (i, e) in trace.events.iter().enumerate() {
+            assert_eq!(e.index, i as u64, "{}", ctx(i));
+            let t = index_of(n.thread(e.thread), "T");
+            assert!(t < threads, "{}", ctx(i));
+            let th = &mut ths[t as usize];
+            assert!(th.forked, "event before fork: {}", ctx(i));
+            assert!(!th.joined, "event after join: {}", ctx(i));
+            th.seen = true;
+            // The forks come first, in order.
+            if (i as u32) < forked {
+                assert_eq!(
+                    e.op,
+                    Op::Fork(ThreadId(n.threads.lookup(&format!("T{}", i + 1)).unwrap())),
+                    "{}",
+                    ctx(i)
+                );
+                assert_eq!(t, 0, "{}", ctx(i));
+            }
+            match &e.op {
+                Op::Read(x) | Op::Write(x) => {
+                    let x = index_of(n.var(*x), "x");
+                    assert!(x < vars, "{}", ctx(i));
+                    let loc = e
+                        .loc
+                        .map(|l| n.location(l))
+                        .expect("accesses have locations");
+                    let line = index_of(loc, "gen.rs:");
+                    assert!(
+                        (FIRST_LINE..FIRST_LINE + LOCATIONS).contains(&line),
+                        "{}",
+                        ctx(i)
+                    );
+                    stats.accesses += 1;
+                    stats.writes += matches!(e.op, Op::Write(_)) as u64;
+                    let guarded = config.locks > 0 && th.held.contains(&(x % config.locks));
+                    if !guarded {
+                        stats.unguarded += 1;
+                        assert!(!strict, "unprotected access: {}", ctx(i));
+                    }
+                }
+                Op::Acquire(l) => {
+                    let l = index_of(n.lock(*l), "L");
+                    assert!(l < config.locks.min(vars), "{}", ctx(i));
+                    assert!(
+                        holder.insert(l, t).is_none(),
+                        "acquire of a held lock: {}",
+                        ctx(i)
+                    );
+                    if let Some(&top) = th.held.last() {
+                        assert!(l > top, "lock order: {}", ctx(i));
+                    }
+                    th.held.push(l);
+                    assert!(
+                        th.held.len() as u32 <= config.max_depth,
+                        "depth: {}",
+                        ctx(i)
+                    );
+                    stats.max_depth = stats.max_depth.max(th.held.len());
+                    stats.acquires += 1;
+                    assert!(e.loc.is_none(), "{}", ctx(i));
+                }
+                Op::Release(l) => {
+                    let l = index_of(n.lock(*l), "L");
+                    assert_eq!(th.held.pop(), Some(l), "release not innermost: {}", ctx(i));
+                    assert_eq!(holder.remove(&l), Some(t), "{}", ctx(i));
+                }
+                Op::Begin(None) => {
+                    assert!(!th.in_block, "nested block: {}", ctx(i));
+                    th.in_block = true;
+                    stats.begins += 1;
+                }
+                Op::End => {
+                    assert!(th.in_block, "end without begin: {}", ctx(i));
+                    th.in_block = false;
+                }
+                Op::Fork(c) => {
+                    assert_eq!(t, 0, "{}", ctx(i));
+                    let c = index_of(n.thread(*c), "T");
+                    assert!(c >= 1 && c <= forked, "{}", ctx(i));
+                    let ch = &mut ths[c as usize];
+                    assert!(!ch.forked, "{}", ctx(i));
+                    ch.forked = true;
+                }
+                Op::Join(c) => {
+                    assert_eq!(t, 0, "{}", ctx(i));
+                    let c = index_of(n.thread(*c), "T");
+                    let ch = &mut ths[c as usize];
+                    assert!(ch.forked && !ch.joined, "{}", ctx(i));
+                    assert!(
+                        ch.held.is_empty(),
+                        "join of a thread holding locks: {}",
+                        ctx(i)
+                    );
+                    assert!(!ch.in_block, "join of a thread in a block: {}", ctx(i));
+                    ch.joined = true;
+                }
+                other => panic!("unexpected {other:?}: {}", ctx(i)),
+            }
+        }
+        for (t, th) in ths.iter().enumerate() {
+            assert!(
+                th.held.is_empty() && !th.in_block,
+                "T{t} not closed: {config:?}"
+            );
+            if t >= 1 && t as u32 <= forked {
+                assert!(th.joined, "T{t} never joined: {config:?}");
+            } else if t > 0 {
+                assert!(!th.seen && !th.forked, "{config:?}");
+            }
+        }
+        // The trace's own validator, in strict mode, agrees.
+        let mut v = Validator::new(true);
+        for e in &trace.events {
+            v.check(e, Position::Event(e.index), n)
+                .unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
+        }
+        v.finish(n)
+            .unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
+        stats
+    }
+
+    /// Varied configurations, small and degenerate ones included.
+    fn configs(count: u64) -> Vec<GenConfig> {
+        let mut rng = SplitMix64(0xC0FFEE);
+        let fractions = [0.0, 0.0, 0.05, 0.3, 1.0, -1.0, 2.0, f64::NAN];
+        let mut out = Vec::new();
+        for i in 0..count {
+            let events = match i % 4 {
+                0 => rng.below(40),
+                1 => rng.below(400),
+                _ => rng.below(4000),
+            };
+            out.push(GenConfig {
+                events,
+                threads: rng.below(12) as u32,
+                vars: rng.below(40) as u32,
+                locks: rng.below(10) as u32,
+                max_depth: rng.below(5) as u32,
+                unprotected: fractions[rng.below(fractions.len() as u64) as usize],
+                blocks: [0.0, 0.1, 0.5, 1.0, f64::NAN][rng.below(5) as usize],
+                seed: rng.next_u64(),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn generate_is_deterministic() {
+        for config in configs(40) {
+            let a = generate_trace(&config);
+            let b = generate_trace(&config);
+            assert_eq!(a.events, b.events);
+            for kind in crate::NameKind::ALL {
+                assert!(a.names.of(kind).iter().eq(b.names.of(kind).iter()));
+            }
+        }
+        let config = GenConfig::default();
+        let other = GenConfig {
+            seed: 1,
+            ..config.clone()
+        };
+        assert_ne!(
+            generate_trace(&config).events,
+            generate_trace(&other).events
+        );
+    }
+
+    /// The PRNG is part of the format of a seed: pin its output.
+    #[test]
+    fn generate_splitmix64_is_pinned() {
+        let mut rng = SplitMix64(0);
+        assert_eq!(rng.next_u64(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(rng.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+        let first: Vec<_> = generate_trace(&GenConfig::default()).events[..6]
+            .iter()
+            .map(|e| e.op.mnemonic())
+            .collect();
+        assert_eq!(&first[..3], ["fork", "fork", "fork"]);
+    }
+
+    #[test]
+    fn generate_exact_event_count() {
+        for events in 0..60 {
+            for threads in 0..7 {
+                for (locks, depth, unprotected) in
+                    [(0, 0, 0.0), (3, 2, 0.0), (3, 0, 0.5), (1, 5, 0.1)]
+                {
+                    let config = GenConfig {
+                        events,
+                        threads,
+                        vars: 4,
+                        locks,
+                        max_depth: depth,
+                        unprotected,
+                        blocks: 0.3,
+                        seed: events * 31 + u64::from(threads),
+                    };
+                    let trace = generate_trace(&config);
+                    assert_eq!(trace.events.len() as u64, events);
+                    check(&config, &trace);
+                }
+            }
+        }
+        let config = GenConfig {
+            events: 200_000,
+            ..GenConfig::default()
+        };
+        let mut count = 0u64;
+        generate::<()>(&config, &mut Names::default(), |e, _| {
+            assert_eq!(e.index, count);
+            count += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(count, 200_000);
+    }
+
+    #[test]
+    fn generate_replays_valid() {
+        let mut blocks = 0;
+        let mut nested = 0;
+        for config in configs(400) {
+            let stats = check(&config, &generate_trace(&config));
+            blocks += stats.begins;
+            nested += (stats.max_depth >= 2) as u32;
+        }
+        assert!(blocks > 0 && nested > 0);
+    }
+
+    #[test]
+    fn generate_degenerate_configs() {
+        let base = GenConfig::default();
+        let cases = [
+            GenConfig {
+                threads: 0,
+                vars: 0,
+                ..base.clone()
+            },
+            GenConfig {
+                events: 0,
+                ..base.clone()
+            },
+            GenConfig {
+                events: 1,
+                ..base.clone()
+            },
+            GenConfig {
+                events: 5,
+                threads: 100,
+                ..base.clone()
+            },
+            GenConfig {
+                locks: 40,
+                vars: 3,
+                max_depth: 40,
+                ..base.clone()
+            },
+            GenConfig {
+                locks: u32::MAX,
+                vars: u32::MAX,
+                max_depth: u32::MAX,
+                ..base.clone()
+            },
+            GenConfig {
+                threads: 1000,
+                locks: 1,
+                unprotected: 0.0,
+                events: 20_000,
+                ..base.clone()
+            },
+            GenConfig {
+                threads: 2,
+                locks: 1,
+                max_depth: 1,
+                unprotected: 0.0,
+                blocks: 1.0,
+                ..base.clone()
+            },
+            GenConfig {
+                unprotected: f64::INFINITY,
+                blocks: f64::NEG_INFINITY,
+                ..base.clone()
+            },
+            GenConfig {
+                unprotected: f64::NAN,
+                blocks: f64::NAN,
+                ..base.clone()
+            },
+        ];
+        for config in cases {
+            check(&config, &generate_trace(&config));
+        }
+    }
+
+    #[test]
+    fn generate_small_event_counts_fork_what_fits() {
+        // (events, unprotected, threads forked besides T0)
+        for (events, unprotected, forked) in [(5, 0.05, 2), (7, 0.05, 3), (7, 0.0, 2), (8, 0.0, 4)]
+        {
+            let config = GenConfig {
+                events,
+                threads: 10,
+                unprotected,
+                ..GenConfig::default()
+            };
+            let trace = generate_trace(&config);
+            let stats = check(&config, &trace);
+            assert_eq!(stats.forked, forked, "{config:?}");
+            let count = |op: &str| {
+                trace
+                    .events
+                    .iter()
+                    .filter(|e| e.op.mnemonic() == op)
+                    .count()
+            };
+            assert_eq!(
+                (count("fork"), count("join")),
+                (forked as usize, forked as usize)
+            );
+            assert_eq!(trace.names.threads.len(), forked as usize + 1);
+        }
+    }
+
+    #[test]
+    fn generate_unprotected_zero_keeps_every_access_guarded() {
+        for config in configs(300) {
+            let config = GenConfig {
+                unprotected: 0.0,
+                locks: config.locks.max(1),
+                max_depth: config.max_depth.max(1),
+                ..config
+            };
+            let stats = check(&config, &generate_trace(&config));
+            assert!(stats.unguarded == 0 || config.events == 1, "{config:?}");
+        }
+    }
+
+    #[test]
+    fn generate_proportions() {
+        let config = GenConfig {
+            events: 200_000,
+            threads: 8,
+            vars: 64,
+            locks: 8,
+            max_depth: 3,
+            unprotected: 0.2,
+            blocks: 0.05,
+            seed: 7,
+        };
+        let s = check(&config, &generate_trace(&config));
+        let unguarded = s.unguarded as f64 / s.accesses as f64;
+        // Unprotected accesses sometimes hit a guard the thread happens to hold.
+        assert!((0.15..0.21).contains(&unguarded), "{unguarded}");
+        let writes = s.writes as f64 / s.accesses as f64;
+        assert!((0.30..0.37).contains(&writes), "{writes}");
+        assert!(
+            s.acquires > 10_000 && s.begins > 1_000 && s.max_depth == 3,
+            "{s:?}"
+        );
+
+        let none = GenConfig {
+            locks: 0,
+            ..config.clone()
+        };
+        let s = check(&none, &generate_trace(&none));
+        assert_eq!((s.unguarded, s.acquires), (s.accesses, 0));
+        let no_blocks = GenConfig {
+            blocks: 0.0,
+            ..config
+        };
+        assert_eq!(check(&no_blocks, &generate_trace(&no_blocks)).begins, 0);
+    }
+
+    #[test]
+    fn generate_text_and_binary_round_trip() {
+        for config in configs(30).into_iter().chain([GenConfig {
+            events: 20_000,
+            blocks: 0.1,
+            ..GenConfig::default()
+        }]) {
+            let trace = generate_trace(&config);
+
+            let mut w = TextWriter::new(Vec::new());
+            for e in &trace.events {
+                w.write_event(e, &trace.names).unwrap();
+            }
+            let text = w.finish().unwrap();
+            let back = Trace::collect(&mut TextReader::new(&text[..])).unwrap();
+            assert_eq!(back.events, trace.events, "{config:?}");
+
+            let mut w = BinaryWriter::new(Vec::new()).unwrap();
+            for e in &trace.events {
+                w.write_event(e, &trace.names).unwrap();
+            }
+            let bytes = w.finish().unwrap();
+            let mut r = BinaryReader::new(&bytes[..]);
+            let back = Trace::collect(&mut r).unwrap();
+            assert_eq!(back.events, trace.events, "{config:?}");
+            for kind in crate::NameKind::ALL {
+                assert!(back.names.of(kind).iter().eq(trace.names.of(kind).iter()));
+            }
+        }
+    }
+
+    #[test]
+    fn generate_stops_at_sink_error() {
+        let mut seen = 0;
+        let result = generate(&GenConfig::default(), &mut Names::default(), |e, _| {
+            seen += 1;
+            if e.index == 10 {
+                Err("stop")
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((result, seen), (Err("stop"), 11));
+    }
+
+    /// `cargo test --release -p hindsight-trace generate_speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn generate_speed() {
+        for (label, config) in [
+            (
+                "default",
+                GenConfig {
+                    events: 10_000_000,
+                    ..GenConfig::default()
+                },
+            ),
+            (
+                "blocks",
+                GenConfig {
+                    events: 10_000_000,
+                    threads: 16,
+                    vars: 1000,
+                    locks: 32,
+                    max_depth: 3,
+                    blocks: 0.05,
+                    ..GenConfig::default()
+                },
+            ),
+            (
+                "contended",
+                GenConfig {
+                    events: 10_000_000,
+                    threads: 64,
+                    locks: 2,
+                    unprotected: 0.0,
+                    ..GenConfig::default()
+                },
+            ),
+        ] {
+            let start = std::time::Instant::now();
+            let mut count = 0u64;
+            generate::<()>(&config, &mut Names::default(), |e, _| {
+                count += std::hint::black_box(e).index & 1;
+                Ok(())
+            })
+            .unwrap();
+            let secs = start.elapsed().as_secs_f64();
+            std::hint::black_box(count);
+            println!(
+                "{label}: {:.1} M events/s",
+                config.events as f64 / secs / 1e6
+            );
+        }
+    }
+}

@@ -76,7 +76,10 @@ impl EventSource for MemorySource<'_> {
     }
 
     fn current(&self) -> &Event {
-        &self.trace.events[self.next.saturating_sub(1).min(self.trace.events.len().saturating_sub(1))]
+        &self.trace.events[self
+            .next
+            .saturating_sub(1)
+            .min(self.trace.events.len().saturating_sub(1))]
     }
 
     fn position(&self) -> Position {

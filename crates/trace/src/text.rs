@@ -4,9 +4,7 @@
 
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{Call, DisplayOp, Event, Op, Value};
-use crate::names::{
-    LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId,
-};
+use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
 
@@ -127,10 +125,10 @@ fn intern(names: &mut Names, kind: NameKind, bytes: &[u8], line: u64) -> Result<
 }
 
 impl<R: Read> EventSource for TextReader<R> {
-    fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
+    fn advance(&mut self) -> Result<bool, TraceError> {
         loop {
             let Some((line_end, next_start)) = self.fill_line()? else {
-                return Ok(None);
+                return Ok(false);
             };
             self.line += 1;
             let start = self.start;
@@ -155,8 +153,12 @@ impl<R: Read> EventSource for TextReader<R> {
             self.slot.thread = thread;
             self.slot.loc = loc;
             self.next_index += 1;
-            return Ok(Some(&self.slot));
+            return Ok(true);
         }
+    }
+
+    fn current(&self) -> &Event {
+        &self.slot
     }
 
     fn position(&self) -> Position {
@@ -193,7 +195,8 @@ impl LineParser<'_> {
             return Err(self.err("expected THREAD|OP(TARGET)|LOCATION"));
         };
         let thread_name = trim(&line[..bar]);
-        let thread = if thread_name == self.last_thread.0.as_slice() {
+        // The cache starts empty: an empty name must not hit it, but fail in `name`.
+        let thread = if !thread_name.is_empty() && thread_name == self.last_thread.0.as_slice() {
             self.last_thread.1
         } else {
             let t = ThreadId(self.name(NameKind::Thread, thread_name)?);
@@ -373,17 +376,16 @@ impl LineParser<'_> {
                         }
                     }
                 }
-                let id = self
-                    .names
-                    .symbols
-                    .intern(&text)
-                    .map_err(|NotUtf8| TraceError::new(Position::Line(self.line), ErrorKind::NotUtf8))?;
+                let id = self.names.symbols.intern(&text).map_err(|NotUtf8| {
+                    TraceError::new(Position::Line(self.line), ErrorKind::NotUtf8)
+                })?;
                 Ok(Value::Str(SymId(id)))
             }
             _ => {
                 let start = cur.i;
                 while let Some(c) = cur.peek() {
-                    if matches!(c, b',' | b'(' | b')' | b'/' | b'|' | b'"') || c.is_ascii_whitespace()
+                    if matches!(c, b',' | b'(' | b')' | b'/' | b'|' | b'"')
+                        || c.is_ascii_whitespace()
                     {
                         break;
                     }
@@ -444,6 +446,16 @@ impl<W: Write> TextWriter<W> {
 
     pub fn write_event(&mut self, e: &Event, names: &Names) -> io::Result<()> {
         check_name(names.thread(e.thread))?;
+        if names.thread(e.thread).starts_with('#') {
+            // The line would read back as a comment.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "thread name {:?} cannot start a line of the text format",
+                    names.thread(e.thread)
+                ),
+            ));
+        }
         check_op_names(&e.op, names)?;
         write!(
             self.out,
@@ -502,7 +514,10 @@ fn check_op_names(op: &Op, names: &Names) -> io::Result<()> {
                             matches!(c, b',' | b'(' | b')' | b'/' | b'|' | b'"')
                                 || c.is_ascii_whitespace()
                         })
-                        || s.strip_prefix('-').unwrap_or(s).bytes().all(|c| c.is_ascii_digit());
+                        || s.strip_prefix('-')
+                            .unwrap_or(s)
+                            .bytes()
+                            .all(|c| c.is_ascii_digit());
                     if bad {
                         return Err(io::Error::new(
                             io::ErrorKind::InvalidData,
