@@ -4,7 +4,7 @@
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_trace::{
-    ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator, Warning,
+    AnyReader, ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator, Warning,
 };
 use serde_json::{Map, Value};
 
@@ -125,6 +125,19 @@ pub struct RunOutcome {
     pub warnings: Vec<Warning>,
     pub warning_counts: Vec<(&'static str, u64)>,
     pub names: Names,
+}
+
+/// [`run`] over a file opened with `hindsight_trace::open`, dispatching on the format once
+/// rather than at every event.
+pub fn run_any(
+    source: &mut AnyReader,
+    analyses: Vec<Box<dyn Analysis>>,
+    options: RunOptions,
+) -> Result<RunOutcome, TraceError> {
+    match source {
+        AnyReader::Text(r) => run(r, analyses, options),
+        AnyReader::Binary(r) => run(r, analyses, options),
+    }
 }
 
 /// Runs `analyses` over `source` in one pass. Errors carry the position of the offending event.

@@ -8,4 +8,4 @@
 pub mod driver;
 pub mod races;
 
-pub use driver::{run, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};
+pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};

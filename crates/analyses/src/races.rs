@@ -15,17 +15,17 @@ use crate::driver::{Analysis, AnalysisOutput};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::{Event, LocId, Names, Op, ThreadId, VarId};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-/// An access a later one may race with: its epoch, and what a report needs to name it.
+/// An access a later one may race with: its epoch, and what a report needs to name it. Whether
+/// it is a read or a write is known from the set that holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Access {
     thread: ThreadId,
     clock: u32,
     index: u64,
     loc: Option<LocId>,
-    write: bool,
 }
 
 impl Access {
@@ -36,78 +36,163 @@ impl Access {
     }
 }
 
-/// A set of accesses, almost always empty or a single epoch.
-#[derive(Clone, Debug, Default)]
-enum Accesses {
-    #[default]
-    Empty,
-    One(Access),
-    Many(Vec<Access>),
+/// The hot half of a set of accesses: what the check of every access reads. `clock == 0` is the
+/// empty set, `thread == MANY` a set of several accesses kept in `Races::many`, anything else
+/// the single access `clock@thread`.
+///
+/// Traces with many variables make this analysis bound by cache misses on per-variable state,
+/// so the state is split: the check loads 16 bytes per variable (both sets), and the index and
+/// location of the single access, needed only to report a race, live in a parallel cold array
+/// that the common path only writes (stores do not stall the way loads do).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    thread: u32,
+    clock: u32,
 }
 
-impl Accesses {
-    /// The latest access unordered with an access of `t` at `vc`.
+const MANY: u32 = u32::MAX;
+
+/// The cold half of a single-access set.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cold {
+    index: u64,
+    loc: Option<LocId>,
+}
+
+/// The reads and writes of one variable.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    reads: Slot,
+    writes: Slot,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct ColdPair {
+    reads: Cold,
+    writes: Cold,
+}
+
+/// One set of accesses (the reads or the writes of a variable), spread over its three homes.
+struct Set<'a> {
+    slot: &'a mut Slot,
+    cold: &'a mut Cold,
+    many: &'a mut FxHashMap<(VarId, bool), Vec<Access>>,
+    key: (VarId, bool),
+}
+
+impl Set<'_> {
     #[inline]
-    fn latest_unordered(&self, t: ThreadId, vc: &VectorClock) -> Option<Access> {
-        match self {
-            Accesses::Empty => None,
-            Accesses::One(a) => (!a.ordered_before(t, vc)).then_some(*a),
-            Accesses::Many(v) => v
-                .iter()
-                .filter(|a| !a.ordered_before(t, vc))
-                .max_by_key(|a| a.index)
-                .copied(),
+    fn single(&self) -> Access {
+        Access {
+            thread: ThreadId(self.slot.thread),
+            clock: self.slot.clock,
+            index: self.cold.index,
+            loc: self.cold.loc,
         }
+    }
+
+    #[inline]
+    fn set_single(&mut self, a: Access) {
+        *self.slot = Slot {
+            thread: a.thread.0,
+            clock: a.clock,
+        };
+        *self.cold = Cold {
+            index: a.index,
+            loc: a.loc,
+        };
+    }
+
+    /// Leaves the several-access state if `list` has shrunk to one access or none.
+    fn settle(&mut self, list: Vec<Access>) {
+        match list.as_slice() {
+            [] => *self.slot = Slot::default(),
+            [a] => self.set_single(*a),
+            _ => {
+                self.many.insert(self.key, list);
+            }
+        }
+    }
+
+    fn take_many(&mut self) -> Vec<Access> {
+        self.many.remove(&self.key).unwrap_or_default()
+    }
+
+    /// Whether the set is empty or its single access happens before an access of `t` at
+    /// `vc`: the common case, decided from the hot half alone.
+    #[inline(always)]
+    fn single_or_empty_ordered(&self, t: ThreadId, vc: &VectorClock) -> bool {
+        let s = *self.slot;
+        s.clock == 0
+            || (s.thread != MANY && (s.thread == t.0 || s.clock <= vc.get(ThreadId(s.thread))))
+    }
+
+    /// The latest access of the set unordered with an access of `t` at `vc`.
+    #[inline(always)]
+    fn latest_unordered(&self, t: ThreadId, vc: &VectorClock) -> Option<Access> {
+        if self.single_or_empty_ordered(t, vc) {
+            None
+        } else if self.slot.thread != MANY {
+            Some(self.single())
+        } else {
+            self.latest_unordered_of_many(t, vc)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn latest_unordered_of_many(&self, t: ThreadId, vc: &VectorClock) -> Option<Access> {
+        self.many
+            .get(&self.key)
+            .into_iter()
+            .flatten()
+            .filter(|a| !a.ordered_before(t, vc))
+            .max_by_key(|a| a.index)
+            .copied()
     }
 
     /// Drops the accesses covered by `new` (ordered before it) and adds `new`.
-    #[inline]
+    #[inline(always)]
     fn cover_with(&mut self, new: Access, vc: &VectorClock) {
-        match self {
-            Accesses::Empty => *self = Accesses::One(new),
-            Accesses::One(a) => {
-                if a.ordered_before(new.thread, vc) {
-                    *a = new;
-                } else {
-                    *self = Accesses::Many(vec![*a, new]);
-                }
-            }
-            Accesses::Many(v) => {
-                v.retain(|a| !a.ordered_before(new.thread, vc));
-                v.push(new);
-                if v.len() == 1 {
-                    *self = Accesses::One(v[0]);
-                }
-            }
+        if self.single_or_empty_ordered(new.thread, vc) {
+            self.set_single(new);
+        } else {
+            self.add_to_many(new, vc);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn add_to_many(&mut self, new: Access, vc: &VectorClock) {
+        let mut list = if self.slot.thread == MANY {
+            let mut list = self.take_many();
+            list.retain(|a| !a.ordered_before(new.thread, vc));
+            list
+        } else {
+            vec![self.single()]
+        };
+        list.push(new);
+        self.slot.thread = MANY;
+        self.settle(list);
     }
 
     /// Drops the accesses ordered before an access of `t` at `vc` (a write covers reads).
-    #[inline]
+    #[inline(always)]
     fn drop_covered(&mut self, t: ThreadId, vc: &VectorClock) {
-        match self {
-            Accesses::Empty => {}
-            Accesses::One(a) => {
-                if a.ordered_before(t, vc) {
-                    *self = Accesses::Empty;
-                }
-            }
-            Accesses::Many(v) => {
-                v.retain(|a| !a.ordered_before(t, vc));
-                match v.len() {
-                    0 => *self = Accesses::Empty,
-                    1 => *self = Accesses::One(v[0]),
-                    _ => {}
-                }
-            }
+        if self.single_or_empty_ordered(t, vc) {
+            *self.slot = Slot::default();
+        } else if self.slot.thread == MANY {
+            self.drop_covered_of_many(t, vc);
         }
     }
-}
 
-#[derive(Clone, Debug, Default)]
-struct VarState {
-    reads: Accesses,
-    writes: Accesses,
+    #[cold]
+    #[inline(never)]
+    fn drop_covered_of_many(&mut self, t: ThreadId, vc: &VectorClock) {
+        let mut list = self.take_many();
+        list.retain(|a| !a.ordered_before(t, vc));
+        self.settle(list);
+    }
 }
 
 /// One racy access and the latest earlier access it races with.
@@ -118,14 +203,17 @@ pub struct Race {
     pub partner: u64,
     /// Index of the racy access.
     pub racy: u64,
-    partner_access: Access,
-    racy_access: Access,
+    partner_access: (Access, bool),
+    racy_access: (Access, bool),
 }
 
 /// The `races` analysis.
 #[derive(Default)]
 pub struct Races {
-    vars: Vec<VarState>,
+    hot: Vec<Hot>,
+    cold: Vec<ColdPair>,
+    /// Sets of several accesses, keyed by variable and "is the write set".
+    many: FxHashMap<(VarId, bool), Vec<Access>>,
     races: Vec<Race>,
 }
 
@@ -141,8 +229,9 @@ impl Races {
 
     #[inline]
     fn access(&mut self, x: VarId, write: bool, e: &Event, hb: &HappensBefore) {
-        if x.index() >= self.vars.len() {
-            self.vars.resize_with(x.index() + 1, VarState::default);
+        if x.index() >= self.hot.len() {
+            self.hot.resize(x.index() + 1, Hot::default());
+            self.cold.resize(x.index() + 1, ColdPair::default());
         }
         let t = e.thread;
         let vc = hb.clock(t);
@@ -151,44 +240,62 @@ impl Races {
             clock: vc.get(t),
             index: e.index,
             loc: e.loc,
-            write,
         };
-        let state = &mut self.vars[x.index()];
-        let mut partner = state.writes.latest_unordered(t, vc);
+        let hot = &mut self.hot[x.index()];
+        let cold = &mut self.cold[x.index()];
+        let mut writes = Set {
+            slot: &mut hot.writes,
+            cold: &mut cold.writes,
+            many: &mut self.many,
+            key: (x, true),
+        };
+        let mut partner = writes.latest_unordered(t, vc).map(|w| (w, true));
         if write {
-            if let Some(r) = state.reads.latest_unordered(t, vc) {
-                if partner.is_none_or(|w| r.index > w.index) {
-                    partner = Some(r);
+            writes.cover_with(me, vc);
+            let mut reads = Set {
+                slot: &mut hot.reads,
+                cold: &mut cold.reads,
+                many: &mut self.many,
+                key: (x, false),
+            };
+            if let Some(r) = reads.latest_unordered(t, vc) {
+                if partner.is_none_or(|(w, _)| r.index > w.index) {
+                    partner = Some((r, false));
                 }
             }
-            state.writes.cover_with(me, vc);
-            state.reads.drop_covered(t, vc);
+            reads.drop_covered(t, vc);
         } else {
-            state.reads.cover_with(me, vc);
+            let mut reads = Set {
+                slot: &mut hot.reads,
+                cold: &mut cold.reads,
+                many: &mut self.many,
+                key: (x, false),
+            };
+            reads.cover_with(me, vc);
         }
         if let Some(p) = partner {
             self.races.push(Race {
                 var: x,
-                partner: p.index,
+                partner: p.0.index,
                 racy: e.index,
                 partner_access: p,
-                racy_access: me,
+                racy_access: (me, write),
             });
         }
     }
 }
 
-fn event_ref(a: &Access, x: VarId, names: &Names) -> EventRef {
+fn event_ref(&(a, write): &(Access, bool), x: VarId, names: &Names) -> EventRef {
     EventRef {
         index: a.index,
         thread: names.thread(a.thread).to_owned(),
-        op: format!("{}({})", if a.write { "w" } else { "r" }, names.var(x)),
+        op: format!("{}({})", if write { "w" } else { "r" }, names.var(x)),
         location: a.loc.map(|l| names.location(l).to_owned()),
     }
 }
 
-fn describe(a: &Access) -> &'static str {
-    if a.write {
+fn describe(&(_, write): &(Access, bool)) -> &'static str {
+    if write {
         "write"
     } else {
         "read"
@@ -219,11 +326,11 @@ impl Analysis for Races {
             let message = format!(
                 "{} of `{var}` by {} (#{}) races with the earlier {} by {} (#{})",
                 describe(a),
-                names.thread(a.thread),
-                a.index,
+                names.thread(a.0.thread),
+                a.0.index,
                 describe(p),
-                names.thread(p.thread),
-                p.index
+                names.thread(p.0.thread),
+                p.0.index
             );
             let mut fields = serde_json::Map::new();
             fields.insert("variable".into(), Value::from(var));

@@ -63,7 +63,7 @@ fn shape() -> impl Strategy<Value = Shape> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
 
     #[test]
     fn races_match_the_definition(

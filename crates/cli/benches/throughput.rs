@@ -6,7 +6,7 @@
 //! with validation and happens-before, and the full `races` pass.
 
 use hindsight_analyses::races::Races;
-use hindsight_analyses::{run, RunOptions};
+use hindsight_analyses::{run_any, RunOptions};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{BinaryWriter, EventSource, Names, TextWriter};
 use std::fs::File;
@@ -53,7 +53,7 @@ fn parse_only(path: &Path) -> u64 {
 
 fn validate_hb(path: &Path) -> u64 {
     let mut r = hindsight_trace::open(path).expect("open");
-    run(&mut r, Vec::new(), RunOptions::default())
+    run_any(&mut r, Vec::new(), RunOptions::default())
         .expect("valid trace")
         .stats
         .events
@@ -62,7 +62,7 @@ fn validate_hb(path: &Path) -> u64 {
 fn races(path: &Path) -> (u64, u64) {
     let mut r = hindsight_trace::open(path).expect("open");
     let out =
-        run(&mut r, vec![Box::new(Races::new())], RunOptions::default()).expect("valid trace");
+        run_any(&mut r, vec![Box::new(Races::new())], RunOptions::default()).expect("valid trace");
     (out.stats.events, out.outputs[0].1.findings.len() as u64)
 }
 

@@ -7,7 +7,7 @@
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight_analyses::races::Races;
-use hindsight_analyses::{run, Analysis, RunOptions, RunOutcome};
+use hindsight_analyses::{run_any, Analysis, RunOptions, RunOutcome};
 use hindsight_report::{render, OutputFormat, Report};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{BinaryWriter, EventSource, Format, Names, Position, TextWriter, TraceError};
@@ -212,7 +212,7 @@ fn read_trace(
     };
     let mut reader = hindsight_trace::open(&input.trace).map_err(wrap)?;
     let format = reader.format();
-    let outcome = run(
+    let outcome = run_any(
         &mut reader,
         analyses,
         RunOptions {

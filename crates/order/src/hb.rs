@@ -38,7 +38,15 @@ impl HappensBefore {
         HappensBefore::default()
     }
 
+    #[inline]
     fn ensure_thread(&mut self, t: ThreadId) {
+        if t.index() >= self.threads.len() {
+            self.add_threads(t);
+        }
+    }
+
+    #[cold]
+    fn add_threads(&mut self, t: ThreadId) {
         while self.threads.len() <= t.index() {
             let id = ThreadId(self.threads.len() as u32);
             self.threads.push(VectorClock::for_new_thread(id));
@@ -46,10 +54,16 @@ impl HappensBefore {
     }
 
     /// Applies the edges that end at `e` (acquire, receive, join).
-    #[inline]
+    #[inline(always)]
     pub fn before(&mut self, e: &Event) {
+        self.ensure_thread(e.thread);
+        if matches!(e.op, Op::Acquire(_) | Op::Receive(_) | Op::Join(_)) {
+            self.before_sync(e);
+        }
+    }
+
+    fn before_sync(&mut self, e: &Event) {
         let t = e.thread;
-        self.ensure_thread(t);
         match &e.op {
             Op::Acquire(l) => {
                 if let Some(lc) = self.locks.get(l.index()) {
@@ -72,8 +86,17 @@ impl HappensBefore {
 
     /// Publishes `e`'s clock along the edges that start at it (release, send, fork, join) and
     /// starts a new epoch of the thread that published it.
-    #[inline]
+    #[inline(always)]
     pub fn after(&mut self, e: &Event) {
+        if matches!(
+            e.op,
+            Op::Release(_) | Op::Send(_) | Op::Fork(_) | Op::Join(_)
+        ) {
+            self.after_sync(e);
+        }
+    }
+
+    fn after_sync(&mut self, e: &Event) {
         let t = e.thread;
         match &e.op {
             Op::Release(l) => {

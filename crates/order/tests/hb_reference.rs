@@ -7,7 +7,7 @@ use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig::with_cases(5000))]
 
     #[test]
     fn epochs_decide_happens_before_exactly(

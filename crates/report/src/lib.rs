@@ -85,6 +85,26 @@ impl Report {
     }
 }
 
+/// Findings with the same group together, groups in the order of their first finding;
+/// findings without a group stand alone.
+pub(crate) fn grouped(findings: &[Finding]) -> Vec<(Option<&str>, Vec<&Finding>)> {
+    let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for f in findings {
+        match f.group.as_deref() {
+            Some(g) => {
+                let i = *index.entry(g).or_insert_with(|| {
+                    groups.push((Some(g), Vec::new()));
+                    groups.len() - 1
+                });
+                groups[i].1.push(f);
+            }
+            None => groups.push((None, vec![f])),
+        }
+    }
+    groups
+}
+
 /// The output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {

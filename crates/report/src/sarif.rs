@@ -83,14 +83,7 @@ fn result(kind: &str, title: String, findings: &[&Finding]) -> SarifResult {
 
 pub fn render_sarif(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     // One result per group (e.g. per racy variable), else per finding.
-    let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
-    for f in &report.findings {
-        let g = f.group.as_deref();
-        match groups.iter_mut().find(|(k, _)| g.is_some() && *k == g) {
-            Some((_, fs)) => fs.push(f),
-            None => groups.push((g, vec![f])),
-        }
-    }
+    let groups = crate::grouped(&report.findings);
     let results: Vec<SarifResult> = groups
         .iter()
         .map(|(g, fs)| {

@@ -1,6 +1,6 @@
 //! The text rendering: findings grouped, each event on its own line, a summary at the end.
 
-use crate::{EventRef, Finding, Report};
+use crate::{EventRef, Report};
 use serde_json::Value;
 use std::io::{self, Write};
 
@@ -20,14 +20,7 @@ fn scalar(v: &Value) -> String {
 
 /// Findings in the order of their groups' first appearance, each group under a heading.
 pub fn render_text(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
-    for f in &report.findings {
-        let g = f.group.as_deref();
-        match groups.iter_mut().find(|(k, _)| g.is_some() && *k == g) {
-            Some((_, fs)) => fs.push(f),
-            None => groups.push((g, vec![f])),
-        }
-    }
+    let groups = crate::grouped(&report.findings);
     for (group, findings) in &groups {
         if let Some(g) = group {
             writeln!(out, "{g}: {} finding(s)", findings.len())?;

@@ -51,11 +51,12 @@ const CHUNK: usize = 256 * 1024;
 enum Short {
     /// The record continues past the buffer: read more and try again.
     NeedMore,
-    Bad(ErrorKind),
+    /// Boxed: the error path is rare and the happy path should return a small value.
+    Bad(Box<ErrorKind>),
 }
 
 fn corrupt(msg: impl Into<String>) -> Short {
-    Short::Bad(ErrorKind::Corrupt(msg.into()))
+    Short::Bad(Box::new(ErrorKind::Corrupt(msg.into())))
 }
 
 struct Decoder<'a> {
@@ -64,31 +65,34 @@ struct Decoder<'a> {
 }
 
 impl Decoder<'_> {
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self) -> Result<u8, Short> {
         let b = *self.buf.get(self.i).ok_or(Short::NeedMore)?;
         self.i += 1;
         Ok(b)
     }
 
-    #[inline]
+    #[inline(always)]
     fn varint(&mut self) -> Result<u64, Short> {
         let mut x = 0u64;
+        let mut i = self.i;
         for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            if shift == 63 && b > 1 {
-                return Err(corrupt("varint overflows 64 bits"));
-            }
+            let b = *self.buf.get(i).ok_or(Short::NeedMore)?;
+            i += 1;
             x |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
+            if b < 0x80 {
+                if shift == 63 && b > 1 {
+                    break;
+                }
+                self.i = i;
                 return Ok(x);
             }
         }
-        Err(corrupt("varint longer than 10 bytes"))
+        Err(corrupt("varint overflows 64 bits"))
     }
 
     /// An id of `kind`, which must already be defined.
-    #[inline]
+    #[inline(always)]
     fn id(&mut self, kind: NameKind, defined: &Names) -> Result<u32, Short> {
         let v = self.varint()?;
         if v >= defined.of(kind).len() as u64 {
@@ -222,7 +226,7 @@ impl<R: Read> BinaryReader<R> {
                         ErrorKind::UnsupportedVersion(v, VERSION),
                     ))
                 }
-                Err(Short::Bad(k)) => return Err(TraceError::new(Position::Byte(8), k)),
+                Err(Short::Bad(k)) => return Err(TraceError::new(Position::Byte(8), *k)),
                 Err(Short::NeedMore) => {
                     if !self.refill()? {
                         return Err(if self.end == 0 {
@@ -383,7 +387,7 @@ impl<R: Read> EventSource for BinaryReader<R> {
                     }
                     self.finished = true;
                 }
-                Err(Short::Bad(kind)) => return Err(self.error(kind)),
+                Err(Short::Bad(kind)) => return Err(self.error(*kind)),
                 Err(Short::NeedMore) => {
                     if !self.refill()? {
                         return Err(self

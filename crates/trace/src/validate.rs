@@ -10,6 +10,8 @@ pub const KEPT_PER_KIND: usize = 10;
 
 #[derive(Clone, Default)]
 struct ThreadState {
+    /// Seen, and not joined: its reads, writes, requests and calls need no check.
+    quiet: bool,
     first_pos: Option<Position>,
     forked: bool,
     joined: bool,
@@ -77,7 +79,21 @@ impl Validator {
     }
 
     /// Checks one event; `pos` is where it stands in its file.
+    #[inline]
     pub fn check(&mut self, e: &Event, pos: Position, names: &Names) -> Result<(), TraceError> {
+        let quiet = self.threads.get(e.thread.index()).is_some_and(|s| s.quiet);
+        if quiet
+            && matches!(
+                e.op,
+                Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Call(_)
+            )
+        {
+            return Ok(());
+        }
+        self.check_event(e, pos, names)
+    }
+
+    fn check_event(&mut self, e: &Event, pos: Position, names: &Names) -> Result<(), TraceError> {
         let t = e.thread;
         let tname = || names.thread(t).to_owned();
         if self.root.is_none() {
@@ -87,6 +103,7 @@ impl Validator {
         if state.first_pos.is_none() {
             state.first_pos = Some(pos);
         }
+        state.quiet = !state.joined;
         if state.joined && !state.warned_after_join {
             state.warned_after_join = true;
             self.warn(pos, WarningKind::EventAfterJoin { thread: tname() })?;
@@ -135,6 +152,7 @@ impl Validator {
             Op::Join(u) => {
                 let child = self.thread(*u);
                 child.joined = true;
+                child.quiet = false;
                 if child.first_pos.is_none() && !child.forked {
                     self.pending_joins.push((t, *u, pos));
                 }

@@ -1,0 +1,306 @@
+//! The `hindsight` binary end to end: outputs, formats and exit statuses.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn hindsight(args: &[&str]) -> Out {
+    hindsight_stdin(args, None)
+}
+
+fn hindsight_stdin(args: &[&str], stdin: Option<&[u8]>) -> Out {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(args)
+        .current_dir(root())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hindsight");
+    if let Some(input) = stdin {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    Out {
+        code: out.status.code().expect("exit code"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+fn write_temp(name: &str, contents: &str) -> String {
+    let p = temp(name);
+    std::fs::write(&p, contents).expect("write");
+    p.to_str().expect("utf-8 path").to_owned()
+}
+
+#[test]
+fn races_text_output_groups_by_variable() {
+    let out = hindsight(&["races", "examples/bank.std"]);
+    assert_eq!(out.code, 1, "findings exit 1");
+    insta::assert_snapshot!(out.stdout);
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn races_json_has_the_documented_shape() {
+    let out = hindsight(&["races", "examples/bank.std", "--format", "json"]);
+    assert_eq!(out.code, 1);
+    let v: Value = serde_json::from_str(&out.stdout).expect("one JSON object");
+    assert_eq!(v["tool"], "hindsight");
+    assert_eq!(v["analysis"], "races");
+    assert_eq!(v["trace"]["events"], 15);
+    assert_eq!(v["trace"]["threads"], 3);
+    assert_eq!(v["trace"]["variables"], 2);
+    assert_eq!(v["trace"]["locks"], 1);
+    assert_eq!(v["summary"]["racy_events"], 2);
+    assert_eq!(v["summary"]["racy_variables"], 2);
+    let findings = v["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 2);
+    let f = &findings[0];
+    assert_eq!(f["kind"], "data-race");
+    assert_eq!(f["variable"], "balance");
+    assert!(f["message"].as_str().expect("message").contains("balance"));
+    assert_eq!(
+        f["events"],
+        serde_json::json!([
+            {"index": 4, "thread": "T1", "op": "w(balance)", "location": "Bank.java:22"},
+            {"index": 7, "thread": "T2", "op": "r(balance)", "location": "Bank.java:30"}
+        ])
+    );
+}
+
+#[test]
+fn races_sarif_is_one_result_per_racy_variable() {
+    let out = hindsight(&["races", "examples/bank.std", "--format", "sarif"]);
+    assert_eq!(out.code, 1);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["version"], "2.1.0");
+    assert!(v["$schema"]
+        .as_str()
+        .expect("schema")
+        .contains("sarif-2.1.0"));
+    let run = &v["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "hindsight");
+    assert_eq!(run["tool"]["driver"]["rules"][0]["id"], "data-race");
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(r["ruleId"], "data-race");
+        assert!(r["message"]["text"].is_string());
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], "Bank.java");
+        assert!(loc["region"]["startLine"].as_i64().expect("line") > 0);
+        assert!(r["relatedLocations"].is_array());
+    }
+}
+
+#[test]
+fn sarif_keeps_non_file_locations_as_logical_locations() {
+    let out = hindsight(&["races", "examples/rapid.std", "--format", "sarif"]);
+    assert_eq!(out.code, 1);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let loc = &v["runs"][0]["results"][0]["locations"][0];
+    assert_eq!(loc["logicalLocations"][0]["name"], "11");
+}
+
+#[test]
+fn clean_trace_exits_zero() {
+    let p = write_temp(
+        "clean.std",
+        "T0|fork(T1)|1\nT1|acq(L)|2\nT1|w(x)|3\nT1|rel(L)|4\nT0|acq(L)|5\nT0|r(x)|6\nT0|rel(L)|7\nT0|join(T1)|8\n",
+    );
+    let out = hindsight(&["races", &p]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("races: 0 finding(s)"));
+    let out = hindsight(&["races", &p, "--format", "json"]);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["findings"], serde_json::json!([]));
+    assert_eq!(v["summary"]["racy_events"], 0);
+}
+
+#[test]
+fn rapid_example_warns_and_strict_refuses() {
+    let out = hindsight(&["races", "examples/rapid.std"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr.trim(),
+        "examples/rapid.std:8: warning: thread `T1` is never forked"
+    );
+    let out = hindsight(&["races", "examples/rapid.std", "--strict"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr.trim(),
+        "examples/rapid.std:8: error: thread `T1` is never forked (an error under --strict)"
+    );
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn bad_input_is_exit_two_with_file_and_line() {
+    let cases = [
+        (
+            "unknown-op.std",
+            "T0|w(x)|1\nT0|frob(x)|2\n",
+            "unknown-op.std:2: error: unknown operation `frob`",
+        ),
+        (
+            "syntax.std",
+            "T0|w(x)|1\n\nT0 w(x)\n",
+            "syntax.std:3: error: bad syntax",
+        ),
+        (
+            "rcv.std",
+            "T0|fork(T1)\nT1|rcv(m)|9\n",
+            "rcv.std:2: error: T1 receives message `m`, which was never sent",
+        ),
+        (
+            "join.std",
+            "T0|w(x)\nT0|join(T9)|4\nT0|r(x)\n",
+            "join.std:2: error: T0 joins thread `T9`, which never appears",
+        ),
+        (
+            "release.std",
+            "T0|fork(T1)\nT0|acq(L)\nT1|rel(L)\n",
+            "release.std:3: error: T1 releases lock `L`, which it does not hold",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let p = write_temp(name, text);
+        let out = hindsight(&["races", &p, "--format", "json"]);
+        assert_eq!(out.code, 2, "{name}");
+        assert_eq!(out.stdout, "", "{name}: no report on error");
+        assert_eq!(
+            out.stderr.lines().count(),
+            1,
+            "{name}: one line: {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains(expected), "{name}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn missing_file_and_bad_usage_exit_two() {
+    let out = hindsight(&["races", "no/such/trace.std"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("no/such/trace.std: error: cannot read"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(hindsight(&["races"]).code, 2);
+    assert_eq!(hindsight(&["frobnicate"]).code, 2);
+    assert_eq!(
+        hindsight(&["races", "examples/bank.std", "--format", "xml"]).code,
+        2
+    );
+}
+
+#[test]
+fn truncated_binary_is_an_error() {
+    let hst = temp("bank.hst");
+    let out = hindsight(&["convert", "examples/bank.std", hst.to_str().expect("path")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bytes = std::fs::read(&hst).expect("read");
+    let cut = temp("cut.hst");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).expect("write");
+    let out = hindsight(&["races", cut.to_str().expect("path")]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("truncated binary trace"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn convert_round_trips_and_binary_gives_the_same_answer() {
+    let hst = temp("messages.hst");
+    let back = temp("messages.txt");
+    let (h, b) = (hst.to_str().expect("path"), back.to_str().expect("path"));
+    assert_eq!(hindsight(&["convert", "examples/messages.txt", h]).code, 0);
+    assert_eq!(hindsight(&["convert", h, b]).code, 0);
+    let original = hindsight(&["convert", "examples/messages.txt", "-"]).stdout;
+    assert_eq!(std::fs::read_to_string(&back).expect("read"), original);
+    let from_text = hindsight(&["races", "examples/messages.txt", "--format", "json"]);
+    let from_binary = hindsight(&["races", h, "--format", "json"]);
+    let strip = |s: &str| {
+        let mut v: Value = serde_json::from_str(s).expect("JSON");
+        v["trace"]
+            .as_object_mut()
+            .expect("trace")
+            .retain(|k, _| k != "path" && k != "format");
+        v
+    };
+    assert_eq!(strip(&from_text.stdout), strip(&from_binary.stdout));
+    assert_eq!(from_text.code, 1);
+}
+
+#[test]
+fn reads_standard_input() {
+    let out = hindsight_stdin(&["races", "-"], Some(b"T0|fork(T1)\nT1|w(x)\nT0|w(x)\n"));
+    assert_eq!(out.code, 1);
+    assert!(out
+        .stdout
+        .contains("write of `x` by T0 (#2) races with the earlier write by T1 (#1)"));
+}
+
+#[test]
+fn gen_is_deterministic_and_valid() {
+    let a = hindsight(&["gen", "--events", "500", "--threads", "3", "--seed", "7"]);
+    let b = hindsight(&["gen", "--events", "500", "--threads", "3", "--seed", "7"]);
+    assert_eq!(a.code, 0);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.stdout.lines().count(), 500);
+    let p = temp("gen.hst");
+    let p = p.to_str().expect("path");
+    assert_eq!(
+        hindsight(&["gen", "--events", "2000", "--seed", "3", "-o", p]).code,
+        0
+    );
+    let out = hindsight(&["races", p, "--strict", "--format", "json"]);
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["trace"]["events"], 2000);
+    assert_eq!(v["trace"]["format"], "binary");
+}
+
+#[test]
+fn stats_counts_and_reports_warnings() {
+    let out = hindsight(&["stats", "examples/rapid.std", "--format", "json"]);
+    assert_eq!(out.code, 0);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["events"], 10);
+    assert_eq!(v["threads"], 3);
+    assert_eq!(v["warnings"].as_array().expect("warnings").len(), 1);
+    let out = hindsight(&["stats", "examples/bank.std"]);
+    assert_eq!(out.code, 0);
+    insta::assert_snapshot!(out.stdout);
+}
