@@ -159,7 +159,7 @@ pub fn run<S: EventSource>(
         let pos = source.position();
         validator.check(e, pos, source.names())?;
         if let (Some(name), Some(w)) = (needs_lock_valid, validator.lock_violation()) {
-            return Err(lock_invalid(name, w, pos));
+            return Err(lock_invalid(name, w));
         }
         stats.count(&e.op);
         hb.before(e);
@@ -200,9 +200,67 @@ pub fn run<S: EventSource>(
     })
 }
 
-fn lock_invalid(analysis: &str, w: &Warning, _at: Position) -> TraceError {
+fn lock_invalid(analysis: &str, w: &Warning) -> TraceError {
     TraceError::new(
         w.pos,
         ErrorKind::Unsupported(format!("`{analysis}` needs a lock-valid trace: {}", w.kind)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hindsight_trace::TextReader;
+
+    /// Counts events; declares that its theory needs lock-valid traces.
+    struct NeedsLocks(u64);
+
+    impl Analysis for NeedsLocks {
+        fn name(&self) -> &'static str {
+            "needs-locks"
+        }
+        fn needs_lock_valid(&self) -> bool {
+            true
+        }
+        fn on_event(&mut self, _: &Event, _: &HappensBefore) {
+            self.0 += 1;
+        }
+        fn finish(self: Box<Self>, _: &Names) -> AnalysisOutput {
+            let mut out = AnalysisOutput::default();
+            out.summary.insert("seen".into(), Value::from(self.0));
+            out
+        }
+    }
+
+    const OUT_OF_ORDER: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT0|rel(L)\nT2|rel(L)\n";
+
+    #[test]
+    fn lock_invalid_traces_are_refused_by_analyses_that_need_them() {
+        let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
+        let err = run(&mut r, vec![Box::new(NeedsLocks(0))], RunOptions::default())
+            .err()
+            .expect("refused");
+        assert_eq!(err.pos, Position::Line(3));
+        assert_eq!(
+            err.to_string(),
+            "line 3: `needs-locks` needs a lock-valid trace: T2 acquires lock `L` while T0 holds it (lock records out of order)"
+        );
+    }
+
+    #[test]
+    fn other_analyses_accept_them_with_a_warning() {
+        let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
+        let out = run(&mut r, Vec::new(), RunOptions::default()).expect("accepted");
+        assert_eq!(out.warnings.len(), 1);
+        assert_eq!(out.stats.events, 5);
+        assert_eq!(out.stats.acquires, 2);
+    }
+
+    #[test]
+    fn lock_valid_traces_reach_the_analysis() {
+        let mut r = TextReader::new("T0|acq(L)\nT0|acq(L)\nT0|rel(L)\nT0|rel(L)\n".as_bytes());
+        let out = run(&mut r, vec![Box::new(NeedsLocks(0))], RunOptions::default()).expect("valid");
+        assert_eq!(out.outputs[0].1.summary["seen"], 4);
+        assert!(out.warnings.is_empty());
+    }
 }
