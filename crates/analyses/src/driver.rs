@@ -4,7 +4,7 @@
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_trace::{
-    AnyReader, ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator, Warning,
+    AnyReader, ErrorKind, Event, EventSource, Names, Op, TraceError, Validator, Warning,
 };
 use serde_json::{Map, Value};
 
@@ -210,6 +210,7 @@ fn lock_invalid(analysis: &str, w: &Warning) -> TraceError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hindsight_trace::Position;
     use hindsight_trace::TextReader;
 
     /// Counts events; declares that its theory needs lock-valid traces.
