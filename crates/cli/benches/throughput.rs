@@ -114,7 +114,7 @@ fn main() {
         bin_size as f64 / 1e6,
         text_size as f64 / bin_size as f64
     );
-    let runs = 3;
+    let runs = 5;
     let rate = |secs: f64| events as f64 / secs / 1e6;
     for (label, path) in [("text", &text_path), ("binary", &bin_path)] {
         let (floor, _) = if label == "text" {

@@ -55,8 +55,33 @@ enum Short {
     Bad(Box<ErrorKind>),
 }
 
+#[cold]
 fn corrupt(msg: impl Into<String>) -> Short {
     Short::Bad(Box::new(ErrorKind::Corrupt(msg.into())))
+}
+
+#[cold]
+#[inline(never)]
+fn undefined(kind: NameKind, id: u64) -> Short {
+    corrupt(format!("{kind:?} id {id} used before it is defined"))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_tag(tag: u8) -> Short {
+    corrupt(format!("unknown record tag {tag:#04x}"))
+}
+
+/// The kind of name the single operand of each simple operation refers to.
+const fn operand(code: u8) -> Option<NameKind> {
+    match code {
+        OP_READ | OP_WRITE => Some(NameKind::Var),
+        OP_ACQ | OP_REL | OP_REQ => Some(NameKind::Lock),
+        OP_FORK | OP_JOIN => Some(NameKind::Thread),
+        OP_BEGIN_LABEL => Some(NameKind::Symbol),
+        OP_SND | OP_RCV => Some(NameKind::Msg),
+        _ => None,
+    }
 }
 
 struct Decoder<'a> {
@@ -72,8 +97,27 @@ impl Decoder<'_> {
         Ok(b)
     }
 
+    /// One- and two-byte varints (every id below 16384) decode inline; longer ones out of line,
+    /// which keeps the event decoder small enough to stay fast.
     #[inline(always)]
     fn varint(&mut self) -> Result<u64, Short> {
+        if let Some(&b0) = self.buf.get(self.i) {
+            if b0 < 0x80 {
+                self.i += 1;
+                return Ok(u64::from(b0));
+            }
+            if let Some(&b1) = self.buf.get(self.i + 1) {
+                if b1 < 0x80 {
+                    self.i += 2;
+                    return Ok(u64::from(b0 & 0x7f) | u64::from(b1) << 7);
+                }
+            }
+        }
+        self.varint_slow()
+    }
+
+    #[inline(never)]
+    fn varint_slow(&mut self) -> Result<u64, Short> {
         let mut x = 0u64;
         let mut i = self.i;
         for shift in (0..64).step_by(7) {
@@ -96,9 +140,7 @@ impl Decoder<'_> {
     fn id(&mut self, kind: NameKind, defined: &Names) -> Result<u32, Short> {
         let v = self.varint()?;
         if v >= defined.of(kind).len() as u64 {
-            return Err(corrupt(format!(
-                "{kind:?} id {v} used before it is defined"
-            )));
+            return Err(undefined(kind, v));
         }
         Ok(v as u32)
     }
@@ -115,6 +157,22 @@ impl Decoder<'_> {
             t => return Err(corrupt(format!("unknown value tag {t}"))),
         })
     }
+}
+
+/// The operands of a call record, into a reused `Call`.
+#[inline(never)]
+fn decode_call(d: &mut Decoder<'_>, names: &Names, call: &mut Call) -> Result<(), Short> {
+    call.args.clear();
+    call.results.clear();
+    call.object = ObjId(d.id(NameKind::Object, names)?);
+    call.method = SymId(d.id(NameKind::Symbol, names)?);
+    for list in [&mut call.args, &mut call.results] {
+        let n = d.varint()?;
+        for _ in 0..n {
+            list.push(d.value(names)?);
+        }
+    }
+    Ok(())
 }
 
 /// What one record decoded to.
@@ -204,7 +262,8 @@ impl<R: Read> BinaryReader<R> {
                 buf: &self.buf[self.start..self.end],
                 i: 0,
             };
-            let magic_ok = d.buf.len() < MAGIC.len() || d.buf[..MAGIC.len()] == MAGIC;
+            let n = d.buf.len().min(MAGIC.len());
+            let magic_ok = d.buf[..n] == MAGIC[..n];
             if !magic_ok {
                 return Err(TraceError::new(Position::Byte(0), ErrorKind::BadMagic));
             }
@@ -235,7 +294,11 @@ impl<R: Read> BinaryReader<R> {
                                 ErrorKind::Truncated("empty file".into()),
                             )
                         } else if self.end < MAGIC.len() {
-                            TraceError::new(Position::Byte(0), ErrorKind::BadMagic)
+                            // A prefix of the magic number is a cut binary file, not a text one.
+                            TraceError::new(
+                                Position::Byte(0),
+                                ErrorKind::Truncated("the header ends early".into()),
+                            )
                         } else {
                             TraceError::new(
                                 Position::Byte(MAGIC.len() as u64),
@@ -273,6 +336,9 @@ impl<R: Read> BinaryReader<R> {
         if tag == END {
             return Ok((Record::End(d.varint()?), d.i));
         }
+        if tag & !(OP_MASK | HAS_LOC | NEW_THREAD) != 0 {
+            return Err(bad_tag(tag));
+        }
         let names = &self.names;
         let thread = if tag & NEW_THREAD != 0 {
             ThreadId(d.id(NameKind::Thread, names)?)
@@ -282,41 +348,34 @@ impl<R: Read> BinaryReader<R> {
             }
             self.thread
         };
-        let op = match tag & OP_MASK {
-            OP_READ => Op::Read(VarId(d.id(NameKind::Var, names)?)),
-            OP_WRITE => Op::Write(VarId(d.id(NameKind::Var, names)?)),
-            OP_ACQ => Op::Acquire(LockId(d.id(NameKind::Lock, names)?)),
-            OP_REL => Op::Release(LockId(d.id(NameKind::Lock, names)?)),
-            OP_REQ => Op::Request(LockId(d.id(NameKind::Lock, names)?)),
-            OP_FORK => Op::Fork(ThreadId(d.id(NameKind::Thread, names)?)),
-            OP_JOIN => Op::Join(ThreadId(d.id(NameKind::Thread, names)?)),
-            OP_BEGIN => Op::Begin(None),
-            OP_BEGIN_LABEL => Op::Begin(Some(SymId(d.id(NameKind::Symbol, names)?))),
-            OP_END => Op::End,
-            OP_SND => Op::Send(MsgId(d.id(NameKind::Msg, names)?)),
-            OP_RCV => Op::Receive(MsgId(d.id(NameKind::Msg, names)?)),
-            OP_CALL => {
-                let mut call = self.spare_call.take().unwrap_or_default();
-                call.args.clear();
-                call.results.clear();
-                let res = (|| -> Result<(), Short> {
-                    call.object = ObjId(d.id(NameKind::Object, names)?);
-                    call.method = SymId(d.id(NameKind::Symbol, names)?);
-                    for list in [&mut call.args, &mut call.results] {
-                        let n = d.varint()?;
-                        for _ in 0..n {
-                            list.push(d.value(names)?);
-                        }
-                    }
-                    Ok(())
-                })();
-                if let Err(e) = res {
-                    self.spare_call = Some(call);
-                    return Err(e);
-                }
-                Op::Call(call)
+        let code = tag & OP_MASK;
+        let op = if code == OP_CALL {
+            let mut call = self.spare_call.take().unwrap_or_default();
+            if let Err(e) = decode_call(&mut d, names, &mut call) {
+                self.spare_call = Some(call);
+                return Err(e);
             }
-            op => return Err(corrupt(format!("unknown record tag {tag:#04x} (op {op})"))),
+            Op::Call(call)
+        } else {
+            let id = match operand(code) {
+                Some(kind) => d.id(kind, names)?,
+                None => 0,
+            };
+            match code {
+                OP_READ => Op::Read(VarId(id)),
+                OP_WRITE => Op::Write(VarId(id)),
+                OP_ACQ => Op::Acquire(LockId(id)),
+                OP_REL => Op::Release(LockId(id)),
+                OP_REQ => Op::Request(LockId(id)),
+                OP_FORK => Op::Fork(ThreadId(id)),
+                OP_JOIN => Op::Join(ThreadId(id)),
+                OP_BEGIN => Op::Begin(None),
+                OP_BEGIN_LABEL => Op::Begin(Some(SymId(id))),
+                OP_END => Op::End,
+                OP_SND => Op::Send(MsgId(id)),
+                OP_RCV => Op::Receive(MsgId(id)),
+                _ => return Err(bad_tag(tag)),
+            }
         };
         let loc = if tag & HAS_LOC != 0 {
             Some(LocId(d.id(NameKind::Location, names)?))
