@@ -3,7 +3,7 @@
 //! validator accepts (with warnings when `odd` is set), so that shrinking keeps traces valid.
 
 use crate::event::{Event, Op};
-use crate::names::{LockId, MsgId, Names, ThreadId, VarId};
+use crate::names::{LockId, MsgId, NameKind, Names, ThreadId, VarId};
 use crate::source::Trace;
 
 /// The size of the name spaces a trace draws from.
@@ -41,29 +41,18 @@ pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
         n(shape.msgs),
     );
     let mut names = Names::default();
-    for i in 0..nt {
-        names
-            .threads
-            .intern(format!("T{i}").as_bytes())
-            .expect("ascii");
-    }
-    for i in 0..nv {
-        names
-            .vars
-            .intern(format!("x{i}").as_bytes())
-            .expect("ascii");
-    }
-    for i in 0..nl {
-        names
-            .locks
-            .intern(format!("L{i}").as_bytes())
-            .expect("ascii");
-    }
-    for i in 0..nm {
-        names
-            .msgs
-            .intern(format!("m{i}").as_bytes())
-            .expect("ascii");
+    for (kind, prefix, count) in [
+        (NameKind::Thread, "T", nt),
+        (NameKind::Var, "x", nv),
+        (NameKind::Lock, "L", nl),
+        (NameKind::Msg, "m", nm),
+    ] {
+        for i in 0..count {
+            names
+                .of_mut(kind)
+                .intern(format!("{prefix}{i}").as_bytes())
+                .expect("ascii");
+        }
     }
     // Thread 0 is the root; others start when forked (or at once, for odd traces).
     let mut started = vec![false; nt];
