@@ -21,7 +21,9 @@ pub trait Analysis {
         false
     }
 
-    fn on_event(&mut self, e: &Event, hb: &HappensBefore);
+    /// Sees one event. An error (e.g. a call of a method the analysis' spec does not declare)
+    /// stops the run; the driver adds the event's position.
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind>;
 
     /// Turns what was gathered into findings, with names resolved.
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput;
@@ -164,7 +166,8 @@ pub fn run<S: EventSource>(
         stats.count(&e.op);
         hb.before(e);
         for a in analyses.iter_mut() {
-            a.on_event(e, &hb);
+            a.on_event(e, &hb, source.names())
+                .map_err(|kind| TraceError::new(pos, kind))?;
         }
         hb.after(e);
     }
@@ -223,8 +226,9 @@ mod tests {
         fn needs_lock_valid(&self) -> bool {
             true
         }
-        fn on_event(&mut self, _: &Event, _: &HappensBefore) {
+        fn on_event(&mut self, _: &Event, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
             self.0 += 1;
+            Ok(())
         }
         fn finish(self: Box<Self>, _: &Names) -> AnalysisOutput {
             let mut out = AnalysisOutput::default();

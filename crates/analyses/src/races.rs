@@ -14,7 +14,7 @@
 use crate::driver::{Analysis, AnalysisOutput};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
-use hindsight_trace::{Event, LocId, Names, Op, ThreadId, VarId};
+use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
@@ -333,12 +333,13 @@ impl Analysis for Races {
     }
 
     #[inline]
-    fn on_event(&mut self, e: &Event, hb: &HappensBefore) {
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
         match e.op {
             Op::Read(x) => self.access(x, false, e, hb),
             Op::Write(x) => self.access(x, true, e, hb),
             _ => {}
         }
+        Ok(())
     }
 
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {

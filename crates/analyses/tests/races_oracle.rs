@@ -44,7 +44,9 @@ fn fast(trace: &Trace) -> Vec<(u64, u64)> {
     let mut races = Races::new();
     for e in &trace.events {
         hb.before(e);
-        races.on_event(e, &hb);
+        races
+            .on_event(e, &hb, &trace.names)
+            .expect("races accepts every event");
         hb.after(e);
     }
     races.races().iter().map(|r| (r.racy, r.partner)).collect()

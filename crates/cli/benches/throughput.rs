@@ -84,6 +84,7 @@ fn main() {
         unprotected: 0.02,
         blocks: 0.0,
         seed: 1,
+        map_keys: 0,
     };
     let t = Instant::now();
     {

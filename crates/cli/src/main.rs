@@ -4,6 +4,8 @@
 //! printing errors and warnings with their file positions, and exit statuses (0 clean,
 //! 1 findings, 2 error). It holds no analysis logic of its own.
 
+mod commute;
+
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use hindsight_analyses::races::Races;
@@ -63,6 +65,35 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+    /// Commutativity races (PLDI'14): method calls on one object that may run in either order
+    /// and that the object's spec does not say commute.
+    #[command(group(clap::ArgGroup::new("source").required(true).args(["spec", "builtin"])))]
+    Commute {
+        /// The trace (not needed with --explain); `-` reads standard input.
+        #[arg(required_unless_present = "explain")]
+        trace: Option<PathBuf>,
+        /// A spec file declaring object types, their methods and when they commute.
+        #[arg(long)]
+        spec: Option<PathBuf>,
+        /// A shipped spec: map, set, register or counter.
+        #[arg(long)]
+        builtin: Option<String>,
+        /// Binds an object of the trace to a type of the spec (needed when it declares several).
+        #[arg(long = "bind", value_name = "OBJECT=TYPE")]
+        bind: Vec<String>,
+        /// Prints the access points each action touches and the conflict relation, then exits.
+        #[arg(long)]
+        explain: bool,
+        /// Checks every pair directly against the formulas (Section 5.1), without access points.
+        #[arg(long)]
+        direct: bool,
+        /// Treat every warning about the trace as an error (exit status 2).
+        #[arg(long)]
+        strict: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
     /// Converts a trace between the text and binary formats, losslessly.
     Convert {
         /// Input trace (`-` for standard input).
@@ -99,6 +130,10 @@ enum Command {
         /// Probability per step of opening an atomic block (begin/end).
         #[arg(long, default_value_t = 0.0)]
         blocks: f64,
+        /// Turn every access into an action on a dictionary `m_i` over this many keys
+        /// (put/get/size with consistent results), for `commute --builtin map`.
+        #[arg(long, default_value_t = 0)]
+        map_keys: u32,
         /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -162,9 +197,12 @@ fn main() -> ExitCode {
                     return ExitCode::from(0);
                 }
             }
-            match e.downcast_ref::<InputError>() {
-                Some(ie) => eprintln!("{ie}"),
-                None => eprintln!("hindsight: error: {e:#}"),
+            if let Some(ie) = e.downcast_ref::<InputError>() {
+                eprintln!("{ie}");
+            } else if let Some(se) = e.downcast_ref::<commute::SpecSourceError>() {
+                eprintln!("{se}");
+            } else {
+                eprintln!("hindsight: error: {e:#}");
             }
             ExitCode::from(2)
         }
@@ -173,7 +211,38 @@ fn main() -> ExitCode {
 
 fn dispatch(command: Command) -> anyhow::Result<u8> {
     match command {
-        Command::Races { input, format } => analyse(&input, format, vec![Box::new(Races::new())]),
+        Command::Races { input, format } => {
+            analyse(&input, format, vec![Box::new(Races::new())], Vec::new())
+        }
+        Command::Commute {
+            trace,
+            spec,
+            builtin,
+            bind,
+            explain,
+            direct,
+            strict,
+            format,
+        } => {
+            let loaded = commute::load(spec.as_deref(), builtin.as_deref(), direct)?;
+            if explain {
+                for w in &loaded.warnings {
+                    eprintln!("{w}");
+                }
+                print!("{}", commute::explain(&loaded.specs));
+                return Ok(0);
+            }
+            let binding = commute::binding(&loaded.specs, &bind)?;
+            for w in &loaded.warnings {
+                eprintln!("{w}");
+            }
+            let Some(trace) = trace else {
+                bail!("give a trace to analyse (or --explain)");
+            };
+            let input = InputArgs { trace, strict };
+            let analysis = commute::analysis(loaded.specs, binding);
+            analyse(&input, format, vec![Box::new(analysis)], loaded.warnings)
+        }
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
             events,
@@ -184,6 +253,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             depth,
             unprotected,
             blocks,
+            map_keys,
             output,
         } => {
             let config = GenConfig {
@@ -195,6 +265,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                 unprotected,
                 blocks,
                 seed,
+                map_keys,
             };
             gen(&config, output.as_deref()).map(|()| 0)
         }
@@ -264,13 +335,17 @@ fn trace_info(path: &Path, format: Format, outcome: &RunOutcome) -> serde_json::
     m
 }
 
+/// Runs one analysis over a trace and prints its report; `extra_warnings` (about the analysis'
+/// own inputs, already printed) join the report's.
 fn analyse(
     input: &InputArgs,
     format: FormatArg,
     analyses: Vec<Box<dyn Analysis>>,
+    extra_warnings: Vec<String>,
 ) -> anyhow::Result<u8> {
     let (mut outcome, trace_format) = read_trace(input, analyses)?;
-    let warning_lines = warnings(&input.trace, &outcome);
+    let mut warning_lines = extra_warnings;
+    warning_lines.extend(warnings(&input.trace, &outcome));
     let info = trace_info(&input.trace, trace_format, &outcome);
     let (name, output) = outcome.outputs.remove(0);
     let mut report = Report::new(name);

@@ -55,6 +55,9 @@ pub enum ErrorKind {
     Strict(WarningKind),
     #[error("{0}")]
     Unsupported(String),
+    /// An event an analysis cannot accept (a call of a method its spec does not declare, ...).
+    #[error("{0}")]
+    Analysis(String),
 }
 
 /// An error and where it is.

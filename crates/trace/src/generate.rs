@@ -34,8 +34,8 @@
 //! "`unprotected == 0` means every access is protected" is a trace of exactly one event, which
 //! can only be an access.
 
-use crate::event::{Event, Op};
-use crate::names::{Interner, LocId, LockId, Names, ThreadId, VarId};
+use crate::event::{Call, Event, Op, Value};
+use crate::names::{Interner, LocId, LockId, Names, ObjId, SymId, ThreadId, VarId};
 use crate::source::Trace;
 use rustc_hash::FxHashMap;
 use std::convert::Infallible;
@@ -60,6 +60,11 @@ pub struct GenConfig {
     /// Probability that a thread opens an atomic block at a step when it is not in one.
     pub blocks: f64,
     pub seed: u64,
+    /// With `n > 0`, every access becomes an action on a dictionary instead: a read of `x_i`
+    /// is `m_i.get(k)/v` (or now and then `m_i.size()/n`), a write is `m_i.put(k, v)/p`, over
+    /// keys `0..n`, with results that a real dictionary would return in trace order (the
+    /// workload of `hindsight commute --builtin map`).
+    pub map_keys: u32,
 }
 
 impl Default for GenConfig {
@@ -73,6 +78,7 @@ impl Default for GenConfig {
             unprotected: 0.05,
             blocks: 0.0,
             seed: 0,
+            map_keys: 0,
         }
     }
 }
@@ -302,6 +308,20 @@ struct Gen<'n> {
     events: u64,
     /// Events needed to close everything: held locks, open blocks, pending joins.
     reserve: u64,
+    maps: Option<Maps>,
+}
+
+/// The dictionaries of `map_keys` mode, with their contents, so that results are consistent.
+struct Maps {
+    keys: u32,
+    /// Per object touched so far: per key the value (0 = nil), and the size.
+    contents: FxHashMap<u32, (Vec<u8>, i64)>,
+    names: NameCache,
+    put: u32,
+    get: u32,
+    size: u32,
+    /// Reused between events: generating allocates nothing per call.
+    spare: Option<Box<Call>>,
 }
 
 impl<'n> Gen<'n> {
@@ -334,6 +354,15 @@ impl<'n> Gen<'n> {
             index: 0,
             events: config.events,
             reserve: 0,
+            maps: (config.map_keys > 0).then(|| Maps {
+                keys: config.map_keys.min(1 << 16),
+                contents: FxHashMap::default(),
+                names: NameCache::new("m", vars),
+                put: 0,
+                get: 0,
+                size: 0,
+                spare: None,
+            }),
         }
     }
 
@@ -579,12 +608,17 @@ impl<'n> Gen<'n> {
         let mut loc = None;
         let op = match op {
             GenOp::Access(x, write, line) => {
-                let x = VarId(self.var_names.get(&mut names.vars, x));
                 loc = Some(LocId(self.loc_names.get(&mut names.locations, line)));
-                if write {
-                    Op::Write(x)
-                } else {
-                    Op::Read(x)
+                match &mut self.maps {
+                    Some(maps) => Op::Call(maps.action(x, write, &mut self.rng, names)),
+                    None => {
+                        let x = VarId(self.var_names.get(&mut names.vars, x));
+                        if write {
+                            Op::Write(x)
+                        } else {
+                            Op::Read(x)
+                        }
+                    }
                 }
             }
             GenOp::Acquire(l) => Op::Acquire(LockId(self.lock_names.get(&mut names.locks, l))),
@@ -601,7 +635,72 @@ impl<'n> Gen<'n> {
             loc,
         };
         self.index += 1;
-        sink(&event, names)
+        let result = sink(&event, names);
+        if let (Op::Call(call), Some(maps)) = (event.op, &mut self.maps) {
+            maps.spare = Some(call);
+        }
+        result
+    }
+}
+
+impl Maps {
+    /// A dictionary action on `m_x`, applied to its contents.
+    fn action(
+        &mut self,
+        x: u32,
+        write: bool,
+        rng: &mut SplitMix64,
+        names: &mut Names,
+    ) -> Box<Call> {
+        if self.put == self.get {
+            for (slot, name) in [
+                (&mut self.put, "put"),
+                (&mut self.get, "get"),
+                (&mut self.size, "size"),
+            ] {
+                *slot = names.symbols.intern(name.as_bytes()).expect("ASCII");
+            }
+        }
+        let mut call = self.spare.take().unwrap_or_default();
+        call.args.clear();
+        call.results.clear();
+        call.object = ObjId(self.names.get(&mut names.objects, x));
+        let keys = self.keys;
+        let (contents, size) = self
+            .contents
+            .entry(x)
+            .or_insert_with(|| (vec![0; keys as usize], 0));
+        let value = |v: u8| {
+            if v == 0 {
+                Value::Nil
+            } else {
+                Value::Int(i64::from(v))
+            }
+        };
+        let k = (rng.next_u64() % u64::from(keys)) as usize;
+        let roll = rng.next_u64() % 10;
+        if write {
+            // Values 1..=3, and now and then nil (a removal).
+            let v = if roll == 0 {
+                0
+            } else {
+                1 + (rng.next_u64() % 3) as u8
+            };
+            let old = contents[k];
+            *size += i64::from(old == 0 && v != 0) - i64::from(old != 0 && v == 0);
+            contents[k] = v;
+            call.method = SymId(self.put);
+            call.args.extend([Value::Int(k as i64), value(v)]);
+            call.results.push(value(old));
+        } else if roll < 2 {
+            call.method = SymId(self.size);
+            call.results.push(Value::Int(*size));
+        } else {
+            call.method = SymId(self.get);
+            call.args.push(Value::Int(k as i64));
+            call.results.push(value(contents[k]));
+        }
+        call
     }
 }
 
@@ -805,6 +904,7 @@ mod tests {
                 unprotected: fractions[rng.below(fractions.len() as u64) as usize],
                 blocks: [0.0, 0.1, 0.5, 1.0, f64::NAN][rng.below(5) as usize],
                 seed: rng.next_u64(),
+                map_keys: 0,
             });
         }
         out
@@ -860,6 +960,7 @@ mod tests {
                         unprotected,
                         blocks: 0.3,
                         seed: events * 31 + u64::from(threads),
+                        map_keys: 0,
                     };
                     let trace = generate_trace(&config);
                     assert_eq!(trace.events.len() as u64, events);
@@ -1012,6 +1113,7 @@ mod tests {
             unprotected: 0.2,
             blocks: 0.05,
             seed: 7,
+            map_keys: 0,
         };
         let s = check(&config, &generate_trace(&config));
         let unguarded = s.unguarded as f64 / s.accesses as f64;

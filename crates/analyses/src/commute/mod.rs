@@ -1,0 +1,452 @@
+//! Commutativity races (Dimitrov, Raychev, Vechev, Koskinen, PLDI'14).
+//!
+//! Two actions (method calls on one shared object) race when they may happen in parallel and
+//! their spec does not say they commute (Definition 4.3). Specs are written in a small language
+//! ([`spec`], [`parse`]); formulas in the paper's ECL fragment ([`ecl`]) are translated to access
+//! points ([`translate`]) and checked by Algorithm 1 with a bounded number of lookups per action
+//! (Theorem 6.6); pairs outside ECL are checked directly against every earlier action
+//! (Section 5.1).
+//!
+//! Algorithm 1 keeps, per active access point, the join of the clocks of the actions that
+//! touched it. We keep instead the latest action of each thread that touched it and is not
+//! ordered before a later one (an antichain, usually of one action): "the join is not below
+//! the current clock" holds exactly when one of them is unordered with the current action, so
+//! the verdict is the paper's, and the kept actions name a partner for the report.
+
+pub mod builtin;
+pub mod ecl;
+pub mod parse;
+pub mod spec;
+pub mod translate;
+
+use crate::driver::{Analysis, AnalysisOutput};
+use hindsight_order::{HappensBefore, VectorClock};
+use hindsight_report::{EventRef, Finding, Rule};
+use hindsight_trace::event::DisplayValue;
+use hindsight_trace::{ErrorKind, Event, LocId, Names, ObjId, Op, SymId, ThreadId, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value as Json;
+use spec::{ObjectSpec, SpecError, SpecFile, Val};
+use translate::Representation;
+
+/// Most parameters (arguments and results) a method may have: actions are kept inline.
+pub const MAX_PARAMS: usize = 8;
+
+/// An object type ready for analysis.
+pub struct CompiledSpec {
+    pub spec: ObjectSpec,
+    pub rep: Representation,
+    /// Per method, whether it takes part in a pair checked directly.
+    direct_methods: Vec<bool>,
+}
+
+impl CompiledSpec {
+    pub fn compile(spec: ObjectSpec, force_direct: bool) -> Result<CompiledSpec, SpecError> {
+        for m in &spec.methods {
+            if m.params.len() > MAX_PARAMS {
+                return Err(SpecError {
+                    span: m.span,
+                    message: format!(
+                        "method `{}` has {} parameters; at most {MAX_PARAMS} are supported",
+                        m.name,
+                        m.params.len()
+                    ),
+                });
+            }
+        }
+        let rep = translate::translate(&spec, force_direct)?;
+        let n = spec.methods.len();
+        let direct_methods = (0..n)
+            .map(|a| (0..n).any(|b| rep.is_direct(a, b)))
+            .collect();
+        Ok(CompiledSpec {
+            spec,
+            rep,
+            direct_methods,
+        })
+    }
+}
+
+/// Compiles every object of a spec file.
+pub fn compile_file(file: SpecFile, force_direct: bool) -> Result<Vec<CompiledSpec>, SpecError> {
+    file.objects
+        .into_iter()
+        .map(|o| CompiledSpec::compile(o, force_direct))
+        .collect()
+}
+
+/// Which spec each object of the trace follows.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    /// Every object follows the one spec.
+    All(usize),
+    /// By object name; other objects are an error.
+    Named(FxHashMap<String, usize>),
+}
+
+/// An action as kept for later checks and reports.
+#[derive(Clone, Copy, Debug)]
+struct Action {
+    index: u64,
+    thread: ThreadId,
+    clock: u32,
+    loc: Option<LocId>,
+    method: u16,
+    len: u8,
+    vals: [Value; MAX_PARAMS],
+}
+
+impl Action {
+    #[inline]
+    fn ordered_before(&self, t: ThreadId, vc: &VectorClock) -> bool {
+        self.thread == t || self.clock <= vc.get(self.thread)
+    }
+
+    fn vals<'n>(&self, names: &'n Names) -> [Val<'n>; MAX_PARAMS] {
+        let mut out = [Val::Nil; MAX_PARAMS];
+        for (o, v) in out.iter_mut().zip(&self.vals[..self.len as usize]) {
+            *o = val(*v, names);
+        }
+        out
+    }
+}
+
+#[inline]
+fn val(v: Value, names: &Names) -> Val<'_> {
+    match v {
+        Value::Int(i) => Val::Int(i),
+        Value::Nil => Val::Nil,
+        Value::Sym(s) => Val::Sym(names.symbol(s)),
+        Value::Str(s) => Val::Str(names.symbol(s)),
+    }
+}
+
+/// An access point of one object: a class, with its value for valued classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Point {
+    Ds(u32),
+    Valued(u32, Value),
+    /// Not a point: the pair was checked directly against the formula.
+    Direct,
+}
+
+#[derive(Default)]
+struct ObjState {
+    spec: usize,
+    ds: Vec<Vec<Action>>,
+    valued: FxHashMap<(u32, Value), Vec<Action>>,
+    /// Every action of a method in a directly checked pair.
+    history: Vec<Action>,
+}
+
+struct Race {
+    object: ObjId,
+    spec: usize,
+    partner: Action,
+    racy: Action,
+    points: (Point, Point),
+}
+
+/// The `commute` analysis.
+pub struct Commute {
+    specs: Vec<CompiledSpec>,
+    binding: Binding,
+    objects: Vec<Option<ObjState>>,
+    /// Per spec, trace method symbol → method index (`u32::MAX`: not looked up yet).
+    methods: Vec<Vec<u32>>,
+    races: Vec<Race>,
+    actions: u64,
+}
+
+const UNKNOWN: u32 = u32::MAX;
+
+impl Commute {
+    pub fn new(specs: Vec<CompiledSpec>, binding: Binding) -> Commute {
+        let methods = vec![Vec::new(); specs.len()];
+        Commute {
+            specs,
+            binding,
+            objects: Vec::new(),
+            methods,
+            races: Vec::new(),
+            actions: 0,
+        }
+    }
+
+    /// The races found so far: (racy action index, partner index), in trace order.
+    pub fn races(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.races.iter().map(|r| (r.racy.index, r.partner.index))
+    }
+
+    fn object_state(&mut self, o: ObjId, names: &Names) -> Result<&mut ObjState, ErrorKind> {
+        if o.index() >= self.objects.len() {
+            self.objects.resize_with(o.index() + 1, || None);
+        }
+        if self.objects[o.index()].is_none() {
+            let name = names.object(o);
+            let spec = match &self.binding {
+                Binding::All(s) => *s,
+                Binding::Named(map) => *map.get(name).ok_or_else(|| {
+                    ErrorKind::Analysis(format!(
+                        "object `{name}` has no spec: bind it with --bind {name}=TYPE"
+                    ))
+                })?,
+            };
+            let classes = self.specs[spec].rep.classes.len();
+            self.objects[o.index()] = Some(ObjState {
+                spec,
+                ds: vec![Vec::new(); classes],
+                ..ObjState::default()
+            });
+        }
+        Ok(self.objects[o.index()].as_mut().expect("just set"))
+    }
+
+    fn method(
+        &mut self,
+        spec: usize,
+        sym: SymId,
+        names: &Names,
+        object: &str,
+    ) -> Result<usize, ErrorKind> {
+        let cache = &mut self.methods[spec];
+        if sym.index() >= cache.len() {
+            cache.resize(sym.index() + 1, UNKNOWN);
+        }
+        if cache[sym.index()] == UNKNOWN {
+            let name = names.symbol(sym);
+            let s = &self.specs[spec].spec;
+            let m = s.method(name).ok_or_else(|| {
+                ErrorKind::Analysis(format!(
+                    "`{name}` is not a method of {} (object `{object}`)",
+                    s.name
+                ))
+            })?;
+            cache[sym.index()] = m as u32;
+        }
+        Ok(cache[sym.index()] as usize)
+    }
+
+    fn action(
+        &mut self,
+        e: &Event,
+        call: &hindsight_trace::Call,
+        hb: &HappensBefore,
+        names: &Names,
+    ) -> Result<(), ErrorKind> {
+        self.actions += 1;
+        let object = names.object(call.object);
+        let spec_ix = self.object_state(call.object, names)?.spec;
+        let m = self.method(spec_ix, call.method, names, object)?;
+        let compiled = &self.specs[spec_ix];
+        let method = &compiled.spec.methods[m];
+        if call.args.len() != method.args || call.results.len() != method.results() {
+            return Err(ErrorKind::Analysis(format!(
+                "{}.{} takes {} argument(s) and {} result(s), the call has {} and {}",
+                compiled.spec.name,
+                method.name,
+                method.args,
+                method.results(),
+                call.args.len(),
+                call.results.len()
+            )));
+        }
+        let t = e.thread;
+        let vc = hb.clock(t);
+        let mut me = Action {
+            index: e.index,
+            thread: t,
+            clock: vc.get(t),
+            loc: e.loc,
+            method: m as u16,
+            len: method.params.len() as u8,
+            vals: [Value::Nil; MAX_PARAMS],
+        };
+        for (slot, v) in me
+            .vals
+            .iter_mut()
+            .zip(call.args.iter().chain(&call.results))
+        {
+            *slot = *v;
+        }
+        let vals = me.vals(names);
+        let rep = &compiled.rep;
+        let beta = rep.beta(m, &vals[..me.len as usize]);
+        let state = self.objects[call.object.index()]
+            .as_mut()
+            .expect("created above");
+
+        // Phase 1: the latest earlier action unordered with this one on a conflicting point.
+        let mut best: Option<(Action, Point, Point)> = None;
+        let mut consider = |a: &Action, mine: Point, theirs: Point| {
+            if !a.ordered_before(t, vc) && best.is_none_or(|(b, ..)| a.index > b.index) {
+                best = Some((*a, theirs, mine));
+            }
+        };
+        let ds = rep.ds_point(m, beta);
+        if let Some(c) = ds {
+            for &c2 in &rep.conflicts[c as usize] {
+                for a in &state.ds[c2 as usize] {
+                    consider(a, Point::Ds(c), Point::Ds(c2));
+                }
+            }
+        }
+        let value_points = rep.value_points(m, beta);
+        for (i, pc) in value_points.iter().enumerate() {
+            if let Some(c) = *pc {
+                for &c2 in &rep.conflicts[c as usize] {
+                    if let Some(list) = state.valued.get(&(c2, me.vals[i])) {
+                        for a in list {
+                            consider(
+                                a,
+                                Point::Valued(c, me.vals[i]),
+                                Point::Valued(c2, me.vals[i]),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if compiled.direct_methods[m] {
+            for a in &state.history {
+                if rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {
+                    let commutes = match compiled.spec.rule(a.method as usize, m) {
+                        None => false,
+                        Some((rule, swapped)) => {
+                            let theirs = a.vals(names);
+                            let (first, second) = if swapped {
+                                (&vals[..], &theirs[..])
+                            } else {
+                                (&theirs[..], &vals[..])
+                            };
+                            rule.formula.eval(first, second)
+                        }
+                    };
+                    if !commutes {
+                        consider(a, Point::Direct, Point::Direct);
+                    }
+                }
+            }
+            state.history.push(me);
+        }
+
+        // Phase 2: this action joins every point it touches, replacing what it covers.
+        let touch = |list: &mut Vec<Action>| {
+            list.retain(|a| !a.ordered_before(t, vc));
+            list.push(me);
+        };
+        if let Some(c) = ds {
+            touch(&mut state.ds[c as usize]);
+        }
+        for (i, pc) in value_points.iter().enumerate() {
+            if let Some(c) = *pc {
+                touch(state.valued.entry((c, me.vals[i])).or_default());
+            }
+        }
+        if let Some((partner, theirs, mine)) = best {
+            self.races.push(Race {
+                object: call.object,
+                spec: spec_ix,
+                partner,
+                racy: me,
+                points: (theirs, mine),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn render_call(a: &Action, object: &str, spec: &ObjectSpec, names: &Names) -> String {
+    let method = &spec.methods[a.method as usize];
+    let show = |vs: &[Value]| {
+        vs.iter()
+            .map(|&v| DisplayValue { value: v, names }.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let vals = &a.vals[..a.len as usize];
+    let (args, results) = vals.split_at(method.args);
+    if results.is_empty() {
+        format!("call({object}.{}({}))", method.name, show(args))
+    } else {
+        format!(
+            "call({object}.{}({})/{})",
+            method.name,
+            show(args),
+            show(results)
+        )
+    }
+}
+
+fn render_point(p: Point, rep: &Representation, names: &Names) -> String {
+    match p {
+        Point::Ds(c) => rep.classes[c as usize].name.clone(),
+        Point::Valued(c, v) => format!(
+            "{}({})",
+            rep.classes[c as usize].name,
+            DisplayValue { value: v, names }
+        ),
+        Point::Direct => "formula checked directly".into(),
+    }
+}
+
+impl Analysis for Commute {
+    fn name(&self) -> &'static str {
+        "commute"
+    }
+
+    #[inline]
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        match &e.op {
+            Op::Call(call) => self.action(e, call, hb, names),
+            _ => Ok(()),
+        }
+    }
+
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
+        let mut out = AnalysisOutput::default();
+        let mut racy_objects = FxHashSet::default();
+        for r in &self.races {
+            racy_objects.insert(r.object);
+            let object = names.object(r.object);
+            let compiled = &self.specs[r.spec];
+            let event = |a: &Action| EventRef {
+                index: a.index,
+                thread: names.thread(a.thread).to_owned(),
+                op: render_call(a, object, &compiled.spec, names),
+                location: a.loc.map(|l| names.location(l).to_owned()),
+            };
+            let (p, a) = (event(&r.partner), event(&r.racy));
+            let points = [
+                render_point(r.points.0, &compiled.rep, names),
+                render_point(r.points.1, &compiled.rep, names),
+            ];
+            let message = format!(
+                "{} by {} (#{}) does not commute with the earlier {} by {} (#{}), and they may run in either order",
+                a.op, a.thread, a.index, p.op, p.thread, p.index
+            );
+            let mut fields = serde_json::Map::new();
+            fields.insert("object".into(), Json::from(object));
+            fields.insert("type".into(), Json::from(compiled.spec.name.as_str()));
+            fields.insert("access_points".into(), Json::from(points.to_vec()));
+            out.findings.push(Finding {
+                kind: "commutativity-race".into(),
+                message,
+                events: vec![p, a],
+                fields,
+                group: Some(object.to_owned()),
+            });
+        }
+        out.summary
+            .insert("actions".into(), Json::from(self.actions));
+        out.summary
+            .insert("racy_actions".into(), Json::from(self.races.len()));
+        out.summary
+            .insert("racy_objects".into(), Json::from(racy_objects.len()));
+        out.rules.push(Rule {
+            id: "commutativity-race",
+            description: "Two method calls on one object that may run in either order and are not specified to commute",
+        });
+        out
+    }
+}

@@ -1,0 +1,122 @@
+//! Throughput of `commute --builtin map` on generated dictionary workloads, and the ratio of
+//! Algorithm 1 (access points) to the direct approach of Section 5.1 as traces grow.
+//!
+//! `cargo bench -p hindsight-cli --bench commute` (actions: `HINDSIGHT_BENCH_ACTIONS`, default
+//! 10 million).
+
+use hindsight_analyses::commute::builtin::builtin;
+use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
+use hindsight_analyses::{run_any, RunOptions};
+use hindsight_trace::generate::{generate, GenConfig};
+use hindsight_trace::{BinaryWriter, Names};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+use std::time::Instant;
+
+fn config(events: u64) -> GenConfig {
+    GenConfig {
+        events,
+        threads: 8,
+        vars: 16,
+        locks: 16,
+        max_depth: 2,
+        unprotected: 0.02,
+        blocks: 0.0,
+        seed: 7,
+        map_keys: 64,
+    }
+}
+
+fn write(path: &Path, events: u64) {
+    let mut w = BinaryWriter::new(BufWriter::with_capacity(
+        1 << 20,
+        File::create(path).expect("create"),
+    ))
+    .expect("header");
+    let mut names = Names::default();
+    generate(&config(events), &mut names, |e, n| w.write_event(e, n)).expect("write");
+    w.finish().expect("flush");
+}
+
+/// Seconds for the best of `runs`, with (events, actions, racy actions).
+fn analyse(path: &Path, direct: bool, runs: usize) -> (f64, u64, u64, u64) {
+    let mut best = f64::INFINITY;
+    let mut out = (0, 0, 0);
+    for _ in 0..runs {
+        let specs = compile_file(
+            spec::parse(builtin("map").expect("shipped")).expect("parses"),
+            direct,
+        )
+        .expect("compiles");
+        let t = Instant::now();
+        let mut r = hindsight_trace::open(path).expect("open");
+        let o = run_any(
+            &mut r,
+            vec![Box::new(Commute::new(specs, Binding::All(0)))],
+            RunOptions::default(),
+        )
+        .expect("valid");
+        best = best.min(t.elapsed().as_secs_f64());
+        let s = &o.outputs[0].1.summary;
+        out = (
+            o.stats.events,
+            s["actions"].as_u64().unwrap_or(0),
+            s["racy_actions"].as_u64().unwrap_or(0),
+        );
+    }
+    (best, out.0, out.1, out.2)
+}
+
+fn baseline(path: &Path, runs: usize) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut r = hindsight_trace::open(path).expect("open");
+        run_any(&mut r, Vec::new(), RunOptions::default()).expect("valid");
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    best
+}
+
+fn main() {
+    let actions: u64 = std::env::var("HINDSIGHT_BENCH_ACTIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000_000);
+    let dir = std::env::temp_dir().join(format!("hindsight-commute-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+
+    // About two thirds of the generated events are actions; the rest are lock events.
+    let big = dir.join("big.hst");
+    write(&big, actions * 3 / 2);
+    let floor = baseline(&big, 3);
+    let (secs, events, acts, racy) = analyse(&big, false, 3);
+    println!(
+        "map workload: {events} events, {acts} actions (8 threads, 16 maps, 64 keys), {racy} racy actions"
+    );
+    println!(
+        "  read + validate + happens-before: {:.1} M events/s",
+        events as f64 / floor / 1e6
+    );
+    println!(
+        "  commute (access points):          {:.1} M actions/s, {:.1} M events/s",
+        acts as f64 / secs / 1e6,
+        events as f64 / secs / 1e6
+    );
+
+    println!("  access points vs direct (Section 5.1), same trace prefix:");
+    println!(
+        "    {:>9} {:>12} {:>12} {:>8}",
+        "actions", "points s", "direct s", "ratio"
+    );
+    for n in [5_000u64, 10_000, 20_000, 40_000, 80_000] {
+        let p = dir.join(format!("p{n}.hst"));
+        write(&p, n * 3 / 2);
+        let (tp, _, a, rp) = analyse(&p, false, 3);
+        let (td, _, _, rd) = analyse(&p, true, 1);
+        assert_eq!(rp, rd, "both approaches report the same races");
+        println!("    {a:>9} {tp:>12.4} {td:>12.4} {:>7.1}x", td / tp);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
