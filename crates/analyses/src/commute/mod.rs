@@ -130,13 +130,124 @@ enum Point {
     Direct,
 }
 
+/// Where the details of the actions still referenced by some access point live: written once
+/// per action, read only to report a race. Slots are recycled by a sweep that runs when the
+/// journal has doubled since the last one, so memory stays proportional to what the access
+/// points reference (at most one action per thread and point), not to the trace.
+#[derive(Default)]
+struct Journal {
+    slots: Vec<Action>,
+    free: Vec<u32>,
+    live_after_sweep: usize,
+}
+
+impl Journal {
+    #[inline]
+    fn alloc(&mut self, a: Action) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = a;
+                i
+            }
+            None => {
+                self.slots.push(a);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    fn wants_sweep(&self) -> bool {
+        self.free.is_empty() && self.slots.len() >= 2 * self.live_after_sweep + 4096
+    }
+
+    /// Frees every slot that `referenced` does not mark.
+    fn sweep(&mut self, referenced: &[bool]) {
+        self.free = (0..self.slots.len() as u32)
+            .filter(|&i| !referenced[i as usize])
+            .collect();
+        self.free.reverse();
+        self.live_after_sweep = self.slots.len() - self.free.len();
+    }
+}
+
+/// An action as an access point keeps it: its epoch, and its slot in the journal.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    thread: ThreadId,
+    clock: u32,
+    slot: u32,
+}
+
+/// The actions an access point keeps: at most one per thread, none ordered before another;
+/// almost always one.
+#[derive(Clone, Debug, Default)]
+enum PointActions {
+    #[default]
+    Empty,
+    One(Entry),
+    Many(Vec<Entry>),
+}
+
+impl PointActions {
+    fn entries(&self) -> &[Entry] {
+        match self {
+            PointActions::Empty => &[],
+            PointActions::One(e) => std::slice::from_ref(e),
+            PointActions::Many(v) => v,
+        }
+    }
+
+    /// The latest action unordered with an access of `t` at `vc`.
+    #[inline]
+    fn latest_unordered<'j>(
+        &self,
+        t: ThreadId,
+        vc: &VectorClock,
+        journal: &'j Journal,
+    ) -> Option<&'j Action> {
+        let mut best: Option<&Action> = None;
+        for e in self.entries() {
+            if e.thread != t && e.clock > vc.get(e.thread) {
+                let a = &journal.slots[e.slot as usize];
+                if best.is_none_or(|b| a.index > b.index) {
+                    best = Some(a);
+                }
+            }
+        }
+        best
+    }
+
+    /// Adds `me`, dropping the actions ordered before it.
+    #[inline]
+    fn touch(&mut self, me: Entry, vc: &VectorClock) {
+        let ordered = |e: &Entry| e.thread == me.thread || e.clock <= vc.get(e.thread);
+        match self {
+            PointActions::Empty => *self = PointActions::One(me),
+            PointActions::One(e) => {
+                if ordered(e) {
+                    *e = me;
+                } else {
+                    *self = PointActions::Many(vec![*e, me]);
+                }
+            }
+            PointActions::Many(v) => {
+                v.retain(|e| !ordered(e));
+                v.push(me);
+                if v.len() == 1 {
+                    *self = PointActions::One(v[0]);
+                }
+            }
+        }
+    }
+}
+
 #[derive(Default)]
 struct ObjState {
     spec: usize,
-    ds: Vec<Vec<Action>>,
-    valued: FxHashMap<(u32, Value), Vec<Action>>,
-    /// Every action of a method in a directly checked pair.
-    history: Vec<Action>,
+    ds: Vec<PointActions>,
+    valued: FxHashMap<(u32, Value), PointActions>,
+    /// Every action of a method in a directly checked pair (journal slots).
+    history: Vec<u32>,
 }
 
 struct Race {
@@ -156,6 +267,7 @@ pub struct Commute {
     methods: Vec<Vec<u32>>,
     races: Vec<Race>,
     actions: u64,
+    journal: Journal,
 }
 
 const UNKNOWN: u32 = u32::MAX;
@@ -170,6 +282,7 @@ impl Commute {
             methods,
             races: Vec::new(),
             actions: 0,
+            journal: Journal::default(),
         }
     }
 
@@ -195,7 +308,7 @@ impl Commute {
             let classes = self.specs[spec].rep.classes.len();
             self.objects[o.index()] = Some(ObjState {
                 spec,
-                ds: vec![Vec::new(); classes],
+                ds: vec![PointActions::default(); classes],
                 ..ObjState::default()
             });
         }
@@ -278,37 +391,36 @@ impl Commute {
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
         let mut best: Option<(Action, Point, Point)> = None;
-        let mut consider = |a: &Action, mine: Point, theirs: Point| {
-            if !a.ordered_before(t, vc) && best.is_none_or(|(b, ..)| a.index > b.index) {
-                best = Some((*a, theirs, mine));
+        let mut consider = |a: Option<&Action>, mine: Point, theirs: Point| {
+            if let Some(a) = a {
+                if best.is_none_or(|(b, ..)| a.index > b.index) {
+                    best = Some((*a, theirs, mine));
+                }
             }
         };
+        let journal = &mut self.journal;
         let ds = rep.ds_point(m, beta);
         if let Some(c) = ds {
             for &c2 in &rep.conflicts[c as usize] {
-                for a in &state.ds[c2 as usize] {
-                    consider(a, Point::Ds(c), Point::Ds(c2));
-                }
+                let a = state.ds[c2 as usize].latest_unordered(t, vc, journal);
+                consider(a, Point::Ds(c), Point::Ds(c2));
             }
         }
         let value_points = rep.value_points(m, beta);
         for (i, pc) in value_points.iter().enumerate() {
             if let Some(c) = *pc {
+                let v = me.vals[i];
                 for &c2 in &rep.conflicts[c as usize] {
-                    if let Some(list) = state.valued.get(&(c2, me.vals[i])) {
-                        for a in list {
-                            consider(
-                                a,
-                                Point::Valued(c, me.vals[i]),
-                                Point::Valued(c2, me.vals[i]),
-                            );
-                        }
+                    if let Some(list) = state.valued.get(&(c2, v)) {
+                        let a = list.latest_unordered(t, vc, journal);
+                        consider(a, Point::Valued(c, v), Point::Valued(c2, v));
                     }
                 }
             }
         }
         if compiled.direct_methods[m] {
-            for a in &state.history {
+            for &slot in &state.history {
+                let a = &journal.slots[slot as usize];
                 if rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {
                     let commutes = match compiled.spec.rule(a.method as usize, m) {
                         None => false,
@@ -323,24 +435,34 @@ impl Commute {
                         }
                     };
                     if !commutes {
-                        consider(a, Point::Direct, Point::Direct);
+                        consider(Some(a), Point::Direct, Point::Direct);
                     }
                 }
             }
-            state.history.push(me);
         }
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
-        let touch = |list: &mut Vec<Action>| {
-            list.retain(|a| !a.ordered_before(t, vc));
-            list.push(me);
-        };
-        if let Some(c) = ds {
-            touch(&mut state.ds[c as usize]);
-        }
-        for (i, pc) in value_points.iter().enumerate() {
-            if let Some(c) = *pc {
-                touch(state.valued.entry((c, me.vals[i])).or_default());
+        let touches = ds.is_some() || value_points.iter().any(Option::is_some);
+        if touches || compiled.direct_methods[m] {
+            let entry = Entry {
+                thread: t,
+                clock: me.clock,
+                slot: journal.alloc(me),
+            };
+            if compiled.direct_methods[m] {
+                state.history.push(entry.slot);
+            }
+            if let Some(c) = ds {
+                state.ds[c as usize].touch(entry, vc);
+            }
+            for (i, pc) in value_points.iter().enumerate() {
+                if let Some(c) = *pc {
+                    state
+                        .valued
+                        .entry((c, me.vals[i]))
+                        .or_default()
+                        .touch(entry, vc);
+                }
             }
         }
         if let Some((partner, theirs, mine)) = best {
@@ -352,7 +474,28 @@ impl Commute {
                 points: (theirs, mine),
             });
         }
+        if self.journal.wants_sweep() {
+            self.sweep();
+        }
         Ok(())
+    }
+}
+
+impl Commute {
+    /// Recycles the journal slots no access point references any more.
+    #[cold]
+    fn sweep(&mut self) {
+        let mut referenced = vec![false; self.journal.slots.len()];
+        for state in self.objects.iter().flatten() {
+            let points = state.ds.iter().chain(state.valued.values());
+            for e in points.flat_map(PointActions::entries) {
+                referenced[e.slot as usize] = true;
+            }
+            for &slot in &state.history {
+                referenced[slot as usize] = true;
+            }
+        }
+        self.journal.sweep(&referenced);
     }
 }
 
