@@ -304,3 +304,130 @@ fn stats_counts_and_reports_warnings() {
     assert_eq!(out.code, 0);
     insta::assert_snapshot!(out.stdout);
 }
+
+#[test]
+fn commute_finds_the_duplicate_host_of_figure_3() {
+    let out = hindsight(&[
+        "commute",
+        "examples/hosts.txt",
+        "--builtin",
+        "map",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["analysis"], "commute");
+    assert_eq!(v["summary"]["racy_actions"], 1);
+    assert_eq!(v["summary"]["actions"], 3);
+    let f = &v["findings"][0];
+    assert_eq!(f["kind"], "commutativity-race");
+    assert_eq!(f["object"], "o");
+    assert_eq!(f["type"], "Map");
+    assert_eq!(f["events"][0]["index"], 2);
+    assert_eq!(f["events"][1]["index"], 3);
+    assert_eq!(f["events"][1]["op"], "call(o.put(\"a.com\",c2)/c1)");
+    assert_eq!(
+        f["access_points"],
+        serde_json::json!(["put.k[v != p](\"a.com\")", "put.k[v != p](\"a.com\")"])
+    );
+    let text = hindsight(&["commute", "examples/hosts.txt", "--builtin", "map"]);
+    insta::assert_snapshot!(text.stdout);
+    let sarif = hindsight(&[
+        "commute",
+        "examples/hosts.txt",
+        "--builtin",
+        "map",
+        "--format",
+        "sarif",
+    ]);
+    let s: Value = serde_json::from_str(&sarif.stdout).expect("JSON");
+    assert_eq!(s["runs"][0]["results"][0]["ruleId"], "commutativity-race");
+}
+
+#[test]
+fn commute_explain_prints_figure_7() {
+    let out = hindsight(&["commute", "--explain", "--builtin", "map"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn commute_spec_errors_point_at_file_line_column() {
+    let spec = write_temp("bad.spec", "object Map {\n  method put(k, v) -> p;\n  commute put(k1) -> p1, put(k2, v2) -> p2 : true;\n}\n");
+    let out = hindsight(&["commute", "examples/hosts.txt", "--spec", &spec]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.starts_with(&format!("{spec}:3:")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("error:"), "{}", out.stderr);
+    let syntax = write_temp("syntax.spec", "object Map {\n  method put(k v) -> p;\n}\n");
+    let out = hindsight(&["commute", "--explain", "--spec", &syntax]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.starts_with(&format!("{syntax}:2:")),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn commute_checks_formulas_outside_ecl_directly_with_a_warning() {
+    let spec = write_temp(
+        "register.spec",
+        "object Reg {\n  method read() -> v;\n  method write(v);\n  commute read, read : true;\n  commute write(v1), write(v2) : v1 == v2;\n}\n",
+    );
+    let trace = write_temp(
+        "reg.txt",
+        "T0|fork(T1)\nT0|call(r.write(1))\nT1|call(r.write(1))\nT1|call(r.write(2))\n",
+    );
+    let out = hindsight(&["commute", &trace, "--spec", &spec, "--format", "json"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains(&format!("{spec}:5:")), "{}", out.stderr);
+    assert!(out.stderr.contains("checked directly"), "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    // Equal writes commute; the write of 2 races with T0's write of 1.
+    assert_eq!(v["summary"]["racy_actions"], 1);
+    assert_eq!(v["findings"][0]["events"][1]["index"], 3);
+    assert_eq!(
+        v["findings"][0]["access_points"][0],
+        "formula checked directly"
+    );
+}
+
+#[test]
+fn commute_bad_traces_and_bindings_exit_two() {
+    let trace = write_temp("frob.txt", "T0|call(o.size()/0)\nT0|call(o.frob(1))\n");
+    let out = hindsight(&["commute", &trace, "--builtin", "map"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr.trim(),
+        format!("{trace}:2: error: `frob` is not a method of Map (object `o`)")
+    );
+    let two = write_temp("two.spec", "object A { method f(); commute f, f : true; }\nobject B { method g(); commute g, g : true; }\n");
+    let ok = write_temp("ab.txt", "T0|call(a.f())\nT0|call(b.g())\n");
+    let out = hindsight(&["commute", &ok, "--spec", &two]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--bind OBJECT=TYPE"), "{}", out.stderr);
+    let out = hindsight(&[
+        "commute", &ok, "--spec", &two, "--bind", "a=A", "--bind", "b=B",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = hindsight(&["commute", &ok, "--spec", &two, "--bind", "a=A"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("object `b` has no spec"),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&["commute", &ok, "--builtin", "nosuch"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("no builtin spec `nosuch`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(hindsight(&["commute", &ok]).code, 2, "a spec is required");
+}
