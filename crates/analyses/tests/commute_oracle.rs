@@ -437,7 +437,7 @@ fn long_workload_matches_the_direct_approach() {
 fn old_unordered_actions_survive_journal_sweeps() {
     // T1's put changes nothing (v == p): it touches only the point `put.k[v == p] | get.k`.
     let mut text = String::from("T0|fork(T1)\nT0|fork(T2)\nT1|call(m.put(1,7)/7)\n");
-    for i in 0..20_000 {
+    for i in 0..40_000 {
         text.push_str(&format!("T2|call(m.put({},1)/nil)\n", 2 + i % 50));
         text.push_str(&format!("T2|call(m.put({},nil)/1)\n", 2 + i % 50));
     }

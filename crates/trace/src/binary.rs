@@ -14,7 +14,7 @@
 //! allocation: buffers grow only as bytes actually arrive.
 
 use crate::error::{ErrorKind, Position, TraceError};
-use crate::event::{Call, Event, Op, Value};
+use crate::event::{Call, CallPool, Event, Op, Value};
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
@@ -162,8 +162,6 @@ impl Decoder<'_> {
 /// The operands of a call record, into a reused `Call`.
 #[inline(never)]
 fn decode_call(d: &mut Decoder<'_>, names: &Names, call: &mut Call) -> Result<(), Short> {
-    call.args.clear();
-    call.results.clear();
     call.object = ObjId(d.id(NameKind::Object, names)?);
     call.method = SymId(d.id(NameKind::Symbol, names)?);
     for list in [&mut call.args, &mut call.results] {
@@ -198,7 +196,7 @@ pub struct BinaryReader<R> {
     thread: ThreadId,
     names: Names,
     slot: Event,
-    spare_call: Option<Box<Call>>,
+    calls: CallPool,
 }
 
 impl<R: Read> BinaryReader<R> {
@@ -217,7 +215,7 @@ impl<R: Read> BinaryReader<R> {
             thread: ThreadId(0),
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            spare_call: None,
+            calls: CallPool::default(),
         }
     }
 
@@ -350,9 +348,9 @@ impl<R: Read> BinaryReader<R> {
         };
         let code = tag & OP_MASK;
         let op = if code == OP_CALL {
-            let mut call = self.spare_call.take().unwrap_or_default();
+            let mut call = self.calls.take();
             if let Err(e) = decode_call(&mut d, names, &mut call) {
-                self.spare_call = Some(call);
+                self.calls.give(call);
                 return Err(e);
             }
             Op::Call(call)
@@ -384,9 +382,7 @@ impl<R: Read> BinaryReader<R> {
         };
         let used = d.i;
         self.thread = thread;
-        if let Op::Call(old) = std::mem::replace(&mut self.slot.op, op) {
-            self.spare_call = Some(old);
-        }
+        self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
         self.slot.thread = thread;
         self.slot.loc = loc;
         Ok((Record::Event, used))

@@ -24,6 +24,38 @@ pub struct Call {
     pub results: Vec<Value>,
 }
 
+/// Reused `Call` boxes, so that a reader lending out events allocates nothing per call: the
+/// box of the event it replaces comes back here. Two are kept because the slot's box and the
+/// one being filled are both in use while the next call is decoded.
+#[derive(Debug, Default)]
+pub struct CallPool(Vec<Box<Call>>);
+
+impl CallPool {
+    /// An empty call, reusing a returned box (and its vectors' capacity) when there is one.
+    #[inline]
+    pub fn take(&mut self) -> Box<Call> {
+        let mut call = self.0.pop().unwrap_or_default();
+        call.args.clear();
+        call.results.clear();
+        call
+    }
+
+    #[inline]
+    pub fn give(&mut self, call: Box<Call>) {
+        if self.0.len() < 2 {
+            self.0.push(call);
+        }
+    }
+
+    /// Takes back the box of an operation that is being replaced.
+    #[inline]
+    pub fn recycle(&mut self, op: Op) {
+        if let Op::Call(call) = op {
+            self.give(call);
+        }
+    }
+}
+
 /// The operation an event performs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {

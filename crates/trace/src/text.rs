@@ -3,7 +3,7 @@
 //! optional location field).
 
 use crate::error::{ErrorKind, Position, TraceError};
-use crate::event::{Call, DisplayOp, Event, Op, Value};
+use crate::event::{CallPool, DisplayOp, Event, Op, Value};
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
@@ -24,7 +24,7 @@ pub struct TextReader<R> {
     next_index: u64,
     names: Names,
     slot: Event,
-    spare_call: Option<Box<Call>>,
+    calls: CallPool,
     /// The previous line's thread: consecutive events of one thread skip the hash lookup.
     last_thread: (Vec<u8>, ThreadId),
 }
@@ -45,7 +45,7 @@ impl<R: Read> TextReader<R> {
             next_index: 0,
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            spare_call: None,
+            calls: CallPool::default(),
             last_thread: (Vec::new(), ThreadId(u32::MAX)),
         }
     }
@@ -142,13 +142,11 @@ impl<R: Read> EventSource for TextReader<R> {
             let mut parser = LineParser {
                 names: &mut self.names,
                 line: line_no,
-                spare_call: &mut self.spare_call,
+                calls: &mut self.calls,
                 last_thread: &mut self.last_thread,
             };
             let (thread, op, loc) = parser.parse(line)?;
-            if let Op::Call(old) = std::mem::replace(&mut self.slot.op, op) {
-                self.spare_call = Some(old);
-            }
+            self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
             self.slot.index = self.next_index;
             self.slot.thread = thread;
             self.slot.loc = loc;
@@ -177,7 +175,7 @@ impl<R: Read> EventSource for TextReader<R> {
 struct LineParser<'a> {
     names: &'a mut Names,
     line: u64,
-    spare_call: &'a mut Option<Box<Call>>,
+    calls: &'a mut CallPool,
     last_thread: &'a mut (Vec<u8>, ThreadId),
 }
 
@@ -281,9 +279,7 @@ impl LineParser<'_> {
 
     /// Parses `(obj.method(args)/results)` and what follows it.
     fn parse_call<'l>(&mut self, s: &'l [u8]) -> Result<(Op, Option<&'l [u8]>), TraceError> {
-        let mut call = self.spare_call.take().unwrap_or_default();
-        call.args.clear();
-        call.results.clear();
+        let mut call = self.calls.take();
         let mut cur = Cursor { s, i: 0 };
         cur.skip_ws();
         if !cur.eat(b'(') {

@@ -156,8 +156,10 @@ impl Journal {
         }
     }
 
+    /// A sweep costs time proportional to the journal; running one only when it has grown well
+    /// past what was live keeps that cost a few instructions per action.
     fn wants_sweep(&self) -> bool {
-        self.free.is_empty() && self.slots.len() >= 2 * self.live_after_sweep + 4096
+        self.free.is_empty() && self.slots.len() >= 4 * self.live_after_sweep + (1 << 16)
     }
 
     /// Frees every slot that `referenced` does not mark.
@@ -382,9 +384,8 @@ impl Commute {
         {
             *slot = *v;
         }
-        let vals = me.vals(names);
         let rep = &compiled.rep;
-        let beta = rep.beta(m, &vals[..me.len as usize]);
+        let beta = rep.beta_by(m, |i| val(me.vals[i], names));
         let state = self.objects[call.object.index()]
             .as_mut()
             .expect("created above");
@@ -419,6 +420,7 @@ impl Commute {
             }
         }
         if compiled.direct_methods[m] {
+            let vals = me.vals(names);
             for &slot in &state.history {
                 let a = &journal.slots[slot as usize];
                 if rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {

@@ -106,16 +106,14 @@ impl LocalAtom {
         }
     }
 
-    /// The atom's truth on an action's parameter values.
+    /// The atom's truth on an action whose `i`-th parameter value is `param(i)`.
     #[inline]
-    pub fn eval<'a>(&'a self, vals: &[Val<'a>]) -> bool {
-        fn term<'a>(t: &'a LocalTerm, vals: &[Val<'a>]) -> Val<'a> {
-            match t {
-                LocalTerm::Param(i) => vals[*i],
-                LocalTerm::Const(c) => c.val(),
-            }
-        }
-        let (a, b) = (term(&self.left, vals), term(&self.right, vals));
+    pub fn eval<'a>(&'a self, param: impl Fn(usize) -> Val<'a>) -> bool {
+        let term = |t: &'a LocalTerm| match t {
+            LocalTerm::Param(i) => param(*i),
+            LocalTerm::Const(c) => c.val(),
+        };
+        let (a, b) = (term(&self.left), term(&self.right));
         if self.less {
             a < b
         } else {
@@ -609,9 +607,16 @@ impl Representation {
     /// The β vector of an action of `method` with these parameter values.
     #[inline]
     pub fn beta<'a>(&'a self, method: usize, vals: &[Val<'a>]) -> u32 {
+        self.beta_by(method, |i| vals[i])
+    }
+
+    /// [`Representation::beta`] with the values given by a function, so that a caller
+    /// converts only the parameters the atoms read.
+    #[inline]
+    pub fn beta_by<'a>(&'a self, method: usize, param: impl Fn(usize) -> Val<'a> + Copy) -> u32 {
         let mut beta = 0;
         for (bit, atom) in self.atoms[method].iter().enumerate() {
-            beta |= u32::from(atom.eval(vals)) << bit;
+            beta |= u32::from(atom.eval(param)) << bit;
         }
         beta
     }
