@@ -27,6 +27,8 @@ pub struct Call {
 /// Reused `Call` boxes, so that a reader lending out events allocates nothing per call: the
 /// box of the event it replaces comes back here. Two are kept because the slot's box and the
 /// one being filled are both in use while the next call is decoded.
+// The boxes themselves are what is reused: they move in and out of `Op::Call` as they are.
+#[allow(clippy::vec_box)]
 #[derive(Debug, Default)]
 pub struct CallPool(Vec<Box<Call>>);
 
