@@ -189,7 +189,8 @@ impl LineParser<'_> {
     }
 
     fn parse(&mut self, line: &[u8]) -> Result<(ThreadId, Op, Option<LocId>), TraceError> {
-        let Some(bar) = memchr::memchr(b'|', line) else {
+        // Lines are short: a plain scan beats setting up a vectorised search.
+        let Some(bar) = line.iter().position(|&b| b == b'|') else {
             return Err(self.err("expected THREAD|OP(TARGET)|LOCATION"));
         };
         let thread_name = trim(&line[..bar]);
@@ -213,7 +214,10 @@ impl LineParser<'_> {
         let (op, loc_field) = if op_name == b"call" {
             self.parse_call(after_name)?
         } else {
-            let field_end = memchr::memchr(b'|', after_name).unwrap_or(after_name.len());
+            let field_end = after_name
+                .iter()
+                .position(|&b| b == b'|')
+                .unwrap_or(after_name.len());
             let target = self.target(trim(&after_name[..field_end]), op_name)?;
             let op = self.simple_op(op_name, target)?;
             (op, after_name.get(field_end + 1..))
