@@ -576,3 +576,53 @@ fn thread_names_starting_with_a_hash_are_not_written_as_comments() {
     assert_eq!(text, "T#0|fork(#T)|#5\nT#0|w(#x)\n");
     assert_eq!(read_text(&text).unwrap().events, t.events);
 }
+
+mod never_panics {
+    use hindsight_trace::{EventSource, TextReader, Validator};
+    use proptest::prelude::*;
+
+    /// Lines built from the characters that matter to the grammar, so that random input gets
+    /// deep into the parser rather than failing on the first byte.
+    fn line() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "T0", "T1", "|", "(", ")", "r", "w", "acq", "rel", "call", "begin", "end", "fork",
+                "join", "snd", "rcv", "req", "x", ".", ",", "/", "\"", "\\", "nil", "-", "12",
+                "99999999999999999999", " ", "#", "\u{e9}", "\t",
+            ]),
+            0..14,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Any text gives events or one error with a line number; never a panic, also through
+        /// the validator.
+        #[test]
+        fn random_text_is_read_or_refused(lines in prop::collection::vec(line(), 0..12), raw in prop::collection::vec(any::<u8>(), 0..64)) {
+            let mut text = lines.join("\n").into_bytes();
+            text.extend_from_slice(&raw);
+            let mut r = TextReader::new(text.as_slice());
+            let mut v = Validator::new(false);
+            loop {
+                match r.advance() {
+                    Ok(true) => {
+                        if v.check(r.current(), r.position(), r.names()).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(false) => {
+                        let _ = v.finish(r.names());
+                        break;
+                    }
+                    Err(e) => {
+                        prop_assert!(matches!(e.pos, hindsight_trace::Position::Line(n) if n >= 1));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
