@@ -5,7 +5,7 @@
 
 use hindsight_analyses::commute::builtin::{builtin, BUILTINS};
 use hindsight_analyses::commute::spec::{self, Val};
-use hindsight_analyses::commute::{compile_file, Binding, Commute, CompiledSpec};
+use hindsight_analyses::commute::{compile_file, val, Binding, Commute, CompiledSpec};
 use hindsight_analyses::races::Races;
 use hindsight_analyses::Analysis;
 use hindsight_order::reference::EventClocks;
@@ -35,15 +35,6 @@ fn fast(trace: &Trace, specs: Vec<CompiledSpec>) -> Vec<(u64, u64)> {
         hb.after(e);
     }
     c.races().collect()
-}
-
-fn val(v: Value, names: &Names) -> Val<'_> {
-    match v {
-        Value::Int(i) => Val::Int(i),
-        Value::Nil => Val::Nil,
-        Value::Sym(s) => Val::Sym(names.symbol(s)),
-        Value::Str(s) => Val::Str(names.symbol(s)),
-    }
 }
 
 /// Definition 4.3, literally: the latest earlier action on the same object that may happen in

@@ -111,8 +111,9 @@ impl Action {
     }
 }
 
+/// A value of a trace as formulas see it.
 #[inline]
-fn val(v: Value, names: &Names) -> Val<'_> {
+pub fn val(v: Value, names: &Names) -> Val<'_> {
     match v {
         Value::Int(i) => Val::Int(i),
         Value::Nil => Val::Nil,
