@@ -7,6 +7,7 @@
 
 pub mod commute;
 pub mod driver;
+pub mod lin;
 pub mod races;
 
 pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};

@@ -5,6 +5,7 @@
 //! 1 findings, 2 error). It holds no analysis logic of its own.
 
 mod commute;
+mod lin;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -24,7 +25,7 @@ use std::process::ExitCode;
     name = "hindsight",
     version,
     about = "Predicts the concurrency bugs other schedules of one recorded run could hit",
-    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage)."
+    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage), 3 unknown (lin: timeout)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -90,6 +91,26 @@ enum Command {
         /// Treat every warning about the trace as an error (exit status 2).
         #[arg(long)]
         strict: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Linearizability of a recorded history (client invocations and completions, as JSON
+    /// Lines, Jepsen/Knossos EDN or Jepsen's log) against a model. Exit status 3: unknown
+    /// (timeout).
+    Lin {
+        /// The history (`-` for standard input).
+        history: PathBuf,
+        /// register, kv, set, queue, counter or mutex.
+        #[arg(long)]
+        model: String,
+        /// The initial value of the object (e.g. `--init 0`); integers, nil, true/false, or a
+        /// string.
+        #[arg(long)]
+        init: Option<String>,
+        /// Give up after this many seconds and answer "unknown" (exit status 3).
+        #[arg(long)]
+        timeout: Option<f64>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -201,6 +222,8 @@ fn main() -> ExitCode {
                 eprintln!("{ie}");
             } else if let Some(se) = e.downcast_ref::<commute::SpecSourceError>() {
                 eprintln!("{se}");
+            } else if let Some(he) = e.downcast_ref::<lin::HistoryFileError>() {
+                eprintln!("{he}");
             } else {
                 eprintln!("hindsight: error: {e:#}");
             }
@@ -242,6 +265,17 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             let input = InputArgs { trace, strict };
             let analysis = commute::analysis(loaded.specs, binding);
             analyse(&input, format, vec![Box::new(analysis)], loaded.warnings)
+        }
+        Command::Lin {
+            history,
+            model,
+            init,
+            timeout,
+            format,
+        } => {
+            let (report, code) = lin::run(&history, &model, init.as_deref(), timeout)?;
+            print_report(&report, format)?;
+            Ok(code)
         }
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
@@ -354,6 +388,11 @@ fn analyse(
     report.summary = output.summary;
     report.rules = output.rules;
     report.warnings = warning_lines;
+    print_report(&report, format)?;
+    Ok(report.exit_code() as u8)
+}
+
+fn print_report(report: &Report, format: FormatArg) -> anyhow::Result<()> {
     let format = match format {
         FormatArg::Text => OutputFormat::Text,
         FormatArg::Json => OutputFormat::Json,
@@ -361,9 +400,9 @@ fn analyse(
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    render(&report, format, &mut out)?;
+    render(report, format, &mut out)?;
     out.flush()?;
-    Ok(report.exit_code() as u8)
+    Ok(())
 }
 
 fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {

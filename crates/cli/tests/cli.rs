@@ -431,3 +431,64 @@ fn commute_bad_traces_and_bindings_exit_two() {
     );
     assert_eq!(hindsight(&["commute", &ok]).code, 2, "a spec is required");
 }
+
+#[test]
+fn lin_explains_a_stale_read() {
+    let out = hindsight(&[
+        "lin",
+        "examples/register.jsonl",
+        "--model",
+        "register",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["analysis"], "lin");
+    assert_eq!(v["summary"]["verdict"], "not-linearizable");
+    assert_eq!(v["trace"]["operations"], 5);
+    let f = &v["findings"][0];
+    assert_eq!(f["kind"], "non-linearizable");
+    assert_eq!(f["state"], "2");
+    assert_eq!(f["events"][0]["op"], "read(nil) -> 1");
+    assert_eq!(f["events"][0]["location"], "examples/register.jsonl:7");
+    assert_eq!(f["prefix"].as_array().expect("prefix").len(), 3);
+    let ok = hindsight(&["lin", "examples/register.edn", "--model", "register"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(ok.stdout.contains("verdict linearizable"));
+}
+
+#[test]
+fn lin_bad_input_and_models_exit_two() {
+    let bad = write_temp("bad.jsonl", "{\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"value\":null}\n{\"process\":0,\"type\":\"invoke\"\n");
+    let out = hindsight(&["lin", &bad, "--model", "register"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.starts_with(&format!("{bad}:2: error:")),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&["lin", "examples/register.jsonl", "--model", "stack"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no model `stack`"), "{}", out.stderr);
+    let unknown_f = write_temp(
+        "frob.jsonl",
+        "{\"process\":0,\"type\":\"invoke\",\"f\":\"frob\",\"value\":1}\n",
+    );
+    let out = hindsight(&["lin", &unknown_f, "--model", "register"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains(":1: error:"), "{}", out.stderr);
+}
+
+#[test]
+fn lin_counter_with_initial_value() {
+    let h = write_temp(
+        "counter.jsonl",
+        "{\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"value\":null}\n{\"process\":0,\"type\":\"ok\",\"f\":\"read\",\"value\":5}\n",
+    );
+    assert_eq!(
+        hindsight(&["lin", &h, "--model", "counter", "--init", "5"]).code,
+        0
+    );
+    assert_eq!(hindsight(&["lin", &h, "--model", "counter"]).code, 1);
+}

@@ -1,0 +1,185 @@
+//! `hindsight lin`: linearizability of a recorded history.
+
+use anyhow::{bail, Context};
+use hindsight_analyses::lin::check::Verdict;
+use hindsight_analyses::lin::history::parse_history;
+use hindsight_analyses::lin::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
+use hindsight_report::{EventRef, Finding, Report, Rule};
+use serde_json::{Map, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A history error with its file.
+#[derive(Debug)]
+pub struct HistoryFileError(pub String);
+
+impl std::fmt::Display for HistoryFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HistoryFileError {}
+
+/// `--init` values: integers, `nil`, `true`/`false`, anything else a string.
+pub fn parse_init(s: &str) -> Val {
+    match s {
+        "nil" => Val::Nil,
+        "true" => Val::Bool(true),
+        "false" => Val::Bool(false),
+        _ => s
+            .parse::<i64>()
+            .map(Val::Int)
+            .unwrap_or_else(|_| Val::Str(s.to_owned())),
+    }
+}
+
+fn describe(op: &Op) -> String {
+    let key = op
+        .key
+        .as_ref()
+        .map(|k| format!("[{k}] "))
+        .unwrap_or_default();
+    match &op.output {
+        Some(out) => format!("{key}{}({}) -> {out}", op.f, op.input),
+        None => format!("{key}{}({}) -> ? (unknown outcome)", op.f, op.input),
+    }
+}
+
+fn event(op: &Op, path: &str) -> EventRef {
+    EventRef {
+        index: op.invoke as u64,
+        thread: format!("process {}", op.process),
+        op: describe(op),
+        location: Some(format!("{path}:{}", op.invoke_line)),
+    }
+}
+
+/// Reads, checks and reports; returns the report and the exit status (0 linearizable,
+/// 1 not, 3 unknown).
+pub fn run(
+    path: &Path,
+    model_name: &str,
+    init: Option<&str>,
+    timeout: Option<f64>,
+) -> anyhow::Result<(Report, u8)> {
+    let Some(model) = model_by_name(model_name, init.map(parse_init)) else {
+        bail!("no model `{model_name}` (there are: {})", MODELS.join(", "));
+    };
+    let shown = crate::display_path(path);
+    let text = if path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?
+    };
+    let history: History = parse_history(&text)
+        .map_err(|e| HistoryFileError(format!("{shown}:{}: error: {}", e.line, e.message)))?;
+    for op in &history.ops {
+        if let Err(m) = model.validate(op) {
+            return Err(HistoryFileError(format!("{shown}:{}: error: {m}", op.invoke_line)).into());
+        }
+    }
+    let options = CheckOptions {
+        timeout: timeout.map(Duration::from_secs_f64),
+        ..CheckOptions::default()
+    };
+    let started = Instant::now();
+    let outcome = check(&history, model.as_ref(), &options);
+    let elapsed = started.elapsed();
+
+    let mut report = Report::new("lin");
+    report
+        .trace
+        .insert("path".into(), Value::from(shown.clone()));
+    report.trace.insert("format".into(), Value::from("history"));
+    report
+        .trace
+        .insert("operations".into(), Value::from(history.ops.len()));
+    report.trace.insert(
+        "processes".into(),
+        Value::from({
+            let mut ps: Vec<i64> = history.ops.iter().map(|o| o.process).collect();
+            ps.sort_unstable();
+            ps.dedup();
+            ps.len()
+        }),
+    );
+    report.rules.push(Rule {
+        id: "non-linearizable",
+        description: "No order of the operations that respects real time is legal for the model",
+    });
+    for p in outcome
+        .partitions
+        .iter()
+        .filter(|p| p.verdict == Verdict::NotLinearizable)
+    {
+        let state = p
+            .state
+            .as_ref()
+            .map(|s| model.describe(s))
+            .unwrap_or_default();
+        let key = history.ops[p.ops[0]].key.clone();
+        let stuck: Vec<String> = p.stuck.iter().map(|&i| describe(&history.ops[i])).collect();
+        let message = format!(
+            "{}not linearizable: the longest linearizable prefix has {} of {} operations and leaves the {} in state {state}; none of the operations that may come next fits: {}",
+            key.as_ref().map(|k| format!("key {k}: ")).unwrap_or_default(),
+            p.prefix.len(),
+            p.ops.len(),
+            model.name(),
+            stuck.join("; ")
+        );
+        let mut fields = Map::new();
+        if let Some(k) = &key {
+            fields.insert("key".into(), Value::from(k.to_string()));
+        }
+        fields.insert("state".into(), Value::from(state));
+        fields.insert(
+            "prefix".into(),
+            Value::from(
+                p.prefix
+                    .iter()
+                    .map(|&i| describe(&history.ops[i]))
+                    .collect::<Vec<_>>(),
+            ),
+        );
+        report.findings.push(Finding {
+            kind: "non-linearizable".into(),
+            message,
+            events: p
+                .stuck
+                .iter()
+                .map(|&i| event(&history.ops[i], &shown))
+                .collect(),
+            fields,
+            group: key.map(|k| format!("key {k}")),
+        });
+    }
+    let verdict = match outcome.verdict {
+        Verdict::Linearizable => "linearizable",
+        Verdict::NotLinearizable => "not-linearizable",
+        Verdict::Unknown => "unknown",
+    };
+    report
+        .summary
+        .insert("verdict".into(), Value::from(verdict));
+    report
+        .summary
+        .insert("model".into(), Value::from(model.name()));
+    report
+        .summary
+        .insert("partitions".into(), Value::from(outcome.partitions.len()));
+    report.summary.insert(
+        "states".into(),
+        Value::from(outcome.partitions.iter().map(|p| p.explored).sum::<u64>()),
+    );
+    report.summary.insert(
+        "milliseconds".into(),
+        Value::from(elapsed.as_secs_f64() * 1e3),
+    );
+    let code = match outcome.verdict {
+        Verdict::Linearizable => 0,
+        Verdict::NotLinearizable => 1,
+        Verdict::Unknown => 3,
+    };
+    Ok((report, code))
+}
