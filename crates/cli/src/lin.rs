@@ -173,6 +173,10 @@ pub fn run(
         Value::from(outcome.partitions.iter().map(|p| p.explored).sum::<u64>()),
     );
     report.summary.insert(
+        "memo_bytes".into(),
+        Value::from(outcome.partitions.iter().map(|p| p.memory).sum::<u64>()),
+    );
+    report.summary.insert(
         "milliseconds".into(),
         Value::from(elapsed.as_secs_f64() * 1e3),
     );

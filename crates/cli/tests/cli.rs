@@ -492,3 +492,67 @@ fn lin_counter_with_initial_value() {
     );
     assert_eq!(hindsight(&["lin", &h, "--model", "counter"]).code, 1);
 }
+
+#[test]
+fn lin_gives_up_with_unknown_after_the_timeout() {
+    let h = temp("big-kv.jsonl");
+    let h = h.to_str().expect("path");
+    let out = hindsight(&[
+        "gen-history",
+        "--model",
+        "kv",
+        "--clients",
+        "50",
+        "--ops",
+        "10000",
+        "--keys",
+        "4",
+        "--seed",
+        "3",
+        "-o",
+        h,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let started = std::time::Instant::now();
+    let out = hindsight(&[
+        "lin",
+        h,
+        "--model",
+        "kv",
+        "--timeout",
+        "0.2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 3, "unknown: {}", out.stdout);
+    assert!(started.elapsed().as_secs_f64() < 20.0);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["summary"]["verdict"], "unknown");
+    assert!(v["summary"]["memo_bytes"].as_u64().expect("bytes") > 0);
+}
+
+#[test]
+fn gen_history_with_stale_reads_is_caught() {
+    let h = temp("stale.jsonl");
+    let h = h.to_str().expect("path");
+    let gen = |extra: &[&str]| {
+        let mut args = vec![
+            "gen-history",
+            "--model",
+            "register",
+            "--ops",
+            "300",
+            "--seed",
+            "5",
+            "-o",
+            h,
+        ];
+        args.extend_from_slice(extra);
+        assert_eq!(hindsight(&args).code, 0);
+    };
+    gen(&[]);
+    assert_eq!(hindsight(&["lin", h, "--model", "register"]).code, 0);
+    gen(&["--stale-reads", "0.2"]);
+    assert_eq!(hindsight(&["lin", h, "--model", "register"]).code, 1);
+    assert_eq!(hindsight(&["gen-history", "--model", "stack"]).code, 2);
+}

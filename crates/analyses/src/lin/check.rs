@@ -14,6 +14,7 @@ use super::history::{History, Op, Val};
 use super::models::Model;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How to search.
@@ -23,9 +24,12 @@ pub struct CheckOptions {
     pub timeout: Option<Duration>,
     /// Check independent parts on several threads.
     pub parallel: bool,
-    /// Give up with [`Verdict::Unknown`] once a part has memoized this many states, so that
-    /// memory stays bounded.
+    /// Give up with [`Verdict::Unknown`] once a part has memoized this many states.
     pub max_states: usize,
+    /// Give up with [`Verdict::Unknown`] once a part's memo is estimated to hold this many
+    /// bytes (a memoized state costs about `48 + operations / 8` bytes plus its value), so
+    /// that memory stays bounded on long histories.
+    pub max_memory: usize,
 }
 
 impl Default for CheckOptions {
@@ -34,6 +38,7 @@ impl Default for CheckOptions {
             timeout: None,
             parallel: true,
             max_states: 20_000_000,
+            max_memory: 2 << 30,
         }
     }
 }
@@ -63,6 +68,8 @@ pub struct PartitionResult {
     pub stuck: Vec<usize>,
     /// States memoized by the search.
     pub explored: u64,
+    /// An estimate of the memo's memory, in bytes.
+    pub memory: u64,
 }
 
 /// The answer for a history.
@@ -78,7 +85,11 @@ pub fn check(history: &History, model: &dyn Model, options: &CheckOptions) -> Ou
     let parts = model.partition(history);
     let run = |ops: &Vec<usize>| {
         let part: Vec<&Op> = ops.iter().map(|&i| &history.ops[i]).collect();
-        search(&part, model, deadline, options.max_states)
+        let per_state = 48 + part.len().div_ceil(64) * 8;
+        let limit = options.max_states.min(options.max_memory / per_state);
+        let mut r = search(&part, model, deadline, limit);
+        r.memory = r.explored * per_state as u64;
+        r
     };
     let partitions: Vec<PartitionResult> = if options.parallel && parts.len() > 1 {
         parts.par_iter().map(run).collect()
@@ -220,19 +231,22 @@ fn search(
 ) -> PartitionResult {
     let mut list = Entries::new(ops);
     let mut linearized = Bits::new(ops.len());
-    let mut cache: FxHashSet<(Bits, Val)> = FxHashSet::default();
-    let mut stack: Vec<(usize, Val)> = Vec::new();
-    let mut state = model.init();
-    let mut best: (Vec<usize>, Val) = (Vec::new(), state.clone());
+    // States are shared between the memo and the stack rather than copied: a state can be a
+    // long list (a key appended to many times).
+    let mut cache: FxHashSet<(Bits, Arc<Val>)> = FxHashSet::default();
+    let mut stack: Vec<(usize, Arc<Val>)> = Vec::new();
+    let mut state = Arc::new(model.init());
+    let mut best: (Vec<usize>, Arc<Val>) = (Vec::new(), state.clone());
     let mut entry = list.first();
     let mut steps: u64 = 0;
-    let result = |verdict, best: (Vec<usize>, Val), stuck, explored| PartitionResult {
+    let result = |verdict, best: (Vec<usize>, Arc<Val>), stuck, explored| PartitionResult {
         ops: ops.iter().map(|o| o.id).collect(),
         verdict,
         prefix: best.0,
-        state: (verdict == Verdict::NotLinearizable).then_some(best.1),
+        state: (verdict == Verdict::NotLinearizable).then(|| Val::clone(&best.1)),
         stuck,
         explored,
+        memory: 0,
     };
     loop {
         steps += 1;
@@ -258,6 +272,7 @@ fn search(
         let Entry { op, call, next, .. } = list.e[entry];
         if call {
             if let Some(new_state) = model.step(&state, ops[op]) {
+                let new_state = Arc::new(new_state);
                 linearized.set(op);
                 if cache.insert((linearized.clone(), new_state.clone())) {
                     stack.push((entry, std::mem::replace(&mut state, new_state)));
@@ -296,7 +311,7 @@ fn search(
 
 /// The operations that could follow `prefix` in real-time order but that the model refuses
 /// in the state after it (ids into the history).
-fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, Val)) -> Vec<usize> {
+fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, Arc<Val>)) -> Vec<usize> {
     let mut done = vec![false; ops.len()];
     for &i in &best.0 {
         done[i] = true;
