@@ -1,31 +1,12 @@
 //! `hindsight commute`: loading specs, binding objects to them, `--explain`.
 
+use crate::Located;
 use anyhow::{bail, Context};
 use hindsight_analyses::commute::builtin::{builtin, BUILTINS};
 use hindsight_analyses::commute::spec::{self, SpecError};
 use hindsight_analyses::commute::{compile_file, Binding, Commute, CompiledSpec};
 use rustc_hash::FxHashMap;
-use std::fmt;
 use std::path::Path;
-
-/// Where the spec comes from, for messages.
-#[derive(Debug)]
-pub struct SpecSourceError {
-    origin: String,
-    error: SpecError,
-}
-
-impl fmt::Display for SpecSourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error: {}",
-            self.origin, self.error.span.line, self.error.span.col, self.error.message
-        )
-    }
-}
-
-impl std::error::Error for SpecSourceError {}
 
 /// The compiled specs and the warnings about them (rules outside ECL).
 pub struct LoadedSpecs {
@@ -52,9 +33,11 @@ pub fn load(
         },
         (None, None) => bail!("give a spec with --spec FILE or --builtin NAME"),
     };
-    let wrap = |error| SpecSourceError {
-        origin: origin.clone(),
-        error,
+    let wrap = |e: SpecError| {
+        Located(format!(
+            "{origin}:{}:{}: error: {}",
+            e.span.line, e.span.col, e.message
+        ))
     };
     let file = spec::parse(&text).map_err(wrap)?;
     if file.objects.is_empty() {

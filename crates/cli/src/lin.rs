@@ -1,5 +1,6 @@
 //! `hindsight lin`: linearizability of a recorded history.
 
+use crate::Located;
 use anyhow::{bail, Context};
 use hindsight_analyses::lin::check::Verdict;
 use hindsight_analyses::lin::history::parse_history;
@@ -8,18 +9,6 @@ use hindsight_report::{EventRef, Finding, Report, Rule};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// A history error with its file.
-#[derive(Debug)]
-pub struct HistoryFileError(pub String);
-
-impl std::fmt::Display for HistoryFileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for HistoryFileError {}
 
 /// `--init` values: integers, `nil`, `true`/`false`, anything else a string.
 pub fn parse_init(s: &str) -> Val {
@@ -73,10 +62,10 @@ pub fn run(
         std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?
     };
     let history: History = parse_history(&text)
-        .map_err(|e| HistoryFileError(format!("{shown}:{}: error: {}", e.line, e.message)))?;
+        .map_err(|e| Located(format!("{shown}:{}: error: {}", e.line, e.message)))?;
     for op in &history.ops {
         if let Err(m) = model.validate(op) {
-            return Err(HistoryFileError(format!("{shown}:{}: error: {m}", op.invoke_line)).into());
+            return Err(Located(format!("{shown}:{}: error: {m}", op.invoke_line)).into());
         }
     }
     let options = CheckOptions {

@@ -1,8 +1,9 @@
-//! The `hindsight` command: reads a trace, runs an analysis, prints findings.
+//! The `hindsight` command: reads a trace (or, for `lin`, a history), runs an analysis, prints
+//! findings.
 //!
 //! This crate owns the command line: argument parsing, choosing input and output formats,
 //! printing errors and warnings with their file positions, and exit statuses (0 clean,
-//! 1 findings, 2 error). It holds no analysis logic of its own.
+//! 1 findings, 2 error, 3 unknown). It holds no analysis logic of its own.
 
 mod commute;
 mod lin;
@@ -201,25 +202,23 @@ enum Command {
     },
 }
 
-/// A trace error with the file it is in, printed compiler-style.
+/// An error in an input file, already worded compiler-style (`FILE:LINE: error: REASON`):
+/// printed as it is, without the `hindsight: error:` prefix of other failures.
 #[derive(Debug)]
-struct InputError {
-    path: PathBuf,
-    error: TraceError,
-}
+pub struct Located(pub String);
 
-impl std::fmt::Display for InputError {
+impl std::fmt::Display for Located {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: error: {}",
-            place(&self.path, self.error.pos),
-            self.error.kind
-        )
+        f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for InputError {}
+impl std::error::Error for Located {}
+
+/// A trace error with the file it is in.
+fn trace_error(path: &Path, error: TraceError) -> Located {
+    Located(format!("{}: error: {}", place(path, error.pos), error.kind))
+}
 
 fn display_path(path: &Path) -> String {
     if path.as_os_str() == "-" {
@@ -250,12 +249,8 @@ fn main() -> ExitCode {
                     return ExitCode::from(0);
                 }
             }
-            if let Some(ie) = e.downcast_ref::<InputError>() {
-                eprintln!("{ie}");
-            } else if let Some(se) = e.downcast_ref::<commute::SpecSourceError>() {
-                eprintln!("{se}");
-            } else if let Some(he) = e.downcast_ref::<lin::HistoryFileError>() {
-                eprintln!("{he}");
+            if let Some(located) = e.downcast_ref::<Located>() {
+                eprintln!("{located}");
             } else {
                 eprintln!("hindsight: error: {e:#}");
             }
@@ -381,10 +376,7 @@ fn read_trace(
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
 ) -> anyhow::Result<(RunOutcome, Format)> {
-    let wrap = |error| InputError {
-        path: input.trace.clone(),
-        error,
-    };
+    let wrap = |error| trace_error(&input.trace, error);
     let mut reader = hindsight_trace::open(&input.trace).map_err(wrap)?;
     let format = reader.format();
     let outcome = run_any(
@@ -548,10 +540,7 @@ fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyhow::R
         Some(TraceFormatArg::Binary) => Format::Binary,
         None => Format::from_extension(output),
     };
-    let wrap = |error| InputError {
-        path: input.to_path_buf(),
-        error,
-    };
+    let wrap = |error| trace_error(input, error);
     let mut reader = hindsight_trace::open(input).map_err(wrap)?;
     let mut sink = TraceSink::create(Some(output), format)?;
     while reader.advance().map_err(wrap)? {
