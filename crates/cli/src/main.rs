@@ -162,36 +162,7 @@ enum Command {
     },
     /// Generates a client history against a linearizable object (JSON Lines), optionally with
     /// injected anomalies, for `hindsight lin` tests and benchmarks.
-    GenHistory {
-        /// register, kv, set, queue, counter or mutex.
-        #[arg(long, default_value = "register")]
-        model: String,
-        #[arg(long, default_value_t = 5)]
-        clients: u32,
-        /// Operations invoked.
-        #[arg(long, default_value_t = 200)]
-        ops: u32,
-        /// Keys (kv only).
-        #[arg(long, default_value_t = 8)]
-        keys: u32,
-        /// Size of the value domain.
-        #[arg(long, default_value_t = 5)]
-        values: u32,
-        /// Probability that a read returns an older value (an injected anomaly).
-        #[arg(long, default_value_t = 0.0)]
-        stale_reads: f64,
-        /// Probability that a completed write never takes effect (an injected anomaly).
-        #[arg(long, default_value_t = 0.0)]
-        lost_writes: f64,
-        /// Probability that an operation's outcome is recorded as unknown (`info`).
-        #[arg(long, default_value_t = 0.0)]
-        info: f64,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Output file; standard output if omitted.
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    GenHistory(GenHistoryArgs),
     /// Counts the events, threads, variables and locks of a trace and checks it.
     Stats {
         #[command(flatten)]
@@ -200,6 +171,38 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+}
+
+#[derive(clap::Args)]
+struct GenHistoryArgs {
+    /// register, kv, set, queue, counter or mutex.
+    #[arg(long, default_value = "register")]
+    model: String,
+    #[arg(long, default_value_t = 5)]
+    clients: u32,
+    /// Operations invoked.
+    #[arg(long, default_value_t = 200)]
+    ops: u32,
+    /// Keys (kv only).
+    #[arg(long, default_value_t = 8)]
+    keys: u32,
+    /// Size of the value domain.
+    #[arg(long, default_value_t = 5)]
+    values: u32,
+    /// Probability that a read returns an older value (an injected anomaly).
+    #[arg(long, default_value_t = 0.0)]
+    stale_reads: f64,
+    /// Probability that a completed write never takes effect (an injected anomaly).
+    #[arg(long, default_value_t = 0.0)]
+    lost_writes: f64,
+    /// Probability that an operation's outcome is recorded as unknown (`info`).
+    #[arg(long, default_value_t = 0.0)]
+    info: f64,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output file; standard output if omitted.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 /// An error in an input file, already worded compiler-style (`FILE:LINE: error: REASON`):
@@ -331,35 +334,23 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             gen(&config, output.as_deref()).map(|()| 0)
         }
         Command::Stats { input, format } => stats(&input, format),
-        Command::GenHistory {
-            model,
-            clients,
-            ops,
-            keys,
-            values,
-            stale_reads,
-            lost_writes,
-            info,
-            seed,
-            output,
-        } => {
+        Command::GenHistory(a) => {
             use hindsight_analyses::lin::simulate::{simulate, to_jsonl, SimConfig};
-            if !hindsight_analyses::lin::MODELS.contains(&model.as_str()) {
-                bail!(
-                    "no model `{model}` (there are: {})",
-                    hindsight_analyses::lin::MODELS.join(", ")
-                );
+            use hindsight_analyses::lin::MODELS;
+            if !MODELS.contains(&a.model.as_str()) {
+                bail!("no model `{}` (there are: {})", a.model, MODELS.join(", "));
             }
+            let output = a.output;
             let history = simulate(&SimConfig {
-                model,
-                clients,
-                ops,
-                keys,
-                values,
-                stale_reads,
-                lost_writes,
-                info,
-                seed,
+                model: a.model,
+                clients: a.clients,
+                ops: a.ops,
+                keys: a.keys,
+                values: a.values,
+                stale_reads: a.stale_reads,
+                lost_writes: a.lost_writes,
+                info: a.info,
+                seed: a.seed,
             });
             let text = to_jsonl(&history);
             match output {
