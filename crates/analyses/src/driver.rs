@@ -62,6 +62,7 @@ pub struct TraceStats {
 
 impl TraceStats {
     fn count(&mut self, op: &Op) {
+        self.events += 1;
         let c = match op {
             Op::Read(_) => &mut self.reads,
             Op::Write(_) => &mut self.writes,
@@ -173,18 +174,6 @@ pub fn run<S: EventSource>(
     }
     let names = source.take_names();
     validator.finish(&names)?;
-    stats.events = stats.reads
-        + stats.writes
-        + stats.acquires
-        + stats.releases
-        + stats.requests
-        + stats.forks
-        + stats.joins
-        + stats.begins
-        + stats.ends
-        + stats.sends
-        + stats.receives
-        + stats.calls;
     stats.threads = names.threads.len();
     stats.variables = names.vars.len();
     stats.locks = names.locks.len();

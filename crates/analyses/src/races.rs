@@ -52,6 +52,13 @@ struct Slot {
 
 const MANY: u32 = u32::MAX;
 
+/// Whether a set is empty or its single access happens before an access of `t` at `vc`: the
+/// common case, decided from the hot half alone.
+#[inline(always)]
+fn single_or_empty_ordered(s: Slot, t: ThreadId, vc: &VectorClock) -> bool {
+    s.clock == 0 || (s.thread != MANY && (s.thread == t.0 || s.clock <= vc.get(ThreadId(s.thread))))
+}
+
 /// The cold half of a single-access set.
 #[derive(Clone, Copy, Debug, Default)]
 struct Cold {
@@ -245,11 +252,7 @@ impl Races {
         let cold = &mut self.cold[x.index()];
         // Fast path, almost every access of a well-synchronised program: each set is empty or
         // one access ordered before this one. No race; this access replaces what it covers.
-        let ordered = |s: Slot| {
-            s.clock == 0
-                || (s.thread != MANY && (s.thread == t.0 || s.clock <= vc.get(ThreadId(s.thread))))
-        };
-        if ordered(hot.writes) && ordered(hot.reads) {
+        if single_or_empty_ordered(hot.writes, t, vc) && single_or_empty_ordered(hot.reads, t, vc) {
             let slot = Slot {
                 thread: t.0,
                 clock: me.clock,
@@ -259,12 +262,10 @@ impl Races {
                 loc: me.loc,
             };
             if write {
-                hot.writes = slot;
-                cold.writes = c;
+                (hot.writes, cold.writes) = (slot, c);
                 hot.reads = Slot::default();
             } else {
-                hot.reads = slot;
-                cold.reads = c;
+                (hot.reads, cold.reads) = (slot, c);
             }
             return;
         }
@@ -277,12 +278,14 @@ impl Races {
         let mut partner = writes.latest_unordered(t, vc).map(|w| (w, true));
         if write {
             writes.cover_with(me, vc);
-            let mut reads = Set {
-                slot: &mut hot.reads,
-                cold: &mut cold.reads,
-                many: &mut self.many,
-                key: (x, false),
-            };
+        }
+        let mut reads = Set {
+            slot: &mut hot.reads,
+            cold: &mut cold.reads,
+            many: &mut self.many,
+            key: (x, false),
+        };
+        if write {
             if let Some(r) = reads.latest_unordered(t, vc) {
                 if partner.is_none_or(|(w, _)| r.index > w.index) {
                     partner = Some((r, false));
@@ -290,12 +293,6 @@ impl Races {
             }
             reads.drop_covered(t, vc);
         } else {
-            let mut reads = Set {
-                slot: &mut hot.reads,
-                cold: &mut cold.reads,
-                many: &mut self.many,
-                key: (x, false),
-            };
             reads.cover_with(me, vc);
         }
         if let Some(p) = partner {

@@ -316,9 +316,15 @@ fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, Arc<Val>)) ->
     for &i in &best.0 {
         done[i] = true;
     }
+    // An operation can come next iff no remaining operation returned before it was invoked
+    // (its own return is after its invocation, so it need not be excluded).
+    let first_return = (0..ops.len())
+        .filter(|&j| !done[j])
+        .filter_map(|j| ops[j].ret)
+        .min()
+        .unwrap_or(usize::MAX);
     (0..ops.len())
-        .filter(|&i| !done[i])
-        .filter(|&i| !(0..ops.len()).any(|j| !done[j] && j != i && ops[j].precedes(ops[i])))
+        .filter(|&i| !done[i] && ops[i].invoke < first_return)
         .filter(|&i| model.step(&best.1, ops[i]).is_none())
         .map(|i| ops[i].id)
         .collect()
