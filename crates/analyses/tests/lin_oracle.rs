@@ -12,6 +12,7 @@ use hindsight_analyses::lin::{
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -29,7 +30,7 @@ fn keyed(model: &dyn Model) -> bool {
 fn seq_step(model: &dyn Model, state: &SeqState, op: &Op) -> Option<SeqState> {
     let key = if keyed(model) { op.key.clone() } else { None };
     let current = state.get(&key).cloned().unwrap_or_else(|| model.init());
-    let next = model.step(&current, op);
+    let next = model.step(&current, op).map(Cow::into_owned);
     assert!(
         op.output.is_some() || next.is_some(),
         "{}: the unknown-outcome operation {op:?} is refused in {current} (trait contract)",
@@ -195,6 +196,7 @@ fn compare(h: &History, model: &dyn Model, parallel: bool) -> Result<bool, Strin
             }
             state = model
                 .step(&state, op)
+                .map(Cow::into_owned)
                 .ok_or_else(|| format!("prefix op #{id} is illegal in {state}; {}", ctx()))?;
         }
         if part.state.as_ref().is_some_and(|s| *s != state) {

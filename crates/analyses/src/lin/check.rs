@@ -13,7 +13,9 @@
 use super::history::{History, Op, Val};
 use super::models::Model;
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashSet, FxHasher};
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -223,6 +225,40 @@ impl Bits {
     }
 }
 
+/// A model state as the search keeps it: shared between the memo and the stack rather than
+/// copied (a state can be a long list, e.g. a key appended to many times), with its hash
+/// computed once, so that memo probes of an unchanged state cost nothing per element.
+#[derive(Clone)]
+struct State {
+    hash: u64,
+    val: Arc<Val>,
+}
+
+impl State {
+    fn new(val: Val) -> State {
+        let mut h = FxHasher::default();
+        val.hash(&mut h);
+        State {
+            hash: h.finish(),
+            val: Arc::new(val),
+        }
+    }
+}
+
+impl PartialEq for State {
+    fn eq(&self, other: &State) -> bool {
+        self.hash == other.hash && (Arc::ptr_eq(&self.val, &other.val) || self.val == other.val)
+    }
+}
+
+impl Eq for State {}
+
+impl Hash for State {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
 fn search(
     ops: &[&Op],
     model: &dyn Model,
@@ -231,19 +267,17 @@ fn search(
 ) -> PartitionResult {
     let mut list = Entries::new(ops);
     let mut linearized = Bits::new(ops.len());
-    // States are shared between the memo and the stack rather than copied: a state can be a
-    // long list (a key appended to many times).
-    let mut cache: FxHashSet<(Bits, Arc<Val>)> = FxHashSet::default();
-    let mut stack: Vec<(usize, Arc<Val>)> = Vec::new();
-    let mut state = Arc::new(model.init());
-    let mut best: (Vec<usize>, Arc<Val>) = (Vec::new(), state.clone());
+    let mut cache: FxHashSet<(Bits, State)> = FxHashSet::default();
+    let mut stack: Vec<(usize, State)> = Vec::new();
+    let mut state = State::new(model.init());
+    let mut best: (Vec<usize>, State) = (Vec::new(), state.clone());
     let mut entry = list.first();
     let mut steps: u64 = 0;
-    let result = |verdict, best: (Vec<usize>, Arc<Val>), stuck, explored| PartitionResult {
+    let result = |verdict, best: (Vec<usize>, State), stuck, explored| PartitionResult {
         ops: ops.iter().map(|o| o.id).collect(),
         verdict,
         prefix: best.0,
-        state: (verdict == Verdict::NotLinearizable).then(|| Val::clone(&best.1)),
+        state: (verdict == Verdict::NotLinearizable).then(|| Val::clone(&best.1.val)),
         stuck,
         explored,
         memory: 0,
@@ -271,8 +305,11 @@ fn search(
         }
         let Entry { op, call, next, .. } = list.e[entry];
         if call {
-            if let Some(new_state) = model.step(&state, ops[op]) {
-                let new_state = Arc::new(new_state);
+            if let Some(next) = model.step(&state.val, ops[op]) {
+                let new_state = match next {
+                    Cow::Borrowed(_) => state.clone(),
+                    Cow::Owned(val) => State::new(val),
+                };
                 linearized.set(op);
                 if cache.insert((linearized.clone(), new_state.clone())) {
                     stack.push((entry, std::mem::replace(&mut state, new_state)));
@@ -311,7 +348,7 @@ fn search(
 
 /// The operations that could follow `prefix` in real-time order but that the model refuses
 /// in the state after it (ids into the history).
-fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, Arc<Val>)) -> Vec<usize> {
+fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, State)) -> Vec<usize> {
     let mut done = vec![false; ops.len()];
     for &i in &best.0 {
         done[i] = true;
@@ -325,7 +362,7 @@ fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, Arc<Val>)) ->
         .unwrap_or(usize::MAX);
     (0..ops.len())
         .filter(|&i| !done[i] && ops[i].invoke < first_return)
-        .filter(|&i| model.step(&best.1, ops[i]).is_none())
+        .filter(|&i| model.step(&best.1.val, ops[i]).is_none())
         .map(|i| ops[i].id)
         .collect()
 }

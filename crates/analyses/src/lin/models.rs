@@ -6,6 +6,7 @@
 //! queue as a list, ...).
 
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 
 use super::history::{History, Op, Val};
 
@@ -30,7 +31,10 @@ pub trait Model: Send + Sync {
     /// returns there; `None` if it is not. An operation whose outcome is unknown
     /// (`op.output == None`) is applied as the object would apply it and always accepted (it
     /// may also never take effect, which the search covers by placing it last).
-    fn step(&self, state: &Val, op: &Op) -> Option<Val>;
+    ///
+    /// An operation that leaves the state as it is returns it borrowed: the checker then
+    /// shares it instead of copying and rehashing it (states can be long lists).
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>>;
 
     /// The state for people.
     fn describe(&self, state: &Val) -> String {
@@ -65,23 +69,20 @@ impl Model for Register {
         self.init.clone()
     }
 
-    fn step(&self, state: &Val, op: &Op) -> Option<Val> {
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
         match op.f.as_str() {
-            "read" => match &op.output {
-                Some(v) if v != state => None,
-                _ => Some(state.clone()),
-            },
-            "write" => Some(op.input.clone()),
+            "read" => read(state, op),
+            "write" => Some(Cow::Owned(op.input.clone())),
             "cas" => {
                 let Val::List(v) = &op.input else { return None };
                 let succeeds = &v[0] == state;
                 match op.output {
                     // `ok` means it succeeded; `fail`ed ones are not in the history.
-                    Some(_) => succeeds.then(|| v[1].clone()),
+                    Some(_) => succeeds.then(|| Cow::Owned(v[1].clone())),
                     None => Some(if succeeds {
-                        v[1].clone()
+                        Cow::Owned(v[1].clone())
                     } else {
-                        state.clone()
+                        Cow::Borrowed(state)
                     }),
                 }
             }
@@ -130,22 +131,30 @@ fn other_models(name: &str, init: Option<Val>) -> Option<Box<dyn Model>> {
 const REGISTER: Register = Register { init: Val::Nil };
 
 /// `state` if `op` is a read whose recorded output is `state` (or unknown).
-fn read(state: &Val, op: &Op) -> Option<Val> {
+fn read<'s>(state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
     match &op.output {
         Some(v) if v != state => None,
-        _ => Some(state.clone()),
+        _ => Some(Cow::Borrowed(state)),
     }
+}
+
+/// `list` with `v` at its end, allocated once at its final size.
+fn appended(list: &[Val], v: &Val) -> Vec<Val> {
+    let mut out = Vec::with_capacity(list.len() + 1);
+    out.extend_from_slice(list);
+    out.push(v.clone());
+    out
 }
 
 /// The result of an operation that the object performs only in some states (`next` is `None`
 /// in the others, where a real object refuses it and the client records a failure): a
 /// completed operation must have been performed; one with an unknown outcome may not have
 /// happened, and leaves the state as it is.
-fn conditional(state: &Val, op: &Op, next: Option<Val>) -> Option<Val> {
+fn conditional<'s>(state: &'s Val, op: &Op, next: Option<Val>) -> Option<Cow<'s, Val>> {
     match (next, &op.output) {
-        (Some(next), _) => Some(next),
+        (Some(next), _) => Some(Cow::Owned(next)),
         (None, Some(_)) => None,
-        (None, None) => Some(state.clone()),
+        (None, None) => Some(Cow::Borrowed(state)),
     }
 }
 
@@ -203,19 +212,15 @@ impl Model for Kv {
         self.init.clone()
     }
 
-    fn step(&self, state: &Val, op: &Op) -> Option<Val> {
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
         match op.f.as_str() {
             "get" | "read" => read(state, op),
-            "put" | "write" => Some(op.input.clone()),
+            "put" | "write" => Some(Cow::Owned(op.input.clone())),
             "cas" => REGISTER.step(state, op),
             "append" => {
                 let next = match state {
                     Val::Nil => Some(Val::List(vec![op.input.clone()])),
-                    Val::List(vs) => {
-                        let mut vs = vs.clone();
-                        vs.push(op.input.clone());
-                        Some(Val::List(vs))
-                    }
+                    Val::List(vs) => Some(Val::List(appended(vs, &op.input))),
                     _ => None,
                 };
                 conditional(state, op, next)
@@ -271,40 +276,40 @@ impl Model for Set {
         }
     }
 
-    fn step(&self, state: &Val, op: &Op) -> Option<Val> {
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
         let Val::List(elements) = state else {
             return None;
         };
         let at = elements.binary_search(&op.input);
         match op.f.as_str() {
             "add" => Some(match at {
-                Ok(_) => state.clone(),
+                Ok(_) => Cow::Borrowed(state),
                 Err(i) => {
                     let mut elements = elements.clone();
                     elements.insert(i, op.input.clone());
-                    Val::List(elements)
+                    Cow::Owned(Val::List(elements))
                 }
             }),
             "remove" => Some(match at {
                 Ok(i) => {
                     let mut elements = elements.clone();
                     elements.remove(i);
-                    Val::List(elements)
+                    Cow::Owned(Val::List(elements))
                 }
-                Err(_) => state.clone(),
+                Err(_) => Cow::Borrowed(state),
             }),
             "read" => match &op.output {
-                None => Some(state.clone()),
+                None => Some(Cow::Borrowed(state)),
                 Some(Val::List(read)) => {
                     let mut read = read.clone();
                     read.sort();
-                    (&read == elements).then(|| state.clone())
+                    (&read == elements).then_some(Cow::Borrowed(state))
                 }
                 Some(_) => None,
             },
             "contains" => match &op.output {
-                None => Some(state.clone()),
-                Some(v) => (*v == Val::Bool(at.is_ok())).then(|| state.clone()),
+                None => Some(Cow::Borrowed(state)),
+                Some(v) => (*v == Val::Bool(at.is_ok())).then_some(Cow::Borrowed(state)),
             },
             _ => None,
         }
@@ -355,21 +360,17 @@ impl Model for Queue {
         self.init.clone()
     }
 
-    fn step(&self, state: &Val, op: &Op) -> Option<Val> {
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
         let Val::List(elements) = state else {
             return None;
         };
         match op.f.as_str() {
-            "enqueue" => {
-                let mut elements = elements.clone();
-                elements.push(op.input.clone());
-                Some(Val::List(elements))
-            }
+            "enqueue" => Some(Cow::Owned(Val::List(appended(elements, &op.input)))),
             "dequeue" => match (elements.first(), &op.output) {
-                (None, None | Some(Val::Nil)) => Some(state.clone()),
+                (None, None | Some(Val::Nil)) => Some(Cow::Borrowed(state)),
                 (None, Some(_)) => None,
                 (Some(head), Some(v)) if head != v => None,
-                (Some(_), _) => Some(Val::List(elements[1..].to_vec())),
+                (Some(_), _) => Some(Cow::Owned(Val::List(elements[1..].to_vec()))),
             },
             _ => None,
         }
@@ -415,7 +416,7 @@ impl Model for Counter {
         self.init.clone()
     }
 
-    fn step(&self, state: &Val, op: &Op) -> Option<Val> {
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
         let Val::Int(count) = *state else { return None };
         let delta = match (op.f.as_str(), &op.input) {
             ("add", Val::Int(d)) => *d,
@@ -463,7 +464,7 @@ impl Model for Mutex {
         self.init.clone()
     }
 
-    fn step(&self, state: &Val, op: &Op) -> Option<Val> {
+    fn step<'s>(&self, state: &'s Val, op: &Op) -> Option<Cow<'s, Val>> {
         let Val::Bool(held) = *state else { return None };
         let wants = match op.f.as_str() {
             "acquire" => false,

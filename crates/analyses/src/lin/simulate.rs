@@ -666,6 +666,7 @@ mod tests {
             let state = &mut states[part[id]];
             *state = model
                 .step(state, op)
+                .map(std::borrow::Cow::into_owned)
                 .ok_or_else(|| format!("{model_name}: step refuses op {op:?} in {state}"))?;
         }
         for a in &h.ops {
