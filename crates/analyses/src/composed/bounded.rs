@@ -101,10 +101,18 @@ pub fn check(code: &Code, _class: &Classification, domain: &Domain) -> BoundedRe
         .iter()
         .enumerate()
         .map(|(g, name)| {
-            if code.global_final[g] {
+            if code.global_final[g] || !code.global_used[g] {
                 Vec::new()
             } else {
-                vec![Value::Null, Value::exception(&format!("{name}#1"))]
+                // Values of the global's type, its default first.
+                match code.global_ty[g].as_str() {
+                    "int" | "long" | "short" | "byte" => vec![Value::Int(0), Value::Int(1)],
+                    "Integer" | "Long" => vec![Value::Null, Value::Int(1)],
+                    "boolean" => vec![Value::Bool(false), Value::Bool(true)],
+                    "Boolean" => vec![Value::Null, Value::Bool(true)],
+                    "String" => vec![Value::Null, Value::str(&format!("{name}#1"))],
+                    _ => vec![Value::Null, Value::exception(&format!("{name}#1"))],
+                }
             }
         })
         .collect();
@@ -118,10 +126,15 @@ pub fn check(code: &Code, _class: &Classification, domain: &Domain) -> BoundedRe
     };
     // Parameter combinations, in order, up to the bound.
     let mut combos: Vec<Vec<Value>> = vec![Vec::new()];
-    for _ in 0..code.params {
+    for p in 0..code.params {
+        let values = match code.param_ty[p].as_str() {
+            "boolean" => vec![Value::Bool(false), Value::Bool(true)],
+            "Boolean" => vec![Value::Null, Value::Bool(false), Value::Bool(true)],
+            _ => per_param.clone(),
+        };
         let mut next = Vec::new();
         for c in &combos {
-            for v in &per_param {
+            for v in &values {
                 let mut c = c.clone();
                 c.push(v.clone());
                 next.push(c);

@@ -186,6 +186,8 @@ pub struct Code {
     /// Names of the slots; the parameters come first, temporaries are named `$n`.
     pub slots: Vec<String>,
     pub params: usize,
+    /// The declared type of each parameter.
+    pub param_ty: Vec<String>,
     pub maps: Vec<String>,
     pub globals: Vec<String>,
     /// Initial values of the globals (constants' values; mutable globals start at these too).
@@ -194,6 +196,8 @@ pub struct Code {
     pub global_final: Vec<bool>,
     /// Which globals the operation reads or writes.
     pub global_used: Vec<bool>,
+    /// The declared type of each global.
+    pub global_ty: Vec<String>,
     pub entry_line: u32,
 }
 
@@ -646,6 +650,15 @@ fn paren(e: &Expr) -> String {
     }
 }
 
+/// Java's default value of a field of type `ty`.
+pub fn default_value(ty: &str) -> Value {
+    match ty {
+        "int" | "long" | "short" | "byte" => Value::Int(0),
+        "boolean" => Value::Bool(false),
+        _ => Value::Null,
+    }
+}
+
 /// Lowers one operation of `program`.
 pub fn lower(program: &Program, op: &Operation) -> Code {
     let mut l = Lower {
@@ -656,6 +669,7 @@ pub fn lower(program: &Program, op: &Operation) -> Code {
             text: Vec::new(),
             slots: op.params.iter().map(|p| p.name.clone()).collect(),
             params: op.params.len(),
+            param_ty: op.params.iter().map(|p| p.ty.clone()).collect(),
             maps: Vec::new(),
             globals: program
                 .fields
@@ -666,6 +680,7 @@ pub fn lower(program: &Program, op: &Operation) -> Code {
             global_init: Vec::new(),
             global_final: Vec::new(),
             global_used: Vec::new(),
+            global_ty: Vec::new(),
             entry_line: op.pos.line,
         },
         breaks: Vec::new(),
@@ -677,8 +692,9 @@ pub fn lower(program: &Program, op: &Operation) -> Code {
                 let empty = Shared::default();
                 eval(&l.pure(e), &[], &empty).unwrap_or(Value::Null)
             }
-            None => Value::Null,
+            None => default_value(&f.ty),
         };
+        l.code.global_ty.push(f.ty.clone());
         l.code.global_init.push(v);
         l.code.global_final.push(f.is_final);
         l.code.global_used.push(false);
