@@ -345,6 +345,14 @@ fn bad_input_is_an_error_with_line_and_column() {
         ),
         ("int x;\n", ":2:1: error: the file defines no operation"),
         (
+            "void f(String k) {\n  m.get(k);\n  break;\n}\n",
+            ":3:3: error: `break` or `continue` outside a loop",
+        ),
+        (
+            "Object f(String k) {\n  k = m.get(k).x;\n}\n",
+            ":2:16: error: field access `.x` is not supported",
+        ),
+        (
             "Object f(String k) { return #; }\n",
             ":1:29: error: unexpected character `#`",
         ),

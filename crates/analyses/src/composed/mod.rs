@@ -115,7 +115,7 @@ pub fn analyse_one(program: &ast::Program, op: &ast::Operation, bounded: bool) -
     if out.classification.class == Class::DataDependent {
         if !bounded {
             out.note = Some(
-                "data-dependent: the reduction to one key and two values does not apply (try --bounded)"
+                "the reduction to one key and two values needs data independence (try --bounded)"
                     .into(),
             );
             return out;

@@ -769,6 +769,11 @@ fn collect_locals(stmts: &[Stmt], out: &mut HashSet<String>) {
 }
 
 fn resolve_stmts(stmts: &mut [Stmt], scope: &Scope) -> R<()> {
+    resolve_in(stmts, scope, 0)
+}
+
+fn resolve_in(stmts: &mut [Stmt], scope: &Scope, loops: usize) -> R<()> {
+    let resolve_stmts = |s: &mut [Stmt], scope: &Scope| resolve_in(s, scope, loops);
     for s in stmts {
         match &mut s.kind {
             StmtKind::Decl { init, .. } => {
@@ -811,11 +816,18 @@ fn resolve_stmts(stmts: &mut [Stmt], scope: &Scope) -> R<()> {
                 if let Some(c) = cond {
                     resolve_expr(c, scope)?;
                 }
-                resolve_stmts(body, scope)?;
-                resolve_stmts(update, scope)?;
+                resolve_in(body, scope, loops + 1)?;
+                resolve_in(update, scope, loops + 1)?;
             }
             StmtKind::Block(b) => resolve_stmts(b, scope)?,
-            StmtKind::Break | StmtKind::Continue => {}
+            StmtKind::Break | StmtKind::Continue => {
+                if loops == 0 {
+                    return Err(SyntaxError::new(
+                        s.pos,
+                        "`break` or `continue` outside a loop",
+                    ));
+                }
+            }
         }
     }
     Ok(())
