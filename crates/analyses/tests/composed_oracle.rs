@@ -1,104 +1,18 @@
 //! The verifier of `composed` against the brute-force oracle (`composed::brute`): on random
-//! small composed operations (generated as source text, so the parser and the classifier run
-//! too), a data-independent operation proved linearizable never has a non-linearizable
+//! small composed operations (`composed::generate`, as source text, so the parser and the
+//! classifier run too), a data-independent operation proved linearizable never has a non-linearizable
 //! history of two threads on the small domain, and one with a counterexample has such a
 //! history. The examples of `examples/composed` are checked the same way.
 
 use hindsight_analyses::composed::brute::brute_force;
 use hindsight_analyses::composed::classify::Class;
+use hindsight_analyses::composed::generate::file;
 use hindsight_analyses::composed::verify::{verify, Limits};
 use hindsight_analyses::composed::{classify, ir, parse, VerifyResult};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::RefCell;
 use std::path::Path;
-
-/// A tiny deterministic generator (the seed comes from proptest).
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
-
-const VARS: &[&str] = &["a", "b"];
-const VALUES: &[&str] = &["v", "n", "a", "b", "new Obj()"];
-
-fn stmts(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
-    let count = 1 + g.below(3);
-    for _ in 0..count {
-        stmt(g, depth, out, indent);
-    }
-}
-
-fn stmt(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
-    let pad = " ".repeat(indent);
-    let x = g.pick(VARS);
-    let val = g.pick(VALUES);
-    let choice = g.below(if depth == 0 { 9 } else { 13 });
-    let line = match choice {
-        0 => format!("{x} = m.get(k);"),
-        1 => format!("{x} = m.put(k, {val});"),
-        2 => format!("m.put(k, {val});"),
-        3 => format!("{x} = m.putIfAbsent(k, {val});"),
-        4 => format!("m.putIfAbsent(k, {val});"),
-        5 => format!("{x} = m.remove(k);"),
-        6 => format!("{x} = m.replace(k, {val});"),
-        7 => format!("{x} = {val};"),
-        8 => format!("return {x};"),
-        9..=11 => {
-            let cond = match g.below(5) {
-                0 => format!("{x} == null"),
-                1 => format!("{x} != null"),
-                2 => "m.containsKey(k)".to_owned(),
-                // FCM: the key compared with constants.
-                3 => "k.equals(\"x\")".to_owned(),
-                _ => "\"y\".equals(k)".to_owned(),
-            };
-            let mut s = format!("if ({cond}) {{\n");
-            stmts(g, depth - 1, &mut s, indent + 2);
-            if g.below(2) == 0 {
-                s.push_str(&format!("{pad}}} else {{\n"));
-                stmts(g, depth - 1, &mut s, indent + 2);
-            }
-            s.push_str(&format!("{pad}}}"));
-            s
-        }
-        _ => {
-            // A compare-and-set retry loop (VCM): `a` always comes from get(k).
-            let new = g.pick(&["n", "v", "new Obj()"]);
-            format!(
-                "while (true) {{\n{pad}  Object c = m.get(k);\n{pad}  if (c == null) {{\n{pad}    if (m.putIfAbsent(k, {new}) == null) return {new};\n{pad}  }} else {{\n{pad}    if (m.replace(k, c, {new})) return c;\n{pad}  }}\n{pad}}}"
-            )
-        }
-    };
-    out.push_str(&pad);
-    out.push_str(&line);
-    out.push('\n');
-}
-
-/// A random composed operation over `m` with key `k` and value `v`: map calls on `k`, null
-/// checks, `containsKey`, comparisons of the key with constants (FCM) and compare-and-set retry
-/// loops (VCM), nested two deep.
-fn operation(seed: u64) -> String {
-    let mut g = Gen(seed | 1);
-    let mut body = String::new();
-    stmts(&mut g, 2, &mut body, 2);
-    let last = g.pick(VARS);
-    format!(
-        "ConcurrentHashMap<String, Object> m;\nObject op(String k, Object v) {{\n  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
-    )
-}
 
 #[derive(Default, Debug)]
 struct Tally {
@@ -171,7 +85,7 @@ fn verifier_never_contradicts_the_brute_force_on_random_operations() {
     });
     runner
         .run(&any::<u64>(), |seed| {
-            let source = operation(seed);
+            let source = file(seed, 1, 2);
             agree(&source, &mut tally.borrow_mut()).map_err(TestCaseError::fail)
         })
         .unwrap();

@@ -18,6 +18,7 @@ pub mod ast;
 pub mod bounded;
 pub mod brute;
 pub mod classify;
+pub mod generate;
 pub mod ir;
 pub mod lexer;
 pub mod parser;
