@@ -57,8 +57,16 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
         worst = worst.max(t);
         total += t;
         if print_each {
+            // The bounded check of a data-dependent operation, for information (not the bar).
+            let bounded = if class == "data-dependent" {
+                let mut b = Verdict::NotProved;
+                let t = median(5, || b = analyse_one(&program, op, true).verdict);
+                format!("  --bounded: {} in {}", b.as_str(), ms(t))
+            } else {
+                String::new()
+            };
             println!(
-                "  {:<18} {:<15} {:<17} {:>7} states {:>11}",
+                "  {:<18} {:<15} {:<17} {:>7} states {:>11}{bounded}",
                 op.name,
                 class,
                 verdict.as_str(),

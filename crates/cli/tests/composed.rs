@@ -385,3 +385,75 @@ fn bad_input_is_an_error_with_line_and_column() {
         .stderr
         .contains("cannot read examples/composed/missing.java"));
 }
+
+#[test]
+fn classifier_edge_cases() {
+    // (operation, class, reasons): a null-checked key is an FCM with null in its inputs; an
+    // assigned input, an exit on the value input and `.equals` on a map result are
+    // data-dependent; `?:` on a null check and a map call inside `?:` stay SCM.
+    let source = r#"ConcurrentHashMap<String, Object> m;
+Object a(String k) {
+  if (k == null) throw new NullPointerException();
+  return m.get(k);
+}
+Object b(String k, Object v) {
+  k = "x";
+  return m.put(k, v);
+}
+Object c(String k, Object v) {
+  if (v == null) throw new NullPointerException();
+  return m.putIfAbsent(k, v);
+}
+Object d(String k) {
+  Object x = m.get(k);
+  if (x != null && x.equals("y")) return x;
+  return m.remove(k);
+}
+int e(String k) {
+  Object x = m.get(k);
+  return x == null ? 0 : 1;
+}
+Object f(String k) {
+  Object x = m.get(k);
+  Object r = x != null ? x : m.putIfAbsent(k, new Obj());
+  return r;
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("hindsight-composed-edge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("edge.java");
+    std::fs::write(&path, source).expect("write");
+    let out = hindsight(&[
+        "composed",
+        path.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).expect("json");
+    let expected: &[(&str, &str, &str, &[&str])] = &[
+        ("a", "FCM", "linearizable", &[]),
+        ("b", "data-dependent", "not-proved", &["Assign"]),
+        ("c", "data-dependent", "not-proved", &["Exit"]),
+        ("d", "data-dependent", "not-proved", &["Branch"]),
+        ("e", "SCM", "linearizable", &[]),
+        ("f", "SCM", "linearizable", &[]),
+    ];
+    for (name, class, verdict, reasons) in expected {
+        let op = find(operations(&json), name);
+        assert_eq!(op["class"], *class, "{name}");
+        assert_eq!(op["verdict"], *verdict, "{name}");
+        let rules: Vec<&str> = op["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .map(|r| r["rule"].as_str().expect("rule"))
+            .collect();
+        assert_eq!(rules, *reasons, "{name}");
+    }
+    assert_eq!(
+        find(operations(&json), "a")["inputs"],
+        serde_json::json!(["null", "1"])
+    );
+}

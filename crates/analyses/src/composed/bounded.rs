@@ -9,7 +9,6 @@
 //!
 //! It knows the instructions and the classification, not the syntax.
 
-use super::classify::Classification;
 use super::ir::{Code, Instr, PExpr, Value};
 use super::verify::{explore, EnvModel, Explored, Limits, VerifyResult};
 use std::collections::BTreeMap;
@@ -68,7 +67,7 @@ fn constants(e: &PExpr, out: &mut Vec<Value>) {
 }
 
 /// Runs the bounded check.
-pub fn check(code: &Code, _class: &Classification, domain: &Domain) -> BoundedResult {
+pub fn check(code: &Code, domain: &Domain) -> BoundedResult {
     let mut consts = Vec::new();
     for i in &code.instrs {
         match i {

@@ -94,7 +94,8 @@ pub fn file(seed: u64, count: usize, depth: u32) -> String {
     let mut s = String::from("ConcurrentHashMap<String, Object> m;\n");
     for i in 0..count {
         s.push_str(&operation(
-            seed.wrapping_add(i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            seed.wrapping_add(i as u64)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15),
             depth,
             &format!("op{i}"),
         ));

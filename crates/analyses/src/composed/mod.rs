@@ -122,7 +122,7 @@ pub fn analyse_one(program: &ast::Program, op: &ast::Operation, bounded: bool) -
             return out;
         }
         out.bounded = true;
-        let r = bounded::check(&code, &out.classification, &bounded::Domain::default());
+        let r = bounded::check(&code, &bounded::Domain::default());
         out.states = r.states;
         match r.result {
             VerifyResult::Violation(c) => {

@@ -595,18 +595,25 @@ pub fn verify(code: &Code, class: &Classification, limits: &Limits) -> VerifyRes
         if let Some(v) = class.value {
             args[v] = Value::Int(VALUE_INPUT);
         }
+        // `ConcurrentHashMap` holds no null key: with the key null (an FCM constant) the map
+        // stays empty and the environment has nothing to write.
+        let env_keys = if key == Value::Null {
+            Vec::new()
+        } else {
+            vec![(0, key.clone())]
+        };
         let env = EnvModel {
-            keys: vec![(0, key.clone())],
+            keys: env_keys,
             values: vec![env_value.clone()],
             globals: vec![Vec::new(); code.globals.len()],
             influence: true,
             prune_stuck: false,
             confirm: false,
         };
-        let inits = [
-            BTreeMap::new(),
-            BTreeMap::from([((0u8, key.clone()), env_value.clone())]),
-        ];
+        let mut inits = vec![BTreeMap::new()];
+        if key != Value::Null {
+            inits.push(BTreeMap::from([((0u8, key.clone()), env_value.clone())]));
+        }
         for init in inits {
             match explore(code, &args, code.shared(init), &env, limits) {
                 Ok(c) => total += c.states,
