@@ -132,9 +132,9 @@ pub enum VerifyResult {
 /// The linearization-point bookkeeping of a partial trace.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Lp {
-    /// The update transition: state before, state after, node where it happened.
+    /// The update transition: the state before it and the state after it.
     update: Option<(Shared, Shared)>,
-    /// A second update (Definition 3.1 allows one): its node.
+    /// Whether a second update happened (Definition 3.1 allows one).
     second: bool,
     /// States the operation stepped in before any update (the linearization point of a
     /// read-only trace may be any of them).
@@ -147,8 +147,6 @@ struct Node {
     local: Local,
     shared: Shared,
     lp: Lp,
-    /// Node index of the update transition, if any.
-    lp_node: Option<usize>,
     second_node: Option<usize>,
     env_op: Option<EnvOp>,
 }
@@ -175,7 +173,6 @@ pub fn explore(
             second: false,
             seen: BTreeSet::new(),
         },
-        lp_node: None,
         second_node: None,
         env_op: None,
     }];
@@ -219,7 +216,6 @@ pub fn explore(
                         local: local.clone(),
                         shared: next,
                         lp: lp.clone(),
-                        lp_node: nodes[at].lp_node,
                         second_node: nodes[at].second_node,
                         env_op: Some(op),
                     });
@@ -241,7 +237,6 @@ pub fn explore(
             Err(e) => return Err(Explored::Stuck(e)),
         };
         let mut lp2 = lp.clone();
-        let mut lp_node = nodes[at].lp_node;
         let mut second_node = nodes[at].second_node;
         let updated = s2 != shared;
         if lp2.update.is_none() {
@@ -253,7 +248,6 @@ pub fn explore(
             if lp2.update.is_none() {
                 lp2.update = Some((shared.clone(), s2.clone()));
                 lp2.seen.clear();
-                lp_node = Some(this);
                 is_lp = true;
             } else if !lp2.second {
                 lp2.second = true;
@@ -280,7 +274,6 @@ pub fn explore(
                 local: l2,
                 shared: s2.clone(),
                 lp: lp2.clone(),
-                lp_node,
                 second_node,
                 env_op: None,
             });
@@ -294,7 +287,7 @@ pub fn explore(
                     })
                     .clone()
             };
-            let found = match check_trace(code, &lp2, &outcome, &s2, &mut seq) {
+            let found = match check_trace(code, &lp2, &outcome, &mut seq) {
                 Ok(f) => f,
                 Err(_) if env.prune_stuck => {
                     pruned += 1;
@@ -361,7 +354,6 @@ pub fn explore(
                 local: l2,
                 shared: s2,
                 lp: lp2,
-                lp_node,
                 second_node,
                 env_op: None,
             });
@@ -392,7 +384,6 @@ fn check_trace(
     code: &Code,
     lp: &Lp,
     outcome: &Outcome,
-    last: &Shared,
     seq: &mut SeqRun,
 ) -> Result<Option<(String, Vec<String>)>, Stuck> {
     let describe = |c: &Shared, r: &(Outcome, Shared)| {
@@ -445,7 +436,6 @@ fn check_trace(
                 }
                 runs.push(describe(c, &r));
             }
-            let _ = last;
             Ok(Some((
                 format!(
                     "the operation {outcome} without updating the map, and no state it saw gives that result when run alone"
