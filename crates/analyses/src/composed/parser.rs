@@ -430,7 +430,7 @@ impl Parser {
                     out.push(mk(StmtKind::Throw(e)));
                     return Ok(());
                 }
-                "do" | "switch" | "try" | "catch" | "finally" | "else" => {
+                "do" | "switch" | "try" | "catch" | "finally" | "else" | "synchronized" => {
                     return Err(SyntaxError::new(
                         pos,
                         format!("`{w}` is not supported by the composed-operation language"),
