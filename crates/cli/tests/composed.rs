@@ -457,3 +457,29 @@ Object f(String k) {
         serde_json::json!(["null", "1"])
     );
 }
+
+#[test]
+fn reads_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(["composed", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hindsight");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"Object f(String k) {\n  return m.remove(k);\n}\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "f (line 1): linearizable (proved for all keys and values, class SCM)\n\
+         composed: 1 operation(s): 1 linearizable, 0 not linearizable, 0 not proved\n"
+    );
+}
