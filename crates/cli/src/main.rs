@@ -6,6 +6,7 @@
 //! 1 findings, 2 error, 3 unknown). It holds no analysis logic of its own.
 
 mod commute;
+mod composed;
 mod lin;
 
 use anyhow::{bail, Context};
@@ -112,6 +113,23 @@ enum Command {
         /// Give up after this many seconds and answer "unknown" (exit status 3).
         #[arg(long)]
         timeout: Option<f64>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Linearizability of composed concurrent-map operations (VINE, ISSTA'14): classifies each
+    /// operation of FILE as SCM/VCM/FCM or data-dependent and verifies the data-independent
+    /// ones for all keys and values.
+    Composed {
+        /// The operations, in a small Java-like language (`-` for standard input).
+        file: PathBuf,
+        /// Also check data-dependent operations on a small domain (can find bugs, proves
+        /// nothing).
+        #[arg(long)]
+        bounded: bool,
+        /// Only this operation.
+        #[arg(long)]
+        operation: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -307,6 +325,12 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             print_report(&report, format)?;
             Ok(code)
         }
+        Command::Composed {
+            file,
+            bounded,
+            operation,
+            format,
+        } => composed::run(&file, bounded, operation.as_deref(), format),
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
             events,

@@ -1,0 +1,104 @@
+//! Random composed operations as source text, for the property test against the brute-force
+//! oracle and for the bench: map calls on the key `k` (get, put, putIfAbsent, remove,
+//! replace), null checks, `containsKey`, comparisons of the key with constants (FCM) and
+//! compare-and-set retry loops (VCM), nested to a given depth.
+//!
+//! It knows only the surface syntax of `parser.rs`.
+
+/// A small deterministic generator (xorshift).
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+const VARS: &[&str] = &["a", "b"];
+const VALUES: &[&str] = &["v", "n", "a", "b", "new Obj()"];
+
+fn stmts(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
+    let count = 1 + g.below(3);
+    for _ in 0..count {
+        stmt(g, depth, out, indent);
+    }
+}
+
+fn stmt(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
+    let pad = " ".repeat(indent);
+    let x = g.pick(VARS);
+    let val = g.pick(VALUES);
+    let choice = g.below(if depth == 0 { 9 } else { 13 });
+    let line = match choice {
+        0 => format!("{x} = m.get(k);"),
+        1 => format!("{x} = m.put(k, {val});"),
+        2 => format!("m.put(k, {val});"),
+        3 => format!("{x} = m.putIfAbsent(k, {val});"),
+        4 => format!("m.putIfAbsent(k, {val});"),
+        5 => format!("{x} = m.remove(k);"),
+        6 => format!("{x} = m.replace(k, {val});"),
+        7 => format!("{x} = {val};"),
+        8 => format!("return {x};"),
+        9..=11 => {
+            let cond = match g.below(5) {
+                0 => format!("{x} == null"),
+                1 => format!("{x} != null"),
+                2 => "m.containsKey(k)".to_owned(),
+                3 => "k.equals(\"x\")".to_owned(),
+                _ => "\"y\".equals(k)".to_owned(),
+            };
+            let mut s = format!("if ({cond}) {{\n");
+            stmts(g, depth - 1, &mut s, indent + 2);
+            if g.below(2) == 0 {
+                s.push_str(&format!("{pad}}} else {{\n"));
+                stmts(g, depth - 1, &mut s, indent + 2);
+            }
+            s.push_str(&format!("{pad}}}"));
+            s
+        }
+        _ => {
+            // `c` always comes from get(k), so the replace keeps the operation a VCM.
+            let new = g.pick(&["n", "v", "new Obj()"]);
+            format!(
+                "while (true) {{\n{pad}  Object c = m.get(k);\n{pad}  if (c == null) {{\n{pad}    if (m.putIfAbsent(k, {new}) == null) return {new};\n{pad}  }} else {{\n{pad}    if (m.replace(k, c, {new})) return c;\n{pad}  }}\n{pad}}}"
+            )
+        }
+    };
+    out.push_str(&pad);
+    out.push_str(&line);
+    out.push('\n');
+}
+
+/// One operation named `name` over the map `m`, nested `depth` deep.
+pub fn operation(seed: u64, depth: u32, name: &str) -> String {
+    let mut g = Gen(seed | 1);
+    let mut body = String::new();
+    stmts(&mut g, depth, &mut body, 2);
+    let last = g.pick(VARS);
+    format!(
+        "Object {name}(String k, Object v) {{\n  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
+    )
+}
+
+/// A file: the map declaration and `count` operations `op0`, `op1`, ...
+pub fn file(seed: u64, count: usize, depth: u32) -> String {
+    let mut s = String::from("ConcurrentHashMap<String, Object> m;\n");
+    for i in 0..count {
+        s.push_str(&operation(
+            seed.wrapping_add(i as u64)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            depth,
+            &format!("op{i}"),
+        ));
+    }
+    s
+}

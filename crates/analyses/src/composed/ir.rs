@@ -1,0 +1,1096 @@
+//! What an operation means: its statements lowered to a flat list of instructions over numbered
+//! local slots, in which every base map call is an instruction of its own (a *main transition*
+//! of VINE, ISSTA'14, Section 3.1) and everything else is local computation, plus the value
+//! domain and the atomic semantics of the map's base methods (`ConcurrentHashMap`'s: `null`
+//! keys and values throw `NullPointerException`).
+//!
+//! It owns execution of one step of one operation; it knows nothing of environments,
+//! interleavings or linearizability (`verify.rs`, `brute.rs`).
+
+use super::ast::*;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::rc::Rc;
+
+/// A value of the language. Objects are compared by what built them (class, allocation site,
+/// constructor arguments and the calls made on them since), which is the identity the paper's
+/// trace renaming gives them: every object the operation allocates at one site is the same
+/// value `v` (Definition 4.1 (ii)).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Value {
+    /// An unassigned local or the result of a `void` operation.
+    Void,
+    Null,
+    Bool(bool),
+    Int(i64),
+    Str(Rc<str>),
+    Obj(Rc<Obj>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Obj {
+    pub class: Rc<str>,
+    /// Line of the `new` (0 for uninterpreted results of method calls on non-fresh objects).
+    pub site: u32,
+    /// Which thread allocated it (0 in the verifier, where Definition 4.1 renames all of the
+    /// operation's values to one; 1 and 2 in the brute-force oracle, where they differ).
+    pub thread: u8,
+    pub args: Vec<Value>,
+    pub calls: Vec<(Rc<str>, Vec<Value>)>,
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
+    pub fn exception(class: &str) -> Value {
+        Value::Obj(Rc::new(Obj {
+            class: Rc::from(class),
+            site: 0,
+            thread: 0,
+            args: Vec::new(),
+            calls: Vec::new(),
+        }))
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Void => f.write_str("void"),
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Str(s) => write!(f, "{s:?}"),
+            Value::Obj(o) => {
+                let list = |vs: &[Value]| {
+                    vs.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                if o.site == 0 && o.args.is_empty() && o.calls.is_empty() {
+                    return write!(f, "{}", o.class);
+                }
+                if o.site == 0 {
+                    // An uninterpreted call: receiver first.
+                    let (recv, rest) = o.args.split_first().expect("a receiver");
+                    return write!(f, "{recv}.{}({})", o.class, list(rest));
+                }
+                write!(f, "new {}({})@{}", o.class, list(&o.args), o.site)?;
+                if o.thread > 0 {
+                    write!(f, "#{}", o.thread)?;
+                }
+                for (name, args) in &o.calls {
+                    write!(f, ".{name}({})", list(args))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// How an operation ended: its return value or the exception it threw.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    Returned(Value),
+    Threw(Value),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Returned(Value::Void) => f.write_str("returns (void)"),
+            Outcome::Returned(v) => write!(f, "returns {v}"),
+            Outcome::Threw(v) => write!(f, "throws {v}"),
+        }
+    }
+}
+
+/// The shared state: the maps (entries keyed by map number and key) and the globals.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Shared {
+    pub map: BTreeMap<(u8, Value), Value>,
+    pub globals: Vec<Value>,
+}
+
+/// A pure expression over slots, globals and constants (no map calls).
+#[derive(Clone, Debug)]
+pub enum PExpr {
+    Const(Value),
+    Slot(u16),
+    Global(u16),
+    Not(Box<PExpr>),
+    Neg(Box<PExpr>),
+    Bin(BinOp, Box<PExpr>, Box<PExpr>),
+    Cond(Box<PExpr>, Box<PExpr>, Box<PExpr>),
+    Equals(Box<PExpr>, Box<PExpr>),
+    /// A method on something other than a map or a fresh object in a local: an uninterpreted
+    /// (but deterministic) function of its receiver and arguments.
+    Call(Rc<str>, Box<PExpr>, Vec<PExpr>),
+    New(Rc<str>, u32, Vec<PExpr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Instr {
+    Let(u16, PExpr),
+    SetGlobal(u16, PExpr),
+    /// A base map call: a main transition.
+    Map {
+        dst: Option<u16>,
+        map: u8,
+        method: MapMethod,
+        args: Vec<PExpr>,
+    },
+    /// `x.f(args)` on a local: recorded in the object held by `x`.
+    ObjCall(u16, Rc<str>, Vec<PExpr>),
+    /// Falls through when the condition holds, else jumps.
+    Branch(PExpr, usize),
+    Jump(usize),
+    Return(Option<PExpr>),
+    Throw(PExpr),
+}
+
+impl Instr {
+    /// Whether it reads or writes shared state (so that the environment may act before it).
+    pub fn touches_shared(&self) -> bool {
+        fn reads(e: &PExpr) -> bool {
+            match e {
+                PExpr::Global(_) => true,
+                PExpr::Const(_) | PExpr::Slot(_) => false,
+                PExpr::Not(a) | PExpr::Neg(a) => reads(a),
+                PExpr::Bin(_, a, b) | PExpr::Equals(a, b) => reads(a) || reads(b),
+                PExpr::Cond(a, b, c) => reads(a) || reads(b) || reads(c),
+                PExpr::Call(_, r, args) => reads(r) || args.iter().any(reads),
+                PExpr::New(_, _, args) => args.iter().any(reads),
+            }
+        }
+        match self {
+            Instr::Map { .. } | Instr::SetGlobal(..) => true,
+            Instr::Let(_, e) | Instr::Branch(e, _) | Instr::Throw(e) => reads(e),
+            Instr::ObjCall(_, _, args) => args.iter().any(reads),
+            Instr::Return(e) => e.as_ref().is_some_and(reads),
+            Instr::Jump(_) => false,
+        }
+    }
+}
+
+/// A lowered operation.
+#[derive(Clone, Debug)]
+pub struct Code {
+    pub name: String,
+    pub instrs: Vec<Instr>,
+    /// Source position and text of each instruction.
+    pub pos: Vec<Pos>,
+    pub text: Vec<String>,
+    /// Names of the slots; the parameters come first, temporaries are named `$n`.
+    pub slots: Vec<String>,
+    pub params: usize,
+    /// The declared type of each parameter.
+    pub param_ty: Vec<String>,
+    pub maps: Vec<String>,
+    pub globals: Vec<String>,
+    /// Initial values of the globals (constants' values; mutable globals start at these too).
+    pub global_init: Vec<Value>,
+    /// Which globals are final constants.
+    pub global_final: Vec<bool>,
+    /// Which globals the operation reads or writes.
+    pub global_used: Vec<bool>,
+    /// The declared type of each global.
+    pub global_ty: Vec<String>,
+    pub entry_line: u32,
+}
+
+/// The local state of one running operation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Local {
+    pub pc: usize,
+    pub slots: Vec<Value>,
+    /// The thread whose objects `new` allocates (see [`Obj::thread`]).
+    pub thread: u8,
+}
+
+/// What one step did.
+#[derive(Clone, Debug)]
+pub enum Step {
+    Local,
+    /// A base map call with its result.
+    Main {
+        map: u8,
+        method: MapMethod,
+        args: Vec<Value>,
+        result: Value,
+    },
+    Done(Outcome),
+}
+
+/// Why a step cannot be taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck(pub String);
+
+enum Fault {
+    Throw(Value),
+    Stuck(String),
+}
+
+fn npe() -> Fault {
+    Fault::Throw(Value::exception("NullPointerException"))
+}
+
+fn eval(e: &PExpr, slots: &[Value], shared: &Shared) -> Result<Value, Fault> {
+    eval_in(e, slots, shared, 0)
+}
+
+fn eval_in(e: &PExpr, slots: &[Value], shared: &Shared, thread: u8) -> Result<Value, Fault> {
+    let eval = |e: &PExpr, slots: &[Value], shared: &Shared| eval_in(e, slots, shared, thread);
+    Ok(match e {
+        PExpr::Const(v) => v.clone(),
+        PExpr::Slot(s) => slots[*s as usize].clone(),
+        PExpr::Global(g) => shared.globals[*g as usize].clone(),
+        PExpr::Not(a) => match eval(a, slots, shared)? {
+            Value::Bool(b) => Value::Bool(!b),
+            Value::Null => return Err(npe()),
+            v => {
+                return Err(Fault::Stuck(format!(
+                    "`!` applied to {v}, which is not a boolean"
+                )))
+            }
+        },
+        PExpr::Neg(a) => match eval(a, slots, shared)? {
+            Value::Int(n) => Value::Int(n.wrapping_neg()),
+            Value::Null => return Err(npe()),
+            v => return Err(Fault::Stuck(format!("`-` applied to {v}"))),
+        },
+        PExpr::Bin(op, a, b) => {
+            let x = eval(a, slots, shared)?;
+            match op {
+                BinOp::And | BinOp::Or => {
+                    let Value::Bool(xb) = x else {
+                        return Err(Fault::Stuck(format!("`{}` applied to {x}", op.symbol())));
+                    };
+                    if xb == (*op == BinOp::Or) {
+                        return Ok(Value::Bool(xb));
+                    }
+                    return match eval(b, slots, shared)? {
+                        Value::Bool(y) => Ok(Value::Bool(y)),
+                        y => Err(Fault::Stuck(format!("`{}` applied to {y}", op.symbol()))),
+                    };
+                }
+                _ => {}
+            }
+            let y = eval(b, slots, shared)?;
+            binary(*op, x, y)?
+        }
+        PExpr::Cond(c, a, b) => match eval(c, slots, shared)? {
+            Value::Bool(true) => eval(a, slots, shared)?,
+            Value::Bool(false) => eval(b, slots, shared)?,
+            v => return Err(Fault::Stuck(format!("`?:` condition is {v}"))),
+        },
+        PExpr::Equals(a, b) => {
+            let x = eval(a, slots, shared)?;
+            let y = eval(b, slots, shared)?;
+            if x == Value::Null {
+                return Err(npe());
+            }
+            Value::Bool(x == y)
+        }
+        PExpr::Call(name, recv, args) => {
+            let r = eval(recv, slots, shared)?;
+            if r == Value::Null {
+                return Err(npe());
+            }
+            let mut vs = vec![r];
+            for a in args {
+                vs.push(eval(a, slots, shared)?);
+            }
+            Value::Obj(Rc::new(Obj {
+                class: name.clone(),
+                site: 0,
+                thread: 0,
+                args: vs,
+                calls: Vec::new(),
+            }))
+        }
+        PExpr::New(class, site, args) => {
+            let mut vs = Vec::new();
+            for a in args {
+                vs.push(eval(a, slots, shared)?);
+            }
+            Value::Obj(Rc::new(Obj {
+                class: class.clone(),
+                site: *site,
+                thread,
+                args: vs,
+                calls: Vec::new(),
+            }))
+        }
+    })
+}
+
+fn binary(op: BinOp, x: Value, y: Value) -> Result<Value, Fault> {
+    match op {
+        BinOp::Eq => return Ok(Value::Bool(x == y)),
+        BinOp::Ne => return Ok(Value::Bool(x != y)),
+        _ => {}
+    }
+    if op == BinOp::Add {
+        match (&x, &y) {
+            (Value::Str(a), b) => return Ok(Value::str(&format!("{a}{}", plain(b)))),
+            (a, Value::Str(b)) => return Ok(Value::str(&format!("{}{b}", plain(a)))),
+            _ => {}
+        }
+    }
+    let (a, b) = match (&x, &y) {
+        (Value::Int(a), Value::Int(b)) => (*a, *b),
+        (Value::Null, _) | (_, Value::Null) => return Err(npe()),
+        _ => {
+            return Err(Fault::Stuck(format!(
+                "`{}` applied to {x} and {y}",
+                op.symbol()
+            )))
+        }
+    };
+    Ok(match op {
+        BinOp::Add => Value::Int(a.wrapping_add(b)),
+        BinOp::Sub => Value::Int(a.wrapping_sub(b)),
+        BinOp::Mul => Value::Int(a.wrapping_mul(b)),
+        BinOp::Div | BinOp::Rem if b == 0 => {
+            return Err(Fault::Throw(Value::exception("ArithmeticException")))
+        }
+        BinOp::Div => Value::Int(a.wrapping_div(b)),
+        BinOp::Rem => Value::Int(a.wrapping_rem(b)),
+        BinOp::Lt => Value::Bool(a < b),
+        BinOp::Le => Value::Bool(a <= b),
+        BinOp::Gt => Value::Bool(a > b),
+        BinOp::Ge => Value::Bool(a >= b),
+        BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => unreachable!("handled above"),
+    })
+}
+
+/// A value as string concatenation shows it.
+fn plain(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        v => v.to_string(),
+    }
+}
+
+/// The atomic effect of a base method on `shared` (entries of map `map`) and its result.
+pub fn apply_map(
+    shared: &mut Shared,
+    map: u8,
+    method: MapMethod,
+    args: &[Value],
+) -> Result<Value, Value> {
+    let npe = || Value::exception("NullPointerException");
+    if method == MapMethod::Size {
+        let n = shared.map.keys().filter(|(m, _)| *m == map).count();
+        return Ok(Value::Int(n as i64));
+    }
+    if args.iter().any(|a| *a == Value::Null || *a == Value::Void) {
+        return Err(npe());
+    }
+    let key = (map, args[0].clone());
+    let current = shared.map.get(&key).cloned();
+    let prev = current.clone().unwrap_or(Value::Null);
+    Ok(match method {
+        MapMethod::Get => prev,
+        MapMethod::ContainsKey => Value::Bool(current.is_some()),
+        MapMethod::Put => {
+            shared.map.insert(key, args[1].clone());
+            prev
+        }
+        MapMethod::Remove => {
+            shared.map.remove(&key);
+            prev
+        }
+        MapMethod::RemoveValue => {
+            let hit = current.as_ref() == Some(&args[1]);
+            if hit {
+                shared.map.remove(&key);
+            }
+            Value::Bool(hit)
+        }
+        MapMethod::PutIfAbsent => {
+            if current.is_none() {
+                shared.map.insert(key, args[1].clone());
+            }
+            prev
+        }
+        MapMethod::Replace => {
+            if current.is_some() {
+                shared.map.insert(key, args[1].clone());
+            }
+            prev
+        }
+        MapMethod::ReplaceValue => {
+            let hit = current.as_ref() == Some(&args[1]);
+            if hit {
+                shared.map.insert(key, args[2].clone());
+            }
+            Value::Bool(hit)
+        }
+        MapMethod::Size => unreachable!("handled above"),
+    })
+}
+
+impl Code {
+    /// The initial local state for these arguments.
+    pub fn start(&self, args: &[Value]) -> Local {
+        let mut slots = vec![Value::Void; self.slots.len()];
+        slots[..args.len()].clone_from_slice(args);
+        Local {
+            pc: 0,
+            slots,
+            thread: 0,
+        }
+    }
+
+    /// The initial shared state with these map entries (globals at their initial values).
+    pub fn shared(&self, map: BTreeMap<(u8, Value), Value>) -> Shared {
+        Shared {
+            map,
+            globals: self.global_init.clone(),
+        }
+    }
+
+    /// Executes the instruction at `local.pc`.
+    pub fn step(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Stuck> {
+        match self.try_step(local, shared) {
+            Ok(s) => Ok(s),
+            Err(Fault::Throw(v)) => Ok(Step::Done(Outcome::Threw(v))),
+            Err(Fault::Stuck(why)) => {
+                let p = self.pos[local.pc];
+                Err(Stuck(format!(
+                    "line {}:{}: cannot evaluate: {why}",
+                    p.line, p.col
+                )))
+            }
+        }
+    }
+
+    fn try_step(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Fault> {
+        let pc = local.pc;
+        let ev = |e: &PExpr, l: &Local, s: &Shared| eval_in(e, &l.slots, s, l.thread);
+        match &self.instrs[pc] {
+            Instr::Let(slot, e) => {
+                local.slots[*slot as usize] = ev(e, local, shared)?;
+                local.pc += 1;
+                Ok(Step::Local)
+            }
+            Instr::SetGlobal(g, e) => {
+                shared.globals[*g as usize] = ev(e, local, shared)?;
+                local.pc += 1;
+                Ok(Step::Local)
+            }
+            Instr::Map {
+                dst,
+                map,
+                method,
+                args,
+            } => {
+                let vs = args
+                    .iter()
+                    .map(|a| ev(a, local, shared))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let result = apply_map(shared, *map, *method, &vs).map_err(Fault::Throw)?;
+                if let Some(d) = dst {
+                    local.slots[*d as usize] = result.clone();
+                }
+                local.pc += 1;
+                Ok(Step::Main {
+                    map: *map,
+                    method: *method,
+                    args: vs,
+                    result,
+                })
+            }
+            Instr::ObjCall(slot, name, args) => {
+                let vs = args
+                    .iter()
+                    .map(|a| ev(a, local, shared))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match &local.slots[*slot as usize] {
+                    Value::Obj(o) if o.site != 0 => {
+                        let mut o = (**o).clone();
+                        o.calls.push((name.clone(), vs));
+                        local.slots[*slot as usize] = Value::Obj(Rc::new(o));
+                    }
+                    Value::Null => return Err(npe()),
+                    // A call on a non-fresh object: its effect is outside the model.
+                    v => {
+                        return Err(Fault::Stuck(format!(
+                            "`{name}` called on {v}, an object the operation did not create"
+                        )))
+                    }
+                }
+                local.pc += 1;
+                Ok(Step::Local)
+            }
+            Instr::Branch(c, target) => {
+                match ev(c, local, shared)? {
+                    Value::Bool(true) => local.pc += 1,
+                    Value::Bool(false) => local.pc = *target,
+                    Value::Null => return Err(npe()),
+                    v => return Err(Fault::Stuck(format!("the condition is {v}, not a boolean"))),
+                }
+                Ok(Step::Local)
+            }
+            Instr::Jump(t) => {
+                local.pc = *t;
+                Ok(Step::Local)
+            }
+            Instr::Return(e) => {
+                let v = match e {
+                    Some(e) => ev(e, local, shared)?,
+                    None => Value::Void,
+                };
+                Ok(Step::Done(Outcome::Returned(v)))
+            }
+            Instr::Throw(e) => {
+                let v = ev(e, local, shared)?;
+                if v == Value::Null {
+                    return Err(npe());
+                }
+                Ok(Step::Done(Outcome::Threw(v)))
+            }
+        }
+    }
+
+    /// Runs without interference from `local` to completion (at most `limit` steps).
+    pub fn run_sequential(
+        &self,
+        mut local: Local,
+        mut shared: Shared,
+        limit: usize,
+    ) -> Result<(Outcome, Shared), Stuck> {
+        for _ in 0..limit {
+            if let Step::Done(out) = self.step(&mut local, &mut shared)? {
+                return Ok((out, shared));
+            }
+        }
+        Err(Stuck(format!(
+            "the operation does not finish within {limit} steps when run alone"
+        )))
+    }
+
+    /// The local variables worth showing in a state (parameters and assigned named locals).
+    pub fn show_locals(&self, local: &Local) -> String {
+        self.slots
+            .iter()
+            .zip(&local.slots)
+            .filter(|(n, v)| !n.starts_with('$') && **v != Value::Void)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// `C={k->v, ..}` (map names are shown when there are several maps), then the globals.
+    pub fn show_shared(&self, shared: &Shared) -> String {
+        let several = self.maps.len() > 1;
+        let entries: Vec<String> = shared
+            .map
+            .iter()
+            .map(|((m, k), v)| {
+                if several {
+                    format!("{}[{k}]->{v}", self.maps[*m as usize])
+                } else {
+                    format!("{k}->{v}")
+                }
+            })
+            .collect();
+        let mut s = format!("C={{{}}}", entries.join(", "));
+        for (i, g) in self.globals.iter().enumerate() {
+            if !self.global_final[i] && self.global_used[i] {
+                s.push_str(&format!(", {g}={}", shared.globals[i]));
+            }
+        }
+        s
+    }
+
+    /// The line a program counter stands at (the closing brace for the implicit return).
+    pub fn line(&self, pc: usize) -> u32 {
+        self.pos[pc].line
+    }
+}
+
+/// Source text of an expression, as the operation spells it.
+pub fn show(e: &Expr) -> String {
+    let list = |args: &[Expr]| args.iter().map(show).collect::<Vec<_>>().join(", ");
+    match &e.kind {
+        ExprKind::Null => "null".into(),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::Int(n) => n.to_string(),
+        ExprKind::Str(s) => format!("{s:?}"),
+        ExprKind::Var(v) => v.clone(),
+        ExprKind::This => "this".into(),
+        ExprKind::Not(a) => format!("!{}", paren(a)),
+        ExprKind::Neg(a) => format!("-{}", paren(a)),
+        ExprKind::Binary(op, a, b) => format!("{} {} {}", paren(a), op.symbol(), paren(b)),
+        ExprKind::Cond(a, b, c) => format!("{} ? {} : {}", paren(a), paren(b), paren(c)),
+        ExprKind::MapCall { map, method, args } => {
+            if map == THIS_MAP {
+                format!("{}({})", method.name(), list(args))
+            } else {
+                format!("{map}.{}({})", method.name(), list(args))
+            }
+        }
+        ExprKind::Equals(a, b) => format!("{}.equals({})", paren(a), show(b)),
+        ExprKind::Call { recv, name, args } => {
+            format!("{}.{name}({})", paren(recv), list(args))
+        }
+        ExprKind::New { class, args } => format!("new {class}({})", list(args)),
+    }
+}
+
+fn paren(e: &Expr) -> String {
+    match e.kind {
+        ExprKind::Binary(..) | ExprKind::Cond(..) => format!("({})", show(e)),
+        _ => show(e),
+    }
+}
+
+/// Java's default value of a field of type `ty`.
+pub fn default_value(ty: &str) -> Value {
+    match ty {
+        "int" | "long" | "short" | "byte" => Value::Int(0),
+        "boolean" => Value::Bool(false),
+        _ => Value::Null,
+    }
+}
+
+/// Lowers one operation of `program`.
+pub fn lower(program: &Program, op: &Operation) -> Code {
+    let mut l = Lower {
+        code: Code {
+            name: op.name.clone(),
+            instrs: Vec::new(),
+            pos: Vec::new(),
+            text: Vec::new(),
+            slots: op.params.iter().map(|p| p.name.clone()).collect(),
+            params: op.params.len(),
+            param_ty: op.params.iter().map(|p| p.ty.clone()).collect(),
+            maps: Vec::new(),
+            globals: program
+                .fields
+                .iter()
+                .filter(|f| !f.is_map())
+                .map(|f| f.name.clone())
+                .collect(),
+            global_init: Vec::new(),
+            global_final: Vec::new(),
+            global_used: Vec::new(),
+            global_ty: Vec::new(),
+            entry_line: op.pos.line,
+        },
+        breaks: Vec::new(),
+    };
+    for f in program.fields.iter().filter(|f| !f.is_map()) {
+        // Initializers use only constants (the parser checks), so an empty state evaluates them.
+        let v = match &f.init {
+            Some(e) => {
+                let empty = Shared::default();
+                eval(&l.pure(e), &[], &empty).unwrap_or(Value::Null)
+            }
+            None => default_value(&f.ty),
+        };
+        l.code.global_ty.push(f.ty.clone());
+        l.code.global_init.push(v);
+        l.code.global_final.push(f.is_final);
+        l.code.global_used.push(false);
+    }
+    l.stmts(&op.body);
+    let end = Pos {
+        line: op.end_line,
+        col: 1,
+    };
+    l.emit(Instr::Return(None), end, "return".into());
+    l.code
+}
+
+struct Lower {
+    code: Code,
+    /// For each enclosing loop: the jumps to patch to its exit, and where `continue` goes.
+    breaks: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+fn has_map_call(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::MapCall { .. } => true,
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Int(_)
+        | ExprKind::Str(_)
+        | ExprKind::Var(_)
+        | ExprKind::This => false,
+        ExprKind::Not(a) | ExprKind::Neg(a) => has_map_call(a),
+        ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => has_map_call(a) || has_map_call(b),
+        ExprKind::Cond(a, b, c) => has_map_call(a) || has_map_call(b) || has_map_call(c),
+        ExprKind::Call { recv, args, .. } => has_map_call(recv) || args.iter().any(has_map_call),
+        ExprKind::New { args, .. } => args.iter().any(has_map_call),
+    }
+}
+
+impl Lower {
+    fn emit(&mut self, i: Instr, pos: Pos, text: String) -> usize {
+        self.code.instrs.push(i);
+        self.code.pos.push(pos);
+        self.code.text.push(text);
+        self.code.instrs.len() - 1
+    }
+
+    fn slot(&mut self, name: &str) -> u16 {
+        if let Some(i) = self.code.slots.iter().position(|s| s == name) {
+            return i as u16;
+        }
+        self.code.slots.push(name.to_owned());
+        (self.code.slots.len() - 1) as u16
+    }
+
+    fn temp(&mut self) -> u16 {
+        let n = format!("${}", self.code.slots.len());
+        self.slot(&n)
+    }
+
+    fn map(&mut self, name: &str) -> u8 {
+        if let Some(i) = self.code.maps.iter().position(|s| s == name) {
+            return i as u8;
+        }
+        self.code.maps.push(name.to_owned());
+        (self.code.maps.len() - 1) as u8
+    }
+
+    fn global(&self, name: &str) -> Option<u16> {
+        self.code
+            .globals
+            .iter()
+            .position(|g| g == name)
+            .map(|i| i as u16)
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        self.code.slots.iter().any(|s| s == name) || self.global(name).is_none()
+    }
+
+    /// A pure expression (the caller checked it has no map call).
+    fn pure(&mut self, e: &Expr) -> PExpr {
+        let b = |l: &mut Lower, x: &Expr| Box::new(l.pure(x));
+        match &e.kind {
+            ExprKind::Null => PExpr::Const(Value::Null),
+            ExprKind::Bool(v) => PExpr::Const(Value::Bool(*v)),
+            ExprKind::Int(n) => PExpr::Const(Value::Int(*n)),
+            ExprKind::Str(s) => PExpr::Const(Value::str(s)),
+            ExprKind::This => PExpr::Const(Value::exception("this")),
+            ExprKind::Var(v) => {
+                if self.is_local(v) {
+                    PExpr::Slot(self.slot(v))
+                } else {
+                    let g = self.global(v).expect("a global");
+                    self.code.global_used[g as usize] = true;
+                    if self.code.global_final.get(g as usize) == Some(&true) {
+                        PExpr::Const(self.code.global_init[g as usize].clone())
+                    } else {
+                        PExpr::Global(g)
+                    }
+                }
+            }
+            ExprKind::Not(a) => PExpr::Not(b(self, a)),
+            ExprKind::Neg(a) => PExpr::Neg(b(self, a)),
+            ExprKind::Binary(op, x, y) => PExpr::Bin(*op, b(self, x), b(self, y)),
+            ExprKind::Cond(x, y, z) => PExpr::Cond(b(self, x), b(self, y), b(self, z)),
+            ExprKind::Equals(x, y) => PExpr::Equals(b(self, x), b(self, y)),
+            ExprKind::Call { recv, name, args } => {
+                let r = b(self, recv);
+                let a = args.iter().map(|x| self.pure(x)).collect();
+                PExpr::Call(Rc::from(name.as_str()), r, a)
+            }
+            ExprKind::New { class, args } => {
+                let a = args.iter().map(|x| self.pure(x)).collect();
+                PExpr::New(Rc::from(class.as_str()), e.pos.line, a)
+            }
+            ExprKind::MapCall { .. } => unreachable!("map calls are lowered by `expr`"),
+        }
+    }
+
+    /// Lowers `e`, emitting its map calls (left to right, honouring `&&`, `||` and `?:`) as
+    /// instructions; returns the pure remainder.
+    fn expr(&mut self, e: &Expr) -> PExpr {
+        if !has_map_call(e) {
+            return self.pure(e);
+        }
+        let pos = e.pos;
+        match &e.kind {
+            ExprKind::MapCall { map, method, args } => {
+                let args = self.operands(args);
+                let dst = self.temp();
+                let m = self.map(map);
+                self.emit(
+                    Instr::Map {
+                        dst: Some(dst),
+                        map: m,
+                        method: *method,
+                        args,
+                    },
+                    pos,
+                    show(e),
+                );
+                PExpr::Slot(dst)
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), x, y) => {
+                let t = self.temp();
+                let xv = self.expr(x);
+                self.emit(Instr::Let(t, xv), pos, show(x));
+                let test = if *op == BinOp::And {
+                    PExpr::Slot(t)
+                } else {
+                    PExpr::Not(Box::new(PExpr::Slot(t)))
+                };
+                let br = self.emit(Instr::Branch(test, 0), pos, show(e));
+                let yv = self.expr(y);
+                self.emit(Instr::Let(t, yv), pos, show(y));
+                let end = self.code.instrs.len();
+                self.code.instrs[br] = match &self.code.instrs[br] {
+                    Instr::Branch(c, _) => Instr::Branch(c.clone(), end),
+                    _ => unreachable!(),
+                };
+                PExpr::Slot(t)
+            }
+            ExprKind::Cond(c, x, y) => {
+                let t = self.temp();
+                let cv = self.expr(c);
+                let br = self.emit(Instr::Branch(cv, 0), pos, show(c));
+                let xv = self.expr(x);
+                self.emit(Instr::Let(t, xv), pos, show(x));
+                let j = self.emit(Instr::Jump(0), pos, String::new());
+                let else_at = self.code.instrs.len();
+                let yv = self.expr(y);
+                self.emit(Instr::Let(t, yv), pos, show(y));
+                let end = self.code.instrs.len();
+                self.patch(br, else_at);
+                self.patch(j, end);
+                PExpr::Slot(t)
+            }
+            ExprKind::Not(a) => PExpr::Not(Box::new(self.expr(a))),
+            ExprKind::Neg(a) => PExpr::Neg(Box::new(self.expr(a))),
+            ExprKind::Binary(op, x, y) => {
+                let xs = self.operands(std::slice::from_ref(&**x));
+                let yv = self.expr(y);
+                PExpr::Bin(
+                    *op,
+                    Box::new(xs.into_iter().next().expect("one")),
+                    Box::new(yv),
+                )
+            }
+            ExprKind::Equals(x, y) => {
+                let xs = self.operands(std::slice::from_ref(&**x));
+                let yv = self.expr(y);
+                PExpr::Equals(Box::new(xs.into_iter().next().expect("one")), Box::new(yv))
+            }
+            ExprKind::Call { recv, name, args } => {
+                let mut all = vec![(**recv).clone()];
+                all.extend(args.iter().cloned());
+                let mut vs = self.operands(&all).into_iter();
+                let r = vs.next().expect("receiver");
+                PExpr::Call(Rc::from(name.as_str()), Box::new(r), vs.collect())
+            }
+            ExprKind::New { class, args } => {
+                let vs = self.operands(args);
+                PExpr::New(Rc::from(class.as_str()), pos.line, vs)
+            }
+            _ => unreachable!("leaves have no map call"),
+        }
+    }
+
+    /// Lowers operands evaluated left to right: when a later one calls the map, the earlier
+    /// ones are first saved in temporaries so they see the state Java's order gives them.
+    fn operands(&mut self, args: &[Expr]) -> Vec<PExpr> {
+        let mut out = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let v = self.expr(a);
+            let later_calls = args[i + 1..].iter().any(has_map_call);
+            if later_calls && !matches!(v, PExpr::Const(_) | PExpr::Slot(_)) {
+                let t = self.temp();
+                self.emit(Instr::Let(t, v), a.pos, show(a));
+                out.push(PExpr::Slot(t));
+            } else {
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    fn patch(&mut self, at: usize, target: usize) {
+        self.code.instrs[at] = match &self.code.instrs[at] {
+            Instr::Branch(c, _) => Instr::Branch(c.clone(), target),
+            Instr::Jump(_) => Instr::Jump(target),
+            other => other.clone(),
+        };
+    }
+
+    fn assign(&mut self, name: &str, value: PExpr, pos: Pos, text: String) {
+        if self.is_local(name) {
+            let s = self.slot(name);
+            self.emit(Instr::Let(s, value), pos, text);
+        } else {
+            let g = self.global(name).expect("a global");
+            self.code.global_used[g as usize] = true;
+            self.emit(Instr::SetGlobal(g, value), pos, text);
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let pos = s.pos;
+        match &s.kind {
+            StmtKind::Decl { name, init } => {
+                self.slot(name);
+                if let Some(e) = init {
+                    let text = format!("{name} = {}", show(e));
+                    if let ExprKind::MapCall { map, method, args } = &e.kind {
+                        self.map_call(Some(name), map, *method, args, e.pos, text);
+                    } else {
+                        let v = self.expr(e);
+                        self.assign(name, v, pos, text);
+                    }
+                }
+            }
+            StmtKind::Assign { name, value } => {
+                let text = format!("{name} = {}", show(value));
+                if let (ExprKind::MapCall { map, method, args }, true) =
+                    (&value.kind, self.is_local(name))
+                {
+                    self.map_call(Some(name), map, *method, args, value.pos, text);
+                } else {
+                    let v = self.expr(value);
+                    self.assign(name, v, pos, text);
+                }
+            }
+            StmtKind::Expr(e) => {
+                let text = show(e);
+                match &e.kind {
+                    ExprKind::MapCall { map, method, args } => {
+                        self.map_call(None, map, *method, args, e.pos, text)
+                    }
+                    ExprKind::Call { recv, name, args } if matches!(&recv.kind, ExprKind::Var(v) if self.is_local(v)) =>
+                    {
+                        let ExprKind::Var(v) = &recv.kind else {
+                            unreachable!()
+                        };
+                        let slot = self.slot(v);
+                        let vs = self.operands(args);
+                        self.emit(Instr::ObjCall(slot, Rc::from(name.as_str()), vs), pos, text);
+                    }
+                    _ => {
+                        let v = self.expr(e);
+                        let t = self.temp();
+                        self.emit(Instr::Let(t, v), pos, text);
+                    }
+                }
+            }
+            StmtKind::If { cond, then, els } => {
+                let c = self.expr(cond);
+                let br = self.emit(
+                    Instr::Branch(c, 0),
+                    cond.pos,
+                    format!("if ({})", show(cond)),
+                );
+                self.stmts(then);
+                if els.is_empty() {
+                    let end = self.code.instrs.len();
+                    self.patch(br, end);
+                } else {
+                    let j = self.emit(Instr::Jump(0), pos, String::new());
+                    let else_at = self.code.instrs.len();
+                    self.patch(br, else_at);
+                    self.stmts(els);
+                    let end = self.code.instrs.len();
+                    self.patch(j, end);
+                }
+            }
+            StmtKind::Loop { cond, body, update } => {
+                let top = self.code.instrs.len();
+                let exit_branch = cond.as_ref().map(|c| {
+                    let cv = self.expr(c);
+                    self.emit(Instr::Branch(cv, 0), c.pos, format!("while ({})", show(c)))
+                });
+                self.breaks.push((Vec::new(), Vec::new()));
+                self.stmts(body);
+                let cont = self.code.instrs.len();
+                self.stmts(update);
+                self.emit(Instr::Jump(top), pos, String::new());
+                let end = self.code.instrs.len();
+                let (breaks, continues) = self.breaks.pop().expect("the loop's frame");
+                for b in breaks {
+                    self.patch(b, end);
+                }
+                for c in continues {
+                    self.patch(c, cont);
+                }
+                if let Some(b) = exit_branch {
+                    self.patch(b, end);
+                }
+            }
+            StmtKind::Block(b) => self.stmts(b),
+            StmtKind::Break | StmtKind::Continue => {
+                let is_break = matches!(s.kind, StmtKind::Break);
+                let j = self.emit(
+                    Instr::Jump(0),
+                    pos,
+                    if is_break { "break" } else { "continue" }.into(),
+                );
+                // Outside a loop the parser has nothing to say; `break` then ends the operation.
+                match self.breaks.last_mut() {
+                    Some((bs, cs)) => {
+                        if is_break {
+                            bs.push(j)
+                        } else {
+                            cs.push(j)
+                        }
+                    }
+                    None => self.code.instrs[j] = Instr::Return(None),
+                }
+            }
+            StmtKind::Return(e) => {
+                let text = match e {
+                    Some(e) => format!("return {}", show(e)),
+                    None => "return".into(),
+                };
+                let v = e.as_ref().map(|e| self.expr(e));
+                self.emit(Instr::Return(v), pos, text);
+            }
+            StmtKind::Throw(e) => {
+                let v = self.expr(e);
+                self.emit(Instr::Throw(v), pos, format!("throw {}", show(e)));
+            }
+        }
+    }
+
+    fn map_call(
+        &mut self,
+        dst: Option<&str>,
+        map: &str,
+        method: MapMethod,
+        args: &[Expr],
+        pos: Pos,
+        text: String,
+    ) {
+        let args = self.operands(args);
+        let dst = dst.map(|d| self.slot(d));
+        let m = self.map(map);
+        self.emit(
+            Instr::Map {
+                dst,
+                map: m,
+                method,
+                args,
+            },
+            pos,
+            text,
+        );
+    }
+}

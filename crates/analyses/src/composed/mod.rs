@@ -1,0 +1,155 @@
+//! Linearizability of composed operations over a concurrent map via data independence
+//! (Shacham et al., "Verifying Atomicity via Data Independence", ISSTA'14 — VINE):
+//! `hindsight composed`.
+//!
+//! A file of operations written in a small Java-like language (`lexer.rs`, `parser.rs`,
+//! `ast.rs`) is lowered to instructions whose map calls are the main transitions of Section 3.1
+//! (`ir.rs`). Each operation is classified (`classify.rs`) as SCM, VCM or FCM (Definitions
+//! 4.2-4.4) or as data-dependent with the reasons of Fig. 11; data-independent operations are
+//! verified against Definition 3.1 over every interleaving with environment transitions on one
+//! key and two values (`verify.rs`, Theorem 4.1 makes that a proof for all keys and values);
+//! data-dependent ones can be checked on a small domain (`bounded.rs`, not a proof).
+//! `brute.rs` is the independent oracle: two threads running the operation, checked against
+//! the map's sequential specification.
+//!
+//! This module knows nothing of traces, files or output formats.
+
+pub mod ast;
+pub mod bounded;
+pub mod brute;
+pub mod classify;
+pub mod generate;
+pub mod ir;
+pub mod lexer;
+pub mod parser;
+pub mod verify;
+
+use ast::Pos;
+use std::fmt;
+
+/// A lexical or syntax error at a position of the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub pos: Pos,
+    pub message: String,
+}
+
+impl SyntaxError {
+    pub fn new(pos: Pos, message: impl Into<String>) -> SyntaxError {
+        SyntaxError {
+            pos,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.pos, self.message)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+pub use classify::{classify, Class, Classification, Reason};
+pub use parser::parse;
+pub use verify::{verify, Counterexample, VerifyResult};
+
+/// The verdict the report gives an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Linearizable,
+    NotLinearizable,
+    NotProved,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Linearizable => "linearizable",
+            Verdict::NotLinearizable => "not-linearizable",
+            Verdict::NotProved => "not-proved",
+        }
+    }
+}
+
+/// Everything known about one operation after classification and verification.
+#[derive(Clone, Debug)]
+pub struct Analysed {
+    pub name: String,
+    pub line: u32,
+    pub classification: Classification,
+    pub verdict: Verdict,
+    /// For a violation: the counterexample.
+    pub counterexample: Option<Counterexample>,
+    /// Why the verdict is `not-proved` (data-dependent, bounded check found nothing, ...).
+    pub note: Option<String>,
+    /// States explored by the verifier or the bounded check.
+    pub states: usize,
+    /// Whether the verdict came from the bounded check (not a proof).
+    pub bounded: bool,
+}
+
+/// Classifies and verifies every operation of `program` (with `bounded`, data-dependent
+/// operations get the bounded check).
+pub fn analyse(program: &ast::Program, bounded: bool) -> Vec<Analysed> {
+    program
+        .operations
+        .iter()
+        .map(|op| analyse_one(program, op, bounded))
+        .collect()
+}
+
+pub fn analyse_one(program: &ast::Program, op: &ast::Operation, bounded: bool) -> Analysed {
+    let classification = classify(program, op);
+    let code = ir::lower(program, op);
+    let mut out = Analysed {
+        name: op.name.clone(),
+        line: op.pos.line,
+        classification,
+        verdict: Verdict::NotProved,
+        counterexample: None,
+        note: None,
+        states: 0,
+        bounded: false,
+    };
+    if out.classification.class == Class::DataDependent {
+        if !bounded {
+            out.note = Some(
+                "the reduction to one key and two values needs data independence (try --bounded)"
+                    .into(),
+            );
+            return out;
+        }
+        out.bounded = true;
+        let r = bounded::check(&code, &bounded::Domain::default());
+        out.states = r.states;
+        match r.result {
+            VerifyResult::Violation(c) => {
+                out.verdict = Verdict::NotLinearizable;
+                out.counterexample = Some(*c);
+            }
+            VerifyResult::Linearizable { .. } => {
+                out.note = Some(format!(
+                    "bounded check: no violation among {} states on the small domain ({}); this is not a proof",
+                    r.states, r.domain
+                ));
+            }
+            VerifyResult::NotProved(why) => out.note = Some(format!("bounded check: {why}")),
+        }
+        return out;
+    }
+    match verify(&code, &out.classification, &verify::Limits::default()) {
+        VerifyResult::Linearizable { states } => {
+            out.verdict = Verdict::Linearizable;
+            out.states = states;
+        }
+        VerifyResult::Violation(c) => {
+            out.verdict = Verdict::NotLinearizable;
+            out.states = c.states;
+            out.counterexample = Some(*c);
+        }
+        VerifyResult::NotProved(why) => out.note = Some(why),
+    }
+    out
+}

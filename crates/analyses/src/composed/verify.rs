@@ -1,0 +1,621 @@
+//! The verifier of Sections 3-4: every interleaving of one operation with environment
+//! transitions (Section 3.1), each trace checked against Definition 3.1 (the linearizable
+//! trace): at most one main transition updates the shared state — the linearization point —
+//! and the sequential run started from the operation's initial local state and the state just
+//! before that point ends with the same return value and the same state as just after it
+//! (a read-only trace is linearizable if some state the operation saw works so).
+//!
+//! For SCM and VCM operations one key and two values suffice (Theorem 4.1 and its VCM
+//! generalisation): the key `1`, the value `v` the operation writes (its own objects, its
+//! value input, what it computes) and one environment value `v' = 1000`, starting from the
+//! empty map and from `{1->v'}`. An environment transition `put(1, v')` or `remove(1)` is
+//! enabled before a main transition only when it changes the map and changes that main
+//! transition's result (Section 3.1). FCM operations are verified once per key of their fixed
+//! input set. The search takes traces with the fewest environment transitions first, then the shortest.
+//!
+//! The exploration engine is shared with `bounded.rs`, which gives it a bigger environment.
+//! It knows the instructions of `ir.rs` and nothing of syntax or classes beyond the inputs.
+
+use super::ast::MapMethod;
+use super::classify::{Class, Classification};
+use super::ir::{apply_map, Code, Instr, Local, Outcome, Shared, Step, Stuck, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+/// The value the environment writes (`v'` of Definition 4.1).
+pub const ENV_VALUE: i64 = 1000;
+/// The value input of the operation (`v`).
+pub const VALUE_INPUT: i64 = 500;
+
+/// Bounds on the search.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Give up (not proved) after this many states.
+    pub max_states: usize,
+    /// Steps a sequential run may take before it counts as not terminating.
+    pub max_sequential_steps: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_states: 500_000,
+            max_sequential_steps: 100_000,
+        }
+    }
+}
+
+/// What the environment may do.
+#[derive(Clone, Debug)]
+pub struct EnvModel {
+    /// The entries it may write or remove.
+    pub keys: Vec<(u8, Value)>,
+    /// The values it may write.
+    pub values: Vec<Value>,
+    /// For each global: the values it may set (empty: it leaves that global alone).
+    pub globals: Vec<Vec<Value>>,
+    /// Section 3.1's enabling condition: only before a main transition, and only when the
+    /// transition's result changes. Without it, the environment may act before any
+    /// instruction that touches shared state.
+    pub influence: bool,
+    /// Drop the paths on which the operation cannot be evaluated (an uninterpreted call used as
+    /// a condition, ...) instead of giving up: the bounded check's choice.
+    pub prune_stuck: bool,
+    /// Report a violation of Definition 3.1 only if the trace's history — the operation's
+    /// interval containing the environment's atomic operations — is not linearizable either
+    /// (no place for the operation among them reproduces every result and the final state).
+    /// Definition 3.1 fixes the linearization point at the update, with the globals as they
+    /// are then; a bounded check that reports bugs must not count that strictness as one.
+    pub confirm: bool,
+}
+
+/// An environment transition, kept to replay the history.
+#[derive(Clone, Debug)]
+enum EnvOp {
+    /// A map operation, its arguments and the result it had in the trace.
+    Map(u8, MapMethod, Vec<Value>, Value),
+    Global(usize, Value),
+}
+
+/// What an exploration covered.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Coverage {
+    pub states: usize,
+    /// Paths dropped because the operation could not be evaluated on them.
+    pub pruned: usize,
+}
+
+/// One step of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    /// `main`, `local` or `env`.
+    pub kind: &'static str,
+    /// Source line of the instruction (0 for the environment).
+    pub line: u32,
+    /// The state before the step: line, locals, map.
+    pub before: String,
+    /// What the step did, e.g. `val = m.get(K) -> null` or `m.put(1, 1000)`.
+    pub action: String,
+    /// The shared state after it.
+    pub after: String,
+    /// Whether this is the linearization point.
+    pub lp: bool,
+}
+
+/// A trace violating Definition 3.1.
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    /// The inputs, e.g. `K=1`.
+    pub inputs: String,
+    pub initial: String,
+    pub steps: Vec<TraceStep>,
+    /// The outcome of the concurrent run.
+    pub outcome: String,
+    /// The sequential run(s) compared with it, described.
+    pub sequential: Vec<String>,
+    /// What differs.
+    pub problem: String,
+    /// The line to point at (the return, or the second update).
+    pub line: u32,
+    /// States explored before the violation was found.
+    pub states: usize,
+}
+
+#[derive(Clone, Debug)]
+pub enum VerifyResult {
+    Linearizable { states: usize },
+    Violation(Box<Counterexample>),
+    NotProved(String),
+}
+
+/// The linearization-point bookkeeping of a partial trace.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Lp {
+    /// The update transition: the state before it and the state after it.
+    update: Option<(Shared, Shared)>,
+    /// Whether a second update happened (Definition 3.1 allows one).
+    second: bool,
+    /// States the operation stepped in before any update (the linearization point of a
+    /// read-only trace may be any of them).
+    seen: BTreeSet<Shared>,
+}
+
+struct Node {
+    parent: Option<usize>,
+    step: Option<TraceStep>,
+    local: Local,
+    shared: Shared,
+    lp: Lp,
+    second_node: Option<usize>,
+    env_op: Option<EnvOp>,
+}
+
+/// Explores every interleaving of `code` run on `args` from `init` with the environment
+/// `env`; returns the first violation of Definition 3.1 or the number of states.
+pub fn explore(
+    code: &Code,
+    args: &[Value],
+    init: Shared,
+    env: &EnvModel,
+    limits: &Limits,
+) -> Result<Coverage, Explored> {
+    let start = code.start(args);
+    let mut pruned = 0;
+    let mut sequential: FxHashMap<Shared, Result<(Outcome, Shared), Stuck>> = FxHashMap::default();
+    let mut nodes: Vec<Node> = vec![Node {
+        parent: None,
+        step: None,
+        local: start.clone(),
+        shared: init,
+        lp: Lp {
+            update: None,
+            second: false,
+            seen: BTreeSet::new(),
+        },
+        second_node: None,
+        env_op: None,
+    }];
+    let mut visited: FxHashSet<(Local, Shared, Lp)> = FxHashSet::default();
+    // Fewest environment transitions first, then shortest: the counterexample shown is the
+    // simplest interference that breaks the operation (Fig. 4a needs a single one).
+    let mut queue: BinaryHeap<Reverse<(usize, usize, usize)>> = BinaryHeap::new();
+    queue.push(Reverse((0, 0, 0)));
+    let mut cost: Vec<(usize, usize)> = vec![(0, 0)];
+    while let Some(Reverse((_, _, at))) = queue.pop() {
+        if nodes.len() > limits.max_states {
+            return Err(Explored::Limit(nodes.len()));
+        }
+        let (local, shared, lp) = {
+            let n = &nodes[at];
+            (n.local.clone(), n.shared.clone(), n.lp.clone())
+        };
+        let instr = &code.instrs[local.pc];
+        let before = describe_state(code, &local, &shared);
+        // Environment transitions.
+        let env_may_act = if env.influence {
+            matches!(instr, Instr::Map { .. })
+        } else {
+            instr.touches_shared()
+        };
+        if env_may_act {
+            for (action, op, next) in env_moves(code, &local, &shared, env) {
+                let key = (local.clone(), next.clone(), lp.clone());
+                if visited.insert(key) {
+                    let after = code.show_shared(&next);
+                    nodes.push(Node {
+                        parent: Some(at),
+                        step: Some(TraceStep {
+                            kind: "env",
+                            line: 0,
+                            before: before.clone(),
+                            action,
+                            after,
+                            lp: false,
+                        }),
+                        local: local.clone(),
+                        shared: next,
+                        lp: lp.clone(),
+                        second_node: nodes[at].second_node,
+                        env_op: Some(op),
+                    });
+                    let (e, d) = cost[at];
+                    cost.push((e + 1, d + 1));
+                    queue.push(Reverse((e + 1, d + 1, nodes.len() - 1)));
+                }
+            }
+        }
+        // The operation's own step.
+        let mut l2 = local.clone();
+        let mut s2 = shared.clone();
+        let step = match code.step(&mut l2, &mut s2) {
+            Ok(s) => s,
+            Err(_) if env.prune_stuck => {
+                pruned += 1;
+                continue;
+            }
+            Err(e) => return Err(Explored::Stuck(e)),
+        };
+        let mut lp2 = lp.clone();
+        let mut second_node = nodes[at].second_node;
+        let updated = s2 != shared;
+        if lp2.update.is_none() {
+            lp2.seen.insert(shared.clone());
+        }
+        let this = nodes.len();
+        let mut is_lp = false;
+        if updated {
+            if lp2.update.is_none() {
+                lp2.update = Some((shared.clone(), s2.clone()));
+                lp2.seen.clear();
+                is_lp = true;
+            } else if !lp2.second {
+                lp2.second = true;
+                second_node = Some(this);
+            }
+        }
+        let action = describe_step(code, local.pc, &step);
+        let trace_step = TraceStep {
+            kind: if matches!(step, Step::Main { .. }) {
+                "main"
+            } else {
+                "local"
+            },
+            line: code.line(local.pc),
+            before,
+            action,
+            after: code.show_shared(&s2),
+            lp: is_lp,
+        };
+        if let Step::Done(outcome) = step {
+            nodes.push(Node {
+                parent: Some(at),
+                step: Some(trace_step),
+                local: l2,
+                shared: s2.clone(),
+                lp: lp2.clone(),
+                second_node,
+                env_op: None,
+            });
+            cost.push(cost[at]);
+            let end = nodes.len() - 1;
+            let mut seq = |c: &Shared| -> Result<(Outcome, Shared), Stuck> {
+                sequential
+                    .entry(c.clone())
+                    .or_insert_with(|| {
+                        code.run_sequential(start.clone(), c.clone(), limits.max_sequential_steps)
+                    })
+                    .clone()
+            };
+            let found = match check_trace(code, &lp2, &outcome, &mut seq) {
+                Ok(f) => f,
+                Err(_) if env.prune_stuck => {
+                    pruned += 1;
+                    continue;
+                }
+                Err(e) => return Err(Explored::Stuck(e)),
+            };
+            if let (Some(_), true) = (&found, env.confirm) {
+                let mut ops = Vec::new();
+                let mut cur = Some(end);
+                while let Some(i) = cur {
+                    if let Some(op) = &nodes[i].env_op {
+                        ops.push(op.clone());
+                    }
+                    cur = nodes[i].parent;
+                }
+                ops.reverse();
+                let linearizable = history_linearizable(
+                    code,
+                    &start,
+                    &nodes[0].shared,
+                    &ops,
+                    &outcome,
+                    &s2,
+                    limits.max_sequential_steps,
+                );
+                if linearizable {
+                    continue;
+                }
+            }
+            if let Some((problem, sequential_runs)) = found {
+                let line = match second_node {
+                    Some(n) => nodes[n].step.as_ref().map_or(0, |s| s.line),
+                    None => code.line(nodes[at].local.pc),
+                };
+                let mut steps = Vec::new();
+                let mut cur = Some(end);
+                while let Some(i) = cur {
+                    if let Some(s) = &nodes[i].step {
+                        steps.push(s.clone());
+                    }
+                    cur = nodes[i].parent;
+                }
+                steps.reverse();
+                let initial = describe_state(code, &start, &nodes[0].shared);
+                return Err(Explored::Violation(Box::new(Counterexample {
+                    inputs: code.show_locals(&start),
+                    initial,
+                    steps,
+                    outcome: outcome.to_string(),
+                    sequential: sequential_runs,
+                    problem,
+                    line,
+                    states: nodes.len(),
+                })));
+            }
+            continue;
+        }
+        let key = (l2.clone(), s2.clone(), lp2.clone());
+        if visited.insert(key) {
+            nodes.push(Node {
+                parent: Some(at),
+                step: Some(trace_step),
+                local: l2,
+                shared: s2,
+                lp: lp2,
+                second_node,
+                env_op: None,
+            });
+            let (e, d) = cost[at];
+            cost.push((e, d + 1));
+            queue.push(Reverse((e, d + 1, nodes.len() - 1)));
+        }
+    }
+    Ok(Coverage {
+        states: nodes.len(),
+        pruned,
+    })
+}
+
+/// Why an exploration stopped early.
+#[derive(Debug)]
+pub enum Explored {
+    Violation(Box<Counterexample>),
+    Stuck(Stuck),
+    Limit(usize),
+}
+
+type SeqRun<'a> = dyn FnMut(&Shared) -> Result<(Outcome, Shared), Stuck> + 'a;
+
+/// Definition 3.1 on a complete trace: `None` if it holds, else what is wrong and the
+/// sequential runs compared.
+fn check_trace(
+    code: &Code,
+    lp: &Lp,
+    outcome: &Outcome,
+    seq: &mut SeqRun,
+) -> Result<Option<(String, Vec<String>)>, Stuck> {
+    let describe = |c: &Shared, r: &(Outcome, Shared)| {
+        format!(
+            "sequential run from <line {}, {}>: {}, {}",
+            code.entry_line,
+            code.show_shared(c),
+            r.0,
+            code.show_shared(&r.1)
+        )
+    };
+    if lp.second {
+        return Ok(Some((
+            "two main transitions update the map: Definition 3.1 allows a single linearization point"
+                .into(),
+            Vec::new(),
+        )));
+    }
+    match &lp.update {
+        Some((pre, post)) => {
+            let r = seq(pre)?;
+            let text = describe(pre, &r);
+            if r.1 != *post {
+                return Ok(Some((
+                    format!(
+                        "the map after the linearization point is {} but the sequential run from the state before it leaves {}",
+                        code.show_shared(post),
+                        code.show_shared(&r.1)
+                    ),
+                    vec![text],
+                )));
+            }
+            if r.0 != *outcome {
+                return Ok(Some((
+                    format!(
+                        "the operation {outcome} but the sequential run from the linearization point's state {}",
+                        r.0
+                    ),
+                    vec![text],
+                )));
+            }
+            Ok(None)
+        }
+        None => {
+            let mut runs = Vec::new();
+            for c in &lp.seen {
+                let r = seq(c)?;
+                if r.0 == *outcome && r.1 == *c {
+                    return Ok(None);
+                }
+                runs.push(describe(c, &r));
+            }
+            Ok(Some((
+                format!(
+                    "the operation {outcome} without updating the map, and no state it saw gives that result when run alone"
+                ),
+                runs,
+            )))
+        }
+    }
+}
+
+/// Whether the history of a trace is linearizable: the environment's operations, atomic and in
+/// their order, all inside the operation's interval; the operation may take effect before any
+/// of them. Every environment result (the previous value for put and remove) and the
+/// operation's outcome and the final state must be reproduced.
+fn history_linearizable(
+    code: &Code,
+    start: &Local,
+    initial: &Shared,
+    ops: &[EnvOp],
+    outcome: &Outcome,
+    last: &Shared,
+    limit: usize,
+) -> bool {
+    // Replays an environment operation; whether it returns what it returned in the trace.
+    let apply = |s: &mut Shared, op: &EnvOp| -> bool {
+        match op {
+            EnvOp::Map(m, method, args, seen) => {
+                apply_map(s, *m, *method, args).ok().as_ref() == Some(seen)
+            }
+            EnvOp::Global(g, v) => {
+                s.globals[*g] = v.clone();
+                true
+            }
+        }
+    };
+    (0..=ops.len()).any(|p| {
+        let mut s = initial.clone();
+        if !ops[..p].iter().all(|op| apply(&mut s, op)) {
+            return false;
+        }
+        let Ok((o, mut s)) = code.run_sequential(start.clone(), s, limit) else {
+            return false;
+        };
+        o == *outcome && ops[p..].iter().all(|op| apply(&mut s, op)) && s == *last
+    })
+}
+
+/// The enabled environment transitions before the instruction at `local.pc`.
+fn env_moves(
+    code: &Code,
+    local: &Local,
+    shared: &Shared,
+    env: &EnvModel,
+) -> Vec<(String, EnvOp, Shared)> {
+    let mut out = Vec::new();
+    let map_name = |m: u8| code.maps.get(m as usize).cloned().unwrap_or_default();
+    for (m, k) in &env.keys {
+        let entry = (*m, k.clone());
+        let current = shared.map.get(&entry);
+        for v in &env.values {
+            if current != Some(v) {
+                let mut next = shared.clone();
+                next.map.insert(entry.clone(), v.clone());
+                let prev = current.cloned().unwrap_or(Value::Null);
+                let op = EnvOp::Map(*m, MapMethod::Put, vec![k.clone(), v.clone()], prev);
+                out.push((format!("{}.put({k}, {v})", map_name(*m)), op, next));
+            }
+        }
+        if current.is_some() {
+            let mut next = shared.clone();
+            next.map.remove(&entry);
+            let prev = current.cloned().unwrap_or(Value::Null);
+            let op = EnvOp::Map(*m, MapMethod::Remove, vec![k.clone()], prev);
+            out.push((format!("{}.remove({k})", map_name(*m)), op, next));
+        }
+    }
+    for (g, values) in env.globals.iter().enumerate() {
+        for v in values {
+            if shared.globals[g] != *v {
+                let mut next = shared.clone();
+                next.globals[g] = v.clone();
+                let op = EnvOp::Global(g, v.clone());
+                out.push((format!("{} = {v}", code.globals[g]), op, next));
+            }
+        }
+    }
+    if env.influence {
+        // Section 3.1: enabled only if the next main transition's result differs.
+        let result = |s: &Shared| {
+            let mut l = local.clone();
+            let mut s = s.clone();
+            match code.step(&mut l, &mut s) {
+                Ok(Step::Main { result, .. }) => Some(Ok(result)),
+                Ok(Step::Done(o)) => Some(Err(o)),
+                _ => None,
+            }
+        };
+        let here = result(shared);
+        out.retain(|(_, _, next)| result(next) != here);
+    }
+    out
+}
+
+fn describe_state(code: &Code, local: &Local, shared: &Shared) -> String {
+    let locals = code.show_locals(local);
+    let sep = if locals.is_empty() { "" } else { ", " };
+    format!(
+        "<line {}{sep}{locals}, {}>",
+        code.line(local.pc),
+        code.show_shared(shared)
+    )
+}
+
+fn describe_step(code: &Code, pc: usize, step: &Step) -> String {
+    let text = &code.text[pc];
+    match step {
+        Step::Main { result, method, .. } => {
+            let shown = if *method == MapMethod::Size || result != &Value::Void {
+                result.to_string()
+            } else {
+                "void".into()
+            };
+            format!("{text} -> {shown}")
+        }
+        Step::Done(o) => format!("{text}: {o}"),
+        Step::Local => match &code.instrs[pc] {
+            Instr::Branch(..) => text.to_string(),
+            _ if text.is_empty() => "(jump)".into(),
+            _ => text.clone(),
+        },
+    }
+}
+
+/// Verifies a data-independent operation: Definition 3.1 on every trace over the reduced
+/// domain of its class.
+pub fn verify(code: &Code, class: &Classification, limits: &Limits) -> VerifyResult {
+    if class.class == Class::DataDependent {
+        return VerifyResult::NotProved("data-dependent".into());
+    }
+    let mut total = 0;
+    let env_value = Value::Int(ENV_VALUE);
+    for key in class.inputs() {
+        let mut args = vec![Value::Void; code.params];
+        if let Some(k) = class.key {
+            args[k] = key.clone();
+        }
+        if let Some(v) = class.value {
+            args[v] = Value::Int(VALUE_INPUT);
+        }
+        // `ConcurrentHashMap` holds no null key: with the key null (an FCM constant) the map
+        // stays empty and the environment has nothing to write.
+        let env_keys = if key == Value::Null {
+            Vec::new()
+        } else {
+            vec![(0, key.clone())]
+        };
+        let env = EnvModel {
+            keys: env_keys,
+            values: vec![env_value.clone()],
+            globals: vec![Vec::new(); code.globals.len()],
+            influence: true,
+            prune_stuck: false,
+            confirm: false,
+        };
+        let mut inits = vec![BTreeMap::new()];
+        if key != Value::Null {
+            inits.push(BTreeMap::from([((0u8, key.clone()), env_value.clone())]));
+        }
+        for init in inits {
+            match explore(code, &args, code.shared(init), &env, limits) {
+                Ok(c) => total += c.states,
+                Err(Explored::Violation(c)) => return VerifyResult::Violation(c),
+                Err(Explored::Stuck(Stuck(why))) => return VerifyResult::NotProved(why),
+                Err(Explored::Limit(n)) => {
+                    return VerifyResult::NotProved(format!(
+                        "gave up after {n} states (raise the limit)"
+                    ))
+                }
+            }
+        }
+    }
+    VerifyResult::Linearizable { states: total }
+}

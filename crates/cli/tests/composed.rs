@@ -1,0 +1,485 @@
+//! `hindsight composed` end to end: every operation of `examples/composed/*.java` gets the
+//! class, reasons, verdict and bounded verdict its `// expect:` lines state; doubleNonLin's
+//! counterexample is the trace of Fig. 4a; formats, exit statuses and bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn hindsight(args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run hindsight");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// What an example file says about one operation.
+#[derive(Debug, Default)]
+struct Expected {
+    name: String,
+    class: String,
+    verdict: String,
+    reasons: Vec<String>,
+    bounded: Option<String>,
+}
+
+/// Reads the `// expect:`, `// reasons:` and `// bounded:` lines and the name of the operation
+/// that follows them.
+fn expectations(file: &str) -> Vec<Expected> {
+    let text = std::fs::read_to_string(root().join(file)).expect("example file");
+    let mut out = Vec::new();
+    let mut current: Option<Expected> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("// expect:") {
+            let mut words = rest.split_whitespace();
+            current = Some(Expected {
+                class: words.next().expect("a class").to_owned(),
+                verdict: words.next().expect("a verdict").to_owned(),
+                ..Expected::default()
+            });
+        } else if let Some(rest) = t.strip_prefix("// reasons:") {
+            let e = current.as_mut().expect("reasons after expect");
+            e.reasons = rest.split_whitespace().map(str::to_owned).collect();
+        } else if let Some(rest) = t.strip_prefix("// bounded:") {
+            let e = current.as_mut().expect("bounded after expect");
+            e.bounded = Some(rest.trim().to_owned());
+        } else if !t.starts_with("//") && t.contains('(') {
+            if let Some(mut e) = current.take() {
+                let before = &t[..t.find('(').expect("a parenthesis")];
+                e.name = before.split_whitespace().last().expect("a name").to_owned();
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+fn operations(json: &Value) -> &Vec<Value> {
+    json["summary"]["operations"]
+        .as_array()
+        .expect("summary.operations")
+}
+
+fn find<'a>(ops: &'a [Value], name: &str) -> &'a Value {
+    ops.iter()
+        .find(|o| o["name"] == name)
+        .unwrap_or_else(|| panic!("no operation {name} in the report"))
+}
+
+fn check_file(file: &str, minimum: usize) {
+    let expected = expectations(file);
+    assert!(
+        expected.len() >= minimum,
+        "{file}: {} expectations",
+        expected.len()
+    );
+    let plain = hindsight(&["composed", file, "--format", "json"]);
+    assert!(plain.code == 0 || plain.code == 1, "{}", plain.stderr);
+    let plain: Value = serde_json::from_str(&plain.stdout).expect("json");
+    let bounded = hindsight(&["composed", file, "--bounded", "--format", "json"]);
+    let bounded: Value = serde_json::from_str(&bounded.stdout).expect("json");
+    assert_eq!(
+        operations(&plain).len(),
+        expected.len(),
+        "{file}: every operation has an expectation"
+    );
+    for e in &expected {
+        let op = find(operations(&plain), &e.name);
+        assert_eq!(op["class"], e.class.as_str(), "{}: class", e.name);
+        assert_eq!(op["verdict"], e.verdict.as_str(), "{}: verdict", e.name);
+        let rules: Vec<&str> = op["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .map(|r| r["rule"].as_str().expect("rule"))
+            .collect();
+        for r in &e.reasons {
+            assert!(
+                rules.contains(&r.as_str()),
+                "{}: reason {r} missing from {rules:?}",
+                e.name
+            );
+        }
+        assert_eq!(
+            rules.is_empty(),
+            e.class != "data-dependent",
+            "{}: reasons exactly for data-dependent operations: {rules:?}",
+            e.name
+        );
+        // Every reason points at a line of the operation.
+        let start = op["line"].as_u64().expect("line");
+        for r in op["reasons"].as_array().expect("reasons") {
+            let line = r["line"].as_u64().expect("reason line");
+            assert!(
+                line >= start && r["column"].as_u64().expect("column") >= 1,
+                "{}: {r}",
+                e.name
+            );
+        }
+        let b = find(operations(&bounded), &e.name);
+        match &e.bounded {
+            Some(v) => {
+                assert_eq!(b["verdict"], v.as_str(), "{}: bounded verdict", e.name);
+                assert_eq!(b["bounded"], true, "{}", e.name);
+            }
+            // The bounded flag changes nothing for data-independent operations.
+            None => assert_eq!(b["verdict"], op["verdict"], "{}: bounded verdict", e.name),
+        }
+        // Each violation is a finding located at a line of the file.
+        let findings: Vec<&Value> = plain["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["operation"] == e.name.as_str())
+            .collect();
+        assert_eq!(
+            findings.len(),
+            usize::from(e.verdict == "not-linearizable"),
+            "{}",
+            e.name
+        );
+    }
+}
+
+#[test]
+fn every_example_of_the_paper_has_its_class_and_verdict() {
+    check_file("examples/composed/paper.java", 10);
+}
+
+#[test]
+fn every_application_example_has_its_class_and_verdict() {
+    check_file("examples/composed/applications.java", 10);
+}
+
+#[test]
+fn double_non_lin_shows_the_trace_of_figure_4a() {
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "doubleNonLin",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).expect("json");
+    let f = &json["findings"][0];
+    assert_eq!(f["kind"], "not-linearizable");
+    let ops: Vec<&str> = f["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["op"].as_str().expect("op"))
+        .collect();
+    // Fig. 4a: runs sequentially from <pc=1, K=1, C={}> to the putIfAbsent (the linearization
+    // point, C={(1,2)}), the environment puts another value, the second get returns it.
+    assert_eq!(ops.len(), 7, "{ops:#?}");
+    assert!(ops[0].contains("C={}") && ops[0].ends_with("val = m.get(K) -> null"));
+    assert!(ops[2].ends_with("nv = K * 2"));
+    assert!(ops[3].contains("m.putIfAbsent(K, nv) -> null [linearization point] -> C={1->2}"));
+    assert_eq!(ops[4], "m.put(1, 1000) -> C={1->1000}");
+    assert!(ops[5].ends_with("val = m.get(K) -> 1000"));
+    assert!(ops[6].ends_with("return val: returns 1000"));
+    assert_eq!(f["events"][4]["thread"], "environment");
+    assert_eq!(
+        f["sequential"][0],
+        "sequential run from <line 73, C={}>: returns 2, C={1->2}"
+    );
+    assert!(f["message"]
+        .as_str()
+        .expect("message")
+        .ends_with("the operation returns 1000 but the sequential run from the linearization point's state returns 2"));
+
+    let text = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "doubleNonLin",
+    ]);
+    assert_eq!(text.code, 1);
+    assert!(
+        text.stdout
+            .starts_with("doubleNonLin (line 73): not linearizable (class SCM)\n"),
+        "{}",
+        text.stdout
+    );
+    assert!(text
+        .stdout
+        .contains("    LP  <line 77, K=1, val=null, nv=2, C={}>  m.putIfAbsent(K, nv) -> null\n"));
+    assert!(text
+        .stdout
+        .contains("    env m.put(1, 1000)  C={1->1000}\n"));
+
+    // SARIF: the result points at the return of line 80 of the file.
+    let sarif = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "doubleNonLin",
+        "--format",
+        "sarif",
+    ]);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).expect("sarif");
+    let loc = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(
+        loc["artifactLocation"]["uri"],
+        "examples/composed/paper.java"
+    );
+    assert_eq!(loc["region"]["startLine"], 80);
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "not-linearizable");
+}
+
+#[test]
+fn text_output_states_the_proof() {
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "getLock",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "getLock (line 34): linearizable (proved for all keys and values, class SCM)\n\
+         composed: 1 operation(s): 1 linearizable, 0 not linearizable, 0 not proved\n"
+    );
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "forOsFamily",
+    ]);
+    assert!(out.stdout.starts_with(
+        "forOsFamily (line 115): linearizable (proved for all keys and values, class FCM with inputs {\"unix\", \"windows\", \"*\"})\n"
+    ), "{}", out.stdout);
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "getInstance",
+    ]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("  Keys at 141:26: `renderers.get(DEFAULT)` uses the key `DEFAULT`, not the input key `language`"), "{}", out.stdout);
+}
+
+#[test]
+fn exit_status_is_one_with_a_violation() {
+    assert_eq!(
+        hindsight(&["composed", "examples/composed/paper.java"]).code,
+        1
+    );
+    // Data-dependent and not proved is not a finding.
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "getDestination",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0);
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "getDestination",
+        "--bounded",
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("found by the bounded check"));
+}
+
+fn bad(index: usize, source: &str) -> Out {
+    let dir = std::env::temp_dir().join(format!("hindsight-composed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("bad{index}.java"));
+    std::fs::write(&path, source).expect("write");
+    let out = hindsight(&["composed", path.to_str().expect("utf-8 path")]);
+    std::fs::remove_file(&path).ok();
+    out
+}
+
+#[test]
+fn bad_input_is_an_error_with_line_and_column() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "Object f(String k) {\n  return m.get(k)\n}\n",
+            ":3:1: error: expected `;`, found `}`",
+        ),
+        (
+            "Object f(String k) {\n  return \"open;\n}\n",
+            ":2:10: error: unterminated string literal",
+        ),
+        (
+            "Object f(String k) {\n  return x;\n}\n",
+            ":2:10: error: unknown name `x`",
+        ),
+        (
+            "Object f(String k) {\n  return m.get(k, k);\n}\n",
+            ":2:12: error: `get` with 2 argument(s) is not a map method",
+        ),
+        (
+            "Object f(String k) {\n  switch (k) {}\n}\n",
+            ":2:3: error: `switch` is not supported",
+        ),
+        (
+            "Object f(String k) {\n  return m.get(k);\n",
+            ":3:1: error: expected `}`, found end of file",
+        ),
+        ("int x;\n", ":2:1: error: the file defines no operation"),
+        (
+            "void f(String k) {\n  m.get(k);\n  break;\n}\n",
+            ":3:3: error: `break` or `continue` outside a loop",
+        ),
+        (
+            "Object f(String k) {\n  k = m.get(k).x;\n}\n",
+            ":2:16: error: field access `.x` is not supported",
+        ),
+        (
+            "Object f(String k) { return #; }\n",
+            ":1:29: error: unexpected character `#`",
+        ),
+        (
+            "Object f(String k) { return 1; }\nObject f(String k) { return 2; }\n",
+            ":2:1: error: the operation `f` is defined twice",
+        ),
+    ];
+    for (i, (source, expected)) in cases.iter().enumerate() {
+        let out = bad(i, source);
+        assert_eq!(out.code, 2, "{source}: {}", out.stderr);
+        assert!(out.stderr.contains(expected), "{source}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
+    let out = hindsight(&[
+        "composed",
+        "examples/composed/paper.java",
+        "--operation",
+        "nope",
+    ]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("has no operation `nope`"),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&["composed", "examples/composed/missing.java"]);
+    assert_eq!(out.code, 2);
+    assert!(out
+        .stderr
+        .contains("cannot read examples/composed/missing.java"));
+}
+
+#[test]
+fn classifier_edge_cases() {
+    // (operation, class, reasons): a null-checked key is an FCM with null in its inputs; an
+    // assigned input, an exit on the value input and `.equals` on a map result are
+    // data-dependent; `?:` on a null check and a map call inside `?:` stay SCM.
+    let source = r#"ConcurrentHashMap<String, Object> m;
+Object a(String k) {
+  if (k == null) throw new NullPointerException();
+  return m.get(k);
+}
+Object b(String k, Object v) {
+  k = "x";
+  return m.put(k, v);
+}
+Object c(String k, Object v) {
+  if (v == null) throw new NullPointerException();
+  return m.putIfAbsent(k, v);
+}
+Object d(String k) {
+  Object x = m.get(k);
+  if (x != null && x.equals("y")) return x;
+  return m.remove(k);
+}
+int e(String k) {
+  Object x = m.get(k);
+  return x == null ? 0 : 1;
+}
+Object f(String k) {
+  Object x = m.get(k);
+  Object r = x != null ? x : m.putIfAbsent(k, new Obj());
+  return r;
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("hindsight-composed-edge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("edge.java");
+    std::fs::write(&path, source).expect("write");
+    let out = hindsight(&[
+        "composed",
+        path.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).expect("json");
+    let expected: &[(&str, &str, &str, &[&str])] = &[
+        ("a", "FCM", "linearizable", &[]),
+        ("b", "data-dependent", "not-proved", &["Assign"]),
+        ("c", "data-dependent", "not-proved", &["Exit"]),
+        ("d", "data-dependent", "not-proved", &["Branch"]),
+        ("e", "SCM", "linearizable", &[]),
+        ("f", "SCM", "linearizable", &[]),
+    ];
+    for (name, class, verdict, reasons) in expected {
+        let op = find(operations(&json), name);
+        assert_eq!(op["class"], *class, "{name}");
+        assert_eq!(op["verdict"], *verdict, "{name}");
+        let rules: Vec<&str> = op["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .map(|r| r["rule"].as_str().expect("rule"))
+            .collect();
+        assert_eq!(rules, *reasons, "{name}");
+    }
+    assert_eq!(
+        find(operations(&json), "a")["inputs"],
+        serde_json::json!(["null", "1"])
+    );
+}
+
+#[test]
+fn reads_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(["composed", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hindsight");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"Object f(String k) {\n  return m.remove(k);\n}\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "f (line 1): linearizable (proved for all keys and values, class SCM)\n\
+         composed: 1 operation(s): 1 linearizable, 0 not linearizable, 0 not proved\n"
+    );
+}
