@@ -7,6 +7,8 @@
 //! has the blocks and accesses the analysis will look at), and ignored tests call the CLI
 //! analysis, to be enabled once it is merged.
 
+#![cfg(feature = "record")]
+
 mod common;
 
 use common::*;
