@@ -2,6 +2,7 @@
 //! every operation into the active session of [`recorder`].
 
 mod atomic;
+mod buffer;
 mod channel;
 pub mod recorder;
 pub mod shared;

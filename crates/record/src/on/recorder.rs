@@ -27,6 +27,7 @@
 //! that panics: the flush runs in a drop guard) and [`Recorder::finish`] move them to the
 //! session, which merges them by sequence number when it writes the file.
 
+use super::buffer::{Chunk, Merge};
 use crate::value::TraceValue;
 use hindsight_trace::{BinaryWriter, Call, Event, NameKind, Names, Op, ThreadId, Value};
 use hindsight_trace::{LocId, LockId, MsgId, ObjId, SymId, VarId};
@@ -39,17 +40,6 @@ use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
-
-/// Events a thread buffers before handing them to the session.
-const FLUSH_AT: usize = 1 << 14;
-
-/// One recorded event, before it has its place in the file.
-struct Rec {
-    seq: u64,
-    thread: ThreadId,
-    loc: Option<LocId>,
-    op: Op,
-}
 
 /// The names of one session, and the state that makes them unique and stable.
 pub(crate) struct NameTable {
@@ -88,7 +78,7 @@ pub(crate) struct Session {
     path: PathBuf,
     seq: AtomicU64,
     names: StdMutex<NameTable>,
-    chunks: StdMutex<Vec<Vec<Rec>>>,
+    chunks: StdMutex<Vec<Chunk>>,
     /// Message ids handed out, for unique message names.
     messages: AtomicU64,
 }
@@ -117,9 +107,13 @@ pub(crate) struct Local {
     thread: ThreadId,
     name: String,
     children: u32,
-    buf: Vec<Rec>,
-    /// Interned source locations, keyed by the address of the file name and line and column.
-    locs: FxHashMap<(usize, u32, u32), LocId>,
+    buf: Chunk,
+    /// Interned source locations, keyed by the address of the `Location` (one static per
+    /// call site; a site whose static is duplicated is looked up once per copy and interned
+    /// once by its text).
+    locs: FxHashMap<usize, LocId>,
+    /// The last location looked up: loops record from the same few sites.
+    last_loc: (usize, LocId),
 }
 
 impl Local {
@@ -129,16 +123,28 @@ impl Local {
             thread,
             name,
             children: 0,
-            buf: Vec::with_capacity(1024),
+            buf: Chunk::new(thread),
             locs: FxHashMap::default(),
+            last_loc: (0, LocId(0)),
         }
     }
 
+    #[inline]
     fn loc(&mut self, loc: &'static Location<'static>) -> LocId {
-        let key = (loc.file().as_ptr() as usize, loc.line(), loc.column());
-        if let Some(&id) = self.locs.get(&key) {
-            return id;
+        let key = loc as *const Location<'static> as usize;
+        if self.last_loc.0 == key {
+            return self.last_loc.1;
         }
+        let id = match self.locs.get(&key) {
+            Some(&id) => id,
+            None => self.intern_loc(key, loc),
+        };
+        self.last_loc = (key, id);
+        id
+    }
+
+    #[cold]
+    fn intern_loc(&mut self, key: usize, loc: &'static Location<'static>) -> LocId {
         let text = format!("{}:{}:{}", loc.file(), loc.line(), loc.column());
         let id = LocId(
             lock(&self.session.names)
@@ -156,13 +162,8 @@ impl Local {
     pub(crate) fn push(&mut self, op: Op, loc: Option<&'static Location<'static>>) {
         let loc = loc.map(|l| self.loc(l));
         let seq = self.session.seq.fetch_add(1, Ordering::Relaxed);
-        self.buf.push(Rec {
-            seq,
-            thread: self.thread,
-            loc,
-            op,
-        });
-        if self.buf.len() >= FLUSH_AT {
+        self.buf.push(seq, op, loc);
+        if self.buf.is_full() {
             self.flush();
         }
     }
@@ -171,7 +172,7 @@ impl Local {
         if self.buf.is_empty() {
             return;
         }
-        let full = std::mem::replace(&mut self.buf, Vec::with_capacity(1024));
+        let full = std::mem::replace(&mut self.buf, Chunk::new(self.thread));
         lock(&self.session.chunks).push(full);
     }
 
@@ -525,21 +526,18 @@ fn finish_session(session: Arc<Session>) -> io::Result<Summary> {
         ACTIVE_GEN.store(0, Ordering::Release);
         *active = None;
     }
-    let mut recs: Vec<Rec> = std::mem::take(&mut *lock(&session.chunks))
-        .into_iter()
-        .flatten()
-        .collect();
-    recs.sort_unstable_by_key(|r| r.seq);
+    let chunks = std::mem::take(&mut *lock(&session.chunks));
     let table = lock(&session.names);
     let mut writer = BinaryWriter::new(BufWriter::new(File::create(&session.path)?))?;
     let mut event = Event::new(0, ThreadId(0), Op::End);
-    let events = recs.len() as u64;
-    for (i, r) in recs.into_iter().enumerate() {
-        event.index = i as u64;
-        event.thread = r.thread;
-        event.op = r.op;
-        event.loc = r.loc;
+    let mut events = 0u64;
+    for (thread, op, loc) in Merge::new(chunks) {
+        event.index = events;
+        event.thread = thread;
+        event.op = op;
+        event.loc = loc;
         writer.write_event(&event, &table.names)?;
+        events += 1;
     }
     writer.finish()?;
     Ok(Summary {
