@@ -35,16 +35,7 @@ const SND: u8 = 10;
 const RCV: u8 = 11;
 const CALL: u8 = 12;
 
-#[inline(always)]
-fn put_varint(out: &mut Vec<u8>, mut x: u64) {
-    while x >= 0x80 {
-        out.push((x as u8) | 0x80);
-        x >>= 7;
-    }
-    out.push(x as u8);
-}
-
-/// The bytes were written by [`put_varint`] in this process, so they are well formed.
+/// The bytes were written by [`Record::varint`] in this process, so they are well formed.
 #[inline(always)]
 fn get_varint(bytes: &[u8], i: &mut usize) -> u64 {
     let mut x = 0u64;
@@ -78,11 +69,12 @@ impl Chunk {
         self.bytes.len() >= CHUNK_BYTES
     }
 
-    /// Appends an event; `seq` is larger than every earlier one of this chunk.
+    /// Appends an event; `seq` is larger than every earlier one of this chunk. The record is
+    /// assembled on the stack and appended with one copy (one capacity check).
     #[inline]
     pub(crate) fn push(&mut self, seq: u64, op: Op, loc: Option<LocId>) {
-        let out = &mut self.bytes;
-        put_varint(out, seq - self.last_seq);
+        let mut rec = Record::default();
+        rec.varint(seq - self.last_seq);
         self.last_seq = seq;
         let (code, operand) = match op {
             Op::Read(x) => (READ, Some(x.0)),
@@ -102,11 +94,45 @@ impl Chunk {
                 (CALL, None)
             }
         };
-        out.push(code);
+        rec.byte(code);
         if let Some(x) = operand {
-            put_varint(out, u64::from(x));
+            rec.varint(u64::from(x));
         }
-        put_varint(out, loc.map_or(0, |l| u64::from(l.0) + 1));
+        rec.varint(loc.map_or(0, |l| u64::from(l.0) + 1));
+        self.bytes.extend_from_slice(&rec.bytes[..rec.len]);
+    }
+}
+
+/// One encoded event: at most 10 + 1 + 5 + 5 bytes.
+struct Record {
+    bytes: [u8; 24],
+    len: usize,
+}
+
+impl Default for Record {
+    #[inline(always)]
+    fn default() -> Record {
+        Record {
+            bytes: [0; 24],
+            len: 0,
+        }
+    }
+}
+
+impl Record {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn varint(&mut self, mut x: u64) {
+        while x >= 0x80 {
+            self.byte((x as u8) | 0x80);
+            x >>= 7;
+        }
+        self.byte(x as u8);
     }
 }
 

@@ -72,11 +72,16 @@ impl NameTable {
     }
 }
 
+/// The sequence counter on a cache line of its own: every event of every thread writes it,
+/// and nothing else should move with it.
+#[repr(align(128))]
+struct Counter(AtomicU64);
+
 pub(crate) struct Session {
     /// Distinguishes this session from earlier ones in the same process (never 0).
     gen: u32,
     path: PathBuf,
-    seq: AtomicU64,
+    seq: Counter,
     names: StdMutex<NameTable>,
     chunks: StdMutex<Vec<Chunk>>,
     /// Message ids handed out, for unique message names.
@@ -104,6 +109,9 @@ pub(crate) fn active() -> bool {
 /// A thread's view of the session: its id, its buffer, its location cache.
 pub(crate) struct Local {
     session: Arc<Session>,
+    /// `session.gen`, kept here: reading it through the `Arc` would touch the session on
+    /// every event.
+    gen: u32,
     thread: ThreadId,
     name: String,
     children: u32,
@@ -119,6 +127,7 @@ pub(crate) struct Local {
 impl Local {
     fn new(session: Arc<Session>, thread: ThreadId, name: String) -> Local {
         Local {
+            gen: session.gen,
             session,
             thread,
             name,
@@ -161,7 +170,7 @@ impl Local {
     #[inline]
     pub(crate) fn push(&mut self, op: Op, loc: Option<&'static Location<'static>>) {
         let loc = loc.map(|l| self.loc(l));
-        let seq = self.session.seq.fetch_add(1, Ordering::Relaxed);
+        let seq = self.session.seq.0.fetch_add(1, Ordering::Relaxed);
         self.buf.push(seq, op, loc);
         if self.buf.is_full() {
             self.flush();
@@ -180,8 +189,9 @@ impl Local {
         lock(&self.session.names)
     }
 
+    #[inline]
     pub(crate) fn gen(&self) -> u32 {
-        self.session.gen
+        self.gen
     }
 
     pub(crate) fn thread(&self) -> ThreadId {
@@ -224,7 +234,7 @@ pub(crate) fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
     LOCAL
         .try_with(|cell| {
             let mut slot = cell.try_borrow_mut().ok()?;
-            if slot.as_ref().is_none_or(|l| l.session.gen != gen) {
+            if slot.as_ref().is_none_or(|l| l.gen != gen) {
                 let session = lock(&ACTIVE).clone()?;
                 if session.gen != gen {
                     return None;
@@ -466,7 +476,7 @@ impl Recorder {
         let session = Arc::new(Session {
             gen,
             path,
-            seq: AtomicU64::new(0),
+            seq: Counter(AtomicU64::new(0)),
             names: StdMutex::new(table),
             chunks: StdMutex::new(Vec::new()),
             messages: AtomicU64::new(0),

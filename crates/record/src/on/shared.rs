@@ -38,14 +38,20 @@ impl<T> Shared<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn access(&self, write: bool, loc: &'static Location<'static>) {
         if active() {
-            with_local(|l| {
-                let x = self.name.var(l);
-                l.push(if write { Op::Write(x) } else { Op::Read(x) }, Some(loc));
-            });
+            self.record_access(write, loc);
         }
+    }
+
+    /// Out of line, so that the accessors stay small enough to inline when nothing records.
+    #[inline(never)]
+    fn record_access(&self, write: bool, loc: &'static Location<'static>) {
+        with_local(|l| {
+            let x = self.name.var(l);
+            l.push(if write { Op::Write(x) } else { Op::Read(x) }, Some(loc));
+        });
     }
 
     /// Records a read and lends the value.

@@ -29,11 +29,16 @@ pub mod mpsc {
 }
 
 /// Records an acquire of `name` now; the session's generation, or 0 if nothing records.
-#[inline]
+#[inline(always)]
 fn record_acquire(name: &ObjName, loc: &'static Location<'static>) -> u32 {
     if !active() {
         return 0;
     }
+    record_acquire_slow(name, loc)
+}
+
+#[inline(never)]
+fn record_acquire_slow(name: &ObjName, loc: &'static Location<'static>) -> u32 {
     with_local(|l| {
         let id = name.lock(l);
         l.push(Op::Acquire(id), Some(loc));
@@ -43,11 +48,16 @@ fn record_acquire(name: &ObjName, loc: &'static Location<'static>) -> u32 {
 }
 
 /// Records the release matching an acquire recorded in session `gen`.
-#[inline]
+#[inline(always)]
 fn record_release(name: &ObjName, gen: u32) {
     if gen == 0 {
         return;
     }
+    record_release_slow(name, gen)
+}
+
+#[inline(never)]
+fn record_release_slow(name: &ObjName, gen: u32) {
     with_local(|l| {
         if l.gen() == gen {
             let id = name.lock(l);
@@ -85,6 +95,7 @@ impl<T> Mutex<T> {
 }
 
 impl<T: ?Sized> Mutex<T> {
+    #[inline(always)]
     fn guard<'a>(
         &'a self,
         g: std_sync::MutexGuard<'a, T>,
@@ -100,6 +111,7 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     #[track_caller]
+    #[inline]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
         match self.inner.lock() {
@@ -169,6 +181,7 @@ impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
 }
 
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    #[inline]
     fn drop(&mut self) {
         // Runs before the std guard (a field) unlocks: the release draws first.
         if self.inner.is_some() {
