@@ -1,4 +1,5 @@
-//! Recording overhead, measured in one run against its own baseline:
+//! Recording overhead, measured in one run against its own baseline, in CPU time (time spent
+//! on a CPU, summed over the threads; see `CpuClock`):
 //! - a lock-heavy workload (4 threads, each iteration locks one of 4 mutexes and increments a
 //!   counter: `acq`, `r`, `w`, `rel` when recording) with plain std types, with the recording
 //!   types while nothing records, and while recording;
@@ -18,6 +19,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const THREADS: usize = 4;
+const REPEAT: usize = 50;
 
 /// One lock per cache line in both versions, so that layout does not decide contention.
 #[repr(align(128))]
@@ -30,40 +32,80 @@ fn iters() -> usize {
         .unwrap_or(250_000)
 }
 
+/// Time this thread has spent on a CPU (`/proc/thread-self/schedstat`, in ns): the machine
+/// running the benches is shared, and wall-clock time would count the time spent waiting for
+/// a CPU. Falls back to wall-clock time where that file does not exist.
+#[derive(Clone, Copy)]
+struct CpuClock(Option<u64>, Instant);
+
+impl CpuClock {
+    fn now() -> CpuClock {
+        // The kernel brings the figure up to date when the thread passes through the
+        // scheduler, not on every read.
+        std::thread::yield_now();
+        let on_cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok());
+        CpuClock(on_cpu, Instant::now())
+    }
+
+    fn elapsed(self) -> Duration {
+        match (self.0, CpuClock::now().0) {
+            (Some(a), Some(b)) => Duration::from_nanos(b - a),
+            _ => self.1.elapsed(),
+        }
+    }
+}
+
+/// Runs `body(t)` on `threads` threads; the sum of their CPU times.
+fn on_threads<F: Fn(usize) + Sync>(threads: usize, body: F) -> Duration {
+    let body = &body;
+    std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    let c = CpuClock::now();
+                    body(t);
+                    c.elapsed()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).sum()
+    })
+}
+
 fn std_workload(threads: usize, n: usize) -> Duration {
     let locks: Vec<Padded<std::sync::Mutex<i64>>> =
         (0..4).map(|_| Padded(std::sync::Mutex::new(0))).collect();
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let locks = &locks;
-            s.spawn(move || {
-                for i in 0..n {
-                    *locks[(t + i) % 4].0.lock().unwrap() += 1;
-                }
-            });
+    let d = on_threads(threads, |t| {
+        for i in 0..n {
+            *locks[(t + i) % 4].0.lock().unwrap() += 1;
         }
     });
-    let d = start.elapsed();
     black_box(locks);
     d
 }
 
+/// The same with the recording types, spawned through `hindsight_record::thread` so that the
+/// recording has its forks and joins.
 fn traced_workload(threads: usize, n: usize) -> Duration {
     let locks: Vec<Padded<Mutex<Shared<i64>>>> =
         (0..4).map(|_| Padded(Mutex::new(Shared::new(0)))).collect();
-    let start = Instant::now();
-    thread::scope(|s| {
-        for t in 0..threads {
-            let locks = &locks;
-            s.spawn(move || {
-                for i in 0..n {
-                    locks[(t + i) % 4].0.lock().unwrap().update(|x| *x += 1);
-                }
-            });
-        }
+    let d = thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                let locks = &locks;
+                s.spawn(move || {
+                    let c = CpuClock::now();
+                    for i in 0..n {
+                        locks[(t + i) % 4].0.lock().unwrap().update(|x| *x += 1);
+                    }
+                    c.elapsed()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).sum()
     });
-    let d = start.elapsed();
     black_box(locks);
     d
 }
@@ -100,13 +142,13 @@ fn lock_heavy(dir: &std::path::Path, threads: usize) {
     let ops = (threads * n) as u64;
     let events = 4 * ops;
 
-    println!("lock-heavy workload: {threads} thread(s) x {n} lock/increment/unlock ({ops} critical sections)");
-    let plain = best_of(3, || std_workload(threads, n));
+    println!("lock-heavy workload: {threads} thread(s) x {n} lock/increment/unlock ({ops} critical sections), CPU time");
+    let plain = best_of(5, || std_workload(threads, n));
     println!(
         "  plain std                     {:>8.1} ns/section",
         ns(plain, ops)
     );
-    let idle = best_of(3, || traced_workload(threads, n));
+    let idle = best_of(5, || traced_workload(threads, n));
     println!(
         "  hindsight types, not recording {:>7.1} ns/section   ({:.2}x plain)",
         ns(idle, ops),
@@ -119,7 +161,7 @@ fn lock_heavy(dir: &std::path::Path, threads: usize) {
     for _ in 0..3 {
         let rec = Recorder::start(&path).expect("can record");
         let d = traced_workload(threads, n);
-        let w = Instant::now();
+        let w = CpuClock::now();
         let summary = rec.finish().expect("written");
         recording = recording.min(d);
         written = written.min(w.elapsed());
@@ -154,23 +196,26 @@ fn single_thread_reads(dir: &std::path::Path) {
     let x = Shared::new(1u64);
     let base = best_of(3, || {
         let v = 1u64;
-        let start = Instant::now();
+        let start = CpuClock::now();
         let mut sum = 0u64;
-        for _ in 0..reads {
+        for _ in 0..reads * REPEAT as u64 {
             sum = sum.wrapping_add(black_box(&v) + 0);
         }
         black_box(sum);
         start.elapsed()
+    }) / REPEAT as u32;
+    let read_time = best_of(3, || {
+        let rec = Recorder::start(&path).expect("can record");
+        let start = CpuClock::now();
+        let mut sum = 0u64;
+        for _ in 0..reads {
+            sum = sum.wrapping_add(*black_box(&x).read());
+        }
+        black_box(sum);
+        let d = start.elapsed();
+        rec.finish().expect("written");
+        d
     });
-    let rec = Recorder::start(&path).expect("can record");
-    let start = Instant::now();
-    let mut sum = 0u64;
-    for _ in 0..reads {
-        sum = sum.wrapping_add(*black_box(&x).read());
-    }
-    black_box(sum);
-    let read_time = start.elapsed();
-    rec.finish().expect("written");
     println!(
         "single thread, {reads} recorded reads of a Shared<u64>: {:.1} ns/event (plain read {:.2} ns)",
         ns(read_time, reads),
