@@ -199,7 +199,7 @@ fn single_thread_reads(dir: &std::path::Path) {
         let start = CpuClock::now();
         let mut sum = 0u64;
         for _ in 0..reads * REPEAT as u64 {
-            sum = sum.wrapping_add(black_box(&v) + 0);
+            sum = sum.wrapping_add(*black_box(&v));
         }
         black_box(sum);
         start.elapsed()

@@ -30,7 +30,7 @@ pub struct LockTable {
 }
 
 impl LockTable {
-    pub fn new() -> LockTable {
+    fn new() -> LockTable {
         LockTable {
             locks: Map::new().named("locks"),
         }

@@ -22,7 +22,7 @@ pub struct LockTable {
 }
 
 impl LockTable {
-    pub fn new() -> LockTable {
+    fn new() -> LockTable {
         LockTable {
             guard: Mutex::new(()).named("table"),
             locks: Map::new().named("locks"),

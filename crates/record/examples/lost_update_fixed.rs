@@ -9,7 +9,7 @@ pub struct Counter {
 }
 
 impl Counter {
-    pub fn new() -> Counter {
+    fn new() -> Counter {
         Counter {
             x: Mutex::new(Shared::new(0).named("x")).named("counter"),
         }
