@@ -412,3 +412,21 @@ fn four_threads_one_million_events() {
     assert_eq!(trace.events.len(), 4 * PER_THREAD + 8);
     assert!(races(&path).is_empty());
 }
+
+/// A recording whose owner unwinds (e.g. `main` panicking with the guard of `init()` alive)
+/// is written by the drop.
+#[test]
+fn the_trace_is_written_when_the_recording_thread_panics() {
+    let _one = exclusive();
+    let path = trace_path("main_panic");
+    let r = std::panic::catch_unwind(|| {
+        let _recorder = Recorder::start(&path).expect("can record");
+        let m = Mutex::new(Shared::new(0).named("v")).named("m");
+        let mut g = m.lock().unwrap();
+        g.set(1);
+        panic!("deliberate");
+    });
+    assert!(r.is_err());
+    let trace = load(&path);
+    assert_eq!(ops_of(&trace, "main"), ["acq(m)", "w(v)", "rel(m)"]);
+}
