@@ -430,3 +430,38 @@ fn the_trace_is_written_when_the_recording_thread_panics() {
     let trace = load(&path);
     assert_eq!(ops_of(&trace, "main"), ["acq(m)", "w(v)", "rel(m)"]);
 }
+
+/// Threads given a name by `thread::Builder` carry it in the trace; unnamed siblings keep
+/// their rank.
+#[test]
+fn builder_names_threads() {
+    let _one = exclusive();
+    let (_, path) = record("builder", || {
+        let h = thread::Builder::new()
+            .name("worker".into())
+            .spawn(|| Shared::new(0).named("a").get())
+            .unwrap();
+        h.join().unwrap();
+        thread::scope(|s| {
+            thread::Builder::new()
+                .name("worker".into())
+                .spawn_scoped(s, || Shared::new(0).named("b").get())
+                .unwrap();
+            s.spawn(|| ());
+        });
+    });
+    let trace = load(&path);
+    assert_eq!(ops_of(&trace, "worker"), ["r(a)"]);
+    assert_eq!(ops_of(&trace, "worker#2"), ["r(b)"]);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        [
+            "fork(worker)",
+            "join(worker)",
+            "fork(worker#2)",
+            "fork(main.3)",
+            "join(worker#2)",
+            "join(main.3)"
+        ]
+    );
+}

@@ -378,14 +378,21 @@ pub(crate) struct ChildId {
 }
 
 /// Names the next child of this thread (`parent.k`, stable across runs since a thread spawns
-/// its children in program order) and records `fork(child)`.
-pub(crate) fn fork(loc: &'static Location<'static>) -> Option<(ChildStart, ChildId)> {
+/// its children in program order, or the name given to `thread::Builder`) and records
+/// `fork(child)`.
+pub(crate) fn fork(
+    loc: &'static Location<'static>,
+    given: Option<&str>,
+) -> Option<(ChildStart, ChildId)> {
     if !active() {
         return None;
     }
     with_local(|l| {
         l.children += 1;
-        let name = format!("{}.{}", l.name, l.children);
+        let name = match given {
+            Some(n) => n.to_owned(),
+            None => format!("{}.{}", l.name, l.children),
+        };
         let thread = ThreadId(l.names().fresh(NameKind::Thread, &name));
         l.push(Op::Fork(thread), Some(loc));
         (

@@ -13,8 +13,8 @@ use std::sync as std_sync;
 use std::time::Duration;
 
 pub use std::sync::{
-    Arc, Barrier, BarrierWaitResult, LockResult, Once, OnceLock, PoisonError, TryLockError,
-    TryLockResult, WaitTimeoutResult, Weak,
+    Arc, Barrier, BarrierWaitResult, LazyLock, LockResult, Once, OnceLock, PoisonError,
+    TryLockError, TryLockResult, WaitTimeoutResult, Weak,
 };
 
 pub mod atomic {

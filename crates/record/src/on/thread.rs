@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 use std::thread as std_thread;
 
+use std::io;
+
 pub use std::thread::{
     available_parallelism, current, panicking, park, park_timeout, sleep, yield_now, AccessError,
     LocalKey, Result, Thread, ThreadId,
@@ -27,7 +29,7 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let (start, child) = fork(Location::caller()).unzip();
+    let (start, child) = fork(Location::caller(), None).unzip();
     let inner = std_thread::spawn(move || {
         let _events = enter_child(start);
         f()
@@ -113,7 +115,7 @@ impl<'scope> Scope<'scope, '_> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        let (start, child) = fork(Location::caller()).unzip();
+        let (start, child) = fork(Location::caller(), None).unzip();
         let joined = Arc::new(AtomicBool::new(false));
         if let Some(c) = child {
             self.children
@@ -149,5 +151,87 @@ impl<T> ScopedJoinHandle<'_, T> {
 
     pub fn is_finished(&self) -> bool {
         self.inner.is_finished()
+    }
+}
+
+/// std's thread `Builder`; a thread given a `name` is called that in the trace (made unique
+/// with a `#k` suffix if needed) instead of `parent.k`.
+#[derive(Debug)]
+pub struct Builder {
+    inner: std_thread::Builder,
+    name: Option<String>,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        Builder {
+            inner: std_thread::Builder::new(),
+            name: None,
+        }
+    }
+
+    pub fn name(self, name: String) -> Builder {
+        Builder {
+            inner: self.inner.name(name.clone()),
+            name: Some(name),
+        }
+    }
+
+    pub fn stack_size(self, size: usize) -> Builder {
+        Builder {
+            inner: self.inner.stack_size(size),
+            name: self.name,
+        }
+    }
+
+    /// If the thread cannot be created, its `fork` is in the trace with no event after it.
+    #[track_caller]
+    pub fn spawn<F, T>(self, f: F) -> io::Result<JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let (start, child) = fork(Location::caller(), self.name.as_deref()).unzip();
+        let inner = self.inner.spawn(move || {
+            let _events = enter_child(start);
+            f()
+        })?;
+        Ok(JoinHandle { inner, child })
+    }
+
+    #[track_caller]
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: &Scope<'scope, 'env>,
+        f: F,
+    ) -> io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        let (start, child) = fork(Location::caller(), self.name.as_deref()).unzip();
+        let joined = Arc::new(AtomicBool::new(false));
+        if let Some(c) = child {
+            scope
+                .children
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((c, joined.clone()));
+        }
+        let inner = self.inner.spawn_scoped(scope.inner, move || {
+            let _events = enter_child(start);
+            f()
+        })?;
+        Ok(ScopedJoinHandle {
+            inner,
+            child,
+            joined,
+        })
     }
 }
