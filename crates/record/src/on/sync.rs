@@ -302,7 +302,10 @@ impl RwState {
     }
 }
 
-/// A reader-writer lock; see [`RwState`] for what it records.
+/// A reader-writer lock. Writers record `acq(l)`/`rel(l)`; readers cannot (they do not exclude
+/// each other, and the trace must stay lock-valid), so each reader receives the message the
+/// last writer sent before releasing, and each writer receives the message every earlier
+/// reader thread sent when it released: readers are ordered with writers, not with each other.
 pub struct RwLock<T: ?Sized> {
     name: ObjName,
     state: std_sync::Mutex<RwState>,
