@@ -1,0 +1,467 @@
+//! The recorder itself: each wrapper records what it should, the trace order respects
+//! happens-before (a lock-valid, strictly valid trace on which `races` finds nothing where the
+//! program synchronizes), nothing is lost when a thread panics, poisoning passes through,
+//! thread names are stable, and a 4-thread program of 1 M events records, loads and analyses.
+
+#![cfg(feature = "record")]
+
+mod common;
+
+use common::*;
+use hindsight_record::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use hindsight_record::sync::mpsc;
+use hindsight_record::sync::{Condvar, Mutex, RwLock, TryLockError};
+use hindsight_record::{atomic_begin, thread, Map, Named, Recorder, Set, Shared};
+use hindsight_trace::Op;
+
+/// Many threads increment under one lock: if the order of the trace did not respect
+/// happens-before, some `acq` would come while another thread holds the lock (the strict
+/// validation in `load` refuses that) or an access would come out of its critical section
+/// (`races` would report it).
+#[test]
+fn the_global_order_respects_lock_order() {
+    let _one = exclusive();
+    let (total, path) = record("lock_order", || {
+        let m = Mutex::new(Shared::new(0i64).named("n")).named("m");
+        thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..500 {
+                        m.lock().unwrap().update(|n| *n += 1);
+                    }
+                });
+            }
+        });
+        let n = m.lock().unwrap().get();
+        n
+    });
+    assert_eq!(total, 2000);
+    let trace = load(&path);
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Acquire(_))), 2001);
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Write(_))), 2000);
+    assert!(races(&path).is_empty());
+}
+
+/// The same without the lock (relaxed atomics): races are found, so the check above can fail.
+#[test]
+fn relaxed_increments_race_and_seqcst_ones_do_not() {
+    let _one = exclusive();
+    for (order, racy) in [(Ordering::Relaxed, true), (Ordering::SeqCst, false)] {
+        let (n, path) = record("atomics", || {
+            let c = AtomicUsize::new(0).named("c");
+            thread::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|| {
+                        for _ in 0..100 {
+                            c.fetch_add(1, order);
+                        }
+                    });
+                }
+            });
+            c.into_inner()
+        });
+        assert_eq!(n, 200);
+        let trace = load(&path);
+        let findings = races(&path);
+        assert_eq!(!findings.is_empty(), racy, "{order:?}");
+        if racy {
+            assert_eq!(count(&trace, |e| matches!(e.op, Op::Read(_))), 200);
+            assert_eq!(count(&trace, |e| matches!(e.op, Op::Write(_))), 200);
+        } else {
+            assert_eq!(count(&trace, |e| matches!(e.op, Op::Send(_))), 200);
+            // Every increment but the very first reads a released value.
+            assert_eq!(count(&trace, |e| matches!(e.op, Op::Receive(_))), 199);
+        }
+    }
+}
+
+#[test]
+fn a_relaxed_store_ends_the_release_sequence() {
+    let _one = exclusive();
+    let (_, path) = record("release_sequence", || {
+        let a = AtomicI64::new(0).named("a");
+        a.store(1, Ordering::Release);
+        a.load(Ordering::Acquire);
+        a.store(2, Ordering::Relaxed);
+        a.load(Ordering::Acquire);
+    });
+    let trace = load(&path);
+    assert_eq!(ops_of(&trace, "main"), ["snd(a)", "rcv(a)", "w(a)"]);
+}
+
+/// A guard dropped early releases at the drop; a failed `try_lock` records nothing.
+#[test]
+fn early_drops_and_try_lock() {
+    let _one = exclusive();
+    let (_, path) = record("try_lock", || {
+        let m = Mutex::new(Shared::new(1).named("v")).named("m");
+        let other = Shared::new(0).named("other");
+        let g = m.lock().unwrap();
+        let r = g.get();
+        drop(g);
+        let _ = other.get();
+        let held = m.try_lock().unwrap();
+        thread::scope(|s| {
+            s.spawn(|| assert!(matches!(m.try_lock(), Err(TryLockError::WouldBlock))));
+        });
+        drop(held);
+        r
+    });
+    let trace = load(&path);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        [
+            "acq(m)",
+            "r(v)",
+            "rel(m)",
+            "r(other)",
+            "acq(m)",
+            "fork(main.1)",
+            "join(main.1)",
+            "rel(m)"
+        ]
+    );
+    assert!(ops_of(&trace, "main.1").is_empty());
+}
+
+/// A thread that panics while holding a lock: its events up to the panic are all in the
+/// trace, its guard's release is recorded during unwinding, and the next `lock()` returns the
+/// poisoned guard (which records its acquisition and release too).
+#[test]
+fn nothing_is_lost_when_a_thread_panics_and_poison_passes_through() {
+    let _one = exclusive();
+    let (poisoned, path) = record("panic", || {
+        let m = Mutex::new(Shared::new(0).named("v")).named("m");
+        let r = thread::scope(|s| {
+            s.spawn(|| {
+                let mut g = m.lock().unwrap();
+                for i in 0..10_000 {
+                    g.set(i);
+                }
+                panic!("deliberate");
+            })
+            .join()
+        });
+        assert!(r.is_err());
+        let poisoned = match m.lock() {
+            Ok(_) => false,
+            Err(p) => {
+                p.into_inner().set(-1);
+                true
+            }
+        };
+        poisoned
+    });
+    assert!(poisoned);
+    let trace = load(&path);
+    let child = ops_of(&trace, "main.1");
+    assert_eq!(child.len(), 10_002, "acq, 10,000 writes, rel");
+    assert_eq!(child.last().map(String::as_str), Some("rel(m)"));
+    let main = ops_of(&trace, "main");
+    assert_eq!(main[main.len() - 3..], ["acq(m)", "w(v)", "rel(m)"]);
+}
+
+/// A detached thread that panics (never joined) still hands its events over before it dies.
+#[test]
+fn a_detached_panicking_thread_keeps_its_events() {
+    let _one = exclusive();
+    let (_, path) = record("detached_panic", || {
+        let h = thread::spawn(|| {
+            let mut x = Shared::new(0).named("x");
+            x.set(1);
+            panic!("deliberate");
+        });
+        while !h.is_finished() {
+            thread::yield_now();
+        }
+        // Dropped without join: the fork is recorded, the join is not.
+        std::mem::forget(h);
+    });
+    let trace = load(&path);
+    assert_eq!(ops_of(&trace, "main.1"), ["w(x)"]);
+}
+
+#[test]
+fn condvar_waits_release_and_reacquire() {
+    let _one = exclusive();
+    let (got, path) = record("condvar", || {
+        let state = (Mutex::new(Shared::new(None)).named("m"), Condvar::new());
+        thread::scope(|s| {
+            s.spawn(|| {
+                let mut g = state.0.lock().unwrap();
+                g.set(Some(7));
+                state.1.notify_one();
+            });
+            let g = state.0.lock().unwrap();
+            let g = state.1.wait_while(g, |v| v.get().is_none()).unwrap();
+            g.get()
+        })
+    });
+    assert_eq!(got, Some(7));
+    let trace = load(&path);
+    assert!(races(&path).is_empty());
+    let acquires = count(&trace, |e| matches!(e.op, Op::Acquire(_)));
+    let releases = count(&trace, |e| matches!(e.op, Op::Release(_)));
+    assert_eq!(acquires, releases);
+}
+
+/// Readers of an `RwLock` are unordered with each other but ordered with writers; the trace
+/// stays lock-valid (readers are not `acq`/`rel`), and `races` sees writer/reader accesses as
+/// ordered.
+#[test]
+fn rwlock_orders_writers_with_readers() {
+    let _one = exclusive();
+    let (_, path) = record("rwlock", || {
+        let l = RwLock::new(Shared::new(0)).named("l");
+        thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    for i in 0..50 {
+                        if i % 10 == 0 {
+                            l.write().unwrap().update(|x| *x += 1);
+                        } else {
+                            let _ = l.read().unwrap().get();
+                        }
+                    }
+                });
+            }
+        });
+    });
+    load(&path);
+    assert!(races(&path).is_empty());
+
+    // Readers alone do not order anything: a write outside the lock races with them.
+    let (_, path) = record("rwlock_readers", || {
+        let l = RwLock::new(()).named("l");
+        let flag = AtomicI64::new(0).named("flag");
+        thread::scope(|s| {
+            s.spawn(|| {
+                let _r = l.read().unwrap();
+                flag.store(1, Ordering::Relaxed);
+            });
+            s.spawn(|| {
+                let _r = l.read().unwrap();
+                flag.store(2, Ordering::Relaxed);
+            });
+        });
+    });
+    load(&path);
+    assert_eq!(names_of(&races(&path), "variable"), ["flag"]);
+}
+
+/// A value moved through a channel: the send orders the sender's writes before the
+/// receiver's, with one message per value.
+#[test]
+fn channels_record_one_message_per_value() {
+    let _one = exclusive();
+    let (sum, path) = record("channel", || {
+        let (tx, rx) = mpsc::channel::<Shared<i64>>();
+        thread::scope(|s| {
+            for k in 0..3 {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    let mut v = Shared::new(0).named("v");
+                    v.set(k);
+                    tx.send(v).unwrap();
+                });
+            }
+            drop(tx);
+            rx.iter()
+                .map(|mut v| {
+                    v.update(|x| *x += 1);
+                    v.get()
+                })
+                .sum::<i64>()
+        })
+    });
+    assert_eq!(sum, 6);
+    let trace = load(&path);
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Send(_))), 3);
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Receive(_))), 3);
+    assert_eq!(trace.names.msgs.len(), 3);
+    assert!(races(&path).is_empty());
+}
+
+/// Thread names depend on who spawned whom, in what order, not on the schedule.
+#[test]
+fn thread_names_are_stable() {
+    let _one = exclusive();
+    let run = || {
+        thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    thread::scope(|s| {
+                        s.spawn(|| Shared::new(0).named("leaf").get());
+                    })
+                });
+            }
+        })
+    };
+    let (_, a) = record("names_a", run);
+    let (_, b) = record("names_b", run);
+    let (a, b) = (load(&a), load(&b));
+    let mut na: Vec<&str> = a.names.threads.iter().collect();
+    let mut nb: Vec<&str> = b.names.threads.iter().collect();
+    na.sort();
+    nb.sort();
+    assert_eq!(na, nb);
+    assert_eq!(
+        na,
+        ["main", "main.1", "main.1.1", "main.2", "main.2.1", "main.3", "main.3.1"]
+    );
+}
+
+#[test]
+fn map_and_set_record_the_builtin_specs_vocabulary() {
+    let _one = exclusive();
+    let (_, path) = record("collections", || {
+        let m: Map<&str, i64> = Map::new().named("m");
+        assert_eq!(m.insert("a", 1), None);
+        assert_eq!(m.put_if_absent("a", 2), Some(1));
+        assert_eq!(m.put_if_absent("b", 3), None);
+        assert!(m.contains_key("b"));
+        assert_eq!(m.remove("a"), Some(1));
+        assert_eq!(m.get("a"), None);
+        assert_eq!(m.len(), 1);
+        let s: Set<String> = Set::new().named("s");
+        assert!(s.insert("x".to_owned()));
+        assert!(!s.insert("x".to_owned()));
+        assert!(s.contains("x"));
+        assert!(s.remove("x"));
+        assert!(s.is_empty());
+    });
+    let trace = load(&path);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        [
+            "call(m.put(\"a\",1)/nil)",
+            "call(m.get(\"a\")/1)",
+            "call(m.put(\"b\",3)/nil)",
+            "call(m.get(\"b\")/3)",
+            "call(m.put(\"a\",nil)/1)",
+            "call(m.get(\"a\")/nil)",
+            "call(m.size()/1)",
+            "call(s.add(\"x\")/true)",
+            "call(s.add(\"x\")/false)",
+            "call(s.contains(\"x\")/true)",
+            "call(s.remove(\"x\")/true)",
+            "call(s.size()/0)",
+        ]
+    );
+}
+
+/// Two threads adding the same element race under the `set` spec; distinct elements do not.
+#[test]
+fn set_commutativity_races() {
+    let _one = exclusive();
+    for (elements, racy) in [(["x", "x"], true), (["x", "y"], false)] {
+        let (_, path) = record("set", || {
+            let s: Set<&str> = Set::new().named("s");
+            thread::scope(|sc| {
+                for e in elements {
+                    let s = &s;
+                    sc.spawn(move || s.insert(e));
+                }
+            });
+        });
+        load(&path);
+        assert_eq!(!commute(&path, "set").is_empty(), racy, "{elements:?}");
+    }
+}
+
+#[test]
+fn atomic_blocks_end_on_unwind_and_one_recording_at_a_time() {
+    let _one = exclusive();
+    let (_, path) = record("blocks", || {
+        let r = std::panic::catch_unwind(|| {
+            let _b = atomic_begin("outer");
+            hindsight_record::atomic_block("inner", || panic!("deliberate"));
+        });
+        assert!(r.is_err());
+        let second = Recorder::start(trace_path("second"));
+        assert!(second.is_err(), "one recording at a time");
+    });
+    let trace = load(&path);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        ["begin(outer)", "begin(inner)", "end", "end"]
+    );
+}
+
+/// The bar: a 4-thread program of 1 M events records, loads and analyses without error.
+#[test]
+fn four_threads_one_million_events() {
+    let _one = exclusive();
+    const PER_THREAD: usize = 250_000;
+    let (_, path) = record("million", || {
+        let locks: Vec<Mutex<Shared<i64>>> = (0..4).map(|_| Mutex::new(Shared::new(0))).collect();
+        thread::scope(|s| {
+            for t in 0..4 {
+                let locks = &locks;
+                s.spawn(move || {
+                    // Each iteration records 4 events: acq, r, w, rel.
+                    for i in 0..PER_THREAD / 4 {
+                        locks[(t + i) % 4].lock().unwrap().update(|x| *x += 1);
+                    }
+                });
+            }
+        });
+    });
+    let trace = load(&path);
+    // Plus 4 forks and 4 joins.
+    assert_eq!(trace.events.len(), 4 * PER_THREAD + 8);
+    assert!(races(&path).is_empty());
+}
+
+/// A recording whose owner unwinds (e.g. `main` panicking with the guard of `init()` alive)
+/// is written by the drop.
+#[test]
+fn the_trace_is_written_when_the_recording_thread_panics() {
+    let _one = exclusive();
+    let path = trace_path("main_panic");
+    let r = std::panic::catch_unwind(|| {
+        let _recorder = Recorder::start(&path).expect("can record");
+        let m = Mutex::new(Shared::new(0).named("v")).named("m");
+        let mut g = m.lock().unwrap();
+        g.set(1);
+        panic!("deliberate");
+    });
+    assert!(r.is_err());
+    let trace = load(&path);
+    assert_eq!(ops_of(&trace, "main"), ["acq(m)", "w(v)", "rel(m)"]);
+}
+
+/// Threads given a name by `thread::Builder` carry it in the trace; unnamed siblings keep
+/// their rank.
+#[test]
+fn builder_names_threads() {
+    let _one = exclusive();
+    let (_, path) = record("builder", || {
+        let h = thread::Builder::new()
+            .name("worker".into())
+            .spawn(|| Shared::new(0).named("a").get())
+            .unwrap();
+        h.join().unwrap();
+        thread::scope(|s| {
+            thread::Builder::new()
+                .name("worker".into())
+                .spawn_scoped(s, || Shared::new(0).named("b").get())
+                .unwrap();
+            s.spawn(|| ());
+        });
+    });
+    let trace = load(&path);
+    assert_eq!(ops_of(&trace, "worker"), ["r(a)"]);
+    assert_eq!(ops_of(&trace, "worker#2"), ["r(b)"]);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        [
+            "fork(worker)",
+            "join(worker)",
+            "fork(worker#2)",
+            "fork(main.3)",
+            "join(worker#2)",
+            "join(main.3)"
+        ]
+    );
+}
