@@ -241,3 +241,97 @@ fn figure_2_2_clocks() {
     assert_eq!(q.remote_events(2, 2), &[(1, 2)]);
     assert_eq!(q.remote_events(2, 3), &[] as &[(u32, u32)]);
 }
+
+fn racy_by_definition(trace: &hindsight_trace::Trace) -> bool {
+    use hindsight_trace::Op;
+    let hb = EventClocks::compute(trace);
+    let acc = |op: &Op| match op {
+        Op::Read(x) => Some((*x, false)),
+        Op::Write(x) => Some((*x, true)),
+        _ => None,
+    };
+    let ev = &trace.events;
+    (0..ev.len()).any(|a| {
+        (0..ev.len()).any(|b| {
+            ev[a].thread != ev[b].thread
+                && matches!((acc(&ev[a].op), acc(&ev[b].op)), (Some((x, wa)), Some((y, wb))) if x == y && (wa || wb))
+                && !hb.happens_before(a, b)
+                && !hb.happens_before(b, a)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Algorithms 7/8: some consistent state has a race on its frontier iff two conflicting
+    /// accesses of different threads are concurrent; with event collections or without, and
+    /// whichever events enter the poset.
+    #[test]
+    fn race_predicate_matches_the_definition(
+        choices in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>()), 0..14),
+        merge in any::<bool>(),
+        every in any::<bool>(),
+    ) {
+        use hindsight_analyses::cuts::predicate::parse_predicate;
+        let trace = trace_from_choices(&choices, Shape { odd: false, ..Shape::default() });
+        let pred = parse_predicate("race").unwrap();
+        let relevant = |e: &hindsight_trace::Event, n: &hindsight_trace::Names| every || pred.relevant(e, n);
+        let tp = TracePoset::read(&mut trace.source(), &Selection { relevant: &relevant, merge }).unwrap();
+        let bound = pred.bind(&tp).unwrap();
+        let mut found = false;
+        let _ = enumerate(&tp.poset, Algorithm::QuickLex, &mut |g: &[u32]| {
+            if bound.holds(g) {
+                found = true;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        });
+        prop_assert_eq!(found, racy_by_definition(&trace));
+    }
+
+    /// `count(c)` is the number of processes whose frontier event matches `c`, by brute force
+    /// over every state, and `atleast`/`exists`/`at` agree with it.
+    #[test]
+    fn counting_predicates_count(
+        choices in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>()), 0..12),
+    ) {
+        use hindsight_analyses::cuts::predicate::parse_predicate;
+        let trace = trace_from_choices(&choices, Shape { odd: false, ..Shape::default() });
+        let tp = TracePoset::read(&mut trace.source(), &Selection::every_event()).unwrap();
+        let names = &tp.names;
+        for k in 0..4i64 {
+            let p = parse_predicate(&format!("count(op == w || op == acq) == {k} && (atleast({k}, op == w || op == acq) && !atleast({}, op == w || op == acq))", k + 1)).unwrap();
+            let b = p.bind(&tp).unwrap();
+            let _ = enumerate(&tp.poset, Algorithm::Lex, &mut |g: &[u32]| {
+                let by_hand = (0..g.len()).filter(|&q| g[q] > 0 && {
+                    let e = &tp.element(q, g[q])[0];
+                    matches!(e.op, hindsight_trace::Op::Write(_) | hindsight_trace::Op::Acquire(_))
+                }).count() as i64;
+                assert_eq!(b.holds(g), by_hand == k, "state {g:?}");
+                ControlFlow::Continue(())
+            });
+        }
+        let _ = names;
+    }
+}
+
+#[test]
+fn predicate_errors_have_line_and_column() {
+    use hindsight_analyses::cuts::predicate::parse_predicate;
+    let cases = [
+        ("count(op == w) >=", 1, 18, "expected a predicate or a number"),
+        ("race &&\n  count(op = w) > 1", 2, 13, "unexpected character `=`"),
+        ("count(op == w)", 1, 1, "a number is not a predicate"),
+        ("exists(colour == red)", 1, 8, "unknown field `colour`"),
+        ("race race", 1, 6, "expected `&&`, `||` or the end"),
+        ("at(T1 op == w)", 1, 7, "expected `,`"),
+        ("frobnicate", 1, 1, "unknown word `frobnicate`"),
+        ("\"open", 1, 1, "unterminated string"),
+    ];
+    for (text, line, column, want) in cases {
+        let e = parse_predicate(text).unwrap_err();
+        assert_eq!((e.line, e.column), (line, column), "{text}: {e}");
+        assert!(e.message.contains(want), "{text}: {e}");
+    }
+}
