@@ -321,7 +321,7 @@ fn predicate_errors_have_line_and_column() {
     use hindsight_analyses::cuts::predicate::parse_predicate;
     let cases = [
         ("count(op == w) >=", 1, 18, "expected a predicate or a number"),
-        ("race &&\n  count(op = w) > 1", 2, 13, "unexpected character `=`"),
+        ("race &&\n  count(op = w) > 1", 2, 12, "unexpected character `=`"),
         ("count(op == w)", 1, 1, "a number is not a predicate"),
         ("exists(colour == red)", 1, 8, "unknown field `colour`"),
         ("race race", 1, 6, "expected `&&`, `||` or the end"),
