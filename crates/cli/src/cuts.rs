@@ -128,7 +128,8 @@ impl Analysis for Collect {
         "cuts"
     }
     fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
-        let relevant = |e: &Event, n: &Names| self.predicate.as_ref().is_none_or(|p| p.relevant(e, n));
+        let relevant =
+            |e: &Event, n: &Names| self.predicate.as_ref().is_none_or(|p| p.relevant(e, n));
         self.builder.borrow_mut().add(
             e,
             names,
@@ -153,7 +154,11 @@ fn read_predicate(text: &str) -> anyhow::Result<Predicate> {
         None => (text.to_owned(), "<predicate>".to_owned()),
     };
     parse_predicate(&source).map_err(|e| {
-        Located(format!("{shown}:{}:{}: error: {}", e.line, e.column, e.message)).into()
+        Located(format!(
+            "{shown}:{}:{}: error: {}",
+            e.line, e.column, e.message
+        ))
+        .into()
     })
 }
 
@@ -165,8 +170,12 @@ fn poset_input(path: &Path) -> anyhow::Result<TracePoset> {
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?
     };
-    let poset = parse_poset(&text)
-        .map_err(|e| Located(format!("{shown}:{}:{}: error: {}", e.line, e.column, e.message)))?;
+    let poset = parse_poset(&text).map_err(|e| {
+        Located(format!(
+            "{shown}:{}:{}: error: {}",
+            e.line, e.column, e.message
+        ))
+    })?;
     let n = poset.processes();
     let mut names = Names::default();
     for p in 0..n {

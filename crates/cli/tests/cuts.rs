@@ -143,7 +143,13 @@ fn elevators_algorithm_10() {
 
 #[test]
 fn count_of_a_poset_file_and_every_algorithm_agrees() {
-    let out = hindsight(&["cuts", "examples/cuts/fig2.poset", "--count", "--format", "json"]);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig2.poset",
+        "--count",
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(json(&out)["summary"]["states"], 16);
     let gen = hindsight(&["gen-poset", "d-60", "--seed", "7"]);
@@ -166,7 +172,10 @@ fn count_of_a_poset_file_and_every_algorithm_agrees() {
         assert_eq!(out.code, 0, "{}", out.stderr);
         counts.push(json(&out)["summary"]["states"].as_u64().unwrap());
     }
-    assert!(counts.iter().all(|&c| c == counts[0] && c > 1000), "{counts:?}");
+    assert!(
+        counts.iter().all(|&c| c == counts[0] && c > 1000),
+        "{counts:?}"
+    );
 }
 
 #[test]
@@ -202,7 +211,14 @@ fn all_with_limit_and_sarif() {
 #[test]
 fn paramount_finds_the_same_first_state_as_quicklex() {
     for pred in ["race", "at(t1, op == w) && at(t2, op == w)"] {
-        let a = hindsight(&["cuts", "examples/cuts/fig1.txt", "--predicate", pred, "--format", "json"]);
+        let a = hindsight(&[
+            "cuts",
+            "examples/cuts/fig1.txt",
+            "--predicate",
+            pred,
+            "--format",
+            "json",
+        ]);
         let b = hindsight(&[
             "cuts",
             "examples/cuts/fig1.txt",
@@ -215,15 +231,24 @@ fn paramount_finds_the_same_first_state_as_quicklex() {
             "--format",
             "json",
         ]);
-        assert_eq!(json(&a)["findings"][0]["frontier"], json(&b)["findings"][0]["frontier"]);
+        assert_eq!(
+            json(&a)["findings"][0]["frontier"],
+            json(&b)["findings"][0]["frontier"]
+        );
     }
 }
 
 #[test]
 fn bad_poset_files_are_located() {
     let cases = [
-        ("0:(1,0)\n1:(0,1,0)\n", ":2:1: error: the clock has 3 components"),
-        ("0:(1,0)\n0:(3,0)\n", ":2:1: error: event 3 of process 0 but process 0 has no event 2"),
+        (
+            "0:(1,0)\n1:(0,1,0)\n",
+            ":2:1: error: the clock has 3 components",
+        ),
+        (
+            "0:(1,0)\n0:(3,0)\n",
+            ":2:1: error: event 3 of process 0 but process 0 has no event 2",
+        ),
         ("0:(1,0)\n1:(0,1\n", ":2:7: error: expected `,` or `)`"),
         ("0:(1,1)\n1:(1,1)\n", "a cycle"),
         ("0:(1,2)\n1:(0,1)\n", "process 1 has only 1 events"),
@@ -240,18 +265,44 @@ fn bad_poset_files_are_located() {
 
 #[test]
 fn bad_predicates_and_usage() {
-    let out = hindsight(&["cuts", "examples/cuts/fig1.txt", "--predicate", "count(op == w) >="]);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "count(op == w) >=",
+    ]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("<predicate>:1:"), "{}", out.stderr);
-    let out = hindsight(&["cuts", "examples/cuts/fig1.txt", "--predicate", "count(colour == red) > 1"]);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "count(colour == red) > 1",
+    ]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("<predicate>:1:7: error: unknown field `colour`"), "{}", out.stderr);
-    let out = hindsight(&["cuts", "examples/cuts/fig1.txt", "--predicate", "at(t9, op == w)"]);
+    assert!(
+        out.stderr
+            .contains("<predicate>:1:7: error: unknown field `colour`"),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "at(t9, op == w)",
+    ]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("no thread `t9`"), "{}", out.stderr);
     let out = hindsight(&["cuts", "examples/cuts/fig1.txt"]);
     assert_eq!(out.code, 2);
-    let out = hindsight(&["cuts", "examples/cuts/fig1.txt", "--count", "--threads", "2"]);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--count",
+        "--threads",
+        "2",
+    ]);
     assert_eq!(out.code, 2);
     let out = hindsight(&["gen-poset", "x-3"]);
     assert_eq!(out.code, 2);

@@ -26,7 +26,9 @@ pub struct PosetGenConfig {
 /// processes, 480 events). The message rates are chosen so that the state counts are of the
 /// order of the thesis's (d-300: tens of millions of states).
 pub fn config_by_name(name: &str, seed: u64) -> Result<PosetGenConfig, String> {
-    let bad = || format!("unknown poset family `{name}`: use d-N (10 processes, N events) or w-N (N processes, 480 events)");
+    let bad = || {
+        format!("unknown poset family `{name}`: use d-N (10 processes, N events) or w-N (N processes, 480 events)")
+    };
     let (family, number) = name.split_once('-').ok_or_else(bad)?;
     let number: usize = number.parse().map_err(|_| bad())?;
     match family {

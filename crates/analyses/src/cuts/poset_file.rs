@@ -64,7 +64,8 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn skip_spaces(&mut self) {
-        while self.at < self.text.len() && (self.text[self.at] == b' ' || self.text[self.at] == b'\t')
+        while self.at < self.text.len()
+            && (self.text[self.at] == b' ' || self.text[self.at] == b'\t')
         {
             self.at += 1;
         }
@@ -93,7 +94,11 @@ impl Cursor<'_> {
             self.at += 1;
         }
         if self.at == start {
-            return Err(err(self.line, start + 1, format!("expected {what} (a number)")));
+            return Err(err(
+                self.line,
+                start + 1,
+                format!("expected {what} (a number)"),
+            ));
         }
         Ok(v as u32)
     }
@@ -118,12 +123,22 @@ fn parse_line(text: &str, line: usize) -> Result<Line, PosetFileError> {
                 c.at += 1;
                 break;
             }
-            _ => return Err(err(line, c.column(), "expected `,` or `)` in the vector clock")),
+            _ => {
+                return Err(err(
+                    line,
+                    c.column(),
+                    "expected `,` or `)` in the vector clock",
+                ))
+            }
         }
     }
     c.skip_spaces();
     if c.at < c.text.len() {
-        return Err(err(line, c.column(), "unexpected text after the vector clock"));
+        return Err(err(
+            line,
+            c.column(),
+            "unexpected text after the vector clock",
+        ));
     }
     Ok(Line { line, pid, clock })
 }

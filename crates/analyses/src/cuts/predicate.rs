@@ -305,10 +305,7 @@ fn race_vars(e: &Expr, names: &Names) -> Vec<Option<Option<VarId>>> {
     let mut out = Vec::new();
     fn walk(e: &Expr, names: &Names, out: &mut Vec<Option<Option<VarId>>>) {
         match e {
-            Expr::Race(v) => out.push(
-                v.as_ref()
-                    .map(|v| names.vars.lookup(v).map(VarId)),
-            ),
+            Expr::Race(v) => out.push(v.as_ref().map(|v| names.vars.lookup(v).map(VarId))),
             Expr::Not(a) => walk(a, names, out),
             Expr::And(a, b) | Expr::Or(a, b) => {
                 walk(a, names, out);
@@ -526,7 +523,11 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize, usize)>, PredicateError> {
             }
             continue;
         }
-        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit) && matches!(out.last(), Some((Tok::Sym(_), _, _)) | None)) {
+        if c.is_ascii_digit()
+            || (c == '-'
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+                && matches!(out.last(), Some((Tok::Sym(_), _, _)) | None))
+        {
             let start = i;
             i += 1;
             while i < chars.len() && chars[i].is_ascii_digit() {

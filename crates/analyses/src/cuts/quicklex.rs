@@ -45,9 +45,9 @@ impl<'p> QuickLex<'p> {
                 }
                 for &(q, j) in &candidates {
                     // `(q, j)` is direct unless it happens before another candidate.
-                    let implied = candidates.iter().any(|&(q2, j2)| {
-                        q2 != q && poset.clock(q2 as usize, j2)[q as usize] >= j
-                    });
+                    let implied = candidates
+                        .iter()
+                        .any(|&(q2, j2)| q2 != q && poset.clock(q2 as usize, j2)[q as usize] >= j);
                     if !implied {
                         r.push((q, j));
                     }
