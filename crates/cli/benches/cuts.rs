@@ -11,13 +11,25 @@
 use hindsight_analyses::cuts::generate::{config_by_name, generate_poset};
 use hindsight_analyses::cuts::poset::Poset;
 use hindsight_analyses::cuts::poset_file::{parse_poset, write_poset};
-use hindsight_analyses::cuts::{count, count_parallel, Algorithm};
+use hindsight_analyses::cuts::paramount::paramount;
+use hindsight_analyses::cuts::{count, count_parallel, Algorithm, Counter};
 use std::time::Instant;
 
 fn peak_rss_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// User + system CPU seconds of this process so far (Linux; clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn timed(f: impl FnOnce() -> u64) -> (u64, f64) {
@@ -69,13 +81,19 @@ fn main() {
     );
     let rss_before = peak_rss_kb();
     let mut counts = Vec::new();
+    let mut parallel = Vec::new();
     for (name, poset) in &posets {
         let text = write_poset(poset);
         let (_, parse_s) = timed(|| parse_poset(&text).expect("valid").events());
         let (quick, quick_s) = timed(|| count(poset, Algorithm::QuickLex));
         let (lex, lex_s) = timed(|| count(poset, Algorithm::Lex));
         let (pm1, pm1_s) = timed(|| count_parallel(poset, Algorithm::QuickLex, 1));
+        let cpu = cpu_seconds();
         let (pm2, pm2_s) = timed(|| count_parallel(poset, Algorithm::QuickLex, 2));
+        let pm2_cpu = cpu_seconds() - cpu;
+        let per_interval = paramount(poset, 1, Algorithm::QuickLex, |_| Counter(0), |_, c, _| c.0);
+        let largest = per_interval.iter().copied().max().unwrap_or(0);
+        parallel.push((name, pm2_cpu, pm2_s, quick as f64 / largest.max(1) as f64, per_interval.len()));
         assert!(
             lex == quick && pm1 == quick && pm2 == quick,
             "algorithms disagree on {name}"
@@ -96,9 +114,16 @@ fn main() {
         counts.push(quick);
     }
     let rss_after = peak_rss_kb();
+    for (name, cpu, wall, bound, intervals) in parallel {
+        println!(
+            "{name:<6} ParaMount(2): {cpu:.2} CPU s in {wall:.3} wall s (2 threads busy: {:.0}%); {intervals} intervals, the largest 1/{bound:.1} of the states, so 2 free cores allow a {:.2}x speedup",
+            100.0 * cpu / wall / 2.0,
+            bound.min(2.0)
+        );
+    }
     if let (Some(a), Some(b)) = (rss_before, rss_after) {
         println!(
-            "peak RSS: {:.1} MB with the posets loaded, {:.1} MB after enumerating {} states with Lex, QuickLex and ParaMount",
+            "peak RSS: {:.1} MB with the posets loaded, {:.1} MB after enumerating {} states (Lex, QuickLex, ParaMount(1) and (2) on every poset)",
             a as f64 / 1024.0,
             b as f64 / 1024.0,
             counts.iter().sum::<u64>() * 4

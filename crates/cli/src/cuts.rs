@@ -501,7 +501,13 @@ fn finding(
         .map(|p| event_ref(tp, p, g[p], 0, poset_file))
         .collect();
     let mut schedule = Vec::new();
-    for (p, i) in tp.poset.schedule(g) {
+    let mut order = tp.poset.schedule(g);
+    if !poset_file {
+        // The trace's own order, restricted to the cut, is a linear extension too, and reads
+        // more naturally than the clock-sum order.
+        order.sort_by_key(|&(p, i)| tp.element(p, i)[0].index);
+    }
+    for (p, i) in order {
         if poset_file {
             schedule.push(format!("P{p} event {i}"));
         } else {
@@ -529,6 +535,14 @@ fn finding(
     fields.insert("frontier".into(), Value::from(g.to_vec()));
     fields.insert("state".into(), Value::from(state.clone()));
     fields.insert("schedule".into(), Value::from(schedule.clone()));
+    let reach = if schedule.len() <= 12 {
+        format!("schedule reaching it: {}", schedule.join(", "))
+    } else {
+        format!(
+            "a schedule of {} events reaches it (`schedule` in JSON)",
+            schedule.len()
+        )
+    };
     let race = if race_only {
         bound.and_then(|b| b.explain_race(g))
     } else {
@@ -540,11 +554,10 @@ fn finding(
         let var = tp.names.var(r.var).to_owned();
         fields.insert("variable".into(), Value::from(var.clone()));
         let message = format!(
-            "data race on {var}: {} and {} are concurrent and both maximal in the consistent global state [{}]; the schedule of {} events reaches it",
+            "data race on {var}: {} and {} are concurrent and both maximal in the consistent global state [{}]; {reach}",
             describe(&a, false),
             describe(&b, false),
             state.join(", "),
-            schedule.len()
         );
         return Finding {
             kind: "data-race".into(),
@@ -557,9 +570,8 @@ fn finding(
     Finding {
         kind: "predicate".into(),
         message: format!(
-            "the predicate holds in the consistent global state [{}]; the schedule of {} events reaches it",
+            "the predicate holds in the consistent global state [{}]; {reach}",
             state.join(", "),
-            schedule.len()
         ),
         events: frontier,
         fields,
