@@ -260,9 +260,11 @@ impl Visitor for Search<'_> {
     fn visit(&mut self, g: &[u32]) -> ControlFlow<()> {
         self.states += 1;
         self.unreported += 1;
-        if self.unreported == PROGRESS_BATCH {
-            self.progress.add(self.unreported);
-            self.unreported = 0;
+        if self.unreported == PROGRESS_BATCH || self.states == 1 {
+            if self.unreported == PROGRESS_BATCH {
+                self.progress.add(self.unreported);
+                self.unreported = 0;
+            }
             if let Some(best) = self.best {
                 if best.load(Ordering::Relaxed) < self.interval {
                     return ControlFlow::Break(());

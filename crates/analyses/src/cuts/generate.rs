@@ -32,7 +32,7 @@ pub fn config_by_name(name: &str, seed: u64) -> Result<PosetGenConfig, String> {
     let (family, number) = name.split_once('-').ok_or_else(bad)?;
     let number: usize = number.parse().map_err(|_| bad())?;
     match family {
-        "d" if number >= 1 && number <= 10_000_000 => Ok(PosetGenConfig {
+        "d" if (1..=10_000_000).contains(&number) => Ok(PosetGenConfig {
             processes: 10,
             events: number,
             send: D_SEND,
@@ -88,7 +88,7 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
     if n == 0 {
         return poset;
     }
-    let mut rng = Rng(config.seed ^ 0x5EED_0F_CAFE);
+    let mut rng = Rng(config.seed ^ 0x005E_ED0F_CAFE);
     let mut left: Vec<usize> = (0..n)
         .map(|p| config.events / n + usize::from(p < config.events % n))
         .collect();

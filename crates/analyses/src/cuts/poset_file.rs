@@ -49,6 +49,10 @@ pub fn looks_like_poset(text: &str) -> bool {
     }
 }
 
+/// The most processes a poset file may have: a poset keeps an `n`-component zero row per
+/// process and QuickLex `n * n` stack slots, so `n` is bounded before anything is allocated.
+pub const MAX_PROCESSES: usize = 4096;
+
 struct Line {
     line: usize,
     pid: usize,
@@ -160,6 +164,16 @@ pub fn parse_poset(text: &str) -> Result<Poset, PosetFileError> {
             e.column += indent;
             e
         })?;
+        if l.clock.len() > MAX_PROCESSES {
+            return Err(err(
+                l.line,
+                1,
+                format!(
+                    "the clock has {} components: at most {MAX_PROCESSES} processes are supported",
+                    l.clock.len()
+                ),
+            ));
+        }
         if let Some(first) = lines.first() {
             if l.clock.len() != first.clock.len() {
                 return Err(err(
