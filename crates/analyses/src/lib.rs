@@ -7,6 +7,7 @@
 
 pub mod commute;
 pub mod composed;
+pub mod cuts;
 pub mod driver;
 pub mod lin;
 pub mod races;

@@ -7,6 +7,7 @@
 
 mod commute;
 mod composed;
+mod cuts;
 mod lin;
 
 use anyhow::{bail, Context};
@@ -134,6 +135,12 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+    /// Predicate detection: enumerates the consistent global states of a trace's poset (or a
+    /// poset file) with BFS, Lex, QuickLex or ParaMount and reports those satisfying a predicate.
+    Cuts(cuts::CutsArgs),
+    /// Generates a random poset like the ParaMount/QuickLex benchmarks (`d-N`, `w-N`) in the
+    /// poset file format.
+    GenPoset(cuts::GenPosetArgs),
     /// Converts a trace between the text and binary formats, losslessly.
     Convert {
         /// Input trace (`-` for standard input).
@@ -331,6 +338,8 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             operation,
             format,
         } => composed::run(&file, bounded, operation.as_deref(), format),
+        Command::Cuts(args) => cuts::run(&args),
+        Command::GenPoset(args) => cuts::gen_poset(&args),
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
             events,
