@@ -6,6 +6,7 @@
 //! findings to `hindsight-report`; it does not parse files or print anything itself.
 
 pub mod commute;
+pub mod cuts;
 pub mod driver;
 pub mod lin;
 pub mod races;

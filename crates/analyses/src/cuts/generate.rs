@@ -1,0 +1,119 @@
+//! Generators of random posets shaped like the thesis's benchmarks (Tables 3.1 and 4.2):
+//! `d-N`, a distributed computation of 10 processes and N events exchanging random messages,
+//! and `w-N`, 480 events over N processes. Deterministic: the same name and seed give the same
+//! poset.
+//!
+//! It owns only the random computation; it knows nothing of enumeration.
+
+use super::poset::Poset;
+
+/// The parameters of a random message-passing computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PosetGenConfig {
+    /// Number of processes.
+    pub processes: usize,
+    /// Number of events, spread evenly over the processes (the first ones take the remainder).
+    pub events: usize,
+    /// Probability that an event sends a message to another process chosen uniformly.
+    pub send: f64,
+    /// Probability that an event receives the oldest message waiting for its process, when
+    /// there is one (checked before `send`).
+    pub receive: f64,
+    pub seed: u64,
+}
+
+/// The thesis's benchmark families by name: `d-N` (10 processes, N events) and `w-N` (N
+/// processes, 480 events). The message rates are chosen so that the state counts are of the
+/// order of the thesis's (d-300: tens of millions of states).
+pub fn config_by_name(name: &str, seed: u64) -> Result<PosetGenConfig, String> {
+    let bad = || format!("unknown poset family `{name}`: use d-N (10 processes, N events) or w-N (N processes, 480 events)");
+    let (family, number) = name.split_once('-').ok_or_else(bad)?;
+    let number: usize = number.parse().map_err(|_| bad())?;
+    match family {
+        "d" if number >= 1 && number <= 10_000_000 => Ok(PosetGenConfig {
+            processes: 10,
+            events: number,
+            send: D_SEND,
+            receive: D_RECEIVE,
+            seed,
+        }),
+        "w" if (1..=480).contains(&number) => Ok(PosetGenConfig {
+            processes: number,
+            events: 480,
+            send: W_SEND,
+            receive: W_RECEIVE,
+            seed,
+        }),
+        _ => Err(bad()),
+    }
+}
+
+/// Message rates of `d-N`.
+pub const D_SEND: f64 = 0.3;
+pub const D_RECEIVE: f64 = 0.6;
+/// Message rates of `w-N`.
+pub const W_SEND: f64 = 0.3;
+pub const W_RECEIVE: f64 = 0.6;
+
+/// SplitMix64: small, fast, and the same on every platform.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p && p > 0.0
+    }
+}
+
+/// A random computation: at each step a process with events left takes one step; it receives
+/// the oldest message waiting for it with probability `receive`, else sends one to a random
+/// other process with probability `send`, else does a local step.
+pub fn generate_poset(config: &PosetGenConfig) -> Poset {
+    let n = config.processes;
+    let mut poset = Poset::new(n);
+    if n == 0 {
+        return poset;
+    }
+    let mut rng = Rng(config.seed ^ 0x5EED_0F_CAFE);
+    let mut left: Vec<usize> = (0..n)
+        .map(|p| config.events / n + usize::from(p < config.events % n))
+        .collect();
+    let mut clocks = vec![vec![0u32; n]; n];
+    let mut inbox: Vec<std::collections::VecDeque<Vec<u32>>> = vec![Default::default(); n];
+    let mut active: Vec<usize> = (0..n).filter(|&p| left[p] > 0).collect();
+    while !active.is_empty() {
+        let a = rng.below(active.len());
+        let p = active[a];
+        clocks[p][p] += 1;
+        if !inbox[p].is_empty() && rng.chance(config.receive) {
+            let sent = inbox[p].pop_front().expect("non-empty inbox");
+            for (c, s) in clocks[p].iter_mut().zip(&sent) {
+                *c = (*c).max(*s);
+            }
+        } else if n > 1 && rng.chance(config.send) {
+            let mut q = rng.below(n - 1);
+            if q >= p {
+                q += 1;
+            }
+            // A message to a process with no events left is never received.
+            if left[q] > 0 {
+                inbox[q].push_back(clocks[p].clone());
+            }
+        }
+        poset.push(p, &clocks[p]);
+        left[p] -= 1;
+        if left[p] == 0 {
+            active.swap_remove(a);
+        }
+    }
+    poset
+}

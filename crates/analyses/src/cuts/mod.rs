@@ -1,0 +1,105 @@
+//! `hindsight cuts`: predicate detection over the consistent global states (cuts) of the poset
+//! of a run (Chang's thesis, chapters 2-4: the poset model, ParaMount, QuickLex).
+//!
+//! The poset ([`poset`]) comes from a trace or a poset file ([`poset_file`]); the enumerators
+//! ([`bfs`], [`lex`], [`quicklex`], [`paramount`], and the reference [`brute`]) call a
+//! [`Visitor`] once per consistent global state and never store states themselves (BFS apart,
+//! whose levels are its nature); predicates ([`predicate`]) look at a frontier and the events of
+//! its elements. Nothing here reads files or prints.
+
+pub mod bfs;
+pub mod brute;
+pub mod generate;
+pub mod lex;
+pub mod paramount;
+pub mod poset;
+pub mod poset_file;
+pub mod predicate;
+pub mod quicklex;
+
+use poset::Poset;
+use std::ops::ControlFlow;
+
+/// Receives the consistent global states one at a time, as frontiers (one index per process,
+/// 0 = no event of that process). Returning `Break` stops the enumeration.
+pub trait Visitor {
+    fn visit(&mut self, frontier: &[u32]) -> ControlFlow<()>;
+}
+
+impl<F: FnMut(&[u32]) -> ControlFlow<()>> Visitor for F {
+    #[inline(always)]
+    fn visit(&mut self, frontier: &[u32]) -> ControlFlow<()> {
+        self(frontier)
+    }
+}
+
+/// A visitor that counts the states.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counter(pub u64);
+
+impl Visitor for Counter {
+    #[inline(always)]
+    fn visit(&mut self, _: &[u32]) -> ControlFlow<()> {
+        self.0 += 1;
+        ControlFlow::Continue(())
+    }
+}
+
+/// The sequential enumerators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Bfs,
+    Lex,
+    QuickLex,
+    /// The reference: every index vector, checked by the definition.
+    Brute,
+}
+
+/// Visits every consistent global state `g` with `lo <= g <= hi` with `algorithm`.
+pub fn bounded<V: Visitor + ?Sized>(
+    poset: &Poset,
+    algorithm: Algorithm,
+    lo: &[u32],
+    hi: &[u32],
+    visit: &mut V,
+) -> ControlFlow<()> {
+    match algorithm {
+        Algorithm::Bfs => bfs::bfs(poset, lo, hi, visit),
+        Algorithm::Lex => lex::lex(poset, lo, hi, visit),
+        Algorithm::QuickLex => quicklex::QuickLex::new(poset).enumerate(lo, hi, visit),
+        Algorithm::Brute => brute::brute(poset, lo, hi, visit),
+    }
+}
+
+/// Visits every consistent global state of `poset` with `algorithm`.
+pub fn enumerate<V: Visitor + ?Sized>(
+    poset: &Poset,
+    algorithm: Algorithm,
+    visit: &mut V,
+) -> ControlFlow<()> {
+    let lo = vec![0; poset.processes()];
+    bounded(poset, algorithm, &lo, &poset.final_state(), visit)
+}
+
+/// The number of consistent global states, counted with `algorithm`.
+pub fn count(poset: &Poset, algorithm: Algorithm) -> u64 {
+    let mut c = Counter(0);
+    let _ = enumerate(poset, algorithm, &mut c);
+    c.0
+}
+
+/// The number of consistent global states, counted by ParaMount with `threads` workers.
+pub fn count_parallel(poset: &Poset, algorithm: Algorithm, threads: usize) -> u64 {
+    paramount::paramount(poset, threads, algorithm, |_| Counter(0), |_, c, _| c.0)
+        .into_iter()
+        .sum()
+}
+
+/// A list of frontiers collects every state it visits (tests and small inputs only: the
+/// enumerators themselves never store states).
+impl Visitor for Vec<Vec<u32>> {
+    fn visit(&mut self, frontier: &[u32]) -> ControlFlow<()> {
+        self.push(frontier.to_vec());
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,243 @@
+//! The enumerators of `cuts` against the definition: the reference enumerator (every per-process
+//! index vector, kept when consistent by Section 2.4's definition checked event by event) must
+//! agree with BFS, Lex, QuickLex and ParaMount (1, 2, 4 threads; each subroutine) on the set of
+//! states of thousands of small random posets; Lex and QuickLex must produce lexical order; the
+//! poset of a trace must order elements exactly as the reference happens-before relation does;
+//! and the thesis's worked examples are rebuilt from what its text says of them.
+
+use hindsight_analyses::cuts::generate::{generate_poset, PosetGenConfig};
+use hindsight_analyses::cuts::paramount::{intervals, paramount, Online};
+use hindsight_analyses::cuts::poset::{Poset, Selection, TracePoset};
+use hindsight_analyses::cuts::poset_file::parse_poset;
+use hindsight_analyses::cuts::quicklex::QuickLex;
+use hindsight_analyses::cuts::{bounded, count, count_parallel, enumerate, Algorithm, Visitor};
+use hindsight_order::reference::EventClocks;
+use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+use proptest::prelude::*;
+use std::ops::ControlFlow;
+
+fn states(poset: &Poset, algorithm: Algorithm) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let _ = enumerate(poset, algorithm, &mut |g: &[u32]| {
+        out.push(g.to_vec());
+        ControlFlow::Continue(())
+    });
+    out
+}
+
+fn paramount_states(poset: &Poset, threads: usize, algorithm: Algorithm) -> Vec<Vec<u32>> {
+    struct Collect(Vec<Vec<u32>>);
+    impl Visitor for Collect {
+        fn visit(&mut self, g: &[u32]) -> ControlFlow<()> {
+            self.0.push(g.to_vec());
+            ControlFlow::Continue(())
+        }
+    }
+    paramount(
+        poset,
+        threads,
+        algorithm,
+        |_| Collect(Vec::new()),
+        |_, c, _| c.0,
+    )
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+fn sorted(mut v: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+    v.sort();
+    v
+}
+
+/// Every algorithm agrees with the reference; `Lex` and `QuickLex` in the same (lexical) order.
+fn check_all(poset: &Poset) -> Result<(), TestCaseError> {
+    let reference = states(poset, Algorithm::Brute);
+    // The reference is an odometer, so it is in lexical order and has no repeats.
+    prop_assert!(reference.windows(2).all(|w| w[0] < w[1]));
+    prop_assert_eq!(&states(poset, Algorithm::Lex), &reference, "lex");
+    prop_assert_eq!(&states(poset, Algorithm::QuickLex), &reference, "quicklex");
+    prop_assert_eq!(sorted(states(poset, Algorithm::Bfs)), reference.clone(), "bfs");
+    for threads in [1, 2, 4] {
+        for sub in [Algorithm::QuickLex, Algorithm::Lex, Algorithm::Bfs] {
+            let got = sorted(paramount_states(poset, threads, sub));
+            prop_assert_eq!(&got, &reference, "paramount {} threads {:?}", threads, sub);
+        }
+    }
+    Ok(())
+}
+
+fn small_poset() -> impl Strategy<Value = Poset> {
+    (1usize..=4, 0usize..=9, 0.0f64..1.0, 0.0f64..1.0, any::<u64>()).prop_map(
+        |(processes, events, send, receive, seed)| {
+            generate_poset(&PosetGenConfig {
+                processes,
+                events,
+                send,
+                receive,
+                seed,
+            })
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn every_algorithm_agrees_with_the_definition(poset in small_poset()) {
+        check_all(&poset)?;
+    }
+
+    #[test]
+    fn intervals_partition_the_states(poset in small_poset()) {
+        // Lemmas 2 and 3: each consistent state in exactly one interval I(e).
+        let ivs = intervals(&poset, &poset.topological_order());
+        for g in states(&poset, Algorithm::Brute) {
+            let n = ivs.iter().filter(|iv| {
+                iv.lo.iter().zip(&g).all(|(a, b)| a <= b) && g.iter().zip(&iv.hi).all(|(a, b)| a <= b)
+            }).count();
+            prop_assert_eq!(n, usize::from(!ivs.is_empty()), "state {:?}", g);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The poset of a trace orders its elements as the reference happens-before relation orders
+    /// the trace events, and every algorithm agrees on its states.
+    #[test]
+    fn trace_posets_follow_happens_before(
+        choices in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>()), 0..14)
+    ) {
+        let trace = trace_from_choices(&choices, Shape { odd: false, ..Shape::default() });
+        let tp = TracePoset::read(&mut trace.source(), &Selection::every_event()).unwrap();
+        let hb = EventClocks::compute(&trace);
+        let mut at = Vec::new();
+        for p in 0..tp.poset.processes() {
+            for i in 1..=tp.poset.len(p) {
+                let e = &tp.element(p, i)[0];
+                at.push((p, i, e.index as usize));
+            }
+        }
+        prop_assert_eq!(at.len(), trace.events.len());
+        for &(p, i, a) in &at {
+            for &(q, j, b) in &at {
+                if a != b {
+                    prop_assert_eq!(tp.poset.happens_before(p, i, q, j), hb.happens_before(a, b),
+                        "events {} and {}", a, b);
+                }
+            }
+        }
+        check_all(&tp.poset)?;
+    }
+
+    /// The online ParaMount (Algorithm 6), fed a trace in its order and flushed at random
+    /// points, enumerates each state exactly once.
+    #[test]
+    fn online_paramount_agrees(poset in small_poset(), flush_every in 1usize..5) {
+        let n = poset.processes();
+        let mut online = Online::new(n, 2, Algorithm::QuickLex);
+        let mut got = Vec::new();
+        for (k, (p, i)) in poset.topological_order().into_iter().enumerate() {
+            online.insert(p, poset.clock(p, i));
+            if k % flush_every == 0 {
+                got.extend(online.flush(|_| Vec::new(), |_, v: Vec<Vec<u32>>, _| v).into_iter().flatten());
+            }
+        }
+        got.extend(online.flush(|_| Vec::new(), |_, v: Vec<Vec<u32>>, _| v).into_iter().flatten());
+        if poset.is_empty() {
+            got.push(vec![0; n]);
+        }
+        prop_assert_eq!(sorted(got), states(&poset, Algorithm::Brute));
+    }
+}
+
+
+#[test]
+fn larger_posets_agree_across_algorithms() {
+    for (processes, events, seed) in [(6, 60, 1), (10, 60, 2), (4, 80, 3), (8, 64, 4)] {
+        let poset = generate_poset(&PosetGenConfig {
+            processes,
+            events,
+            send: 0.3,
+            receive: 0.6,
+            seed,
+        });
+        let quick = count(&poset, Algorithm::QuickLex);
+        assert_eq!(count(&poset, Algorithm::Lex), quick);
+        assert_eq!(count(&poset, Algorithm::Bfs), quick);
+        for t in [1, 2, 4] {
+            assert_eq!(count_parallel(&poset, Algorithm::QuickLex, t), quick);
+            assert_eq!(count_parallel(&poset, Algorithm::Lex, t), quick);
+        }
+        assert!(quick > 1000, "a non-trivial poset: {quick} states");
+    }
+}
+
+/// Fig. 1.1/1.2: t1 runs a1: r(x), a2: send, a3: w(x); t2 runs b1: receive, b2: w(x); a2 -> b1.
+/// The text names G1..G8 as the consistent states (8 of them), G4 = {a1, a2, a3}, and the
+/// write-write race in G8 = frontier (a3, b2).
+#[test]
+fn figure_1_2() {
+    let poset = parse_poset("0:(1,0)\n0:(2,0)\n0:(3,0)\n1:(2,1)\n1:(2,2)\n").unwrap();
+    let s = states(&poset, Algorithm::QuickLex);
+    assert_eq!(s.len(), 8);
+    assert!(s.contains(&vec![3, 0]), "G4");
+    assert!(s.contains(&vec![3, 2]), "G8");
+    assert!(!s.contains(&vec![1, 1]), "b1 needs a2");
+    assert!(poset.concurrent(0, 3, 1, 2), "a3 || b2");
+}
+
+/// Section 3.1, Figs. 3.1-3.4: two processes, e then f on p1, g then h on p2, with g -> f
+/// (so that G_min(f) = [2, 1]): the text gives G_min(e) = [1, 0], G_max(e) = [1, 2] and, for
+/// the order e, g, f, h, G_bnd(e) = [1, 0], G_bnd(g) = [1, 1], G_bnd(f) = [2, 1],
+/// G_bnd(h) = [2, 2]; [0, 0] belongs to I(e).
+#[test]
+fn section_3_1_intervals() {
+    let poset = parse_poset("0:(1,0)\n1:(0,1)\n0:(2,1)\n1:(0,2)\n").unwrap();
+    let order = [(0, 1), (1, 1), (0, 2), (1, 2)];
+    let ivs = intervals(&poset, &order);
+    let hi: Vec<Vec<u32>> = ivs.iter().map(|iv| iv.hi.clone()).collect();
+    assert_eq!(hi, vec![vec![1, 0], vec![1, 1], vec![2, 1], vec![2, 2]]);
+    assert_eq!(ivs[0].lo, vec![0, 0]);
+    assert_eq!(ivs[2].lo, vec![2, 1]);
+    let mut per_interval = Vec::new();
+    for iv in &ivs {
+        let mut v = Vec::new();
+        let _ = bounded(&poset, Algorithm::QuickLex, &iv.lo, &iv.hi, &mut |g: &[u32]| {
+            v.push(g.to_vec());
+            ControlFlow::Continue(())
+        });
+        per_interval.push(v);
+    }
+    assert_eq!(per_interval[0], vec![vec![0, 0], vec![1, 0]]);
+    assert_eq!(per_interval[1], vec![vec![0, 1], vec![1, 1]]);
+    assert_eq!(per_interval[2], vec![vec![2, 1]]);
+    assert_eq!(per_interval[3], vec![vec![0, 2], vec![1, 2], vec![2, 2]]);
+    // G_max(e): the greatest state with e in its frontier.
+    let with_e: Vec<Vec<u32>> = states(&poset, Algorithm::Brute)
+        .into_iter()
+        .filter(|g| g[0] == 1)
+        .collect();
+    assert_eq!(with_e.iter().max(), Some(&vec![1, 2]));
+}
+
+/// Fig. 2.2: the text quotes e7 = [0, 2, 3] (third event of p3, after e3, the second of p2),
+/// e6 = [0, 2, 2] after its predecessor e5 = [0, 0, 1] and e3 -> e6, and the frontier
+/// G'' = [1, 2, 2] is consistent. Section 4.2 adds: remote event of e6 is e3.
+#[test]
+fn figure_2_2_clocks() {
+    let poset = parse_poset(
+        "0:(1,0,0)\n1:(0,1,0)\n1:(0,2,0)\n2:(0,0,1)\n2:(0,2,2)\n2:(0,2,3)\n",
+    )
+    .unwrap();
+    assert_eq!(poset.clock(2, 3), &[0, 2, 3]);
+    assert_eq!(poset.clock(2, 2), &[0, 2, 2]);
+    assert!(poset.is_consistent(&[1, 2, 2]));
+    assert!(!poset.is_consistent(&[1, 1, 2]), "G' leaves out e3 -> e6");
+    let q = QuickLex::new(&poset);
+    assert_eq!(q.remote_events(2, 2), &[(1, 2)]);
+    assert_eq!(q.remote_events(2, 3), &[] as &[(u32, u32)]);
+}
