@@ -7,6 +7,7 @@
 
 mod commute;
 mod lin;
+mod reach;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -116,6 +117,9 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+    /// Predicate detection under locking constraints (the loset model): reachable, strongly
+    /// feasible and valid, over every lock schedule of the run at once.
+    Reach(reach::ReachArgs),
     /// Converts a trace between the text and binary formats, losslessly.
     Convert {
         /// Input trace (`-` for standard input).
@@ -307,6 +311,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             print_report(&report, format)?;
             Ok(code)
         }
+        Command::Reach(args) => reach::run(args),
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
             events,

@@ -19,6 +19,9 @@ use hindsight_trace::LockId;
 use loset::{Ev, Loset};
 use search::{check_valid, project, replay, search_run, Validity};
 
+/// Sub-losets with at most this many candidate states are searched even without `exact`.
+pub const SMALL_SEARCH: u64 = 1 << 12;
+
 /// How a state was shown reachable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proof {
@@ -26,7 +29,8 @@ pub enum Proof {
     LockFree,
     /// Viable in a valid loset (Theorem 18).
     Viable,
-    /// Found by search (from the greatest lock-free feasible state below it, Theorem 13).
+    /// Found by search (from the greatest lock-free feasible state below it, Theorem 13; with
+    /// two threads it always succeeds, Theorem 17).
     Search,
 }
 
@@ -52,7 +56,8 @@ pub enum Verdict {
         run: Vec<Ev>,
     },
     Unreachable(Refutation),
-    /// Strongly feasible, neither lock-free nor viable, and not searched.
+    /// Strongly feasible, neither lock-free nor viable, and too large to search without
+    /// `exact`.
     Unknown,
 }
 
@@ -134,14 +139,26 @@ impl<'a> Reach<'a> {
                 }
             }
         }
-        if !exact {
+        // Theorem 17 makes every strongly feasible state of two threads reachable, and a small
+        // sub-loset is cheap to search: both get a witness rather than "unknown".
+        let small = (0..n)
+            .try_fold(1u64, |acc, p| {
+                acc.checked_mul(u64::from(g[p] - f[p]) + 1)
+                    .filter(|&x| x <= SMALL_SEARCH)
+            })
+            .is_some();
+        if !(exact || n <= 2 || small) {
             return Verdict::Unknown;
         }
         let (from, prefix) = match self.run() {
             Some(run) => (f, project(run, &l.greatest_lock_free_below(g))),
             None => (vec![0; n], Vec::new()),
         };
-        let outcome = search_run(l, &from, g, |_| false);
+        // A state from which the normalized rest (its held intervals first, `g`'s dynamic orders
+        // last) has a cycle cannot lead to `g`: cut it.
+        let outcome = search_run(l, &from, g, |s| {
+            matches!(l.normalize(s, g), Normalization::Cycle(_))
+        });
         match outcome.run {
             Some(rest) => {
                 let mut run = prefix;
@@ -160,5 +177,52 @@ impl<'a> Reach<'a> {
             "a witness of {proof:?} is not a run"
         );
         Verdict::Reachable { proof, run }
+    }
+}
+
+/// What a predicate detection found.
+#[derive(Clone, Debug, Default)]
+pub struct Detection {
+    /// Strongly feasible states enumerated.
+    pub states: u64,
+    /// Of them, those satisfying the predicate.
+    pub satisfying: u64,
+    /// Satisfying states a search proved unreachable (strongly feasible only).
+    pub unreachable: u64,
+    /// The first satisfying state proven reachable, else the first left unknown.
+    pub found: Option<(Vec<u32>, Verdict)>,
+}
+
+impl Reach<'_> {
+    /// Enumerates the strongly feasible states (Lex2) and decides each satisfying one, stopping
+    /// at the first proven reachable.
+    pub fn detect(&self, holds: &mut dyn FnMut(&[u32]) -> bool, exact: bool) -> Detection {
+        let mut d = Detection::default();
+        let mut unknown: Option<Vec<u32>> = None;
+        enumerate::enumerate(self.loset, enumerate::Lex::Lex2, &mut |g: &[u32]| {
+            d.states += 1;
+            if !holds(g) {
+                return std::ops::ControlFlow::Continue(());
+            }
+            d.satisfying += 1;
+            match self.decide(g, exact) {
+                v @ Verdict::Reachable { .. } => {
+                    d.found = Some((g.to_vec(), v));
+                    std::ops::ControlFlow::Break(())
+                }
+                Verdict::Unreachable(_) => {
+                    d.unreachable += 1;
+                    std::ops::ControlFlow::Continue(())
+                }
+                Verdict::Unknown => {
+                    unknown.get_or_insert_with(|| g.to_vec());
+                    std::ops::ControlFlow::Continue(())
+                }
+            }
+        });
+        if d.found.is_none() {
+            d.found = unknown.map(|g| (g, Verdict::Unknown));
+        }
+        d
     }
 }
