@@ -13,6 +13,7 @@
 
 use super::loset::{Ev, Loset};
 use hindsight_trace::LockId;
+use rustc_hash::FxHashMap;
 
 /// A node of a normalized sub-loset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,10 +204,40 @@ impl Loset {
             return Ok(());
         }
         let f = self.greatest_lock_free_below(g);
+        if self.locks_on_one_thread_each(&f, g) {
+            return Ok(());
+        }
         match self.normalize(&f, g) {
             Normalization::Acyclic(_) => Ok(()),
             Normalization::Cycle(c) => Err(c),
         }
+    }
+
+    /// Whether every lock with an interval starting in `(lo, hi]` has them all on one thread:
+    /// then neither `|->` (Definition 15) nor a dynamic locking order (Definition 19) relates
+    /// two intervals, normalization adds nothing to an acyclic order, and `hi` is strongly
+    /// feasible without building the sub-loset (`lo` must be lock-free).
+    pub fn locks_on_one_thread_each(&self, lo: &[u32], hi: &[u32]) -> bool {
+        let mut seen: [(u32, u32); 32] = [(0, 0); 32];
+        let mut k = 0;
+        for (p, list) in self.by_process.iter().enumerate() {
+            let from = list.partition_point(|&(acq, _)| acq <= lo[p]);
+            for &(acq, lock) in &list[from..] {
+                if acq > hi[p] {
+                    break;
+                }
+                match seen[..k].iter().find(|&&(l, _)| l == lock) {
+                    Some(&(_, q)) if q as usize != p => return false,
+                    Some(_) => {}
+                    None if k == seen.len() => return false,
+                    None => {
+                        seen[k] = (lock, p as u32);
+                        k += 1;
+                    }
+                }
+            }
+        }
+        true
     }
 
     pub fn is_strongly_feasible(&self, g: &[u32]) -> bool {
@@ -510,5 +541,54 @@ impl<'a> Normalizer<'a> {
             vc: self.vc,
             added: self.added,
         })
+    }
+}
+
+/// Strong feasibility of feasible states, remembered by sub-loset. Whether `g` is strongly
+/// feasible depends only on the events between its greatest lock-free feasible predecessor `f`
+/// and `g` (a thread with `f[p] = g[p]` adds no event, interval or order), so states that differ
+/// only in threads outside critical sections share one answer. An enumeration meets the same
+/// few sub-losets over and over.
+#[derive(Default)]
+pub struct StrongFeasibility {
+    memo: FxHashMap<Box<[u32]>, bool>,
+    key: Vec<u32>,
+    /// Normalizations actually run.
+    pub normalizations: u64,
+}
+
+/// Entries kept before the memo starts over (bounds its memory).
+const MEMO_LIMIT: usize = 1 << 20;
+
+impl StrongFeasibility {
+    pub fn new() -> StrongFeasibility {
+        StrongFeasibility::default()
+    }
+
+    /// [`Loset::strong_feasibility_of_feasible`], memoized.
+    pub fn check(&mut self, loset: &Loset, g: &[u32]) -> bool {
+        if loset.is_lock_free(g) {
+            return true;
+        }
+        let f = loset.greatest_lock_free_below(g);
+        if loset.locks_on_one_thread_each(&f, g) {
+            return true;
+        }
+        self.key.clear();
+        for (p, (&a, &b)) in f.iter().zip(g).enumerate() {
+            if a < b {
+                self.key.extend_from_slice(&[p as u32, a, b]);
+            }
+        }
+        if let Some(&v) = self.memo.get(self.key.as_slice()) {
+            return v;
+        }
+        self.normalizations += 1;
+        let v = matches!(loset.normalize(&f, g), Normalization::Acyclic(_));
+        if self.memo.len() >= MEMO_LIMIT {
+            self.memo.clear();
+        }
+        self.memo.insert(self.key.clone().into_boxed_slice(), v);
+        v
     }
 }

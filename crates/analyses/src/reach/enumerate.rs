@@ -12,6 +12,7 @@
 //! reaches the end (deadlocks, Fig. 6.5 (a) and (b)), which a bug hunt wants to see. It knows
 //! nothing of predicates: a visitor sees each strongly feasible state once.
 
+use super::classes::StrongFeasibility;
 use super::loset::Loset;
 use crate::cuts::Visitor;
 
@@ -33,6 +34,8 @@ pub struct LexStats {
     pub checks: u64,
     /// Feasible states found not strongly feasible.
     pub pruned: u64,
+    /// Sub-losets normalized (the other checks were answered by a fast path or the memo).
+    pub normalizations: u64,
 }
 
 /// Per-event effective locks as bitsets, `words` words per event.
@@ -91,6 +94,7 @@ pub fn enumerate<V: Visitor + ?Sized>(loset: &Loset, lex: Lex, visit: &mut V) ->
         val[l * n] = 0;
         top[l] = 1;
     }
+    let mut strong_feasibility = StrongFeasibility::new();
     let mut compatible_until = n; // 0-based: first forbidden process, `n` when compatible
     let mut sum: u32 = 0;
     let mut prev_strong = true;
@@ -101,13 +105,14 @@ pub fn enumerate<V: Visitor + ?Sized>(loset: &Loset, lex: Lex, visit: &mut V) ->
                 Lex::Lex2 if prev_strong && sum <= 1 => true,
                 _ => {
                     stats.checks += 1;
-                    loset.strong_feasibility_of_feasible(&g).is_ok()
+                    strong_feasibility.check(loset, &g)
                 }
             };
             prev_strong = strong;
             if strong {
                 stats.states += 1;
                 if visit.visit(&g).is_break() {
+                    stats.normalizations = strong_feasibility.normalizations;
                     return stats;
                 }
             } else {
@@ -150,6 +155,7 @@ pub fn enumerate<V: Visitor + ?Sized>(loset: &Loset, lex: Lex, visit: &mut V) ->
             g[k] = original;
         }
         let Some(k) = found else {
+            stats.normalizations = strong_feasibility.normalizations;
             return stats;
         };
         update_el(&mut el, &locks, k, g[k], w);

@@ -55,6 +55,8 @@ pub struct Loset {
     pub intervals: Vec<Interval>,
     /// Per lock (by id): its intervals, by process then acquisition.
     pub by_lock: Vec<Vec<usize>>,
+    /// Per process: its intervals by acquisition, as `(acq, lock)`.
+    pub by_process: Vec<Vec<(u32, u32)>>,
     /// Per process: `held_start[p][i]..held_start[p][i + 1]` index into `held[p]` the intervals
     /// that contain event `i` (`i = 0`, no event: none).
     held_start: Vec<Vec<u32>>,
@@ -338,6 +340,13 @@ impl Builder {
         for k in order {
             by_lock[intervals[k].lock.index()].push(k);
         }
+        let mut by_process: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        for iv in &intervals {
+            by_process[iv.process].push((iv.acq, iv.lock.0));
+        }
+        for v in &mut by_process {
+            v.sort_unstable();
+        }
         let mut held_start = Vec::with_capacity(n);
         let mut held = Vec::with_capacity(n);
         let mut free_below = Vec::with_capacity(n);
@@ -371,6 +380,7 @@ impl Builder {
             events,
             intervals,
             by_lock,
+            by_process,
             held_start,
             held,
             free_below,
