@@ -57,7 +57,11 @@ fn check_all(poset: &Poset) -> Result<(), TestCaseError> {
     prop_assert!(reference.windows(2).all(|w| w[0] < w[1]));
     prop_assert_eq!(&states(poset, Algorithm::Lex), &reference, "lex");
     prop_assert_eq!(&states(poset, Algorithm::QuickLex), &reference, "quicklex");
-    prop_assert_eq!(sorted(states(poset, Algorithm::Bfs)), reference.clone(), "bfs");
+    prop_assert_eq!(
+        sorted(states(poset, Algorithm::Bfs)),
+        reference.clone(),
+        "bfs"
+    );
     for threads in [1, 2, 4] {
         for sub in [Algorithm::QuickLex, Algorithm::Lex, Algorithm::Bfs] {
             let got = sorted(paramount_states(poset, threads, sub));
@@ -68,8 +72,14 @@ fn check_all(poset: &Poset) -> Result<(), TestCaseError> {
 }
 
 fn small_poset() -> impl Strategy<Value = Poset> {
-    (1usize..=4, 0usize..=9, 0.0f64..1.0, 0.0f64..1.0, any::<u64>()).prop_map(
-        |(processes, events, send, receive, seed)| {
+    (
+        1usize..=4,
+        0usize..=9,
+        0.0f64..1.0,
+        0.0f64..1.0,
+        any::<u64>(),
+    )
+        .prop_map(|(processes, events, send, receive, seed)| {
             generate_poset(&PosetGenConfig {
                 processes,
                 events,
@@ -77,8 +87,7 @@ fn small_poset() -> impl Strategy<Value = Poset> {
                 receive,
                 seed,
             })
-        },
-    )
+        })
 }
 
 proptest! {
@@ -91,13 +100,23 @@ proptest! {
 
     #[test]
     fn intervals_partition_the_states(poset in small_poset()) {
-        // Lemmas 2 and 3: each consistent state in exactly one interval I(e).
-        let ivs = intervals(&poset, &poset.topological_order());
+        // Lemmas 2 and 3: each consistent state in exactly one interval I(e), whichever
+        // topological order; both orders are topological (every prefix is consistent).
+        for order in [poset.topological_order(), poset.priority_order()] {
+        let mut prefix = vec![0u32; poset.processes()];
+        prop_assert_eq!(order.len() as u64, poset.events());
+        for &(p, i) in &order {
+            prop_assert_eq!(prefix[p] + 1, i);
+            prefix[p] = i;
+            prop_assert!(poset.is_consistent(&prefix));
+        }
+        let ivs = intervals(&poset, &order);
         for g in states(&poset, Algorithm::Brute) {
             let n = ivs.iter().filter(|iv| {
                 iv.lo.iter().zip(&g).all(|(a, b)| a <= b) && g.iter().zip(&iv.hi).all(|(a, b)| a <= b)
             }).count();
             prop_assert_eq!(n, usize::from(!ivs.is_empty()), "state {:?}", g);
+        }
         }
     }
 }
@@ -154,7 +173,6 @@ proptest! {
     }
 }
 
-
 #[test]
 fn larger_posets_agree_across_algorithms() {
     for (processes, events, seed) in [(6, 60, 1), (10, 60, 2), (4, 80, 3), (8, 64, 4)] {
@@ -206,10 +224,16 @@ fn section_3_1_intervals() {
     let mut per_interval = Vec::new();
     for iv in &ivs {
         let mut v = Vec::new();
-        let _ = bounded(&poset, Algorithm::QuickLex, &iv.lo, &iv.hi, &mut |g: &[u32]| {
-            v.push(g.to_vec());
-            ControlFlow::Continue(())
-        });
+        let _ = bounded(
+            &poset,
+            Algorithm::QuickLex,
+            &iv.lo,
+            &iv.hi,
+            &mut |g: &[u32]| {
+                v.push(g.to_vec());
+                ControlFlow::Continue(())
+            },
+        );
         per_interval.push(v);
     }
     assert_eq!(per_interval[0], vec![vec![0, 0], vec![1, 0]]);
@@ -229,10 +253,8 @@ fn section_3_1_intervals() {
 /// G'' = [1, 2, 2] is consistent. Section 4.2 adds: remote event of e6 is e3.
 #[test]
 fn figure_2_2_clocks() {
-    let poset = parse_poset(
-        "0:(1,0,0)\n1:(0,1,0)\n1:(0,2,0)\n2:(0,0,1)\n2:(0,2,2)\n2:(0,2,3)\n",
-    )
-    .unwrap();
+    let poset =
+        parse_poset("0:(1,0,0)\n1:(0,1,0)\n1:(0,2,0)\n2:(0,0,1)\n2:(0,2,2)\n2:(0,2,3)\n").unwrap();
     assert_eq!(poset.clock(2, 3), &[0, 2, 3]);
     assert_eq!(poset.clock(2, 2), &[0, 2, 2]);
     assert!(poset.is_consistent(&[1, 2, 2]));
@@ -240,4 +262,108 @@ fn figure_2_2_clocks() {
     let q = QuickLex::new(&poset);
     assert_eq!(q.remote_events(2, 2), &[(1, 2)]);
     assert_eq!(q.remote_events(2, 3), &[] as &[(u32, u32)]);
+}
+
+fn racy_by_definition(trace: &hindsight_trace::Trace) -> bool {
+    use hindsight_trace::Op;
+    let hb = EventClocks::compute(trace);
+    let acc = |op: &Op| match op {
+        Op::Read(x) => Some((*x, false)),
+        Op::Write(x) => Some((*x, true)),
+        _ => None,
+    };
+    let ev = &trace.events;
+    (0..ev.len()).any(|a| {
+        (0..ev.len()).any(|b| {
+            ev[a].thread != ev[b].thread
+                && matches!((acc(&ev[a].op), acc(&ev[b].op)), (Some((x, wa)), Some((y, wb))) if x == y && (wa || wb))
+                && !hb.happens_before(a, b)
+                && !hb.happens_before(b, a)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Algorithms 7/8: some consistent state has a race on its frontier iff two conflicting
+    /// accesses of different threads are concurrent; with event collections or without, and
+    /// whichever events enter the poset.
+    #[test]
+    fn race_predicate_matches_the_definition(
+        choices in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>()), 0..14),
+        merge in any::<bool>(),
+        every in any::<bool>(),
+    ) {
+        use hindsight_analyses::cuts::predicate::parse_predicate;
+        let trace = trace_from_choices(&choices, Shape { odd: false, ..Shape::default() });
+        let pred = parse_predicate("race").unwrap();
+        let relevant = |e: &hindsight_trace::Event, n: &hindsight_trace::Names| every || pred.relevant(e, n);
+        let tp = TracePoset::read(&mut trace.source(), &Selection { relevant: &relevant, merge }).unwrap();
+        let bound = pred.bind(&tp).unwrap();
+        let mut found = false;
+        let _ = enumerate(&tp.poset, Algorithm::QuickLex, &mut |g: &[u32]| {
+            if bound.holds(g) {
+                found = true;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        });
+        prop_assert_eq!(found, racy_by_definition(&trace));
+    }
+
+    /// `count(c)` is the number of processes whose frontier event matches `c`, by brute force
+    /// over every state, and `atleast`/`exists`/`at` agree with it.
+    #[test]
+    fn counting_predicates_count(
+        choices in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>()), 0..12),
+    ) {
+        use hindsight_analyses::cuts::predicate::parse_predicate;
+        let trace = trace_from_choices(&choices, Shape { odd: false, ..Shape::default() });
+        let tp = TracePoset::read(&mut trace.source(), &Selection::every_event()).unwrap();
+        let names = &tp.names;
+        for k in 0..4i64 {
+            let p = parse_predicate(&format!("count(op == w || op == acq) == {k} && (atleast({k}, op == w || op == acq) && !atleast({}, op == w || op == acq))", k + 1)).unwrap();
+            let b = p.bind(&tp).unwrap();
+            let _ = enumerate(&tp.poset, Algorithm::Lex, &mut |g: &[u32]| {
+                let by_hand = (0..g.len()).filter(|&q| g[q] > 0 && {
+                    let e = &tp.element(q, g[q])[0];
+                    matches!(e.op, hindsight_trace::Op::Write(_) | hindsight_trace::Op::Acquire(_))
+                }).count() as i64;
+                assert_eq!(b.holds(g), by_hand == k, "state {g:?}");
+                ControlFlow::Continue(())
+            });
+        }
+        let _ = names;
+    }
+}
+
+#[test]
+fn predicate_errors_have_line_and_column() {
+    use hindsight_analyses::cuts::predicate::parse_predicate;
+    let cases = [
+        (
+            "count(op == w) >=",
+            1,
+            18,
+            "expected a predicate or a number",
+        ),
+        (
+            "race &&\n  count(op = w) > 1",
+            2,
+            12,
+            "unexpected character `=`",
+        ),
+        ("count(op == w)", 1, 1, "a number is not a predicate"),
+        ("exists(colour == red)", 1, 8, "unknown field `colour`"),
+        ("race race", 1, 6, "expected `&&`, `||` or the end"),
+        ("at(T1 op == w)", 1, 7, "expected `,`"),
+        ("frobnicate", 1, 1, "unknown word `frobnicate`"),
+        ("\"open", 1, 1, "unterminated string"),
+    ];
+    for (text, line, column, want) in cases {
+        let e = parse_predicate(text).unwrap_err();
+        assert_eq!((e.line, e.column), (line, column), "{text}: {e}");
+        assert!(e.message.contains(want), "{text}: {e}");
+    }
 }

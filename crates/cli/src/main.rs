@@ -6,6 +6,7 @@
 //! 1 findings, 2 error, 3 unknown). It holds no analysis logic of its own.
 
 mod commute;
+mod cuts;
 mod lin;
 mod reach;
 
@@ -117,6 +118,12 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+    /// Predicate detection: enumerates the consistent global states of a trace's poset (or a
+    /// poset file) with BFS, Lex, QuickLex or ParaMount and reports those satisfying a predicate.
+    Cuts(cuts::CutsArgs),
+    /// Generates a random poset like the ParaMount/QuickLex benchmarks (`d-N`, `w-N`) in the
+    /// poset file format.
+    GenPoset(cuts::GenPosetArgs),
     /// Predicate detection under locking constraints (the loset model): reachable, strongly
     /// feasible and valid, over every lock schedule of the run at once.
     Reach(reach::ReachArgs),
@@ -311,6 +318,8 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             print_report(&report, format)?;
             Ok(code)
         }
+        Command::Cuts(args) => cuts::run(&args),
+        Command::GenPoset(args) => cuts::gen_poset(&args),
         Command::Reach(args) => reach::run(args),
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {

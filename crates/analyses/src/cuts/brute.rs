@@ -15,9 +15,9 @@ pub fn consistent_by_definition(poset: &Poset, g: &[u32]) -> bool {
     let n = poset.processes();
     for q in 0..n {
         for j in 1..=g[q] {
-            for p in 0..n {
+            for (p, &gp) in g.iter().enumerate() {
                 for i in 1..=poset.len(p) {
-                    if poset.happens_before(p, i, q, j) && i > g[p] {
+                    if poset.happens_before(p, i, q, j) && i > gp {
                         return false;
                     }
                 }

@@ -51,7 +51,7 @@ pub fn intervals(poset: &Poset, order: &[(usize, u32)]) -> Vec<Interval> {
 }
 
 /// Runs ParaMount over `poset` with `threads` workers, each interval enumerated by `algorithm`
-/// (bounded). For interval `i`, `make(i)` gives its visitor and `finish(i, visitor, flow)` turns
+/// (bounded), the intervals those of [`Poset::priority_order`]. For interval `i`, `make(i)` gives its visitor and `finish(i, visitor, flow)` turns
 /// it into the interval's result; the results come back in interval order. A poset without
 /// events has one interval holding the empty state.
 pub fn paramount<V, R, M, F>(
@@ -67,7 +67,7 @@ where
     M: Fn(usize) -> V + Sync,
     F: Fn(usize, V, ControlFlow<()>) -> R + Sync,
 {
-    let order = poset.topological_order();
+    let order = poset.priority_order();
     let mut ivs = intervals(poset, &order);
     if ivs.is_empty() {
         let n = poset.processes();

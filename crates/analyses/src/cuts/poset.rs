@@ -115,9 +115,32 @@ impl Poset {
         events.into_iter().map(|(_, p, i)| (p, i)).collect()
     }
 
-    /// All events in a topological order (for ParaMount's `->_p`), as `(process, index)`.
+    /// All events in a topological order, as `(process, index)`.
     pub fn topological_order(&self) -> Vec<(usize, u32)> {
         self.schedule(&self.final_state())
+    }
+
+    /// A topological order that takes, at each step, the enabled event of the highest-numbered
+    /// process (Kahn's algorithm). As ParaMount's `->_p` it makes the interval `I(e)` of an
+    /// event of a low-numbered process hold whole runs of the high-numbered (least significant)
+    /// processes, which is where a lexical enumerator is fastest.
+    pub fn priority_order(&self) -> Vec<(usize, u32)> {
+        let n = self.n;
+        let mut g = vec![0u32; n];
+        let mut out = Vec::with_capacity(self.events() as usize);
+        loop {
+            let next = (0..n).rev().find(|&p| {
+                g[p] < self.len(p) && {
+                    let c = self.clock(p, g[p] + 1);
+                    (0..n).all(|q| q == p || c[q] <= g[q])
+                }
+            });
+            let Some(p) = next else {
+                return out;
+            };
+            g[p] += 1;
+            out.push((p, g[p]));
+        }
     }
 }
 

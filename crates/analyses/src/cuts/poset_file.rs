@@ -49,6 +49,10 @@ pub fn looks_like_poset(text: &str) -> bool {
     }
 }
 
+/// The most processes a poset file may have: a poset keeps an `n`-component zero row per
+/// process and QuickLex `n * n` stack slots, so `n` is bounded before anything is allocated.
+pub const MAX_PROCESSES: usize = 4096;
+
 struct Line {
     line: usize,
     pid: usize,
@@ -64,7 +68,8 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn skip_spaces(&mut self) {
-        while self.at < self.text.len() && (self.text[self.at] == b' ' || self.text[self.at] == b'\t')
+        while self.at < self.text.len()
+            && (self.text[self.at] == b' ' || self.text[self.at] == b'\t')
         {
             self.at += 1;
         }
@@ -93,7 +98,11 @@ impl Cursor<'_> {
             self.at += 1;
         }
         if self.at == start {
-            return Err(err(self.line, start + 1, format!("expected {what} (a number)")));
+            return Err(err(
+                self.line,
+                start + 1,
+                format!("expected {what} (a number)"),
+            ));
         }
         Ok(v as u32)
     }
@@ -118,12 +127,22 @@ fn parse_line(text: &str, line: usize) -> Result<Line, PosetFileError> {
                 c.at += 1;
                 break;
             }
-            _ => return Err(err(line, c.column(), "expected `,` or `)` in the vector clock")),
+            _ => {
+                return Err(err(
+                    line,
+                    c.column(),
+                    "expected `,` or `)` in the vector clock",
+                ))
+            }
         }
     }
     c.skip_spaces();
     if c.at < c.text.len() {
-        return Err(err(line, c.column(), "unexpected text after the vector clock"));
+        return Err(err(
+            line,
+            c.column(),
+            "unexpected text after the vector clock",
+        ));
     }
     Ok(Line { line, pid, clock })
 }
@@ -145,6 +164,16 @@ pub fn parse_poset(text: &str) -> Result<Poset, PosetFileError> {
             e.column += indent;
             e
         })?;
+        if l.clock.len() > MAX_PROCESSES {
+            return Err(err(
+                l.line,
+                1,
+                format!(
+                    "the clock has {} components: at most {MAX_PROCESSES} processes are supported",
+                    l.clock.len()
+                ),
+            ));
+        }
         if let Some(first) = lines.first() {
             if l.clock.len() != first.clock.len() {
                 return Err(err(

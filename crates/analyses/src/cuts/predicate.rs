@@ -1,1 +1,928 @@
-//! placeholder
+//! Predicates over a consistent global state (thesis Sections 3.5.3 and 3.7): the built-in data
+//! race on the frontier (Algorithms 7 and 8), "at least k threads at events matching a condition"
+//! (Algorithms 9 and 10), conjunctive predicates, and a small expression language combining them
+//! with counting and boolean operators.
+//!
+//! A predicate is parsed once ([`parse_predicate`]), says which trace events are relevant to it
+//! ([`Predicate::relevant`], Section 3.5.4), and is bound to a poset and the events of its
+//! elements ([`Predicate::bind`]); the bound form answers for a frontier. It knows nothing of
+//! how frontiers are produced, so any enumerator (or a later model's) can feed it.
+//!
+//! Language (whitespace free, `#` starts a comment to the end of the line):
+//! ```text
+//! expr  := expr '||' expr | expr '&&' expr | '!' expr | sum CMP sum | '(' expr ')'
+//!        | 'true' | 'false' | 'race' | 'race' '(' VAR ')'
+//!        | 'exists' '(' cond ')' | 'atleast' '(' INT ',' cond ')' | 'at' '(' THREAD ',' cond ')'
+//! sum   := term (('+' | '-') term)*      term := INT | 'count' '(' cond ['by' field (',' field)*] ')'
+//! cond  := cond '||' cond | cond '&&' cond | '!' cond | '(' cond ')' | field ('==' | '!=') literal
+//! field := op | target | var | lock | thread | process | object | method | label | argN | resultN
+//! CMP   := '==' | '!=' | '<' | '<=' | '>' | '>='
+//! ```
+//! A frontier event is the latest relevant event of each thread in the state; `count(c)` is the
+//! number of threads whose frontier event matches `c`, `count(c by f, g)` the size of the largest
+//! group of them that agree on the fields `f` and `g` (Algorithm 10's "same floor and
+//! direction"). Thread-local state travels in method calls: `call(stop.at(3,up))` has object
+//! `stop`, method `at`, `arg0 == 3` and `arg1 == up`; `begin(name)` has label `name`.
+
+use super::poset::{Poset, TracePoset};
+use hindsight_trace::{Event, Names, Op, Value, VarId};
+use std::fmt;
+
+/// A parse or binding error at a 1-based line and column of the predicate text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PredicateError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for PredicateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for PredicateError {}
+
+/// A field of an event that a condition looks at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The operation's mnemonic: `r`, `w`, `acq`, `call`, ...
+    Op,
+    /// What the operation acts on: the variable, lock, message, thread, object or label.
+    Target,
+    Var,
+    Lock,
+    Thread,
+    /// The 0-based process of the poset (also what poset files have).
+    Process,
+    Object,
+    Method,
+    Label,
+    Arg(usize),
+    Result(usize),
+}
+
+const FIELDS: &str = "op, target, var, lock, thread, process, object, method, label, argN, resultN";
+
+/// A literal a field is compared with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    Int(i64),
+    Text(String),
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A condition on one event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Is(Field, bool, Literal),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+}
+
+/// A numeric term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Num {
+    Int(i64),
+    /// `count(conds[i] by fields)`.
+    Count(usize, Vec<Field>),
+    Add(Box<Num>, Box<Num>),
+    Sub(Box<Num>, Box<Num>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A predicate over a global state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    Bool(bool),
+    Not(Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Cmp(Num, CmpOp, Num),
+    /// A data race between two frontier events (on the variable, if given).
+    Race(Option<String>),
+    /// The frontier event of a thread (by name or process number) matches `conds[i]`.
+    At(Literal, usize, (usize, usize)),
+}
+
+/// A parsed predicate: its expression and the conditions it counts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Predicate {
+    pub expr: Expr,
+    pub conds: Vec<Cond>,
+    pub text: String,
+}
+
+fn field_value(field: &Field, e: &Event, process: usize, names: &Names) -> Option<Literal> {
+    let text = |s: &str| Some(Literal::Text(s.to_owned()));
+    let value = |v: &Value| match v {
+        Value::Int(i) => Some(Literal::Int(*i)),
+        Value::Nil => text("nil"),
+        Value::Sym(s) | Value::Str(s) => text(names.symbol(*s)),
+    };
+    match (field, &e.op) {
+        (Field::Op, op) => text(op.mnemonic()),
+        (Field::Thread, _) => text(names.thread(e.thread)),
+        (Field::Process, _) => Some(Literal::Int(process as i64)),
+        (Field::Var | Field::Target, Op::Read(x) | Op::Write(x)) => text(names.var(*x)),
+        (Field::Lock | Field::Target, Op::Acquire(l) | Op::Release(l) | Op::Request(l)) => {
+            text(names.lock(*l))
+        }
+        (Field::Target, Op::Send(m) | Op::Receive(m)) => text(names.msg(*m)),
+        (Field::Target, Op::Fork(t) | Op::Join(t)) => text(names.thread(*t)),
+        (Field::Target | Field::Label, Op::Begin(Some(s))) => text(names.symbol(*s)),
+        (Field::Target | Field::Object, Op::Call(c)) => text(names.object(c.object)),
+        (Field::Method, Op::Call(c)) => text(names.symbol(c.method)),
+        (Field::Arg(i), Op::Call(c)) => c.args.get(*i).and_then(value),
+        (Field::Result(i), Op::Call(c)) => c.results.get(*i).and_then(value),
+        _ => None,
+    }
+}
+
+impl Cond {
+    /// Whether event `e` of process `process` matches.
+    pub fn matches(&self, e: &Event, process: usize, names: &Names) -> bool {
+        match self {
+            Cond::Is(f, eq, lit) => {
+                let same = field_value(f, e, process, names).as_ref() == Some(lit);
+                same == *eq
+            }
+            Cond::Not(c) => !c.matches(e, process, names),
+            Cond::And(a, b) => a.matches(e, process, names) && b.matches(e, process, names),
+            Cond::Or(a, b) => a.matches(e, process, names) || b.matches(e, process, names),
+        }
+    }
+}
+
+fn uses_race(e: &Expr) -> bool {
+    match e {
+        Expr::Race(_) => true,
+        Expr::Not(a) => uses_race(a),
+        Expr::And(a, b) | Expr::Or(a, b) => uses_race(a) || uses_race(b),
+        _ => false,
+    }
+}
+
+fn access(op: &Op) -> Option<(VarId, bool)> {
+    match op {
+        Op::Read(x) => Some((*x, false)),
+        Op::Write(x) => Some((*x, true)),
+        _ => None,
+    }
+}
+
+impl Predicate {
+    /// Whether the predicate is exactly the built-in race (reported as `data-race` findings,
+    /// with event collections allowed).
+    pub fn is_race_only(&self) -> bool {
+        matches!(self.expr, Expr::Race(_))
+    }
+
+    /// Whether a trace event can matter to the predicate, so enters the poset (Section 3.5.4):
+    /// it matches one of the conditions, or is an access when the predicate asks for races. A
+    /// predicate that looks at no event at all (`true`) keeps every event.
+    pub fn relevant(&self, e: &Event, names: &Names) -> bool {
+        let race = uses_race(&self.expr);
+        if !race && self.conds.is_empty() {
+            return true;
+        }
+        // The process of an event is only known once the poset is built, so a predicate that
+        // looks at processes keeps every event.
+        if self.conds.iter().any(Cond::mentions_process) {
+            return true;
+        }
+        (race && access(&e.op).is_some()) || self.conds.iter().any(|c| c.matches(e, 0, names))
+    }
+
+    /// Binds the predicate to a poset and the events of its elements.
+    pub fn bind<'a>(&'a self, poset: &'a TracePoset) -> Result<Bound<'a>, PredicateError> {
+        let n = poset.poset.processes();
+        if self.conds.len() > 64 {
+            return Err(PredicateError {
+                line: 1,
+                column: 1,
+                message: "at most 64 conditions".into(),
+            });
+        }
+        let names = &poset.names;
+        let mut masks: Vec<Vec<u64>> = Vec::with_capacity(n);
+        let mut accesses: Vec<Vec<Vec<(VarId, bool)>>> = Vec::with_capacity(n);
+        for p in 0..n {
+            let mut m = vec![0u64];
+            let mut a = vec![Vec::new()];
+            for i in 1..=poset.poset.len(p) {
+                let members = poset.element(p, i);
+                let mut bits = 0u64;
+                for (c, cond) in self.conds.iter().enumerate() {
+                    if members.iter().any(|e| cond.matches(e, p, names)) {
+                        bits |= 1 << c;
+                    }
+                }
+                m.push(bits);
+                a.push(members.iter().filter_map(|e| access(&e.op)).collect());
+            }
+            masks.push(m);
+            accesses.push(a);
+        }
+        let mut at = Vec::new();
+        collect_at(&self.expr, &mut at);
+        let mut threads = Vec::new();
+        for (who, _, (line, column)) in at {
+            let p = match &who {
+                Literal::Int(i) if *i >= 0 && (*i as usize) < n => Some(*i as usize),
+                Literal::Int(_) => None,
+                Literal::Text(t) => poset
+                    .threads
+                    .iter()
+                    .position(|&th| names.thread(th) == t.as_str()),
+            };
+            let Some(p) = p else {
+                return Err(PredicateError {
+                    line,
+                    column,
+                    message: format!("no thread `{who}` has an event relevant to the predicate"),
+                });
+            };
+            threads.push((who, p));
+        }
+        let race_var = race_vars(&self.expr, names);
+        Ok(Bound {
+            predicate: self,
+            poset: &poset.poset,
+            trace: poset,
+            masks,
+            accesses,
+            threads,
+            race_var,
+        })
+    }
+}
+
+impl Cond {
+    fn mentions_process(&self) -> bool {
+        match self {
+            Cond::Is(f, _, _) => *f == Field::Process,
+            Cond::Not(c) => c.mentions_process(),
+            Cond::And(a, b) | Cond::Or(a, b) => a.mentions_process() || b.mentions_process(),
+        }
+    }
+}
+
+fn collect_at(e: &Expr, out: &mut Vec<(Literal, usize, (usize, usize))>) {
+    match e {
+        Expr::At(who, c, pos) => out.push((who.clone(), *c, *pos)),
+        Expr::Not(a) => collect_at(a, out),
+        Expr::And(a, b) | Expr::Or(a, b) => {
+            collect_at(a, out);
+            collect_at(b, out);
+        }
+        _ => {}
+    }
+}
+
+/// The variable of each `race(x)` in order; `None` for a plain `race` or an unknown variable
+/// (which can never race: `Some(None)`).
+fn race_vars(e: &Expr, names: &Names) -> Vec<Option<Option<VarId>>> {
+    let mut out = Vec::new();
+    fn walk(e: &Expr, names: &Names, out: &mut Vec<Option<Option<VarId>>>) {
+        match e {
+            Expr::Race(v) => out.push(v.as_ref().map(|v| names.vars.lookup(v).map(VarId))),
+            Expr::Not(a) => walk(a, names, out),
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                walk(a, names, out);
+                walk(b, names, out);
+            }
+            _ => {}
+        }
+    }
+    walk(e, names, &mut out);
+    out
+}
+
+/// A predicate bound to a poset: answers for frontiers.
+pub struct Bound<'a> {
+    predicate: &'a Predicate,
+    poset: &'a Poset,
+    trace: &'a TracePoset,
+    /// Per process and element: which conditions some member matches.
+    masks: Vec<Vec<u64>>,
+    /// Per process and element: the accesses of its members.
+    accesses: Vec<Vec<Vec<(VarId, bool)>>>,
+    /// The process of each `at(...)`, in order of appearance.
+    threads: Vec<(Literal, usize)>,
+    race_var: Vec<Option<Option<VarId>>>,
+}
+
+/// A data race on a frontier: two concurrent frontier events of different processes, one a
+/// write, on the same variable, as `(process, element, member)` each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrontierRace {
+    pub var: VarId,
+    pub first: (usize, u32, usize),
+    pub second: (usize, u32, usize),
+}
+
+impl Bound<'_> {
+    /// Whether the predicate holds in the consistent global state `g`.
+    pub fn holds(&self, g: &[u32]) -> bool {
+        let mut at = 0;
+        let mut race = 0;
+        self.eval(&self.predicate.expr, g, &mut at, &mut race)
+    }
+
+    fn eval(&self, e: &Expr, g: &[u32], at: &mut usize, race: &mut usize) -> bool {
+        match e {
+            Expr::Bool(b) => *b,
+            Expr::Not(a) => !self.eval(a, g, at, race),
+            Expr::And(a, b) => {
+                // Both sides are walked so `at`/`race` numbering stays in step.
+                let x = self.eval(a, g, at, race);
+                let y = self.eval(b, g, at, race);
+                x && y
+            }
+            Expr::Or(a, b) => {
+                let x = self.eval(a, g, at, race);
+                let y = self.eval(b, g, at, race);
+                x || y
+            }
+            Expr::Cmp(a, op, b) => {
+                let (x, y) = (self.num(a, g), self.num(b, g));
+                match op {
+                    CmpOp::Eq => x == y,
+                    CmpOp::Ne => x != y,
+                    CmpOp::Lt => x < y,
+                    CmpOp::Le => x <= y,
+                    CmpOp::Gt => x > y,
+                    CmpOp::Ge => x >= y,
+                }
+            }
+            Expr::Race(_) => {
+                let v = self.race_var[*race];
+                *race += 1;
+                match v {
+                    None => self.race(g, None).is_some(),
+                    Some(None) => false,
+                    Some(Some(x)) => self.race(g, Some(x)).is_some(),
+                }
+            }
+            Expr::At(_, c, _) => {
+                let p = self.threads[*at].1;
+                *at += 1;
+                self.masks[p][g[p] as usize] & (1 << c) != 0
+            }
+        }
+    }
+
+    fn num(&self, n: &Num, g: &[u32]) -> i64 {
+        match n {
+            Num::Int(i) => *i,
+            Num::Add(a, b) => self.num(a, g).saturating_add(self.num(b, g)),
+            Num::Sub(a, b) => self.num(a, g).saturating_sub(self.num(b, g)),
+            Num::Count(c, by) => {
+                let bit = 1u64 << c;
+                let matching = (0..g.len()).filter(|&p| self.masks[p][g[p] as usize] & bit != 0);
+                if by.is_empty() {
+                    return matching.count() as i64;
+                }
+                let keys: Vec<Vec<Option<Literal>>> = matching
+                    .map(|p| {
+                        let e = self.representative(p, g[p], *c);
+                        by.iter()
+                            .map(|f| field_value(f, e, p, &self.trace.names))
+                            .collect()
+                    })
+                    .collect();
+                keys.iter()
+                    .map(|k| keys.iter().filter(|o| *o == k).count())
+                    .max()
+                    .unwrap_or(0) as i64
+            }
+        }
+    }
+
+    /// The first member of element `(p, i)` matching condition `c`.
+    fn representative(&self, p: usize, i: u32, c: usize) -> &Event {
+        let members = self.trace.element(p, i);
+        let cond = &self.predicate.conds[c];
+        members
+            .iter()
+            .find(|e| cond.matches(e, p, &self.trace.names))
+            .unwrap_or(&members[0])
+    }
+
+    /// A data race among the frontier events of `g` (Algorithms 7 and 8, with concurrency
+    /// checked on the clocks since synchronisation events may be in the poset too).
+    pub fn race(&self, g: &[u32], var: Option<VarId>) -> Option<FrontierRace> {
+        let n = g.len();
+        for p in 0..n {
+            if g[p] == 0 {
+                continue;
+            }
+            let ap = &self.accesses[p][g[p] as usize];
+            if ap.is_empty() {
+                continue;
+            }
+            for q in p + 1..n {
+                if g[q] == 0 {
+                    continue;
+                }
+                let aq = &self.accesses[q][g[q] as usize];
+                if aq.is_empty() || !self.poset.concurrent(p, g[p], q, g[q]) {
+                    continue;
+                }
+                for (i, &(x, wx)) in ap.iter().enumerate() {
+                    if var.is_some_and(|v| v != x) {
+                        continue;
+                    }
+                    if let Some(j) = aq.iter().position(|&(y, wy)| y == x && (wx || wy)) {
+                        return Some(FrontierRace {
+                            var: x,
+                            first: (p, g[p], i),
+                            second: (q, g[q], j),
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The race the predicate's first `race` term sees in `g`, for reports.
+    pub fn explain_race(&self, g: &[u32]) -> Option<FrontierRace> {
+        match self.race_var.first()? {
+            None => self.race(g, None),
+            Some(None) => None,
+            Some(Some(x)) => self.race(g, Some(*x)),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Int(i64),
+    Str(String),
+    Sym(&'static str),
+    End,
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize, usize)>,
+    at: usize,
+    conds: Vec<Cond>,
+}
+
+fn lex(text: &str) -> Result<Vec<(Tok, usize, usize)>, PredicateError> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
+    let bad = |line, column, message: String| PredicateError {
+        line,
+        column,
+        message,
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let (l0, c0) = (line, col);
+        if c == '\n' {
+            i += 1;
+            line += 1;
+            col = 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            col += 1;
+            continue;
+        }
+        if c == '#' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c.is_ascii_digit()
+            || (c == '-'
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+                && matches!(out.last(), Some((Tok::Sym(_), _, _)) | None))
+        {
+            let start = i;
+            i += 1;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().collect();
+            col += i - start;
+            let v = s
+                .parse::<i64>()
+                .map_err(|_| bad(l0, c0, format!("number `{s}` is out of range")))?;
+            out.push((Tok::Int(v), l0, c0));
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || "_.$".contains(chars[i])) {
+                i += 1;
+            }
+            col += i - start;
+            out.push((Tok::Ident(chars[start..i].iter().collect()), l0, c0));
+            continue;
+        }
+        if c == '"' {
+            let mut s = String::new();
+            i += 1;
+            col += 1;
+            loop {
+                match chars.get(i) {
+                    None | Some('\n') => return Err(bad(l0, c0, "unterminated string".into())),
+                    Some('"') => {
+                        i += 1;
+                        col += 1;
+                        break;
+                    }
+                    Some('\\') if i + 1 < chars.len() => {
+                        s.push(chars[i + 1]);
+                        i += 2;
+                        col += 2;
+                    }
+                    Some(&ch) => {
+                        s.push(ch);
+                        i += 1;
+                        col += 1;
+                    }
+                }
+            }
+            out.push((Tok::Str(s), l0, c0));
+            continue;
+        }
+        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        let sym = ["&&", "||", "==", "!=", "<=", ">="]
+            .into_iter()
+            .find(|s| *s == two)
+            .or_else(|| {
+                ["!", "<", ">", "(", ")", ",", "+", "-"]
+                    .into_iter()
+                    .find(|s| s.starts_with(c))
+            });
+        let Some(sym) = sym else {
+            return Err(bad(l0, c0, format!("unexpected character `{c}`")));
+        };
+        i += sym.len();
+        col += sym.len();
+        out.push((Tok::Sym(sym), l0, c0));
+    }
+    out.push((Tok::End, line, col));
+    Ok(out)
+}
+
+/// Parses a predicate.
+pub fn parse_predicate(text: &str) -> Result<Predicate, PredicateError> {
+    let mut p = Parser {
+        toks: lex(text)?,
+        at: 0,
+        conds: Vec::new(),
+    };
+    let expr = p.expr()?;
+    if p.peek() != &Tok::End {
+        return Err(p.error("expected `&&`, `||` or the end of the predicate"));
+    }
+    Ok(Predicate {
+        expr,
+        conds: p.conds,
+        text: text.to_owned(),
+    })
+}
+
+enum Operand {
+    Bool(Expr),
+    Num(Num),
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.at].0
+    }
+    fn pos(&self) -> (usize, usize) {
+        (self.toks[self.at].1, self.toks[self.at].2)
+    }
+    fn error(&self, message: &str) -> PredicateError {
+        let (line, column) = self.pos();
+        let found = match self.peek() {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Int(i) => format!("`{i}`"),
+            Tok::Str(s) => format!("\"{s}\""),
+            Tok::Sym(s) => format!("`{s}`"),
+            Tok::End => "the end".to_owned(),
+        };
+        PredicateError {
+            line,
+            column,
+            message: format!("{message}, found {found}"),
+        }
+    }
+    fn eat(&mut self, sym: &str) -> bool {
+        if matches!(self.peek(), Tok::Sym(s) if *s == sym) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, sym: &str) -> Result<(), PredicateError> {
+        if self.eat(sym) {
+            Ok(())
+        } else {
+            Err(self.error(&format!("expected `{sym}`")))
+        }
+    }
+    fn eat_word(&mut self, w: &str) -> bool {
+        if matches!(self.peek(), Tok::Ident(s) if s == w) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expr(&mut self) -> Result<Expr, PredicateError> {
+        let mut left = self.and()?;
+        while self.eat("||") {
+            left = Expr::Or(Box::new(left), Box::new(self.and()?));
+        }
+        Ok(left)
+    }
+    fn and(&mut self) -> Result<Expr, PredicateError> {
+        let mut left = self.unary()?;
+        while self.eat("&&") {
+            left = Expr::And(Box::new(left), Box::new(self.unary()?));
+        }
+        Ok(left)
+    }
+    fn unary(&mut self) -> Result<Expr, PredicateError> {
+        if self.eat("!") {
+            return Ok(Expr::Not(Box::new(self.unary()?)));
+        }
+        let pos = self.pos();
+        let left = self.operand()?;
+        let op = match self.peek() {
+            Tok::Sym("==") => Some(CmpOp::Eq),
+            Tok::Sym("!=") => Some(CmpOp::Ne),
+            Tok::Sym("<") => Some(CmpOp::Lt),
+            Tok::Sym("<=") => Some(CmpOp::Le),
+            Tok::Sym(">") => Some(CmpOp::Gt),
+            Tok::Sym(">=") => Some(CmpOp::Ge),
+            _ => None,
+        };
+        match (left, op) {
+            (Operand::Bool(e), None) => Ok(e),
+            (Operand::Num(_), None) => Err(PredicateError {
+                line: pos.0,
+                column: pos.1,
+                message: "a number is not a predicate: compare it (e.g. `count(op == w) >= 2`)"
+                    .into(),
+            }),
+            (Operand::Bool(_), Some(_)) => {
+                Err(self.error("a predicate cannot be compared; use `&&`, `||` or `!`"))
+            }
+            (Operand::Num(a), Some(op)) => {
+                self.at += 1;
+                let rpos = self.pos();
+                match self.operand()? {
+                    Operand::Num(b) => Ok(Expr::Cmp(a, op, b)),
+                    Operand::Bool(_) => Err(PredicateError {
+                        line: rpos.0,
+                        column: rpos.1,
+                        message: "expected a number after the comparison".into(),
+                    }),
+                }
+            }
+        }
+    }
+    /// A sum of numeric terms, or a single boolean primary.
+    fn operand(&mut self) -> Result<Operand, PredicateError> {
+        let first = self.primary()?;
+        let Operand::Num(mut n) = first else {
+            return Ok(first);
+        };
+        loop {
+            let add = if self.eat("+") {
+                true
+            } else if self.eat("-") {
+                false
+            } else {
+                return Ok(Operand::Num(n));
+            };
+            let Operand::Num(m) = self.primary()? else {
+                return Err(self.error("expected a number"));
+            };
+            n = if add {
+                Num::Add(Box::new(n), Box::new(m))
+            } else {
+                Num::Sub(Box::new(n), Box::new(m))
+            };
+        }
+    }
+    fn primary(&mut self) -> Result<Operand, PredicateError> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Int(i) => {
+                self.at += 1;
+                Ok(Operand::Num(Num::Int(i)))
+            }
+            Tok::Sym("(") => {
+                self.at += 1;
+                let e = self.expr()?;
+                self.expect(")")?;
+                Ok(Operand::Bool(e))
+            }
+            Tok::Ident(w) => {
+                self.at += 1;
+                match w.as_str() {
+                    "true" => Ok(Operand::Bool(Expr::Bool(true))),
+                    "false" => Ok(Operand::Bool(Expr::Bool(false))),
+                    "race" => {
+                        if self.eat("(") {
+                            let v = self.name("a variable")?;
+                            self.expect(")")?;
+                            Ok(Operand::Bool(Expr::Race(Some(v))))
+                        } else {
+                            Ok(Operand::Bool(Expr::Race(None)))
+                        }
+                    }
+                    "count" => {
+                        self.expect("(")?;
+                        let c = self.cond_index()?;
+                        let mut by = Vec::new();
+                        if self.eat_word("by") {
+                            loop {
+                                by.push(self.field()?);
+                                if !self.eat(",") {
+                                    break;
+                                }
+                            }
+                        }
+                        self.expect(")")?;
+                        Ok(Operand::Num(Num::Count(c, by)))
+                    }
+                    "exists" => {
+                        self.expect("(")?;
+                        let c = self.cond_index()?;
+                        self.expect(")")?;
+                        Ok(Operand::Bool(Expr::Cmp(
+                            Num::Count(c, Vec::new()),
+                            CmpOp::Ge,
+                            Num::Int(1),
+                        )))
+                    }
+                    "atleast" => {
+                        self.expect("(")?;
+                        let Tok::Int(k) = *self.peek() else {
+                            return Err(self.error("expected the number of threads"));
+                        };
+                        self.at += 1;
+                        self.expect(",")?;
+                        let c = self.cond_index()?;
+                        self.expect(")")?;
+                        Ok(Operand::Bool(Expr::Cmp(
+                            Num::Count(c, Vec::new()),
+                            CmpOp::Ge,
+                            Num::Int(k),
+                        )))
+                    }
+                    "at" => {
+                        self.expect("(")?;
+                        let tpos = self.pos();
+                        let who = self.literal("a thread name or process number")?;
+                        self.expect(",")?;
+                        let c = self.cond_index()?;
+                        self.expect(")")?;
+                        Ok(Operand::Bool(Expr::At(who, c, tpos)))
+                    }
+                    _ => Err(PredicateError {
+                        line: pos.0,
+                        column: pos.1,
+                        message: format!(
+                            "unknown word `{w}`: expected true, false, race, count, exists, atleast, at, a number or `(`"
+                        ),
+                    }),
+                }
+            }
+            _ => Err(self.error("expected a predicate or a number")),
+        }
+    }
+    fn name(&mut self, what: &str) -> Result<String, PredicateError> {
+        match self.peek().clone() {
+            Tok::Ident(s) | Tok::Str(s) => {
+                self.at += 1;
+                Ok(s)
+            }
+            _ => Err(self.error(&format!("expected {what}"))),
+        }
+    }
+    fn literal(&mut self, what: &str) -> Result<Literal, PredicateError> {
+        match self.peek().clone() {
+            Tok::Ident(s) | Tok::Str(s) => {
+                self.at += 1;
+                Ok(Literal::Text(s))
+            }
+            Tok::Int(i) => {
+                self.at += 1;
+                Ok(Literal::Int(i))
+            }
+            _ => Err(self.error(&format!("expected {what}"))),
+        }
+    }
+    fn field(&mut self) -> Result<Field, PredicateError> {
+        let pos = self.pos();
+        let Tok::Ident(w) = self.peek().clone() else {
+            return Err(self.error(&format!("expected a field ({FIELDS})")));
+        };
+        self.at += 1;
+        let numbered = |prefix: &str| w.strip_prefix(prefix).and_then(|d| d.parse::<usize>().ok());
+        Ok(match w.as_str() {
+            "op" => Field::Op,
+            "target" => Field::Target,
+            "var" => Field::Var,
+            "lock" => Field::Lock,
+            "thread" => Field::Thread,
+            "process" => Field::Process,
+            "object" | "obj" => Field::Object,
+            "method" => Field::Method,
+            "label" => Field::Label,
+            _ => {
+                if let Some(i) = numbered("arg") {
+                    Field::Arg(i)
+                } else if let Some(i) = numbered("result") {
+                    Field::Result(i)
+                } else {
+                    return Err(PredicateError {
+                        line: pos.0,
+                        column: pos.1,
+                        message: format!("unknown field `{w}` (fields: {FIELDS})"),
+                    });
+                }
+            }
+        })
+    }
+    fn cond_index(&mut self) -> Result<usize, PredicateError> {
+        let c = self.cond()?;
+        self.conds.push(c);
+        Ok(self.conds.len() - 1)
+    }
+    fn cond(&mut self) -> Result<Cond, PredicateError> {
+        let mut left = self.cond_and()?;
+        while self.eat("||") {
+            left = Cond::Or(Box::new(left), Box::new(self.cond_and()?));
+        }
+        Ok(left)
+    }
+    fn cond_and(&mut self) -> Result<Cond, PredicateError> {
+        let mut left = self.cond_unary()?;
+        while self.eat("&&") {
+            left = Cond::And(Box::new(left), Box::new(self.cond_unary()?));
+        }
+        Ok(left)
+    }
+    fn cond_unary(&mut self) -> Result<Cond, PredicateError> {
+        if self.eat("!") {
+            return Ok(Cond::Not(Box::new(self.cond_unary()?)));
+        }
+        if self.eat("(") {
+            let c = self.cond()?;
+            self.expect(")")?;
+            return Ok(c);
+        }
+        let f = self.field()?;
+        let eq = if self.eat("==") {
+            true
+        } else if self.eat("!=") {
+            false
+        } else {
+            return Err(self.error("expected `==` or `!=` after the field"));
+        };
+        let lit = self.literal("a value (a name, a number or a string)")?;
+        Ok(Cond::Is(f, eq, lit))
+    }
+}

@@ -45,9 +45,9 @@ impl<'p> QuickLex<'p> {
                 }
                 for &(q, j) in &candidates {
                     // `(q, j)` is direct unless it happens before another candidate.
-                    let implied = candidates.iter().any(|&(q2, j2)| {
-                        q2 != q && poset.clock(q2 as usize, j2)[q as usize] >= j
-                    });
+                    let implied = candidates
+                        .iter()
+                        .any(|&(q2, j2)| q2 != q && poset.clock(q2 as usize, j2)[q as usize] >= j);
                     if !implied {
                         r.push((q, j));
                     }
@@ -112,18 +112,32 @@ impl<'p> QuickLex<'p> {
                 }
             }
         }
+        let last = n - 1;
+        let (last_starts, last_remote) = (&self.starts[last][..], &self.remote[last][..]);
+        let last_hi = hi[last];
         loop {
             visit.visit(&g)?;
-            // PROPAGATE (Algorithm 13).
-            let mut k = n;
-            while k > 0 {
+            // PROPAGATE (Algorithm 13). The least significant process first, in a tight loop:
+            // it is the answer for most states, and needs no RESET.
+            let next = g[last] + 1;
+            if next <= last_hi && {
+                let (a, b) = (last_starts[next as usize], last_starts[next as usize + 1]);
+                last_remote[a as usize..b as usize]
+                    .iter()
+                    .all(|&(q, j)| g[q as usize] >= j)
+            } {
+                g[last] = next;
+                continue;
+            }
+            let mut k = last;
+            loop {
+                if k == 0 {
+                    return ControlFlow::Continue(());
+                }
                 k -= 1;
                 let next = g[k] + 1;
                 if next <= hi[k] && self.enabled(k, next, &g) {
                     break;
-                }
-                if k == 0 {
-                    return ControlFlow::Continue(());
                 }
             }
             g[k] += 1;

@@ -1,0 +1,309 @@
+//! `hindsight cuts` and `hindsight gen-poset` end to end: the thesis's examples, every algorithm
+//! agreeing through the command line, output formats, exit statuses and bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn hindsight(args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run hindsight");
+    Out {
+        code: out.status.code().expect("exit code"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8"),
+    }
+}
+
+fn json(out: &Out) -> Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+fn temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hindsight-cuts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn figure_1_1_write_write_race_in_state_a3_b2() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "race",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v = json(&out);
+    let f = &v["findings"][0];
+    assert_eq!(f["kind"], "data-race");
+    assert_eq!(f["variable"], "x");
+    assert_eq!(f["frontier"], serde_json::json!([2, 1]));
+    let idx: Vec<u64> = f["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(idx, vec![2, 4], "a3 and b2");
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn figure_1_1_has_eight_states_and_one_racy_one() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "race",
+        "--every-event",
+        "--count",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = json(&out);
+    // G1..G8 of Fig. 1.2 (five events, a2 -> b1).
+    assert_eq!(v["summary"]["states"], 8);
+    assert_eq!(v["summary"]["satisfying"], 1);
+}
+
+#[test]
+fn conjunctive_predicate_and_schedule() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "at(t1, op == w) && at(t2, op == w)",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = &json(&out)["findings"][0];
+    assert_eq!(f["kind"], "predicate");
+    // Only the writes enter the poset; the schedule is a linear extension of the cut.
+    assert_eq!(f["schedule"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn elevators_algorithm_10() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/elevator.txt",
+        "--predicate",
+        "count(method == at by arg0, arg1) >= 3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let f = &json(&out)["findings"][0];
+    let ops: Vec<&str> = f["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, vec!["call(stop.at(3,up))"; 3]);
+    // Only the down stops enter the poset, so a thread "is at" its latest down stop: e1 and e2
+    // both at 5-down is a state even though e1 released the lock before e2 took it.
+    let relevant_only = hindsight(&[
+        "cuts",
+        "examples/cuts/elevator.txt",
+        "--predicate",
+        "atleast(3, arg1 == down)",
+    ]);
+    assert_eq!(relevant_only.code, 1, "{}", relevant_only.stdout);
+    // With every event in the poset, e1 is at its release by then: never three at once.
+    let every = hindsight(&[
+        "cuts",
+        "examples/cuts/elevator.txt",
+        "--predicate",
+        "atleast(3, arg1 == down)",
+        "--every-event",
+    ]);
+    assert_eq!(every.code, 0, "{}", every.stdout);
+}
+
+#[test]
+fn count_of_a_poset_file_and_every_algorithm_agrees() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig2.poset",
+        "--count",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(json(&out)["summary"]["states"], 16);
+    let gen = hindsight(&["gen-poset", "d-60", "--seed", "7"]);
+    assert_eq!(gen.code, 0);
+    let again = hindsight(&["gen-poset", "d-60", "--seed", "7"]);
+    assert_eq!(gen.stdout, again.stdout, "deterministic");
+    let p = temp("d60.txt", &gen.stdout);
+    let p = p.to_str().unwrap();
+    let mut counts = Vec::new();
+    for algo in [
+        &["--algo", "bfs"][..],
+        &["--algo", "lex"],
+        &["--algo", "quicklex"],
+        &["--algo", "paramount", "--threads", "1"],
+        &["--algo", "paramount", "--threads", "2"],
+    ] {
+        let mut args = vec!["cuts", p, "--count", "--format", "json"];
+        args.extend_from_slice(algo);
+        let out = hindsight(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        counts.push(json(&out)["summary"]["states"].as_u64().unwrap());
+    }
+    assert!(
+        counts.iter().all(|&c| c == counts[0] && c > 1000),
+        "{counts:?}"
+    );
+}
+
+#[test]
+fn all_with_limit_and_sarif() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/elevator.txt",
+        "--predicate",
+        "exists(method == at)",
+        "--all",
+        "--limit",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1);
+    let v = json(&out);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 3);
+    assert_eq!(v["summary"]["complete"], false);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "race",
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(out.code, 1);
+    let v = json(&out);
+    assert_eq!(v["runs"][0]["results"][0]["ruleId"], "data-race");
+}
+
+#[test]
+fn paramount_finds_the_same_first_state_as_quicklex() {
+    for pred in ["race", "at(t1, op == w) && at(t2, op == w)"] {
+        let a = hindsight(&[
+            "cuts",
+            "examples/cuts/fig1.txt",
+            "--predicate",
+            pred,
+            "--format",
+            "json",
+        ]);
+        let b = hindsight(&[
+            "cuts",
+            "examples/cuts/fig1.txt",
+            "--predicate",
+            pred,
+            "--algo",
+            "paramount",
+            "--threads",
+            "2",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(
+            json(&a)["findings"][0]["frontier"],
+            json(&b)["findings"][0]["frontier"]
+        );
+    }
+}
+
+#[test]
+fn bad_poset_files_are_located() {
+    let cases = [
+        (
+            "0:(1,0)\n1:(0,1,0)\n",
+            ":2:1: error: the clock has 3 components",
+        ),
+        (
+            "0:(1,0)\n0:(3,0)\n",
+            ":2:1: error: event 3 of process 0 but process 0 has no event 2",
+        ),
+        ("0:(1,0)\n1:(0,1\n", ":2:7: error: expected `,` or `)`"),
+        ("0:(1,1)\n1:(1,1)\n", "a cycle"),
+        ("0:(1,2)\n1:(0,1)\n", "process 1 has only 1 events"),
+        ("2:(1,0)\n", "process 2 does not exist"),
+        ("0:(1,x)\n", ":1:6: error: expected a clock component"),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let p = temp(&format!("bad{i}.poset"), text);
+        let out = hindsight(&["cuts", p.to_str().unwrap(), "--count", "--poset"]);
+        assert_eq!(out.code, 2, "{text}");
+        assert!(out.stderr.contains(want), "{text}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn bad_predicates_and_usage() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "count(op == w) >=",
+    ]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("<predicate>:1:"), "{}", out.stderr);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "count(colour == red) > 1",
+    ]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("<predicate>:1:7: error: unknown field `colour`"),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--predicate",
+        "at(t9, op == w)",
+    ]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no thread `t9`"), "{}", out.stderr);
+    let out = hindsight(&["cuts", "examples/cuts/fig1.txt"]);
+    assert_eq!(out.code, 2);
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig1.txt",
+        "--count",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(out.code, 2);
+    let out = hindsight(&["gen-poset", "x-3"]);
+    assert_eq!(out.code, 2);
+}
