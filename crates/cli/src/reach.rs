@@ -1,8 +1,10 @@
 //! `hindsight reach`: predicate detection under locking constraints, on the loset of a trace
 //! (Chang's thesis, Chapters 5-6).
 
-use crate::{display_path, place, print_report, trace_error, FormatArg, InputArgs};
+use crate::{display_path, place, print_report, trace_error, FormatArg, InputArgs, Located};
 use anyhow::bail;
+use hindsight_analyses::cuts::poset::{Poset, TracePoset};
+use hindsight_analyses::cuts::predicate::{parse_predicate, Predicate};
 use hindsight_analyses::reach::classes::{Cycle, EdgeKind, Node};
 use hindsight_analyses::reach::loset::{Ev, Loset};
 use hindsight_analyses::reach::search::{Invalidity, Validity};
@@ -17,6 +19,11 @@ use std::time::Instant;
 pub struct ReachArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// A predicate over the frontier events, in the language of `hindsight cuts` (a thread's
+    /// frontier event is its latest event the predicate looks at): report the first strongly
+    /// feasible state where it holds, proven reachable if possible.
+    #[arg(long)]
+    pub predicate: Option<String>,
     /// Count the strongly feasible states (and, with --exact, the reachable ones).
     #[arg(long)]
     pub count: bool,
@@ -192,8 +199,8 @@ fn parse_state(loset: &Loset, text: &str) -> anyhow::Result<Vec<u32>> {
 }
 
 pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
-    if !(a.count || a.check_valid || a.state.is_some()) {
-        bail!("`reach` needs --count, --check-valid or --state");
+    if !(a.count || a.check_valid || a.predicate.is_some() || a.state.is_some()) {
+        bail!("`reach` needs --predicate EXPR, --count, --check-valid or --state");
     }
     let path = &a.input.trace;
     let wrap = |error| trace_error(path, error);
@@ -228,6 +235,28 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
         .as_deref()
         .map(|s| parse_state(&loset, s))
         .transpose()?;
+    let predicate = a
+        .predicate
+        .as_deref()
+        .map(|text| {
+            parse_predicate(text).map_err(|e| {
+                Located(format!(
+                    "<predicate>:{}:{}: error: {}",
+                    e.line, e.column, e.message
+                ))
+            })
+        })
+        .transpose()?;
+    let projection = predicate.as_ref().map(|p| Projection::new(&loset, p));
+    let bound = match (&predicate, &projection) {
+        (Some(p), Some(proj)) => Some(p.bind(&proj.poset).map_err(|e| {
+            Located(format!(
+                "<predicate>:{}:{}: error: {}",
+                e.line, e.column, e.message
+            ))
+        })?),
+        _ => None,
+    };
     let started = Instant::now();
     let reach = Reach::new(&loset);
 
@@ -316,6 +345,37 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
             report
                 .summary
                 .insert("proven_by".into(), Value::Object(proofs));
+        }
+    }
+    if let (Some(p), Some(proj), Some(bound)) = (&predicate, &projection, &bound) {
+        let mut frontier = vec![0u32; loset.processes()];
+        let detection = reach.detect(
+            &mut |g: &[u32]| {
+                proj.project(g, &mut frontier);
+                bound.holds(&frontier)
+            },
+            a.exact,
+        );
+        report
+            .summary
+            .insert("predicate".into(), Value::from(p.text.clone()));
+        report
+            .summary
+            .insert("states".into(), Value::from(detection.states));
+        report
+            .summary
+            .insert("satisfying".into(), Value::from(detection.satisfying));
+        report
+            .summary
+            .insert("complete".into(), Value::from(detection.complete));
+        if detection.unreachable > 0 {
+            report.summary.insert(
+                "satisfying_unreachable".into(),
+                Value::from(detection.unreachable),
+            );
+        }
+        if let Some((g, verdict)) = &detection.found {
+            report.findings.push(predicate_finding(&loset, g, verdict));
         }
     }
     report.summary.insert(
@@ -411,6 +471,109 @@ fn decide_state(loset: &Loset, reach: &Reach, g: &[u32], exact: bool, report: &m
                 "reason".into(),
                 Value::from("strongly feasible, neither lock-free nor viable; --exact searches"),
             );
+        }
+    }
+}
+
+/// The finding for a satisfying state and its verdict.
+pub fn predicate_finding(loset: &Loset, g: &[u32], verdict: &Verdict) -> Finding {
+    let (f, events, state) = frontier(loset, g);
+    let mut fields = Map::new();
+    fields.insert("state".into(), Value::Object(state));
+    let (kind, message) = match verdict {
+        Verdict::Reachable { proof, run } => {
+            let (s, idx) = schedule(loset, run);
+            fields.insert("proof".into(), Value::from(proof_name(*proof)));
+            fields.insert("schedule".into(), idx);
+            (
+                "predicate",
+                format!(
+                    "the predicate holds where {f}; proven reachable ({}); schedule: {s}",
+                    proof_name(*proof)
+                ),
+            )
+        }
+        _ => {
+            fields.insert("proof".into(), Value::from("strongly feasible only"));
+            (
+                "predicate-strongly-feasible",
+                format!(
+                    "the predicate holds where {f}; that state is strongly feasible but not proven reachable (--exact searches)"
+                ),
+            )
+        }
+    };
+    Finding {
+        kind: kind.into(),
+        message,
+        events,
+        fields,
+        group: None,
+    }
+}
+
+/// The loset seen through a predicate: its relevant events as the elements of a `cuts` poset
+/// (ordered by the loset's happened-before, without lock edges), so that the predicate of
+/// `hindsight cuts` answers for a loset state through its latest relevant event per thread.
+struct Projection {
+    poset: TracePoset,
+    /// Per process: `seen[p][i]` = relevant events among its first `i` events.
+    seen: Vec<Vec<u32>>,
+}
+
+impl Projection {
+    fn new(loset: &Loset, predicate: &Predicate) -> Projection {
+        let n = loset.processes();
+        let mut seen = Vec::with_capacity(n);
+        let mut members = Vec::with_capacity(n);
+        for p in 0..n {
+            let mut s = vec![0u32];
+            let mut m = Vec::new();
+            for e in &loset.events[p] {
+                let relevant = predicate.relevant(e, &loset.names);
+                if relevant {
+                    m.push(e.clone());
+                }
+                s.push(s.last().copied().unwrap_or(0) + u32::from(relevant));
+            }
+            seen.push(s);
+            members.push(m);
+        }
+        let mut poset = Poset::new(n);
+        let mut row = vec![0u32; n];
+        for p in 0..n {
+            for i in 1..=loset.len(p) {
+                if seen[p][i as usize] == seen[p][i as usize - 1] {
+                    continue;
+                }
+                let c = loset.hb.clock(p, i);
+                for q in 0..n {
+                    row[q] = seen[q][c[q] as usize];
+                }
+                poset.push(p, &row);
+            }
+        }
+        let starts = members
+            .iter()
+            .map(|m| (0..=m.len() as u32).collect())
+            .collect();
+        Projection {
+            poset: TracePoset {
+                poset,
+                threads: loset.threads.clone(),
+                members,
+                starts,
+                names: loset.names.clone(),
+                trace_events: loset.hb.events(),
+            },
+            seen,
+        }
+    }
+
+    /// The frontier of `g` in the projection.
+    fn project(&self, g: &[u32], out: &mut [u32]) {
+        for (p, (&i, o)) in g.iter().zip(out.iter_mut()).enumerate() {
+            *o = self.seen[p][i as usize];
         }
     }
 }

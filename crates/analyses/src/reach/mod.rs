@@ -191,6 +191,8 @@ pub struct Detection {
     pub unreachable: u64,
     /// The first satisfying state proven reachable, else the first left unknown.
     pub found: Option<(Vec<u32>, Verdict)>,
+    /// Whether every strongly feasible state was enumerated (no reachable one stopped it).
+    pub complete: bool,
 }
 
 impl Reach<'_> {
@@ -221,6 +223,7 @@ impl Reach<'_> {
             }
         });
         if d.found.is_none() {
+            d.complete = true;
             d.found = unknown.map(|g| (g, Verdict::Unknown));
         }
         d
