@@ -196,7 +196,7 @@ fn check_classes(l: &Loset) {
     };
     let zero = vec![0; l.processes()];
     assert_eq!(replay(l, &zero, run), Some(l.final_state()));
-    let normal = reach.normal.as_ref().expect("valid losets normalize");
+    let normal = reach.normal().expect("valid losets normalize");
     let mut strong = BTreeSet::new();
     for g in &all {
         assert_eq!(l.is_feasible(g), brute::feasible(l, g), "feasible {g:?}");

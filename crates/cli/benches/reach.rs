@@ -4,7 +4,9 @@
 //! Lex2: only when the previous state does not imply it), all measured in this run. The bar:
 //! Lex2 enumerates exactly the simulation's states, in at most 40% of BFS's time.
 //!
-//! `cargo bench -p hindsight-cli --bench reach` (`HINDSIGHT_BENCH_SCALE=0.5` shrinks the rows).
+//! `cargo bench -p hindsight-cli --bench reach` (`HINDSIGHT_BENCH_SCALE=0.5` shrinks the rows;
+//! `HINDSIGHT_BENCH_STATS=1` adds Lex2's counts of checks and normalizations per row,
+//! `HINDSIGHT_BENCH_SIZES=1` only prints each row's shape and number of states).
 
 use hindsight_analyses::reach::enumerate::{enumerate, Lex};
 use hindsight_analyses::reach::loset::Loset;

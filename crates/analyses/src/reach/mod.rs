@@ -67,32 +67,38 @@ impl Verdict {
     }
 }
 
-/// A loset with what every decision needs: its validity (with a run to the final state) and
-/// the loset normalized with happened-before (`L''` of Definition 22).
+/// A loset with what every decision needs: its validity (with a run to the final state) and,
+/// computed on first use, the loset normalized with happened-before (`L''` of Definition 22).
 pub struct Reach<'a> {
     pub loset: &'a Loset,
     pub validity: Validity,
-    pub normal: Option<Normalized>,
+    normal: std::cell::OnceCell<Option<Normalized>>,
 }
 
 impl<'a> Reach<'a> {
     pub fn new(loset: &'a Loset) -> Reach<'a> {
-        let validity = check_valid(loset);
-        let normal = match &validity {
-            Validity::Valid(_) => {
-                let zero = vec![0; loset.processes()];
-                match loset.normalize(&zero, &loset.final_state()) {
-                    Normalization::Acyclic(n) => Some(n),
-                    Normalization::Cycle(_) => None,
-                }
-            }
-            Validity::Invalid(_) => None,
-        };
         Reach {
             loset,
-            validity,
-            normal,
+            validity: check_valid(loset),
+            normal: std::cell::OnceCell::new(),
         }
+    }
+
+    /// `L''`: the whole loset normalized (with the final state's dynamic locking orders), when
+    /// the loset is valid.
+    pub fn normal(&self) -> Option<&Normalized> {
+        self.normal
+            .get_or_init(|| match &self.validity {
+                Validity::Valid(_) => {
+                    let zero = vec![0; self.loset.processes()];
+                    match self.loset.normalize(&zero, &self.loset.final_state()) {
+                        Normalization::Acyclic(n) => Some(n),
+                        Normalization::Cycle(_) => None,
+                    }
+                }
+                Validity::Invalid(_) => None,
+            })
+            .as_ref()
     }
 
     /// A run to the final state, if the loset is valid.
@@ -133,7 +139,7 @@ impl<'a> Reach<'a> {
             if f == g {
                 return self.reached(Proof::LockFree, project(run, g));
             }
-            if let Some(normal) = &self.normal {
+            if let Some(normal) = self.normal() {
                 if l.is_viable(normal, g) {
                     return self.reached(Proof::Viable, project(run, g));
                 }
