@@ -11,5 +11,6 @@ pub mod cuts;
 pub mod driver;
 pub mod lin;
 pub mod races;
+pub mod reach;
 
 pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};

@@ -9,6 +9,7 @@ mod commute;
 mod composed;
 mod cuts;
 mod lin;
+mod reach;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -141,6 +142,9 @@ enum Command {
     /// Generates a random poset like the ParaMount/QuickLex benchmarks (`d-N`, `w-N`) in the
     /// poset file format.
     GenPoset(cuts::GenPosetArgs),
+    /// Predicate detection under locking constraints (the loset model): reachable, strongly
+    /// feasible and valid, over every lock schedule of the run at once.
+    Reach(reach::ReachArgs),
     /// Converts a trace between the text and binary formats, losslessly.
     Convert {
         /// Input trace (`-` for standard input).
@@ -340,6 +344,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         } => composed::run(&file, bounded, operation.as_deref(), format),
         Command::Cuts(args) => cuts::run(&args),
         Command::GenPoset(args) => cuts::gen_poset(&args),
+        Command::Reach(args) => reach::run(args),
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
             events,
