@@ -114,6 +114,7 @@ pub struct Atomicity {
     non_nested_count: u64,
     kept: Vec<Kept>,
     accessed_by: FxHashMap<VarId, (ThreadId, bool)>,
+    events: u64,
 }
 
 /// How many non-nested releases are kept word for word under `--ignore-non-nested`.
@@ -133,6 +134,7 @@ impl Atomicity {
             non_nested_count: 0,
             kept: Vec::new(),
             accessed_by: FxHashMap::default(),
+            events: 0,
         }
     }
 
@@ -151,6 +153,7 @@ impl Atomicity {
     /// Feeds one event; an error for a non-nested release (unless ignored).
     pub fn step(&mut self, e: &Event, names: &Names) -> Result<(), ErrorKind> {
         let t = e.thread;
+        self.events += 1;
         self.thread(t).started = true;
         match &e.op {
             Op::Acquire(l) => self.threads[t.index()].locks.acquire(*l),
@@ -440,10 +443,11 @@ impl Analysis for Atomicity {
         let entities = self.accessed_by.values().filter(|v| v.1).count();
         s.insert("entities".into(), Value::from(entities));
         s.insert("locks".into(), Value::from(names.locks.len()));
+        s.insert("events".into(), Value::from(self.events));
         s.insert("transactions".into(), Value::from(self.transactions));
         s.insert("profiles".into(), Value::from(self.profiles.len()));
         s.insert("WRW".into(), Value::from(wrw));
-        s.insert("RWR/RWW/WWR/WWW".into(), Value::from(others));
+        s.insert("others".into(), Value::from(others));
         for (k, n) in per_pattern {
             if k != "WRW" {
                 s.insert(k, Value::from(n));
@@ -512,14 +516,22 @@ fn finding(
             .collect()
     };
     let mut message = format!(
-        "{} (#{}) of `{var}` by {u} can run between {} (#{}) and {} (#{}) of one transaction of {t} ({})",
+        "{} (#{}) of `{var}` by {u} can run between {} (#{}) and {} (#{}) of one transaction of {t} ({}), with {t} at #{} holding {{{}}}",
         if wf { "write" } else { "read" },
         v.f.index,
         if w1 { "write" } else { "read" },
         v.e1.index,
         if w2 { "write" } else { "read" },
         v.e2.index,
-        v.pattern.name()
+        v.pattern.name(),
+        v.e,
+        profiles
+            .get(v.class.0)
+            .held
+            .iter()
+            .map(|h| names.lock(h.lock))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let mut fields = Map::new();
     fields.insert("variable".into(), Value::from(var));
