@@ -12,10 +12,13 @@ use hindsight_trace::{ErrorKind, Event, Names};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// The non-nested releases kept word for word (event index, description) and their count.
+type NonNestedWarnings = Rc<RefCell<(Vec<(u64, String)>, u64)>>;
+
 /// The analysis, handing its non-nested warnings to the command when it finishes.
 struct Reporting {
     inner: Atomicity,
-    warnings: Rc<RefCell<(Vec<(u64, String)>, u64)>>,
+    warnings: NonNestedWarnings,
 }
 
 impl Analysis for Reporting {
