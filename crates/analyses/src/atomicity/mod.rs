@@ -40,7 +40,7 @@ use nesting::{NonNested, Pid, Profiles, ThreadLocks};
 use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
-use witness::{Occurrence, Recency, VarWitnesses, READ, WRITE};
+use witness::{Marks, Occurrence, Recency, VarWitnesses, READ, WRITE};
 
 /// What to compute beyond the violation classes.
 #[derive(Clone, Copy, Debug, Default)]
@@ -107,13 +107,18 @@ pub struct Atomicity {
     threads: Vec<ThreadState>,
     profiles: Profiles,
     fj: ForkJoin,
-    witnesses: FxHashMap<(VarId, ThreadId), VarWitnesses>,
+    /// Witness sets per (variable, thread): keys, hot marks and cold sets, by slot.
+    keys: Vec<(VarId, ThreadId)>,
+    marks: Vec<Marks>,
+    sets: Vec<VarWitnesses>,
+    /// Per variable, the thread that accessed it last and its slot: most accesses hit it.
+    last_slot: Vec<(ThreadId, u32)>,
+    slots: FxHashMap<(VarId, ThreadId), u32>,
     next_txn: u64,
     transactions: u64,
     non_nested: Vec<(u64, NonNested)>,
     non_nested_count: u64,
     kept: Vec<Kept>,
-    accessed_by: FxHashMap<VarId, (ThreadId, bool)>,
     events: u64,
 }
 
@@ -127,13 +132,16 @@ impl Atomicity {
             threads: Vec::new(),
             profiles: Profiles::default(),
             fj: ForkJoin::default(),
-            witnesses: FxHashMap::default(),
+            keys: Vec::new(),
+            marks: Vec::new(),
+            sets: Vec::new(),
+            last_slot: Vec::new(),
+            slots: FxHashMap::default(),
             next_txn: 0,
             transactions: 0,
             non_nested: Vec::new(),
             non_nested_count: 0,
             kept: Vec::new(),
-            accessed_by: FxHashMap::default(),
             events: 0,
         }
     }
@@ -213,17 +221,27 @@ impl Atomicity {
                 index: e.index,
                 loc: e.loc,
             };
-            self.witnesses
-                .entry((x, t))
-                .or_default()
-                .access(kind, at, pid, s.txn, &s.recency);
-            let shared = self.accessed_by.entry(x).or_insert((t, false));
-            if shared.0 != t {
-                shared.1 = true;
-            }
+            let slot = slot_of(
+                &mut self.last_slot,
+                &mut self.slots,
+                &mut self.keys,
+                &mut self.marks,
+                &mut self.sets,
+                x,
+                t,
+            );
+            let local = self.profiles.local(pid);
+            self.marks[slot].access(
+                kind,
+                at,
+                (pid, local),
+                s.txn,
+                &s.recency,
+                &mut self.sets[slot],
+            );
         }
         if s.txn != 0 {
-            s.recency.current(pid, e.index);
+            s.recency.current((pid, self.profiles.local(pid)), e.index);
         }
         if keep {
             let txn = s.txn;
@@ -271,16 +289,18 @@ impl Atomicity {
 
     /// Phase II: the violation classes, in a deterministic order.
     pub fn violations(&self) -> Vec<Violation> {
-        let mut sets: Vec<((VarId, ThreadId), VarWitnesses)> = self
-            .witnesses
-            .iter()
-            .map(|(k, v)| (*k, v.clone()))
-            .collect();
+        self.violations_counted().0
+    }
+
+    /// The violation classes, and how many distinct pairs of profiles were checked.
+    pub fn violations_counted(&self) -> (Vec<Violation>, u64) {
+        let mut sets: Vec<((VarId, ThreadId), &VarWitnesses)> =
+            self.keys.iter().copied().zip(self.sets.iter()).collect();
         sets.sort_by_key(|s| s.0);
         let mut pairing = Pairing::default();
         let mut v = pairing.pair(&sets, &self.profiles, &self.fj);
         v.sort_by_key(|v| (v.thread, v.other, v.var, v.pattern, v.e1.index, v.f.index));
-        v
+        (v, pairing.checks)
     }
 
     /// Every violating triple (needs `Options::all` or `Options::schedule`): for each class
@@ -374,6 +394,34 @@ impl Atomicity {
     }
 }
 
+/// The slot of `(x, t)`, created on first use.
+#[inline]
+fn slot_of(
+    last_slot: &mut Vec<(ThreadId, u32)>,
+    slots: &mut FxHashMap<(VarId, ThreadId), u32>,
+    keys: &mut Vec<(VarId, ThreadId)>,
+    marks: &mut Vec<Marks>,
+    sets: &mut Vec<VarWitnesses>,
+    x: VarId,
+    t: ThreadId,
+) -> usize {
+    if x.index() >= last_slot.len() {
+        last_slot.resize(x.index() + 1, (ThreadId(u32::MAX), 0));
+    }
+    let hot = &mut last_slot[x.index()];
+    if hot.0 == t {
+        return hot.1 as usize;
+    }
+    let slot = *slots.entry((x, t)).or_insert_with(|| {
+        keys.push((x, t));
+        marks.push(Marks::default());
+        sets.push(VarWitnesses::default());
+        keys.len() as u32 - 1
+    });
+    *hot = (t, slot);
+    slot as usize
+}
+
 fn access_of(k: &Kept, x: VarId) -> Option<bool> {
     match k.op {
         KeptOp::Read(y) if y == x => Some(false),
@@ -411,7 +459,7 @@ impl Analysis for Atomicity {
     }
 
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
-        let classes = self.violations();
+        let (classes, checks) = self.violations_counted();
         let shown = if self.options.all {
             self.all_triples(&classes)
         } else {
@@ -440,12 +488,20 @@ impl Analysis for Atomicity {
         }
         let s = &mut out.summary;
         s.insert("threads".into(), Value::from(names.threads.len()));
-        let entities = self.accessed_by.values().filter(|v| v.1).count();
+        let mut keys = self.keys.clone();
+        keys.sort_unstable();
+        let entities = keys
+            .windows(2)
+            .filter(|w| w[0].0 == w[1].0)
+            .map(|w| w[0].0)
+            .collect::<FxHashSet<_>>()
+            .len();
         s.insert("entities".into(), Value::from(entities));
         s.insert("locks".into(), Value::from(names.locks.len()));
         s.insert("events".into(), Value::from(self.events));
         s.insert("transactions".into(), Value::from(self.transactions));
         s.insert("profiles".into(), Value::from(self.profiles.len()));
+        s.insert("profile_pairs_checked".into(), Value::from(checks));
         s.insert("WRW".into(), Value::from(wrw));
         s.insert("others".into(), Value::from(others));
         for (k, n) in per_pattern {

@@ -86,6 +86,21 @@ pub struct ThreadLocks {
     guarded_acquired: Vec<LockId>,
     /// The interned profile of the current state, if still valid.
     current: Option<Pid>,
+    /// The profile before the one change since `current` was last valid, and that change: the
+    /// next interning records the transition in `transitions`.
+    missed: Option<(Pid, Step)>,
+    /// Profile transitions seen so far: most lock events repeat one, and then the new profile
+    /// is found without building and hashing it.
+    transitions: FxHashMap<(Pid, Step), Pid>,
+}
+
+/// A change of a thread's profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Step {
+    Acquire(LockId),
+    Release(LockId),
+    Fork,
+    Epoch,
 }
 
 impl ThreadLocks {
@@ -113,7 +128,7 @@ impl ThreadLocks {
             self.guarded_acquired.push(l);
             self.guarded_acquired.sort_unstable();
         }
-        self.current = None;
+        self.changed(Step::Acquire(l));
     }
 
     /// Releases `l` (which the validator has checked is held). Returns the violation if `l`
@@ -147,7 +162,13 @@ impl ThreadLocks {
         } else {
             self.history.retain(|&(_, d)| d > 0);
         }
-        self.current = None;
+        if violation.is_some() {
+            // Not a function of the profile alone: never memoised.
+            self.current = None;
+            self.missed = None;
+        } else {
+            self.changed(Step::Release(l));
+        }
         violation
     }
 
@@ -155,13 +176,27 @@ impl ThreadLocks {
     pub fn fork(&mut self) {
         self.forks += 1;
         self.epoch += 1;
-        self.current = None;
+        self.changed(Step::Fork);
     }
 
     /// A fork/join edge reaches the thread (it joins a thread, or is forked).
     pub fn new_epoch(&mut self) {
         self.epoch += 1;
-        self.current = None;
+        self.changed(Step::Epoch);
+    }
+
+    #[inline]
+    fn changed(&mut self, step: Step) {
+        match self.current {
+            Some(p) => match self.transitions.get(&(p, step)) {
+                Some(&q) => self.current = Some(q),
+                None => {
+                    self.current = None;
+                    self.missed = Some((p, step));
+                }
+            },
+            None => self.missed = None,
+        }
     }
 
     /// The locks held now, outermost first.
@@ -186,7 +221,10 @@ impl ThreadLocks {
         guards.sort_unstable();
         guards.dedup();
         self.guards = guards;
+        // Transitions depend on the guards.
+        self.transitions.clear();
         self.current = None;
+        self.missed = None;
     }
 
     /// The profile id of the current state, interning it if it changed.
@@ -197,6 +235,9 @@ impl ThreadLocks {
             None => {
                 let p = profiles.intern(self.snapshot(thread));
                 self.current = Some(p);
+                if let Some(from) = self.missed.take() {
+                    self.transitions.insert(from, p);
+                }
                 (p, true)
             }
         }
@@ -221,6 +262,10 @@ impl ThreadLocks {
 pub struct Profiles {
     ids: FxHashMap<Profile, Pid>,
     all: Vec<Profile>,
+    /// Per profile, its number among the profiles of its thread (dense from 0): witness sets
+    /// keep small per-thread numbers in bit masks.
+    local: Vec<u32>,
+    per_thread: Vec<u32>,
 }
 
 impl Profiles {
@@ -229,6 +274,12 @@ impl Profiles {
             return id;
         }
         let id = self.all.len() as Pid;
+        let t = p.thread.index();
+        if t >= self.per_thread.len() {
+            self.per_thread.resize(t + 1, 0);
+        }
+        self.local.push(self.per_thread[t]);
+        self.per_thread[t] += 1;
         self.all.push(p.clone());
         self.ids.insert(p, id);
         id
@@ -241,6 +292,12 @@ impl Profiles {
 
     pub fn len(&self) -> usize {
         self.all.len()
+    }
+
+    /// The number of profile `id` among its thread's profiles.
+    #[inline]
+    pub fn local(&self, id: Pid) -> u32 {
+        self.local[id as usize]
     }
 
     pub fn is_empty(&self) -> bool {

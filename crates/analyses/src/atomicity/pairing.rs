@@ -204,7 +204,7 @@ impl Pairing {
     /// Phase II over the witness sets, grouped by variable: `sets` is sorted by variable.
     pub fn pair(
         &mut self,
-        sets: &[((VarId, ThreadId), VarWitnesses)],
+        sets: &[((VarId, ThreadId), &VarWitnesses)],
         profiles: &Profiles,
         fj: &ForkJoin,
     ) -> Vec<Violation> {

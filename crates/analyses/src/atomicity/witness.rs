@@ -41,26 +41,54 @@ pub struct Sandwich {
 pub const READ: usize = 0;
 pub const WRITE: usize = 1;
 
-/// The witness sets of one thread for one variable.
+/// The witness sets of one thread for one variable (touched only when they grow).
 #[derive(Clone, Debug, Default)]
 pub struct VarWitnesses {
     /// `[R, W]`: profile -> the earliest access under it.
     pub single: [Vec<(Pid, Occurrence)>; 2],
     /// `[k1][k2]`: profile -> the first sandwich found for it.
     pub sandwiched: [[Vec<(Pid, Sandwich)>; 2]; 2],
+}
+
+const NO_INDEX: u64 = u64::MAX;
+
+/// What every access of one thread to one variable reads and writes: the transaction marks,
+/// and the profiles last added to each set, so that the common access (same profile as last
+/// time) is decided in one cache line without touching the sets.
+#[derive(Clone, Copy, Debug)]
+pub struct Marks {
     /// The transaction the marks below belong to.
     txn: u64,
     /// First access of each kind in that transaction.
-    first: [Option<Occurrence>; 2],
+    first: [u64; 2],
     /// `[k1][k2]`: the `e2` of the last validation of these kinds in that transaction.
     validated: [[u64; 2]; 2],
+    /// Profiles (by per-thread number, below 64) already in each set: the common access
+    /// finds its profile there and touches nothing else.
+    single_mask: [u64; 2],
+    sandwiched_mask: [[u64; 2]; 2],
+    /// The first access of each kind in that transaction, for reports.
+    first_loc: [Option<LocId>; 2],
+}
+
+impl Default for Marks {
+    fn default() -> Marks {
+        Marks {
+            txn: 0,
+            first: [NO_INDEX; 2],
+            validated: [[0; 2]; 2],
+            single_mask: [0; 2],
+            sandwiched_mask: [[0; 2]; 2],
+            first_loc: [None; 2],
+        }
+    }
 }
 
 /// Profiles a thread went through in its current transaction, most recent first, with the
 /// last event index at which each was current.
 #[derive(Clone, Debug, Default)]
 pub struct Recency {
-    list: Vec<(Pid, u64)>,
+    list: Vec<(Pid, u32, u64)>,
 }
 
 impl Recency {
@@ -70,24 +98,37 @@ impl Recency {
 
     /// The thread's profile is `pid` at event `index`.
     #[inline]
-    pub fn current(&mut self, pid: Pid, index: u64) {
+    pub fn current(&mut self, (pid, local): (Pid, u32), index: u64) {
         match self.list.first_mut() {
-            Some(front) if front.0 == pid => front.1 = index,
+            Some(front) if front.0 == pid => front.2 = index,
             _ => {
-                if let Some(i) = self.list.iter().position(|&(p, _)| p == pid) {
+                if let Some(i) = self.list.iter().position(|&(p, _, _)| p == pid) {
                     self.list.remove(i);
                 }
-                self.list.insert(0, (pid, index));
+                self.list.insert(0, (pid, local, index));
             }
         }
     }
 
-    fn since(&self, threshold: u64) -> impl Iterator<Item = (Pid, u64)> + '_ {
+    fn since(&self, threshold: u64) -> impl Iterator<Item = (Pid, u32, u64)> + '_ {
         self.list
             .iter()
-            .take_while(move |&&(_, at)| at >= threshold)
+            .take_while(move |&&(_, _, at)| at >= threshold)
             .copied()
     }
+}
+
+/// Whether the profile numbered `local` is known to be in the set, marking it if it can be.
+/// `false` means "add it" (`add` still checks for profiles numbered 64 or more).
+#[inline(always)]
+fn seen(mask: &mut u64, local: u32) -> bool {
+    if local >= 64 {
+        return false;
+    }
+    let bit = 1u64 << local;
+    let was = *mask & bit != 0;
+    *mask |= bit;
+    was
 }
 
 fn add<T>(set: &mut Vec<(Pid, T)>, pid: Pid, what: T) {
@@ -98,31 +139,55 @@ fn add<T>(set: &mut Vec<(Pid, T)>, pid: Pid, what: T) {
     set.push((pid, what));
 }
 
-impl VarWitnesses {
+impl Marks {
     /// An access of kind `kind` at `at`, under profile `pid`, in transaction `txn` (0: outside
-    /// any transaction). `recency` is the thread's history *before* this event.
+    /// any transaction). `recency` is the thread's history *before* this event; `sets` are
+    /// touched only if a set grows.
     #[inline]
-    pub fn access(&mut self, kind: usize, at: Occurrence, pid: Pid, txn: u64, recency: &Recency) {
-        add(&mut self.single[kind], pid, at);
+    pub fn access(
+        &mut self,
+        kind: usize,
+        at: Occurrence,
+        (pid, local): (Pid, u32),
+        txn: u64,
+        recency: &Recency,
+        sets: &mut VarWitnesses,
+    ) {
+        if !seen(&mut self.single_mask[kind], local) {
+            add(&mut sets.single[kind], pid, at);
+        }
         if txn == 0 {
             return;
         }
         if self.txn != txn {
             self.txn = txn;
-            self.first = [None, None];
+            self.first = [NO_INDEX; 2];
             self.validated = [[0; 2]; 2];
         }
         for k1 in [READ, WRITE] {
-            let Some(e1) = self.first[k1] else { continue };
-            let threshold = e1.index.max(self.validated[k1][kind]);
-            let set = &mut self.sandwiched[k1][kind];
-            for (p, e) in recency.since(threshold) {
-                add(set, p, Sandwich { e1, e, e2: at });
+            let first = self.first[k1];
+            if first == NO_INDEX {
+                continue;
+            }
+            let threshold = first.max(self.validated[k1][kind]);
+            for (p, l, e) in recency.since(threshold) {
+                if !seen(&mut self.sandwiched_mask[k1][kind], l) {
+                    let e1 = Occurrence {
+                        index: first,
+                        loc: self.first_loc[k1],
+                    };
+                    add(
+                        &mut sets.sandwiched[k1][kind],
+                        p,
+                        Sandwich { e1, e, e2: at },
+                    );
+                }
             }
             self.validated[k1][kind] = at.index;
         }
-        if self.first[kind].is_none() {
-            self.first[kind] = Some(at);
+        if self.first[kind] == NO_INDEX {
+            self.first[kind] = at.index;
+            self.first_loc[kind] = at.loc;
         }
     }
 }
