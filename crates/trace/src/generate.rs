@@ -1294,8 +1294,8 @@ pub fn generate_nested<E>(
         *index += 1;
         sink(&e, names)
     };
-    for c in 1..=forked {
-        emit(0, Op::Fork(thread_ids[c]), names, &mut index)?;
+    for &child in &thread_ids[1..=forked] {
+        emit(0, Op::Fork(child), names, &mut index)?;
     }
     let live = forked + 1;
     // Events needed to close everything: releases, ends, joins.

@@ -198,11 +198,18 @@ impl<'k> Scheduler<'k> {
         let pos = |i: u64| self.position(i).map(|p| p.1).ok_or("event not kept");
         let (p1, pf, p2) = (pos(v.e1.index)?, pos(v.f.index)?, pos(v.e2.index)?);
         let (lt, lu) = (&self.locals[&t], &self.locals[&u]);
-        let full = search(lt, lu, t, u, (p1, pf, p2), true);
+        // First a run in which `f` runs exactly at the witness `e` that Phase II found, then
+        // anywhere in [e1, e2), then a run that stops after `f`.
+        let pe = self
+            .position(v.e)
+            .map(|p| p.1)
+            .filter(|&pe| p1 <= pe && pe < p2);
+        let at_witness = pe.and_then(|pe| search(lt, lu, t, u, (pe, pe + 1, pf, p2), true));
+        let full = at_witness.or_else(|| search(lt, lu, t, u, (p1, p2, pf, p2), true));
         let (moves, reaches_e2) = match full {
             Some(m) => (m, true),
             None => (
-                search(lt, lu, t, u, (p1, pf, p2), false)
+                search(lt, lu, t, u, (p1, p2, pf, p2), false)
                     .ok_or("no inferred run reaches e1 and f (search budget exhausted)")?,
                 false,
             ),
@@ -287,16 +294,16 @@ fn join_into(into: &mut Vec<u32>, other: &[u32]) {
 type Moves = Vec<bool>;
 
 /// Depth-first search from `(0, 0)` for a monotone path in which `f` (at `pf` of `u`) runs
-/// while `T` is in `[p1, p2)`; to `T` executing `e2` if `full`, else to `f` executed.
+/// while `T` is in `[lo, hi)`; to `T` executing `e2` (at `p2`) if `full`, else to `f` executed.
 fn search(
     lt: &Local,
     lu: &Local,
     t: ThreadId,
     u: ThreadId,
-    (p1, pf, p2): (u32, u32, u32),
+    (lo, hi, pf, p2): (u32, u32, u32, u32),
     full: bool,
 ) -> Option<Moves> {
-    let allowed = |a: u32, b: u32| !((b >= pf && a < p1) || (a >= p2 && b < pf));
+    let allowed = |a: u32, b: u32| !((b >= pf && a < lo) || (a >= hi && b < pf));
     let done = |a: u32, b: u32| {
         if full {
             a >= p2
