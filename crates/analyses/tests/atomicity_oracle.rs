@@ -291,7 +291,7 @@ fn check(trace: &Trace) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
 
     #[test]
     fn linear_algorithm_matches_the_product_search(
