@@ -5,6 +5,7 @@
 //! `hindsight-trace`, asks `hindsight-order` what happens before what, and hands finished
 //! findings to `hindsight-report`; it does not parse files or print anything itself.
 
+pub mod atomicity;
 pub mod commute;
 pub mod composed;
 pub mod cuts;

@@ -5,6 +5,7 @@
 //! printing errors and warnings with their file positions, and exit statuses (0 clean,
 //! 1 findings, 2 error, 3 unknown). It holds no analysis logic of its own.
 
+mod atomicity;
 mod commute;
 mod composed;
 mod cuts;
@@ -66,6 +67,25 @@ enum Command {
     Races {
         #[command(flatten)]
         input: InputArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Atomicity violations under nested locking (CAV'09): two accesses in one transaction
+    /// (`begin`..`end`) of a thread and a conflicting access of another thread that some
+    /// inferred run executes between them.
+    Atomicity {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Every violating triple (e1, f, e2), not one per witness class.
+        #[arg(long)]
+        all: bool,
+        /// Build, replay-check and show an inferred run for each finding.
+        #[arg(long)]
+        schedule: bool,
+        /// Accept releases that break nested locking, with a warning.
+        #[arg(long)]
+        ignore_non_nested: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -296,6 +316,21 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::Races { input, format } => {
             analyse(&input, format, vec![Box::new(Races::new())], Vec::new())
         }
+        Command::Atomicity {
+            input,
+            all,
+            schedule,
+            ignore_non_nested,
+            format,
+        } => atomicity::run(
+            &input,
+            format,
+            hindsight_analyses::atomicity::Options {
+                all,
+                schedule,
+                ignore_non_nested,
+            },
+        ),
         Command::Commute {
             trace,
             spec,

@@ -1,0 +1,620 @@
+//! Predicting atomicity violations under nested locking: Farzan, Madhusudan and Sorrentino,
+//! "Meta-analysis for Atomicity Violations under Nested Locking", CAV'09.
+//!
+//! Transactions are the `begin`/`end` blocks of each thread (nested blocks count as their
+//! outermost one; an event outside any block is a transaction of its own). A violation of
+//! *minimal serializability* (Definition 4) is a pair of threads `T`, `T'`, a variable `x`,
+//! accesses `e1`, `e2` of `x` in one transaction of `T` and an access `f` of `x` by `T'` with
+//! `e1 D f D e2`, such that some run inferred from the trace (each thread runs a prefix of what
+//! it did, locks respected) executes `e1`, then `f`, then `e2` (Lemma 1). By Theorem 1 that is:
+//! some event `e` of `T` with `e1 <= e < e2` and `f` have disjoint locksets and compatible
+//! acquisition histories. The analysis is the paper's linear algorithm:
+//!
+//! - Phase I (`witness`, over `nesting`): one streaming pass, per thread and variable, witness
+//!   sets keyed by profile (lockset, acquisition history), one representative per key;
+//! - Phase II (`pairing`): pairs of witnesses of different threads with compatible profiles,
+//!   one violation class per pair (the paper's "one representative violation").
+//!
+//! Beyond the paper: fork and join constrain inferred runs (see `pairing`), `schedule` builds
+//! and replays a concrete inferred run for each violation, and `reference` is the brute-force
+//! product search of Section 2.1 that the tests hold the linear algorithm against.
+//!
+//! Like the paper (Theorem 1), a violation is reported when a run reaches `e1` and `f` with `e2`
+//! still to come; if every such run deadlocks before `e2` (the paper assumes deadlock-free
+//! traces), the violation is still reported, and its schedule (with `--schedule`) stops after
+//! `f` and says so.
+//!
+//! This module owns the `Analysis` glue; it does not parse or print.
+
+pub mod nesting;
+pub mod pairing;
+pub mod reference;
+pub mod schedule;
+pub mod witness;
+
+use crate::driver::{Analysis, AnalysisOutput};
+use hindsight_order::HappensBefore;
+use hindsight_report::{EventRef, Finding, Rule};
+use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
+use nesting::{NonNested, Pid, Profiles, ThreadLocks};
+use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::{Map, Value};
+use witness::{Marks, Occurrence, Recency, VarWitnesses, READ, WRITE};
+
+/// What to compute beyond the violation classes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Report every violating triple `(e1, f, e2)`, not one per class (keeps the trace).
+    pub all: bool,
+    /// Build, check and show an inferred run for each finding (keeps the trace).
+    pub schedule: bool,
+    /// Accept non-nested releases with a warning instead of an error.
+    pub ignore_non_nested: bool,
+}
+
+/// An event as kept for `--all` and `--schedule`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub index: u64,
+    pub thread: ThreadId,
+    pub op: KeptOp,
+    pub loc: Option<hindsight_trace::LocId>,
+    /// The thread's profile after the event.
+    pub pid: Pid,
+    /// The thread's transaction at the event (0: none).
+    pub txn: u64,
+}
+
+/// The operations that matter to inferred runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeptOp {
+    Read(VarId),
+    Write(VarId),
+    Acquire(LockId),
+    Release(LockId),
+    Fork(ThreadId),
+    Join(ThreadId),
+    Other,
+}
+
+impl KeptOp {
+    pub fn of(op: &Op) -> KeptOp {
+        match op {
+            Op::Read(x) => KeptOp::Read(*x),
+            Op::Write(x) => KeptOp::Write(*x),
+            Op::Acquire(l) => KeptOp::Acquire(*l),
+            Op::Release(l) => KeptOp::Release(*l),
+            Op::Fork(u) => KeptOp::Fork(*u),
+            Op::Join(u) => KeptOp::Join(*u),
+            _ => KeptOp::Other,
+        }
+    }
+}
+
+#[derive(Default)]
+struct ThreadState {
+    locks: ThreadLocks,
+    started: bool,
+    block_depth: u32,
+    txn: u64,
+    recency: Recency,
+}
+
+/// The `atomicity` analysis.
+pub struct Atomicity {
+    options: Options,
+    threads: Vec<ThreadState>,
+    profiles: Profiles,
+    fj: ForkJoin,
+    /// Witness sets per (variable, thread): keys, hot marks and cold sets, by slot.
+    keys: Vec<(VarId, ThreadId)>,
+    marks: Vec<Marks>,
+    sets: Vec<VarWitnesses>,
+    /// Per variable, the thread that accessed it last and its slot: most accesses hit it.
+    last_slot: Vec<(ThreadId, u32)>,
+    slots: FxHashMap<(VarId, ThreadId), u32>,
+    next_txn: u64,
+    transactions: u64,
+    non_nested: Vec<(u64, NonNested)>,
+    non_nested_count: u64,
+    kept: Vec<Kept>,
+    events: u64,
+}
+
+/// How many non-nested releases are kept word for word under `--ignore-non-nested`.
+const KEPT_WARNINGS: usize = 10;
+
+impl Atomicity {
+    pub fn new(options: Options) -> Atomicity {
+        Atomicity {
+            options,
+            threads: Vec::new(),
+            profiles: Profiles::default(),
+            fj: ForkJoin::default(),
+            keys: Vec::new(),
+            marks: Vec::new(),
+            sets: Vec::new(),
+            last_slot: Vec::new(),
+            slots: FxHashMap::default(),
+            next_txn: 0,
+            transactions: 0,
+            non_nested: Vec::new(),
+            non_nested_count: 0,
+            kept: Vec::new(),
+            events: 0,
+        }
+    }
+
+    fn keeps_trace(&self) -> bool {
+        self.options.all || self.options.schedule
+    }
+
+    fn thread(&mut self, t: ThreadId) -> &mut ThreadState {
+        if t.index() >= self.threads.len() {
+            self.threads
+                .resize_with(t.index() + 1, ThreadState::default);
+        }
+        &mut self.threads[t.index()]
+    }
+
+    /// Feeds one event; an error for a non-nested release (unless ignored).
+    pub fn step(&mut self, e: &Event, names: &Names) -> Result<(), ErrorKind> {
+        let t = e.thread;
+        self.events += 1;
+        self.thread(t).started = true;
+        match &e.op {
+            Op::Acquire(l) => self.threads[t.index()].locks.acquire(*l),
+            Op::Release(l) => {
+                if let Some(v) = self.threads[t.index()].locks.release(t, *l) {
+                    if !self.options.ignore_non_nested {
+                        return Err(ErrorKind::Analysis(format!(
+                            "{} (nested locking is required; --ignore-non-nested accepts the trace with a warning)",
+                            describe_non_nested(&v, names)
+                        )));
+                    }
+                    self.non_nested_count += 1;
+                    if self.non_nested.len() < KEPT_WARNINGS {
+                        self.non_nested.push((e.index, v));
+                    }
+                }
+            }
+            Op::Fork(u) => self.fork(t, *u),
+            Op::Join(u) => self.join(t, *u),
+            Op::Begin(_) => {
+                let s = &mut self.threads[t.index()];
+                s.block_depth += 1;
+                if s.block_depth == 1 {
+                    self.next_txn += 1;
+                    self.transactions += 1;
+                    s.txn = self.next_txn;
+                    s.recency.clear();
+                }
+            }
+            Op::End => {
+                let s = &mut self.threads[t.index()];
+                if s.block_depth > 0 {
+                    s.block_depth -= 1;
+                    if s.block_depth == 0 {
+                        s.txn = 0;
+                    }
+                }
+            }
+            _ => {}
+        }
+        let keep = self.keeps_trace();
+        let s = &mut self.threads[t.index()];
+        let access = match e.op {
+            Op::Read(x) => Some((x, READ)),
+            Op::Write(x) => Some((x, WRITE)),
+            _ => None,
+        };
+        if s.txn == 0 && access.is_none() && !keep {
+            return Ok(());
+        }
+        let (pid, _) = s.locks.pid(t, &mut self.profiles);
+        if let Some((x, kind)) = access {
+            if s.txn == 0 {
+                self.transactions += 1;
+            }
+            let at = Occurrence {
+                index: e.index,
+                loc: e.loc,
+            };
+            let slot = slot_of(
+                &mut self.last_slot,
+                &mut self.slots,
+                &mut self.keys,
+                &mut self.marks,
+                &mut self.sets,
+                x,
+                t,
+            );
+            let local = self.profiles.local(pid);
+            self.marks[slot].access(
+                kind,
+                at,
+                (pid, local),
+                s.txn,
+                &s.recency,
+                &mut self.sets[slot],
+            );
+        }
+        if s.txn != 0 {
+            s.recency.current((pid, self.profiles.local(pid)), e.index);
+        }
+        if keep {
+            let txn = s.txn;
+            self.kept.push(Kept {
+                index: e.index,
+                thread: t,
+                op: KeptOp::of(&e.op),
+                loc: e.loc,
+                pid,
+                txn,
+            });
+        }
+        Ok(())
+    }
+
+    fn fork(&mut self, t: ThreadId, u: ThreadId) {
+        self.thread(u);
+        let parent = &mut self.threads[t.index()];
+        parent.locks.fork();
+        let forks = parent.locks.forks();
+        let mut guards: Vec<LockId> = parent.locks.held().collect();
+        guards.extend_from_slice(parent.locks.guards());
+        self.fj.own(t, forks);
+        let clock = self.fj.current(t).to_vec();
+        let child = &mut self.threads[u.index()];
+        let started = child.started;
+        self.fj.merge(u, &clock, started);
+        guards.extend_from_slice(child.locks.guards());
+        child.locks.set_guards(guards);
+        if started {
+            child.locks.new_epoch();
+        }
+    }
+
+    fn join(&mut self, t: ThreadId, u: ThreadId) {
+        self.thread(u);
+        let mut clock = self.fj.current(u).to_vec();
+        if clock.len() <= u.index() {
+            clock.resize(u.index() + 1, 0);
+        }
+        clock[u.index()] = COMPLETE;
+        self.fj.merge(t, &clock, true);
+        self.threads[t.index()].locks.new_epoch();
+    }
+
+    /// Phase II: the violation classes, in a deterministic order.
+    pub fn violations(&self) -> Vec<Violation> {
+        self.violations_counted().0
+    }
+
+    /// The violation classes, and how many distinct pairs of profiles were checked.
+    pub fn violations_counted(&self) -> (Vec<Violation>, u64) {
+        let mut sets: Vec<((VarId, ThreadId), &VarWitnesses)> =
+            self.keys.iter().copied().zip(self.sets.iter()).collect();
+        sets.sort_by_key(|s| s.0);
+        let mut pairing = Pairing::default();
+        let mut v = pairing.pair(&sets, &self.profiles, &self.fj);
+        v.sort_by_key(|v| (v.thread, v.other, v.var, v.pattern, v.e1.index, v.f.index));
+        (v, pairing.checks)
+    }
+
+    /// Every violating triple (needs `Options::all` or `Options::schedule`): for each class
+    /// pair of threads and variable, every `e1 < e2` of one transaction of `T` and `f` of `T'`
+    /// with the pattern's kinds, such that some event in `[e1, e2)` has a profile compatible
+    /// with `f`'s.
+    pub fn all_triples(&self, classes: &[Violation]) -> Vec<Violation> {
+        let mut pairing = Pairing::default();
+        let mut wanted: FxHashSet<(ThreadId, ThreadId, VarId)> = FxHashSet::default();
+        for v in classes {
+            wanted.insert((v.thread, v.other, v.var));
+        }
+        let mut by_thread: FxHashMap<ThreadId, Vec<&Kept>> = FxHashMap::default();
+        for k in &self.kept {
+            by_thread.entry(k.thread).or_default().push(k);
+        }
+        let mut wanted: Vec<_> = wanted.into_iter().collect();
+        wanted.sort();
+        let mut out = Vec::new();
+        for (t, u, x) in wanted {
+            let mine = &by_thread[&t];
+            let fs: Vec<(&Kept, bool)> = by_thread[&u]
+                .iter()
+                .filter_map(|k| access_of(k, x).map(|w| (*k, w)))
+                .collect();
+            let mut i = 0;
+            while i < mine.len() {
+                let txn = mine[i].txn;
+                let mut j = i + 1;
+                if txn != 0 {
+                    while j < mine.len() && mine[j].txn == txn {
+                        j += 1;
+                    }
+                }
+                let block = &mine[i..j];
+                for (a, e1) in block.iter().enumerate() {
+                    let Some(w1) = access_of(e1, x) else { continue };
+                    // Profiles seen in [e1, e2), grown as e2 moves right.
+                    let mut seen: Vec<Pid> = Vec::new();
+                    for e in &block[a..] {
+                        if let Some(w2) = access_of(e, x) {
+                            if e.index != e1.index {
+                                for &(f, wf) in &fs {
+                                    if !(wf || (w1 && w2)) {
+                                        continue;
+                                    }
+                                    if let Some(&pe) = seen.iter().find(|&&pe| {
+                                        pairing.compatible(pe, f.pid, &self.profiles, &self.fj)
+                                    }) {
+                                        let at = |k: &Kept| Occurrence {
+                                            index: k.index,
+                                            loc: k.loc,
+                                        };
+                                        let witness = block[a..]
+                                            .iter()
+                                            .find(|k| k.pid == pe)
+                                            .map_or(e1.index, |k| k.index);
+                                        out.push(Violation {
+                                            thread: t,
+                                            other: u,
+                                            var: x,
+                                            pattern: pairing::Pattern([w1, wf, w2]),
+                                            e1: at(e1),
+                                            f: at(f),
+                                            e2: at(e),
+                                            e: witness,
+                                            class: (pe, f.pid),
+                                        });
+                                    }
+                                }
+                            }
+                        }
+                        if !seen.contains(&e.pid) {
+                            seen.push(e.pid);
+                        }
+                    }
+                }
+                i = j;
+            }
+        }
+        out
+    }
+
+    /// The kept trace (with `Options::all` or `Options::schedule`).
+    pub fn kept(&self) -> &[Kept] {
+        &self.kept
+    }
+
+    pub fn profiles(&self) -> &Profiles {
+        &self.profiles
+    }
+}
+
+/// The slot of `(x, t)`, created on first use.
+#[inline]
+fn slot_of(
+    last_slot: &mut Vec<(ThreadId, u32)>,
+    slots: &mut FxHashMap<(VarId, ThreadId), u32>,
+    keys: &mut Vec<(VarId, ThreadId)>,
+    marks: &mut Vec<Marks>,
+    sets: &mut Vec<VarWitnesses>,
+    x: VarId,
+    t: ThreadId,
+) -> usize {
+    if x.index() >= last_slot.len() {
+        last_slot.resize(x.index() + 1, (ThreadId(u32::MAX), 0));
+    }
+    let hot = &mut last_slot[x.index()];
+    if hot.0 == t {
+        return hot.1 as usize;
+    }
+    let slot = *slots.entry((x, t)).or_insert_with(|| {
+        keys.push((x, t));
+        marks.push(Marks::default());
+        sets.push(VarWitnesses::default());
+        keys.len() as u32 - 1
+    });
+    *hot = (t, slot);
+    slot as usize
+}
+
+fn access_of(k: &Kept, x: VarId) -> Option<bool> {
+    match k.op {
+        KeptOp::Read(y) if y == x => Some(false),
+        KeptOp::Write(y) if y == x => Some(true),
+        _ => None,
+    }
+}
+
+fn describe_non_nested(v: &NonNested, names: &Names) -> String {
+    let held: Vec<String> = v
+        .still_held
+        .iter()
+        .map(|l| format!("`{}`", names.lock(*l)))
+        .collect();
+    format!(
+        "{} releases lock `{}` while still holding {}, acquired after it",
+        names.thread(v.thread),
+        names.lock(v.released),
+        held.join(", ")
+    )
+}
+
+impl Analysis for Atomicity {
+    fn name(&self) -> &'static str {
+        "atomicity"
+    }
+
+    fn needs_lock_valid(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        self.step(e, names)
+    }
+
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
+        let (classes, checks) = self.violations_counted();
+        let shown = if self.options.all {
+            self.all_triples(&classes)
+        } else {
+            classes.clone()
+        };
+        let schedules = self
+            .options
+            .schedule
+            .then(|| schedule::Scheduler::new(&self.kept));
+        let mut out = AnalysisOutput::default();
+        let mut wrw = 0u64;
+        let mut others = 0u64;
+        let mut per_pattern: std::collections::BTreeMap<String, u64> = Default::default();
+        for v in &classes {
+            let name = v.pattern.name();
+            if name == "WRW" {
+                wrw += 1;
+            } else {
+                others += 1;
+            }
+            *per_pattern.entry(name).or_default() += 1;
+        }
+        for v in &shown {
+            out.findings
+                .push(finding(v, names, schedules.as_ref(), &self.profiles));
+        }
+        let s = &mut out.summary;
+        s.insert("threads".into(), Value::from(names.threads.len()));
+        let mut keys = self.keys.clone();
+        keys.sort_unstable();
+        let entities = keys
+            .windows(2)
+            .filter(|w| w[0].0 == w[1].0)
+            .map(|w| w[0].0)
+            .collect::<FxHashSet<_>>()
+            .len();
+        s.insert("entities".into(), Value::from(entities));
+        s.insert("locks".into(), Value::from(names.locks.len()));
+        s.insert("events".into(), Value::from(self.events));
+        s.insert("transactions".into(), Value::from(self.transactions));
+        s.insert("profiles".into(), Value::from(self.profiles.len()));
+        s.insert("profile_pairs_checked".into(), Value::from(checks));
+        s.insert("WRW".into(), Value::from(wrw));
+        s.insert("others".into(), Value::from(others));
+        for (k, n) in per_pattern {
+            if k != "WRW" {
+                s.insert(k, Value::from(n));
+            }
+        }
+        if self.options.all {
+            s.insert("triples".into(), Value::from(shown.len()));
+        }
+        if self.non_nested_count > 0 {
+            s.insert(
+                "non_nested_releases".into(),
+                Value::from(self.non_nested_count),
+            );
+        }
+        out.rules.push(Rule {
+            id: "atomicity-violation",
+            description: "Two accesses in one transaction of a thread and a conflicting access of another thread that some inferred run (locks and fork/join respected) executes between them (CAV'09 minimal serializability)",
+        });
+        out
+    }
+}
+
+impl Atomicity {
+    /// The non-nested releases accepted under `--ignore-non-nested` (first few), with the event
+    /// index of each, worded for a warning; and how many there were in all.
+    pub fn non_nested_warnings(&self, names: &Names) -> (Vec<(u64, String)>, u64) {
+        (
+            self.non_nested
+                .iter()
+                .map(|(i, v)| (*i, describe_non_nested(v, names)))
+                .collect(),
+            self.non_nested_count,
+        )
+    }
+}
+
+fn access_name(write: bool) -> &'static str {
+    if write {
+        "w"
+    } else {
+        "r"
+    }
+}
+
+fn finding(
+    v: &Violation,
+    names: &Names,
+    schedules: Option<&schedule::Scheduler>,
+    profiles: &Profiles,
+) -> Finding {
+    let [w1, wf, w2] = v.pattern.0;
+    let var = names.var(v.var);
+    let (t, u) = (names.thread(v.thread), names.thread(v.other));
+    let r = |o: &Occurrence, thread: &str, w: bool| EventRef {
+        index: o.index,
+        thread: thread.to_owned(),
+        op: format!("{}({var})", access_name(w)),
+        location: o.loc.map(|l| names.location(l).to_owned()),
+    };
+    let lockset = |p: Pid| -> Vec<Value> {
+        profiles
+            .get(p)
+            .held
+            .iter()
+            .map(|h| Value::from(names.lock(h.lock)))
+            .collect()
+    };
+    let mut message = format!(
+        "{} (#{}) of `{var}` by {u} can run between {} (#{}) and {} (#{}) of one transaction of {t} ({}), with {t} at #{} holding {{{}}}",
+        if wf { "write" } else { "read" },
+        v.f.index,
+        if w1 { "write" } else { "read" },
+        v.e1.index,
+        if w2 { "write" } else { "read" },
+        v.e2.index,
+        v.pattern.name(),
+        v.e,
+        profiles
+            .get(v.class.0)
+            .held
+            .iter()
+            .map(|h| names.lock(h.lock))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut fields = Map::new();
+    fields.insert("variable".into(), Value::from(var));
+    fields.insert("pattern".into(), Value::from(v.pattern.name()));
+    fields.insert("threads".into(), Value::from(vec![t, u]));
+    fields.insert("witness".into(), Value::from(v.e));
+    fields.insert(
+        "locksets".into(),
+        Value::from(vec![lockset(v.class.0), lockset(v.class.1)]),
+    );
+    if let Some(s) = schedules {
+        match s.build(v) {
+            Ok(run) => {
+                message.push_str(&format!("; schedule: {}", run.describe(names)));
+                fields.insert("schedule".into(), run.to_json(names));
+            }
+            Err(why) => {
+                message.push_str(&format!("; no schedule: {why}"));
+                fields.insert("schedule".into(), Value::Null);
+            }
+        }
+    }
+    Finding {
+        kind: "atomicity-violation".into(),
+        message,
+        events: vec![r(&v.e1, t, w1), r(&v.f, u, wf), r(&v.e2, t, w2)],
+        fields,
+        group: Some(var.to_owned()),
+    }
+}

@@ -1,0 +1,255 @@
+//! Phase II of the CAV'09 algorithm (Section 4, Fig. 1) and the pairwise-reachability test of
+//! Lemma 3 (Kahlon et al.), extended to fork and join.
+//!
+//! For every variable `x` and ordered pair of threads `(T, T')`, each sandwiched witness of `T`
+//! is paired with each read (for `WW`) or write (for all four sandwiched sets) of `T'`; a pair
+//! whose profiles are *compatible* is one violation class.
+//!
+//! **Why the check is fast.** The paper's tool compared acquisition histories pairwise, lock set
+//! against lock set (quadratic in their sizes), and that dominated its 50-lock `elevator` run.
+//! Two things make it cheap here:
+//!
+//! 1. Under nested locking the histories of the held locks `l_1..l_k` (outermost first) form a
+//!    chain `AH(l_1) ⊇ ... ⊇ AH(l_k)`, so a profile stores each lock `m` once with
+//!    `depth(m)` (`m ∈ AH(l_a)` iff `a < depth(m)`). Incompatibility, "some `l_a` of `T` and
+//!    `m_b` of `T'` with `m_b ∈ AH(l_a)` and `l_a ∈ AH'(m_b)`", is "some `a < depth(m_b)` and
+//!    `b < depth'(l_a)`": with `x_b = depth(m_b)` and its prefix maxima `PM`, it holds iff some
+//!    `a` has `PM(depth'(l_a)) > a`. That is `O(k + k')` binary searches, where `k, k'` are the
+//!    nesting depths, whatever the number of locks in the histories.
+//! 2. Profiles are interned (`nesting::Profiles`), so each distinct pair of profiles is checked
+//!    once for the whole trace (a memo), however many variables share them.
+//!
+//! **Fork and join.** The paper's model has locks only. Here an inferred run also never runs an
+//! event before the fork of its thread, nor a join before the joined thread's last event. For
+//! two threads this gives precedence constraints between their events (the fork/join order:
+//! program order, fork and join edges, through any threads). The pairwise test adds:
+//!
+//! - at the endpoints, `T`'s prefix must not need an event of `T'` after `f`, and `T'`'s prefix
+//!   must not need an event of `T` after `e` (clocks counted in forks, see `ForkJoin`);
+//! - if `T'` can only start after a fork made by `T`, that fork behaves as a lock `V` that `T`
+//!   takes and drops at the fork and that `T'` holds from its first event on. Adding `V` to the
+//!   histories keeps locking nested, so Lemma 3 still applies: the extra incompatibility is "a
+//!   lock `T` has held since before that fork was acquired by `T'`" (`guarded_acquired`).
+//!
+//! This is exact when the constraints between `T` and `T'` are of the two kinds "`T'` starts
+//! after a point of `T`" and "`T` goes on after `T'` has finished" (direct forks and joins, or
+//! through a common ancestor). A constraint between the middles of both threads (through a third
+//! thread forked by one and joined by the other) is checked at the endpoints only.
+//!
+//! This module knows nothing of the trace or of output.
+
+use super::nesting::{Pid, Profile, Profiles};
+use super::witness::{Occurrence, VarWitnesses, READ, WRITE};
+use hindsight_trace::{ThreadId, VarId};
+use rustc_hash::FxHashMap;
+
+/// A fork/join clock component for a thread that has finished (it was joined).
+pub const COMPLETE: u32 = u32::MAX;
+
+/// Fork/join clocks per thread and epoch. Component `u` of a thread's clock is the number of
+/// forks of `u` that the thread's current events come after (in the fork/join order), or
+/// [`COMPLETE`] if they come after all of `u`.
+#[derive(Clone, Debug, Default)]
+pub struct ForkJoin {
+    clocks: Vec<Vec<Vec<u32>>>,
+}
+
+pub fn component(clock: &[u32], t: ThreadId) -> u32 {
+    clock.get(t.index()).copied().unwrap_or(0)
+}
+
+impl ForkJoin {
+    fn epochs(&mut self, t: ThreadId) -> &mut Vec<Vec<u32>> {
+        if t.index() >= self.clocks.len() {
+            self.clocks.resize_with(t.index() + 1, Vec::new);
+        }
+        let e = &mut self.clocks[t.index()];
+        if e.is_empty() {
+            e.push(Vec::new());
+        }
+        e
+    }
+
+    /// The current clock of `t`.
+    pub fn current(&mut self, t: ThreadId) -> &[u32] {
+        self.epochs(t).last().expect("one epoch at least")
+    }
+
+    /// The clock of `t` during `epoch`.
+    pub fn clock(&self, t: ThreadId, epoch: u32) -> &[u32] {
+        self.clocks
+            .get(t.index())
+            .and_then(|e| e.get(epoch as usize))
+            .map_or(&[], |c| c.as_slice())
+    }
+
+    /// Joins `other` into `t`'s clock; a new epoch if `new_epoch`, else in place (a thread
+    /// forked before its first event starts with its parent's clock).
+    pub fn merge(&mut self, t: ThreadId, other: &[u32], new_epoch: bool) {
+        let epochs = self.epochs(t);
+        let mut c = epochs.last().expect("one epoch").clone();
+        if c.len() < other.len() {
+            c.resize(other.len(), 0);
+        }
+        for (a, &b) in c.iter_mut().zip(other) {
+            *a = (*a).max(b);
+        }
+        if new_epoch {
+            epochs.push(c);
+        } else {
+            *epochs.last_mut().expect("one epoch") = c;
+        }
+    }
+
+    /// Sets `t`'s own component (its fork count) in a new epoch.
+    pub fn own(&mut self, t: ThreadId, forks: u32) {
+        let epochs = self.epochs(t);
+        let mut c = epochs.last().expect("one epoch").clone();
+        if c.len() <= t.index() {
+            c.resize(t.index() + 1, 0);
+        }
+        c[t.index()] = forks;
+        epochs.push(c);
+    }
+}
+
+/// Whether `p` (of thread `T`) and `q` (of thread `T'`) can be the ends of the two threads'
+/// prefixes in one inferred run: Lemma 3, plus the fork/join order.
+pub fn compatible(p: &Profile, q: &Profile, fj: &ForkJoin) -> bool {
+    let (t, u) = (p.thread, q.thread);
+    let (cp, cq) = (fj.clock(t, p.epoch), fj.clock(u, q.epoch));
+    let (q_needs, p_needs) = (component(cq, t), component(cp, u));
+    if q_needs > p.forks || p_needs > q.forks {
+        return false;
+    }
+    if p.held.iter().any(|h| q.holds(h.lock)) {
+        return false;
+    }
+    histories_compatible(p, q)
+        && !held_across_fork(p, q_needs, q)
+        && !held_across_fork(q, p_needs, p)
+}
+
+/// No `l_a` of `p` and `m_b` of `q` with `m_b ∈ AH_p(l_a)` and `l_a ∈ AH_q(m_b)`.
+pub fn histories_compatible(p: &Profile, q: &Profile) -> bool {
+    if p.held.is_empty() || q.held.is_empty() {
+        return true;
+    }
+    // prefix_max[y] = max over b < y of depth_p(m_b).
+    let mut prefix_max = Vec::with_capacity(q.held.len() + 1);
+    prefix_max.push(0u32);
+    for h in &q.held {
+        let last = *prefix_max.last().expect("non-empty");
+        prefix_max.push(last.max(p.depth_of(h.lock)));
+    }
+    p.held.iter().enumerate().all(|(a, h)| {
+        let y = (q.depth_of(h.lock) as usize).min(q.held.len());
+        prefix_max[y] <= a as u32
+    })
+}
+
+/// Whether `parent` holds, since before its `rank`-th fork (which `child`'s thread needs to have
+/// started), a lock that the child's thread has acquired.
+fn held_across_fork(parent: &Profile, rank: u32, child: &Profile) -> bool {
+    rank != 0
+        && rank != COMPLETE
+        && parent.held.iter().any(|h| {
+            h.forks_at_acquire < rank && child.guarded_acquired.binary_search(&h.lock).is_ok()
+        })
+}
+
+/// The pattern of a violation: the kinds of `e1`, `f`, `e2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pattern(pub [bool; 3]);
+
+impl Pattern {
+    pub fn name(self) -> String {
+        self.0.iter().map(|&w| if w { 'W' } else { 'R' }).collect()
+    }
+}
+
+/// One violation class: a compatible pair of witnesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub thread: ThreadId,
+    pub other: ThreadId,
+    pub var: VarId,
+    pub pattern: Pattern,
+    pub e1: Occurrence,
+    pub f: Occurrence,
+    pub e2: Occurrence,
+    /// The event of `T` at which `f` can run (`e1 <= e < e2`).
+    pub e: u64,
+    pub class: (Pid, Pid),
+}
+
+/// The memoised compatibility of profile pairs.
+#[derive(Default)]
+pub struct Pairing {
+    memo: FxHashMap<(Pid, Pid), bool>,
+    pub checks: u64,
+}
+
+impl Pairing {
+    pub fn compatible(&mut self, p: Pid, q: Pid, profiles: &Profiles, fj: &ForkJoin) -> bool {
+        if let Some(&c) = self.memo.get(&(p, q)) {
+            return c;
+        }
+        self.checks += 1;
+        let c = compatible(profiles.get(p), profiles.get(q), fj);
+        self.memo.insert((p, q), c);
+        c
+    }
+
+    /// Phase II over the witness sets, grouped by variable: `sets` is sorted by variable.
+    pub fn pair(
+        &mut self,
+        sets: &[((VarId, ThreadId), &VarWitnesses)],
+        profiles: &Profiles,
+        fj: &ForkJoin,
+    ) -> Vec<Violation> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < sets.len() {
+            let var = sets[start].0 .0;
+            let end = start + sets[start..].iter().take_while(|s| s.0 .0 == var).count();
+            let group = &sets[start..end];
+            for (i, ((_, t), mine)) in group.iter().enumerate() {
+                for (j, ((_, u), theirs)) in group.iter().enumerate() {
+                    if i == j {
+                        continue;
+                    }
+                    // Write-Read-Write, then the four patterns with a write in the middle.
+                    let combos = [
+                        (WRITE, READ, WRITE),
+                        (READ, WRITE, READ),
+                        (READ, WRITE, WRITE),
+                        (WRITE, WRITE, READ),
+                        (WRITE, WRITE, WRITE),
+                    ];
+                    for (k1, kf, k2) in combos {
+                        for &(pe, s) in &mine.sandwiched[k1][k2] {
+                            for &(pf, f) in &theirs.single[kf] {
+                                if self.compatible(pe, pf, profiles, fj) {
+                                    out.push(Violation {
+                                        thread: *t,
+                                        other: *u,
+                                        var,
+                                        pattern: Pattern([k1 == WRITE, kf == WRITE, k2 == WRITE]),
+                                        e1: s.e1,
+                                        f,
+                                        e2: s.e2,
+                                        e: s.e,
+                                        class: (pe, pf),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            start = end;
+        }
+        out
+    }
+}

@@ -1,0 +1,193 @@
+//! Phase I of the CAV'09 algorithm (Section 4): per thread `T` and variable `x`, the witness
+//! sets `R[T, x]` and `W[T, x]` (reads and writes of `x`, candidates for the event `f` of the
+//! other thread) and the sandwiched sets (candidates for the event `e` with `e1 <= e < e2`,
+//! `e1`, `e2` accesses of `x` in one transaction of `T`), each keeping one representative per
+//! profile (lockset and acquisition history, see `nesting`).
+//!
+//! The paper's `WW[T, x]` and `AA[T, x]` are kept split by the kinds of `e1` and `e2`
+//! (`RR`, `RW`, `WR`, `WW`), so that Phase II can name the pattern of each violation: `WW`
+//! paired with a read of `T'` is Write-Read-Write, each of the four paired with a write of `T'`
+//! gives RWR, RWW, WWR, WWW.
+//!
+//! Streaming: within a transaction each thread keeps the profiles it went through, most recent
+//! first, with the last event at which each was current. When an access `e2` of `x` comes, the
+//! profiles current at some event at or after the first access `e1` of the right kind, and not
+//! already looked at by an earlier `e2` of the same kinds, are the new witnesses. Each profile
+//! is examined once per `(variable, kinds)` and each time it became current again, so Phase I is
+//! linear in the trace for a bounded number of profiles per transaction.
+//!
+//! This module knows nothing of pairing, findings or output.
+
+use super::nesting::Pid;
+use hindsight_trace::LocId;
+
+/// An event a finding can point to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occurrence {
+    pub index: u64,
+    pub loc: Option<LocId>,
+}
+
+/// A representative of a sandwiched witness class: `e1 <= e < e2`, `e` current under the
+/// class's profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sandwich {
+    pub e1: Occurrence,
+    pub e: u64,
+    pub e2: Occurrence,
+}
+
+/// Access kinds, as indices.
+pub const READ: usize = 0;
+pub const WRITE: usize = 1;
+
+/// The witness sets of one thread for one variable (touched only when they grow).
+#[derive(Clone, Debug, Default)]
+pub struct VarWitnesses {
+    /// `[R, W]`: profile -> the earliest access under it.
+    pub single: [Vec<(Pid, Occurrence)>; 2],
+    /// `[k1][k2]`: profile -> the first sandwich found for it.
+    pub sandwiched: [[Vec<(Pid, Sandwich)>; 2]; 2],
+}
+
+const NO_INDEX: u64 = u64::MAX;
+
+/// What every access of one thread to one variable reads and writes: the transaction marks,
+/// and the profiles last added to each set, so that the common access (same profile as last
+/// time) is decided in one cache line without touching the sets.
+#[derive(Clone, Copy, Debug)]
+pub struct Marks {
+    /// The transaction the marks below belong to.
+    txn: u64,
+    /// First access of each kind in that transaction.
+    first: [u64; 2],
+    /// `[k1][k2]`: the `e2` of the last validation of these kinds in that transaction.
+    validated: [[u64; 2]; 2],
+    /// Profiles (by per-thread number, below 64) already in each set: the common access
+    /// finds its profile there and touches nothing else.
+    single_mask: [u64; 2],
+    sandwiched_mask: [[u64; 2]; 2],
+    /// The first access of each kind in that transaction, for reports.
+    first_loc: [Option<LocId>; 2],
+}
+
+impl Default for Marks {
+    fn default() -> Marks {
+        Marks {
+            txn: 0,
+            first: [NO_INDEX; 2],
+            validated: [[0; 2]; 2],
+            single_mask: [0; 2],
+            sandwiched_mask: [[0; 2]; 2],
+            first_loc: [None; 2],
+        }
+    }
+}
+
+/// Profiles a thread went through in its current transaction, most recent first, with the
+/// last event index at which each was current.
+#[derive(Clone, Debug, Default)]
+pub struct Recency {
+    list: Vec<(Pid, u32, u64)>,
+}
+
+impl Recency {
+    pub fn clear(&mut self) {
+        self.list.clear();
+    }
+
+    /// The thread's profile is `pid` at event `index`.
+    #[inline]
+    pub fn current(&mut self, (pid, local): (Pid, u32), index: u64) {
+        match self.list.first_mut() {
+            Some(front) if front.0 == pid => front.2 = index,
+            _ => {
+                if let Some(i) = self.list.iter().position(|&(p, _, _)| p == pid) {
+                    self.list.remove(i);
+                }
+                self.list.insert(0, (pid, local, index));
+            }
+        }
+    }
+
+    fn since(&self, threshold: u64) -> impl Iterator<Item = (Pid, u32, u64)> + '_ {
+        self.list
+            .iter()
+            .take_while(move |&&(_, _, at)| at >= threshold)
+            .copied()
+    }
+}
+
+/// Whether the profile numbered `local` is known to be in the set, marking it if it can be.
+/// `false` means "add it" (`add` still checks for profiles numbered 64 or more).
+#[inline(always)]
+fn seen(mask: &mut u64, local: u32) -> bool {
+    if local >= 64 {
+        return false;
+    }
+    let bit = 1u64 << local;
+    let was = *mask & bit != 0;
+    *mask |= bit;
+    was
+}
+
+fn add<T>(set: &mut Vec<(Pid, T)>, pid: Pid, what: T) {
+    // The last entry is the most likely repeat.
+    if set.last().is_some_and(|&(p, _)| p == pid) || set.iter().any(|&(p, _)| p == pid) {
+        return;
+    }
+    set.push((pid, what));
+}
+
+impl Marks {
+    /// An access of kind `kind` at `at`, under profile `pid`, in transaction `txn` (0: outside
+    /// any transaction). `recency` is the thread's history *before* this event; `sets` are
+    /// touched only if a set grows.
+    #[inline]
+    pub fn access(
+        &mut self,
+        kind: usize,
+        at: Occurrence,
+        (pid, local): (Pid, u32),
+        txn: u64,
+        recency: &Recency,
+        sets: &mut VarWitnesses,
+    ) {
+        if !seen(&mut self.single_mask[kind], local) {
+            add(&mut sets.single[kind], pid, at);
+        }
+        if txn == 0 {
+            return;
+        }
+        if self.txn != txn {
+            self.txn = txn;
+            self.first = [NO_INDEX; 2];
+            self.validated = [[0; 2]; 2];
+        }
+        for k1 in [READ, WRITE] {
+            let first = self.first[k1];
+            if first == NO_INDEX {
+                continue;
+            }
+            let threshold = first.max(self.validated[k1][kind]);
+            for (p, l, e) in recency.since(threshold) {
+                if !seen(&mut self.sandwiched_mask[k1][kind], l) {
+                    let e1 = Occurrence {
+                        index: first,
+                        loc: self.first_loc[k1],
+                    };
+                    add(
+                        &mut sets.sandwiched[k1][kind],
+                        p,
+                        Sandwich { e1, e, e2: at },
+                    );
+                }
+            }
+            self.validated[k1][kind] = at.index;
+        }
+        if self.first[kind] == NO_INDEX {
+            self.first[kind] = at.index;
+            self.first_loc[kind] = at.loc;
+        }
+    }
+}
