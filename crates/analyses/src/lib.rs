@@ -9,5 +9,6 @@ pub mod commute;
 pub mod driver;
 pub mod lin;
 pub mod races;
+pub mod views;
 
 pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};
