@@ -1,0 +1,666 @@
+//! Views from a trace (MoTH's views, observed instead of computed): every atomic region of a
+//! thread gives a view, built access by access with `add` exactly as HEAP READ and HEAP WRITE
+//! do. A region is an outermost `begin`..`end` block, an outermost lock region (from the first
+//! acquire while holding no lock to the release of the last lock held), or either
+//! (`--regions blocks|locks|both`); by default blocks if the trace has any, lock regions
+//! otherwise.
+//!
+//! Beyond the paper (Section 4.3):
+//! - *object instances kept apart*: a trace variable `Class#id.field` is its own variable; the
+//!   paper's class-level variable `Class.field` is used only to count the warnings that
+//!   separating instances removed;
+//! - *may happen in parallel*: a warning needs a region of one thread to run between two
+//!   regions of another. The happens-before pass tells whether two regions are ordered, and a
+//!   warning whose regions never run in parallel is dropped (`--no-mhp` keeps them).
+//!
+//! Memory is bounded by the number of distinct views per thread, not by the trace: per (thread,
+//! view) the analysis keeps the view once, the events of its first region, and four numbers.
+//! Two views of different threads *may run in parallel* when some region of one is unordered
+//! with some region of the other; this is decided exactly, online: when a region `B'` of thread
+//! `u` ends, a region `B` of thread `t` that ended earlier is unordered with it iff
+//! `epoch(B.end) > clock(B'.begin)[t]`, so only the latest end of each view of `t` matters, and
+//! `t`'s views are kept in order of their latest end so that the scan stops at the first one
+//! ordered before `B'` (or already examined at the previous end of `B'`'s view).
+//!
+//! This module knows events, happens-before and views; the sensors know none of that.
+
+use super::sensors::Warning;
+use super::view::{add_bits, Kind, Mark, View};
+use super::{detect, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews, ViewId};
+use crate::driver::{Analysis, AnalysisOutput};
+use hindsight_order::{HappensBefore, VectorClock};
+use hindsight_report::EventRef;
+use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+/// Which regions are atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regions {
+    /// `begin`/`end` blocks if the trace has any, lock regions otherwise.
+    Auto,
+    Blocks,
+    Locks,
+    Both,
+}
+
+impl Regions {
+    fn name(self) -> &'static str {
+        match self {
+            Regions::Auto => "auto",
+            Regions::Blocks => "blocks",
+            Regions::Locks => "locks",
+            Regions::Both => "both",
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// An access event of a region: index and location.
+type At = (u64, Option<LocId>);
+
+/// One variable of the open region: its bits and its first read and first write.
+#[derive(Clone, Copy)]
+struct Entry {
+    var: u32,
+    bits: u8,
+    read: Option<At>,
+    write: Option<At>,
+}
+
+#[derive(Default)]
+struct ThreadState {
+    depth: u32,
+    locks: u32,
+    active: bool,
+    begin: u64,
+    begin_clock: VectorClock,
+    entries: Vec<Entry>,
+    /// Position of a variable in `entries`, once a region is too long for a linear scan.
+    index: FxHashMap<u32, u32>,
+    class_entries: Vec<(u32, u8)>,
+}
+
+/// A view of one thread: the first region that produced it, and what the may-happen-in-parallel
+/// filter needs of all its regions.
+struct Slot {
+    thread: u32,
+    view: ViewId,
+    first_begin: u64,
+    first_end: u64,
+    first_events: Vec<Entry>,
+    last_begin: u64,
+    /// Epoch of the latest end, and its trace index + 1 (0: none yet).
+    last_end_epoch: u32,
+    last_end_seq: u64,
+    /// Neighbours in the thread's list of slots by latest end, most recent first.
+    prev: u32,
+    next: u32,
+}
+
+/// Views interned by contents.
+#[derive(Default)]
+struct Interner {
+    ids: FxHashMap<Box<[(u32, u8)]>, ViewId>,
+    views: Vec<View>,
+}
+
+impl Interner {
+    fn intern(&mut self, entries: &[(u32, u8)]) -> ViewId {
+        if let Some(&id) = self.ids.get(entries) {
+            return id;
+        }
+        let id = self.views.len() as ViewId;
+        self.views.push(View::from_entries(entries.to_vec()));
+        self.ids.insert(entries.into(), id);
+        id
+    }
+}
+
+/// The paper's class-level views (`Class.field` for every `Class#id.field`), kept only once the
+/// trace names an instance.
+#[derive(Default)]
+struct ClassLevel {
+    views: Interner,
+    threads: Vec<FxHashSet<ViewId>>,
+}
+
+/// The `views` analysis over a trace.
+pub struct DynamicViews {
+    regions: Regions,
+    mhp: bool,
+    threads: Vec<ThreadState>,
+    views: Interner,
+    slot_of: FxHashMap<(u32, ViewId), u32>,
+    slots: Vec<Slot>,
+    /// Per thread, its most recently ended slot.
+    heads: Vec<u32>,
+    parallel: FxHashSet<(u32, u32)>,
+    /// Class-level variable of each trace variable (`NONE`: not seen yet).
+    var_class: Vec<u32>,
+    class_names: Vec<String>,
+    class_ids: FxHashMap<String, u32>,
+    class: Option<ClassLevel>,
+    scratch: Vec<(u32, u8)>,
+    region_count: u64,
+}
+
+impl DynamicViews {
+    pub fn new(regions: Regions, mhp: bool) -> DynamicViews {
+        DynamicViews {
+            regions,
+            mhp,
+            threads: Vec::new(),
+            views: Interner::default(),
+            slot_of: FxHashMap::default(),
+            slots: Vec::new(),
+            heads: Vec::new(),
+            parallel: FxHashSet::default(),
+            var_class: Vec::new(),
+            class_names: Vec::new(),
+            class_ids: FxHashMap::default(),
+            class: None,
+            scratch: Vec::new(),
+            region_count: 0,
+        }
+    }
+
+    fn counts_blocks(&self) -> bool {
+        matches!(self.regions, Regions::Blocks | Regions::Both)
+    }
+
+    fn counts_locks(&self) -> bool {
+        matches!(self.regions, Regions::Auto | Regions::Locks | Regions::Both)
+    }
+
+    /// The first `begin` of an `Auto` run: from now on only blocks are regions, and the lock
+    /// regions seen so far are forgotten.
+    #[cold]
+    fn switch_to_blocks(&mut self) {
+        let mhp = self.mhp;
+        let var_class = std::mem::take(&mut self.var_class);
+        let (names, ids) = (
+            std::mem::take(&mut self.class_names),
+            std::mem::take(&mut self.class_ids),
+        );
+        *self = DynamicViews::new(Regions::Blocks, mhp);
+        self.var_class = var_class;
+        self.class_names = names;
+        self.class_ids = ids;
+    }
+
+    #[inline]
+    fn thread(&mut self, t: ThreadId) -> &mut ThreadState {
+        if t.index() >= self.threads.len() {
+            self.threads.resize_with(t.index() + 1, ThreadState::default);
+            self.heads.resize(t.index() + 1, NONE);
+        }
+        &mut self.threads[t.index()]
+    }
+
+    fn start(&mut self, e: &Event, hb: &HappensBefore) {
+        let th = &mut self.threads[e.thread.index()];
+        th.active = true;
+        th.begin = e.index;
+        th.begin_clock.copy_from(hb.clock(e.thread));
+        th.entries.clear();
+        th.index.clear();
+        th.class_entries.clear();
+    }
+
+    /// The class-level variable of `x`, interning it on first sight.
+    #[inline]
+    fn class_of(&mut self, x: VarId, names: &Names) -> u32 {
+        if x.index() < self.var_class.len() && self.var_class[x.index()] != NONE {
+            return self.var_class[x.index()];
+        }
+        self.new_var(x, names)
+    }
+
+    #[cold]
+    fn new_var(&mut self, x: VarId, names: &Names) -> u32 {
+        if x.index() >= self.var_class.len() {
+            self.var_class.resize(x.index() + 1, NONE);
+        }
+        let name = names.var(x);
+        let class = class_name(name);
+        let id = match self.class_ids.get(class.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.class_names.len() as u32;
+                self.class_names.push(class.clone());
+                self.class_ids.insert(class.clone(), id);
+                id
+            }
+        };
+        self.var_class[x.index()] = id;
+        if class != name && self.class.is_none() {
+            self.start_class_level(names);
+        }
+        id
+    }
+
+    /// The first instance variable: until now every variable was its own class-level variable,
+    /// so the class-level views so far are the views renamed.
+    #[cold]
+    fn start_class_level(&mut self, names: &Names) {
+        let mut level = ClassLevel::default();
+        let ids = &self.class_ids;
+        let rename = |v: u32| ids[names.var(VarId(v))];
+        let renamed: Vec<ViewId> = self
+            .views
+            .views
+            .iter()
+            .map(|view| {
+                let entries = view.entries().iter().map(|&(v, b)| (rename(v), b)).collect();
+                level.views.intern(View::from_entries(entries).entries())
+            })
+            .collect();
+        level.threads = vec![FxHashSet::default(); self.threads.len()];
+        for s in &self.slots {
+            level.threads[s.thread as usize].insert(renamed[s.view as usize]);
+        }
+        for th in &mut self.threads {
+            if th.active {
+                th.class_entries = th.entries.iter().map(|e| (rename(e.var), e.bits)).collect();
+            }
+        }
+        self.class = Some(level);
+    }
+
+    #[inline]
+    fn access(&mut self, e: &Event, x: VarId, kind: Kind, names: &Names) {
+        let class = self.class_of(x, names);
+        let th = &mut self.threads[e.thread.index()];
+        let at = (e.index, e.loc);
+        let i = if th.entries.len() <= 16 {
+            th.entries.iter().position(|en| en.var == x.0)
+        } else {
+            if th.index.len() < th.entries.len() {
+                for (i, en) in th.entries.iter().enumerate() {
+                    th.index.insert(en.var, i as u32);
+                }
+            }
+            th.index.get(&x.0).map(|&i| i as usize)
+        };
+        let en = match i {
+            Some(i) => &mut th.entries[i],
+            None => {
+                th.entries.push(Entry {
+                    var: x.0,
+                    bits: 0,
+                    read: None,
+                    write: None,
+                });
+                if !th.index.is_empty() {
+                    th.index.insert(x.0, (th.entries.len() - 1) as u32);
+                }
+                th.entries.last_mut().expect("just pushed")
+            }
+        };
+        en.bits = add_bits(en.bits, kind, Mark::Open);
+        match kind {
+            Kind::Read => {
+                en.read.get_or_insert(at);
+            }
+            Kind::Write => {
+                en.write.get_or_insert(at);
+            }
+        }
+        if self.class.is_some() {
+            match th.class_entries.iter_mut().find(|c| c.0 == class) {
+                Some(c) => c.1 = add_bits(c.1, kind, Mark::Open),
+                None => th.class_entries.push((class, add_bits(0, kind, Mark::Open))),
+            }
+        }
+    }
+
+    fn end(&mut self, e: &Event, hb: &HappensBefore) {
+        let t = e.thread;
+        let th = &mut self.threads[t.index()];
+        th.active = false;
+        if th.entries.is_empty() {
+            return;
+        }
+        self.region_count += 1;
+        th.entries.sort_unstable_by_key(|en| en.var);
+        self.scratch.clear();
+        self.scratch
+            .extend(th.entries.iter().map(|en| (en.var, en.bits)));
+        let view = self.views.intern(&self.scratch);
+        let begin = th.begin;
+        let slot = match self.slot_of.get(&(t.0, view)) {
+            Some(&s) => s,
+            None => {
+                let s = self.slots.len() as u32;
+                self.slots.push(Slot {
+                    thread: t.0,
+                    view,
+                    first_begin: begin,
+                    first_end: e.index,
+                    first_events: th.entries.clone(),
+                    last_begin: begin,
+                    last_end_epoch: 0,
+                    last_end_seq: 0,
+                    prev: NONE,
+                    next: NONE,
+                });
+                self.slot_of.insert((t.0, view), s);
+                s
+            }
+        };
+        if let Some(level) = &mut self.class {
+            th.class_entries.sort_unstable_by_key(|c| c.0);
+            let id = level.views.intern(&th.class_entries);
+            if level.threads.len() <= t.index() {
+                level.threads.resize(t.index() + 1, FxHashSet::default());
+            }
+            level.threads[t.index()].insert(id);
+        }
+        if self.mhp {
+            self.mark_parallel(slot, t);
+        }
+        let epoch = hb.clock(t).get(t);
+        let s = &mut self.slots[slot as usize];
+        s.last_begin = begin;
+        s.last_end_epoch = epoch;
+        s.last_end_seq = e.index + 1;
+        self.move_to_front(slot, t);
+    }
+
+    /// Marks every view of another thread with a region unordered with the region of `slot`
+    /// that just ended (see the module comment).
+    fn mark_parallel(&mut self, slot: u32, t: ThreadId) {
+        let prev = self.slots[slot as usize].last_end_seq;
+        let clock = &self.threads[t.index()].begin_clock;
+        for (u, &head) in self.heads.iter().enumerate() {
+            if u == t.index() {
+                continue;
+            }
+            let c = clock.get(ThreadId(u as u32));
+            let mut s = head;
+            while s != NONE {
+                let d = &self.slots[s as usize];
+                if d.last_end_epoch <= c || d.last_end_seq <= prev {
+                    break;
+                }
+                self.parallel.insert((s.min(slot), s.max(slot)));
+                s = d.next;
+            }
+        }
+    }
+
+    fn move_to_front(&mut self, slot: u32, t: ThreadId) {
+        let head = self.heads[t.index()];
+        if head == slot {
+            return;
+        }
+        let (p, n) = {
+            let s = &self.slots[slot as usize];
+            (s.prev, s.next)
+        };
+        if p != NONE {
+            self.slots[p as usize].next = n;
+        }
+        if n != NONE {
+            self.slots[n as usize].prev = p;
+        }
+        let s = &mut self.slots[slot as usize];
+        s.prev = NONE;
+        s.next = head;
+        if head != NONE {
+            self.slots[head as usize].prev = slot;
+        }
+        self.heads[t.index()] = slot;
+    }
+}
+
+/// The class-level name of a trace variable: `Class#id.field` is `Class.field`; any other name
+/// is its own.
+pub fn class_name(var: &str) -> String {
+    if let Some(dot) = var.rfind('.') {
+        if let Some(hash) = var[..dot].find('#') {
+            return format!("{}{}", &var[..hash], &var[dot..]);
+        }
+    }
+    var.to_owned()
+}
+
+impl Analysis for DynamicViews {
+    fn name(&self) -> &'static str {
+        "views"
+    }
+
+    #[inline]
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
+        match &e.op {
+            Op::Read(x) => {
+                if self.thread(e.thread).active {
+                    self.access(e, *x, Kind::Read, names);
+                }
+            }
+            Op::Write(x) => {
+                if self.thread(e.thread).active {
+                    self.access(e, *x, Kind::Write, names);
+                }
+            }
+            Op::Acquire(_) if locks => {
+                let th = self.thread(e.thread);
+                th.locks += 1;
+                if !th.active {
+                    self.start(e, hb);
+                }
+            }
+            Op::Release(_) if locks => {
+                let th = self.thread(e.thread);
+                th.locks = th.locks.saturating_sub(1);
+                if th.active && th.locks == 0 && !(blocks && th.depth > 0) {
+                    self.end(e, hb);
+                }
+            }
+            Op::Begin(_) if blocks || self.regions == Regions::Auto => {
+                if self.regions == Regions::Auto {
+                    self.switch_to_blocks();
+                }
+                let th = self.thread(e.thread);
+                th.depth += 1;
+                if !th.active {
+                    self.start(e, hb);
+                }
+            }
+            Op::End if blocks || self.regions == Regions::Auto => {
+                let th = self.thread(e.thread);
+                if th.depth > 0 {
+                    th.depth -= 1;
+                    if th.active && th.depth == 0 && !(locks && th.locks > 0) {
+                        self.end(e, hb);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
+        let this = *self;
+        let unclosed = this.threads.iter().filter(|t| t.active).count();
+        // Threads with views, in id order; `order[k]` is the trace thread of knowledge thread k.
+        let mut per_thread: Vec<Vec<(ViewId, u32)>> = vec![Vec::new(); this.threads.len()];
+        for (i, s) in this.slots.iter().enumerate() {
+            per_thread[s.thread as usize].push((s.view, i as u32));
+        }
+        let mut order = Vec::new();
+        let mut threads = Vec::new();
+        for (t, list) in per_thread.iter_mut().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            list.sort_unstable();
+            order.push(t as u32);
+            threads.push(ThreadViews {
+                name: names.thread(ThreadId(t as u32)).to_owned(),
+                views: list.iter().map(|e| e.0).collect(),
+            });
+        }
+        let var_names: Vec<String> = (0..names.vars.len())
+            .map(|v| names.var(VarId(v as u32)).to_owned())
+            .collect();
+        let k = Knowledge {
+            var_names,
+            views: this.views.views.clone(),
+            threads,
+        };
+        let mut warnings = detect(&k);
+
+        let mut removed_by_instances = 0;
+        if let Some(level) = &this.class {
+            let mut threads = Vec::new();
+            for &t in &order {
+                let mut views: Vec<ViewId> = level
+                    .threads
+                    .get(t as usize)
+                    .map(|s| s.iter().copied().collect())
+                    .unwrap_or_default();
+                views.sort_unstable();
+                threads.push(ThreadViews {
+                    name: names.thread(ThreadId(t)).to_owned(),
+                    views,
+                });
+            }
+            let kc = Knowledge {
+                var_names: this.class_names.clone(),
+                views: level.views.views.clone(),
+                threads,
+            };
+            let class_warnings = detect(&kc);
+            let seen: FxHashSet<(&str, [usize; 2], Vec<u32>)> = warnings
+                .iter()
+                .map(|w| (w.kind, w.threads, lift(&w.variables, &this.var_class)))
+                .collect();
+            removed_by_instances = class_warnings
+                .iter()
+                .filter(|w| !seen.contains(&(w.kind, w.threads, w.variables.clone())))
+                .count();
+        }
+
+        let mut removed_by_mhp = 0;
+        let ctx = Context {
+            this: &this,
+            order: &order,
+            names,
+        };
+        if this.mhp {
+            let (kept, removed) = mhp_filter(warnings, &ctx);
+            warnings = kept;
+            removed_by_mhp = removed;
+        }
+        let mut out = AnalysisOutput {
+            findings: findings(&k, &warnings, &ctx),
+            rules: rules(),
+            ..AnalysisOutput::default()
+        };
+        summary(
+            &mut out,
+            &this,
+            &k,
+            &warnings,
+            removed_by_instances,
+            removed_by_mhp,
+            unclosed,
+        );
+        out
+    }
+}
+
+fn summary(
+    out: &mut AnalysisOutput,
+    this: &DynamicViews,
+    k: &Knowledge,
+    warnings: &[Warning],
+    removed_by_instances: usize,
+    removed_by_mhp: usize,
+    unclosed: usize,
+) {
+    let (races, stale) = super::count_kinds(warnings);
+    let s = &mut out.summary;
+    s.insert("regions".into(), Value::from(this.regions.name()));
+    s.insert("atomic_regions".into(), Value::from(this.region_count));
+    s.insert("views".into(), Value::from(k.views.len()));
+    s.insert("high_level_races".into(), Value::from(races));
+    s.insert("stale_values".into(), Value::from(stale));
+    s.insert(
+        "removed_by_instances".into(),
+        Value::from(removed_by_instances),
+    );
+    if this.mhp {
+        s.insert("removed_by_mhp".into(), Value::from(removed_by_mhp));
+    } else {
+        s.insert("mhp".into(), Value::from("off"));
+    }
+    if unclosed > 0 {
+        s.insert("unclosed_regions".into(), Value::from(unclosed));
+    }
+}
+
+/// Class-level variables of trace variables, sorted and without repeats.
+fn lift(vars: &[u32], var_class: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = vars.iter().map(|&v| var_class[v as usize]).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+struct Context<'a> {
+    this: &'a DynamicViews,
+    order: &'a [u32],
+    names: &'a Names,
+}
+
+impl Context<'_> {
+    fn slot(&self, t: usize, v: ViewId) -> &Slot {
+        let s = self.this.slot_of[&(self.order[t], v)];
+        &self.this.slots[s as usize]
+    }
+}
+
+impl Schedule for Context<'_> {
+    fn may_run_in_parallel(&self, t1: usize, v1: ViewId, t2: usize, v2: ViewId) -> bool {
+        let a = self.this.slot_of[&(self.order[t1], v1)];
+        let b = self.this.slot_of[&(self.order[t2], v2)];
+        t1 != t2 && self.this.parallel.contains(&(a.min(b), a.max(b)))
+    }
+
+    fn may_precede(&self, t: usize, a: ViewId, b: ViewId) -> bool {
+        self.slot(t, a).first_end < self.slot(t, b).last_begin
+    }
+}
+
+impl Provenance for Context<'_> {
+    fn origin(&self, t: usize, v: ViewId) -> String {
+        let s = self.slot(t, v);
+        format!("events #{}..#{}", s.first_begin, s.first_end)
+    }
+
+    fn events(&self, t: usize, v: ViewId, vars: &[u32]) -> Vec<EventRef> {
+        let s = self.slot(t, v);
+        let thread = self.names.thread(ThreadId(s.thread)).to_owned();
+        let mut out = Vec::new();
+        for en in s.first_events.iter().filter(|en| vars.contains(&en.var)) {
+            let var = self.names.var(VarId(en.var));
+            for (at, op) in [(en.read, "r"), (en.write, "w")] {
+                if let Some((index, loc)) = at {
+                    out.push(EventRef {
+                        index,
+                        thread: thread.clone(),
+                        op: format!("{op}({var})"),
+                        location: loc.map(|l| self.names.location(l).to_owned()),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
