@@ -10,8 +10,13 @@
 //!   paper's class-level variable `Class.field` is used only to count the warnings that
 //!   separating instances removed;
 //! - *may happen in parallel*: a warning needs a region of one thread to run between two
-//!   regions of another. The happens-before pass tells whether two regions are ordered, and a
-//!   warning whose regions never run in parallel is dropped (`--no-mhp` keeps them).
+//!   regions of another. Regions ordered in every schedule cannot: the analysis runs its own
+//!   happens-before pass (the same `HappensBefore`) over the edges that order every schedule,
+//!   fork, join, send and receive, leaving out lock edges, which only record which critical
+//!   section happened to go first (with them, any two regions on one lock would look ordered). A
+//!   warning whose regions never run in parallel is dropped (`--no-mhp` keeps them). Orders
+//!   made through locks (a flag set and polled under a lock) are not seen, so the filter errs
+//!   on the side of keeping warnings.
 //!
 //! Memory is bounded by the number of distinct views per thread, not by the trace: per (thread,
 //! view) the analysis keeps the view once, the events of its first region, and four numbers.
@@ -47,7 +52,8 @@ pub enum Regions {
 impl Regions {
     fn name(self) -> &'static str {
         match self {
-            Regions::Auto => "auto",
+            // Still `Auto` at the end: the trace had no block, lock regions were used.
+            Regions::Auto => "locks",
             Regions::Blocks => "blocks",
             Regions::Locks => "locks",
             Regions::Both => "both",
@@ -144,6 +150,8 @@ pub struct DynamicViews {
     class: Option<ClassLevel>,
     scratch: Vec<(u32, u8)>,
     region_count: u64,
+    /// Happens-before without lock edges (see the module comment).
+    must: HappensBefore,
 }
 
 impl DynamicViews {
@@ -163,6 +171,7 @@ impl DynamicViews {
             class: None,
             scratch: Vec::new(),
             region_count: 0,
+            must: HappensBefore::new(),
         }
     }
 
@@ -184,7 +193,9 @@ impl DynamicViews {
             std::mem::take(&mut self.class_names),
             std::mem::take(&mut self.class_ids),
         );
+        let must = std::mem::take(&mut self.must);
         *self = DynamicViews::new(Regions::Blocks, mhp);
+        self.must = must;
         self.var_class = var_class;
         self.class_names = names;
         self.class_ids = ids;
@@ -199,11 +210,11 @@ impl DynamicViews {
         &mut self.threads[t.index()]
     }
 
-    fn start(&mut self, e: &Event, hb: &HappensBefore) {
+    fn start(&mut self, e: &Event) {
         let th = &mut self.threads[e.thread.index()];
         th.active = true;
         th.begin = e.index;
-        th.begin_clock.copy_from(hb.clock(e.thread));
+        th.begin_clock.copy_from(self.must.clock(e.thread));
         th.entries.clear();
         th.index.clear();
         th.class_entries.clear();
@@ -316,7 +327,7 @@ impl DynamicViews {
         }
     }
 
-    fn end(&mut self, e: &Event, hb: &HappensBefore) {
+    fn end(&mut self, e: &Event) {
         let t = e.thread;
         let th = &mut self.threads[t.index()];
         th.active = false;
@@ -361,7 +372,7 @@ impl DynamicViews {
         if self.mhp {
             self.mark_parallel(slot, t);
         }
-        let epoch = hb.clock(t).get(t);
+        let epoch = self.must.clock(t).get(t);
         let s = &mut self.slots[slot as usize];
         s.last_begin = begin;
         s.last_end_epoch = epoch;
@@ -388,6 +399,58 @@ impl DynamicViews {
                 self.parallel.insert((s.min(slot), s.max(slot)));
                 s = d.next;
             }
+        }
+    }
+
+    /// Opens and closes regions, and adds the accesses made inside them.
+    #[inline]
+    fn region_event(&mut self, e: &Event, names: &Names) {
+        let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
+        match &e.op {
+            Op::Read(x) => {
+                if self.thread(e.thread).active {
+                    self.access(e, *x, Kind::Read, names);
+                }
+            }
+            Op::Write(x) => {
+                if self.thread(e.thread).active {
+                    self.access(e, *x, Kind::Write, names);
+                }
+            }
+            Op::Acquire(_) if locks => {
+                let th = self.thread(e.thread);
+                th.locks += 1;
+                if !th.active {
+                    self.start(e);
+                }
+            }
+            Op::Release(_) if locks => {
+                let th = self.thread(e.thread);
+                th.locks = th.locks.saturating_sub(1);
+                if th.active && th.locks == 0 && !(blocks && th.depth > 0) {
+                    self.end(e);
+                }
+            }
+            Op::Begin(_) if blocks || self.regions == Regions::Auto => {
+                if self.regions == Regions::Auto {
+                    self.switch_to_blocks();
+                }
+                let th = self.thread(e.thread);
+                th.depth += 1;
+                if !th.active {
+                    self.start(e);
+                }
+            }
+            Op::End if blocks || self.regions == Regions::Auto => {
+                let th = self.thread(e.thread);
+                if th.depth > 0 {
+                    th.depth -= 1;
+                    if th.active && th.depth == 0 && !(locks && th.locks > 0) {
+                        self.end(e);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -433,53 +496,16 @@ impl Analysis for DynamicViews {
     }
 
     #[inline]
-    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
-        let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
-        match &e.op {
-            Op::Read(x) => {
-                if self.thread(e.thread).active {
-                    self.access(e, *x, Kind::Read, names);
-                }
-            }
-            Op::Write(x) => {
-                if self.thread(e.thread).active {
-                    self.access(e, *x, Kind::Write, names);
-                }
-            }
-            Op::Acquire(_) if locks => {
-                let th = self.thread(e.thread);
-                th.locks += 1;
-                if !th.active {
-                    self.start(e, hb);
-                }
-            }
-            Op::Release(_) if locks => {
-                let th = self.thread(e.thread);
-                th.locks = th.locks.saturating_sub(1);
-                if th.active && th.locks == 0 && !(blocks && th.depth > 0) {
-                    self.end(e, hb);
-                }
-            }
-            Op::Begin(_) if blocks || self.regions == Regions::Auto => {
-                if self.regions == Regions::Auto {
-                    self.switch_to_blocks();
-                }
-                let th = self.thread(e.thread);
-                th.depth += 1;
-                if !th.active {
-                    self.start(e, hb);
-                }
-            }
-            Op::End if blocks || self.regions == Regions::Auto => {
-                let th = self.thread(e.thread);
-                if th.depth > 0 {
-                    th.depth -= 1;
-                    if th.active && th.depth == 0 && !(locks && th.locks > 0) {
-                        self.end(e, hb);
-                    }
-                }
-            }
-            _ => {}
+    fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        let ordering = !matches!(e.op, Op::Acquire(_) | Op::Release(_));
+        if ordering {
+            self.must.before(e);
+        } else {
+            self.must.before(&Event::new(e.index, e.thread, Op::End));
+        }
+        self.region_event(e, names);
+        if ordering {
+            self.must.after(e);
         }
         Ok(())
     }
