@@ -80,7 +80,9 @@ fn program(path: &Path, strict: bool, format: FormatArg) -> anyhow::Result<u8> {
         .insert("threads".into(), Value::from(k.threads.len()));
     report.findings = findings(k, &warnings, &views);
     report.rules = rules();
-    report.summary.insert("views".into(), Value::from(k.views.len()));
+    report
+        .summary
+        .insert("views".into(), Value::from(k.views.len()));
     report
         .summary
         .insert("high_level_races".into(), Value::from(races));

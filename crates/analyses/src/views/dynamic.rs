@@ -31,7 +31,9 @@
 
 use super::sensors::Warning;
 use super::view::{add_bits, Kind, Mark, View};
-use super::{detect, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews, ViewId};
+use super::{
+    detect, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews, ViewId,
+};
 use crate::driver::{Analysis, AnalysisOutput};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::EventRef;
@@ -175,6 +177,32 @@ impl DynamicViews {
         }
     }
 
+    /// Every distinct view of every thread so far, with its thread.
+    pub fn thread_views(&self) -> Vec<(ThreadId, View)> {
+        self.slots
+            .iter()
+            .map(|s| {
+                (
+                    ThreadId(s.thread),
+                    self.views.views[s.view as usize].clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// The pairs of (thread, view) some of whose regions are unordered (the may-happen-in-
+    /// parallel relation, recorded only when the filter is on).
+    pub fn parallel_views(&self) -> Vec<((ThreadId, View), (ThreadId, View))> {
+        let of = |s: u32| {
+            let s = &self.slots[s as usize];
+            (
+                ThreadId(s.thread),
+                self.views.views[s.view as usize].clone(),
+            )
+        };
+        self.parallel.iter().map(|&(a, b)| (of(a), of(b))).collect()
+    }
+
     fn counts_blocks(&self) -> bool {
         matches!(self.regions, Regions::Blocks | Regions::Both)
     }
@@ -204,7 +232,8 @@ impl DynamicViews {
     #[inline]
     fn thread(&mut self, t: ThreadId) -> &mut ThreadState {
         if t.index() >= self.threads.len() {
-            self.threads.resize_with(t.index() + 1, ThreadState::default);
+            self.threads
+                .resize_with(t.index() + 1, ThreadState::default);
             self.heads.resize(t.index() + 1, NONE);
         }
         &mut self.threads[t.index()]
@@ -264,7 +293,11 @@ impl DynamicViews {
             .views
             .iter()
             .map(|view| {
-                let entries = view.entries().iter().map(|&(v, b)| (rename(v), b)).collect();
+                let entries = view
+                    .entries()
+                    .iter()
+                    .map(|&(v, b)| (rename(v), b))
+                    .collect();
                 level.views.intern(View::from_entries(entries).entries())
             })
             .collect();
@@ -322,7 +355,9 @@ impl DynamicViews {
         if self.class.is_some() {
             match th.class_entries.iter_mut().find(|c| c.0 == class) {
                 Some(c) => c.1 = add_bits(c.1, kind, Mark::Open),
-                None => th.class_entries.push((class, add_bits(0, kind, Mark::Open))),
+                None => th
+                    .class_entries
+                    .push((class, add_bits(0, kind, Mark::Open))),
             }
         }
     }

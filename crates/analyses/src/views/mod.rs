@@ -203,7 +203,10 @@ pub fn rules() -> Vec<Rule> {
 
 /// Counts of warnings by kind, for summaries.
 pub fn count_kinds(warnings: &[Warning]) -> (usize, usize) {
-    let races = warnings.iter().filter(|w| w.kind == HIGH_LEVEL_RACE).count();
+    let races = warnings
+        .iter()
+        .filter(|w| w.kind == HIGH_LEVEL_RACE)
+        .count();
     let stale = warnings.iter().filter(|w| w.kind == STALE_VALUE).count();
     (races, stale)
 }

@@ -114,6 +114,16 @@ fn projected(k: &Knowledge, t: usize, kind: Kind) -> Vec<(Vec<u32>, Vec<ViewId>)
     out
 }
 
+/// `V_α(t)` and `M_α(t)` of Section 2.3.1 as variable sets (Table 1's rows).
+pub fn table(k: &Knowledge, t: usize, kind: Kind) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let views: Vec<Vec<u32>> = projected(k, t, kind).into_iter().map(|e| e.0).collect();
+    let max = maximal(&views)
+        .into_iter()
+        .map(|i| views[i].clone())
+        .collect();
+    (views, max)
+}
+
 fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Read => "read",

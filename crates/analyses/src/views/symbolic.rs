@@ -79,6 +79,10 @@ pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, LangError> {
         x.recursive = false;
         x.previous = std::mem::take(&mut x.specs);
         per_thread.clear();
+        // Every procedure is checked (and its view computed) even if no thread calls it.
+        for p in &prog.procs {
+            x.spec(p)?;
+        }
         for th in &prog.threads {
             let mut regions = Vec::new();
             let mut env = Env::default();
@@ -165,14 +169,20 @@ impl<'p> Exec<'p> {
         };
         for c in &prog.classes {
             if x.classes.insert(&c.name.name, c).is_some() {
-                return Err(err(c.name.pos, format!("class `{}` declared twice", c.name.name)));
+                return Err(err(
+                    c.name.pos,
+                    format!("class `{}` declared twice", c.name.name),
+                ));
             }
             let mut fields = FxHashSet::default();
             for f in &c.fields {
                 if !fields.insert(&f.name.name) {
                     return Err(err(
                         f.name.pos,
-                        format!("field `{}` declared twice in `{}`", f.name.name, c.name.name),
+                        format!(
+                            "field `{}` declared twice in `{}`",
+                            f.name.name, c.name.name
+                        ),
                     ));
                 }
             }
@@ -190,10 +200,16 @@ impl<'p> Exec<'p> {
         }
         for g in &prog.globals {
             if !x.classes.contains_key(g.class.name.as_str()) {
-                return Err(err(g.class.pos, format!("unknown class `{}`", g.class.name)));
+                return Err(err(
+                    g.class.pos,
+                    format!("unknown class `{}`", g.class.name),
+                ));
             }
             if x.globals.insert(&g.name.name, &g.class.name).is_some() {
-                return Err(err(g.name.pos, format!("global `{}` declared twice", g.name.name)));
+                return Err(err(
+                    g.name.pos,
+                    format!("global `{}` declared twice", g.name.name),
+                ));
             }
         }
         for p in &prog.procs {
@@ -285,7 +301,12 @@ impl<'p> Exec<'p> {
             })
     }
 
-    fn block(&mut self, stmts: &'p [Stmt], env: &mut Env, mode: &mut Mode) -> Result<(), LangError> {
+    fn block(
+        &mut self,
+        stmts: &'p [Stmt],
+        env: &mut Env,
+        mode: &mut Mode,
+    ) -> Result<(), LangError> {
         for s in stmts {
             self.stmt(s, env, mode)?;
         }
@@ -583,7 +604,10 @@ impl<'p> Exec<'p> {
                         None => {
                             return Err(err(
                                 t.base.pos,
-                                format!("`{}` is not a parameter of `{}`", t.base.name, n.name.name),
+                                format!(
+                                    "`{}` is not a parameter of `{}`",
+                                    t.base.name, n.name.name
+                                ),
                             ))
                         }
                     }

@@ -88,11 +88,10 @@ pub fn add_bits(bits: u8, kind: Kind, mark: Mark) -> u8 {
             if bits & READS != 0 {
                 (bits & !READS) | READ_OVERWRITTEN | WRITE_AFTER_READ
             } else {
-                bits
-                    | match mark {
-                        Mark::Open => WRITE_FRESH,
-                        Mark::Closed => WRITE_AFTER_READ,
-                    }
+                bits | match mark {
+                    Mark::Open => WRITE_FRESH,
+                    Mark::Closed => WRITE_AFTER_READ,
+                }
             }
         }
     }

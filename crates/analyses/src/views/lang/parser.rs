@@ -345,10 +345,7 @@ impl Parser {
             }
             _ => Err(LangError::new(
                 self.pos(),
-                format!(
-                    "expected `:=` or a call, found {}",
-                    describe(self.peek())
-                ),
+                format!("expected `:=` or a call, found {}", describe(self.peek())),
             )),
         }
     }
