@@ -87,7 +87,9 @@ struct ThreadState {
     entries: Vec<Entry>,
     /// Position of a variable in `entries`, once a region is too long for a linear scan.
     index: FxHashMap<u32, u32>,
-    class_entries: Vec<(u32, u8)>,
+    /// The region's accesses in order, replayed at class level when two of its variables are
+    /// one class-level variable (the marks then depend on the order).
+    log: Vec<(u32, Kind)>,
 }
 
 /// A view of one thread: the first region that produced it, and what the may-happen-in-parallel
@@ -105,6 +107,15 @@ struct Slot {
     /// Neighbours in the thread's list of slots by latest end, most recent first.
     prev: u32,
     next: u32,
+    /// Per thread, how many of its slots are known to run in parallel with this one.
+    known: Vec<u32>,
+}
+
+fn bump(counts: &mut Vec<u32>, i: usize) {
+    if counts.len() <= i {
+        counts.resize(i + 1, 0);
+    }
+    counts[i] += 1;
 }
 
 /// Views interned by contents.
@@ -131,7 +142,51 @@ impl Interner {
 #[derive(Default)]
 struct ClassLevel {
     views: Interner,
-    threads: Vec<FxHashSet<ViewId>>,
+    /// Per thread, which class-level views it has.
+    threads: Vec<Vec<bool>>,
+    /// The class-level view of each view, when renaming its variables gives it (`NONE`: not
+    /// computed yet, `COLLIDES`: two of its variables are one class-level variable).
+    of_view: Vec<u32>,
+}
+
+const COLLIDES: u32 = u32::MAX - 1;
+
+impl ClassLevel {
+    fn insert(&mut self, t: usize, id: ViewId) {
+        if self.threads.len() <= t {
+            self.threads.resize(t + 1, Vec::new());
+        }
+        let set = &mut self.threads[t];
+        if set.len() <= id as usize {
+            set.resize(id as usize + 1, false);
+        }
+        set[id as usize] = true;
+    }
+
+    /// The class-level view of `view` if renaming gives it.
+    fn renamed(&mut self, view: ViewId, views: &Interner, var_class: &[u32]) -> u32 {
+        if let Some(&id) = self.of_view.get(view as usize) {
+            if id != NONE {
+                return id;
+            }
+        }
+        let mut entries: Vec<(u32, u8)> = views.views[view as usize]
+            .entries()
+            .iter()
+            .map(|&(v, b)| (var_class[v as usize], b))
+            .collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        let id = if entries.windows(2).any(|w| w[0].0 == w[1].0) {
+            COLLIDES
+        } else {
+            self.views.intern(&entries)
+        };
+        if self.of_view.len() <= view as usize {
+            self.of_view.resize(view as usize + 1, NONE);
+        }
+        self.of_view[view as usize] = id;
+        id
+    }
 }
 
 /// The `views` analysis over a trace.
@@ -140,11 +195,14 @@ pub struct DynamicViews {
     mhp: bool,
     threads: Vec<ThreadState>,
     views: Interner,
-    slot_of: FxHashMap<(u32, ViewId), u32>,
+    /// Per thread, the slot of each view (`NONE`: the thread has no such view).
+    slot_of: Vec<Vec<u32>>,
     slots: Vec<Slot>,
     /// Per thread, its most recently ended slot.
     heads: Vec<u32>,
     parallel: FxHashSet<(u32, u32)>,
+    /// Per thread, its number of slots.
+    slot_count: Vec<u32>,
     /// Class-level variable of each trace variable (`NONE`: not seen yet).
     var_class: Vec<u32>,
     class_names: Vec<String>,
@@ -163,10 +221,11 @@ impl DynamicViews {
             mhp,
             threads: Vec::new(),
             views: Interner::default(),
-            slot_of: FxHashMap::default(),
+            slot_of: Vec::new(),
             slots: Vec::new(),
             heads: Vec::new(),
             parallel: FxHashSet::default(),
+            slot_count: Vec::new(),
             var_class: Vec::new(),
             class_names: Vec::new(),
             class_ids: FxHashMap::default(),
@@ -203,6 +262,10 @@ impl DynamicViews {
         self.parallel.iter().map(|&(a, b)| (of(a), of(b))).collect()
     }
 
+    fn slot_index(&self, t: u32, v: ViewId) -> u32 {
+        self.slot_of[t as usize][v as usize]
+    }
+
     fn counts_blocks(&self) -> bool {
         matches!(self.regions, Regions::Blocks | Regions::Both)
     }
@@ -235,6 +298,7 @@ impl DynamicViews {
             self.threads
                 .resize_with(t.index() + 1, ThreadState::default);
             self.heads.resize(t.index() + 1, NONE);
+            self.slot_count.resize(t.index() + 1, 0);
         }
         &mut self.threads[t.index()]
     }
@@ -246,7 +310,7 @@ impl DynamicViews {
         th.begin_clock.copy_from(self.must.clock(e.thread));
         th.entries.clear();
         th.index.clear();
-        th.class_entries.clear();
+        th.log.clear();
     }
 
     /// The class-level variable of `x`, interning it on first sight.
@@ -276,7 +340,7 @@ impl DynamicViews {
         };
         self.var_class[x.index()] = id;
         if class != name && self.class.is_none() {
-            self.start_class_level(names);
+            self.start_class_level();
         }
         id
     }
@@ -284,39 +348,21 @@ impl DynamicViews {
     /// The first instance variable: until now every variable was its own class-level variable,
     /// so the class-level views so far are the views renamed.
     #[cold]
-    fn start_class_level(&mut self, names: &Names) {
+    fn start_class_level(&mut self) {
         let mut level = ClassLevel::default();
-        let ids = &self.class_ids;
-        let rename = |v: u32| ids[names.var(VarId(v))];
-        let renamed: Vec<ViewId> = self
-            .views
-            .views
-            .iter()
-            .map(|view| {
-                let entries = view
-                    .entries()
-                    .iter()
-                    .map(|&(v, b)| (rename(v), b))
-                    .collect();
-                level.views.intern(View::from_entries(entries).entries())
-            })
-            .collect();
-        level.threads = vec![FxHashSet::default(); self.threads.len()];
-        for s in &self.slots {
-            level.threads[s.thread as usize].insert(renamed[s.view as usize]);
-        }
-        for th in &mut self.threads {
-            if th.active {
-                th.class_entries = th.entries.iter().map(|e| (rename(e.var), e.bits)).collect();
-            }
+        for i in 0..self.slots.len() {
+            let (t, view) = (self.slots[i].thread, self.slots[i].view);
+            let id = level.renamed(view, &self.views, &self.var_class);
+            level.insert(t as usize, id);
         }
         self.class = Some(level);
     }
 
     #[inline]
     fn access(&mut self, e: &Event, x: VarId, kind: Kind, names: &Names) {
-        let class = self.class_of(x, names);
+        self.class_of(x, names);
         let th = &mut self.threads[e.thread.index()];
+        th.log.push((x.0, kind));
         let at = (e.index, e.loc);
         let i = if th.entries.len() <= 16 {
             th.entries.iter().position(|en| en.var == x.0)
@@ -352,14 +398,6 @@ impl DynamicViews {
                 en.write.get_or_insert(at);
             }
         }
-        if self.class.is_some() {
-            match th.class_entries.iter_mut().find(|c| c.0 == class) {
-                Some(c) => c.1 = add_bits(c.1, kind, Mark::Open),
-                None => th
-                    .class_entries
-                    .push((class, add_bits(0, kind, Mark::Open))),
-            }
-        }
     }
 
     fn end(&mut self, e: &Event) {
@@ -376,9 +414,16 @@ impl DynamicViews {
             .extend(th.entries.iter().map(|en| (en.var, en.bits)));
         let view = self.views.intern(&self.scratch);
         let begin = th.begin;
-        let slot = match self.slot_of.get(&(t.0, view)) {
-            Some(&s) => s,
-            None => {
+        if self.slot_of.len() <= t.index() {
+            self.slot_of.resize(t.index() + 1, Vec::new());
+        }
+        let of = &mut self.slot_of[t.index()];
+        if of.len() <= view as usize {
+            of.resize(view as usize + 1, NONE);
+        }
+        let slot = match of[view as usize] {
+            s if s != NONE => s,
+            _ => {
                 let s = self.slots.len() as u32;
                 self.slots.push(Slot {
                     thread: t.0,
@@ -391,18 +436,28 @@ impl DynamicViews {
                     last_end_seq: 0,
                     prev: NONE,
                     next: NONE,
+                    known: Vec::new(),
                 });
-                self.slot_of.insert((t.0, view), s);
+                self.slot_count[t.index()] += 1;
+                self.slot_of[t.index()][view as usize] = s;
                 s
             }
         };
         if let Some(level) = &mut self.class {
-            th.class_entries.sort_unstable_by_key(|c| c.0);
-            let id = level.views.intern(&th.class_entries);
-            if level.threads.len() <= t.index() {
-                level.threads.resize(t.index() + 1, FxHashSet::default());
+            let mut id = level.renamed(view, &self.views, &self.var_class);
+            if id == COLLIDES {
+                let mut entries: Vec<(u32, u8)> = Vec::new();
+                for &(v, kind) in &th.log {
+                    let c = self.var_class[v as usize];
+                    match entries.iter_mut().find(|e| e.0 == c) {
+                        Some(e) => e.1 = add_bits(e.1, kind, Mark::Open),
+                        None => entries.push((c, add_bits(0, kind, Mark::Open))),
+                    }
+                }
+                entries.sort_unstable_by_key(|e| e.0);
+                id = level.views.intern(&entries);
             }
-            level.threads[t.index()].insert(id);
+            level.insert(t.index(), id);
         }
         if self.mhp {
             self.mark_parallel(slot, t);
@@ -419,20 +474,26 @@ impl DynamicViews {
     /// that just ended (see the module comment).
     fn mark_parallel(&mut self, slot: u32, t: ThreadId) {
         let prev = self.slots[slot as usize].last_end_seq;
-        let clock = &self.threads[t.index()].begin_clock;
-        for (u, &head) in self.heads.iter().enumerate() {
-            if u == t.index() {
+        for u in 0..self.heads.len() {
+            // Once every view of `u` is known to run in parallel with this one, there is nothing
+            // left to learn about `u` (the common case in long racy runs).
+            let known = self.slots[slot as usize].known.get(u).copied().unwrap_or(0);
+            if u == t.index() || known == self.slot_count[u] {
                 continue;
             }
-            let c = clock.get(ThreadId(u as u32));
-            let mut s = head;
+            let c = self.threads[t.index()].begin_clock.get(ThreadId(u as u32));
+            let mut s = self.heads[u];
             while s != NONE {
                 let d = &self.slots[s as usize];
                 if d.last_end_epoch <= c || d.last_end_seq <= prev {
                     break;
                 }
-                self.parallel.insert((s.min(slot), s.max(slot)));
-                s = d.next;
+                let next = d.next;
+                if self.parallel.insert((s.min(slot), s.max(slot))) {
+                    bump(&mut self.slots[slot as usize].known, u);
+                    bump(&mut self.slots[s as usize].known, t.index());
+                }
+                s = next;
             }
         }
     }
@@ -580,12 +641,11 @@ impl Analysis for DynamicViews {
         if let Some(level) = &this.class {
             let mut threads = Vec::new();
             for &t in &order {
-                let mut views: Vec<ViewId> = level
+                let views: Vec<ViewId> = level
                     .threads
                     .get(t as usize)
-                    .map(|s| s.iter().copied().collect())
+                    .map(|s| (0..s.len() as u32).filter(|&i| s[i as usize]).collect())
                     .unwrap_or_default();
-                views.sort_unstable();
                 threads.push(ThreadViews {
                     name: names.thread(ThreadId(t)).to_owned(),
                     views,
@@ -682,15 +742,14 @@ struct Context<'a> {
 
 impl Context<'_> {
     fn slot(&self, t: usize, v: ViewId) -> &Slot {
-        let s = self.this.slot_of[&(self.order[t], v)];
-        &self.this.slots[s as usize]
+        &self.this.slots[self.this.slot_index(self.order[t], v) as usize]
     }
 }
 
 impl Schedule for Context<'_> {
     fn may_run_in_parallel(&self, t1: usize, v1: ViewId, t2: usize, v2: ViewId) -> bool {
-        let a = self.this.slot_of[&(self.order[t1], v1)];
-        let b = self.this.slot_of[&(self.order[t2], v2)];
+        let a = self.this.slot_index(self.order[t1], v1);
+        let b = self.this.slot_index(self.order[t2], v2);
         t1 != t2 && self.this.parallel.contains(&(a.min(b), a.max(b)))
     }
 
