@@ -503,15 +503,11 @@ impl DynamicViews {
     fn region_event(&mut self, e: &Event, names: &Names) {
         let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
         match &e.op {
-            Op::Read(x) => {
-                if self.thread(e.thread).active {
-                    self.access(e, *x, Kind::Read, names);
-                }
+            Op::Read(x) if self.thread(e.thread).active => {
+                self.access(e, *x, Kind::Read, names);
             }
-            Op::Write(x) => {
-                if self.thread(e.thread).active {
-                    self.access(e, *x, Kind::Write, names);
-                }
+            Op::Write(x) if self.thread(e.thread).active => {
+                self.access(e, *x, Kind::Write, names);
             }
             Op::Acquire(_) if locks => {
                 let th = self.thread(e.thread);

@@ -72,11 +72,19 @@ pub fn run_sensors(sensors: &[&dyn Sensor], k: &Knowledge) -> Vec<Warning> {
     merge(all.into_iter().flatten())
 }
 
+/// A warning's key, owned.
+type OwnedKey = (&'static str, [usize; 2], Vec<u32>, Vec<Vec<u32>>);
+
+/// Variable sets of one kind of access, each with the views it comes from.
+type Projected = Vec<(Vec<u32>, Vec<ViewId>)>;
+
+/// Per variable: the views reading it without overwriting it, the views writing it.
+type ReadsWrites = FxHashMap<u32, (Vec<ViewId>, Vec<ViewId>)>;
+
 /// Merges warnings with equal keys, sorted by key.
 pub fn merge(warnings: impl IntoIterator<Item = Warning>) -> Vec<Warning> {
     let mut out: Vec<Warning> = Vec::new();
-    let mut index: FxHashMap<(&'static str, [usize; 2], Vec<u32>, Vec<Vec<u32>>), usize> =
-        FxHashMap::default();
+    let mut index: FxHashMap<OwnedKey, usize> = FxHashMap::default();
     for w in warnings {
         let key = (w.kind, w.threads, w.variables.clone(), w.overlaps.clone());
         match index.get(&key) {
@@ -99,8 +107,8 @@ pub fn merge(warnings: impl IntoIterator<Item = Warning>) -> Vec<Warning> {
 
 /// `V_α(t)` of one thread: the distinct non-empty variable sets of its α-accesses, each with
 /// the views it comes from.
-fn projected(k: &Knowledge, t: usize, kind: Kind) -> Vec<(Vec<u32>, Vec<ViewId>)> {
-    let mut out: Vec<(Vec<u32>, Vec<ViewId>)> = Vec::new();
+fn projected(k: &Knowledge, t: usize, kind: Kind) -> Projected {
+    let mut out = Projected::new();
     for &v in &k.threads[t].views {
         let vars = k.views[v as usize].vars(kind);
         if vars.is_empty() {
@@ -144,7 +152,7 @@ impl Sensor for ViewConsistency {
 
     fn detect(&self, k: &Knowledge) -> Vec<Warning> {
         let n = k.threads.len();
-        let proj: Vec<[Vec<(Vec<u32>, Vec<ViewId>)>; 2]> = (0..n)
+        let proj: Vec<[Projected; 2]> = (0..n)
             .map(|t| [projected(k, t, Kind::Read), projected(k, t, Kind::Write)])
             .collect();
         let mut out = Vec::new();
@@ -181,10 +189,10 @@ fn incompatible(
     m_views: &[ViewId],
     t2: usize,
     ck: Kind,
-    views2: &[(Vec<u32>, Vec<ViewId>)],
+    views2: &Projected,
 ) -> Vec<Warning> {
     // overlap_ck(t2, m), each overlap with the views of t2 that produce it.
-    let mut overlaps: Vec<(Vec<u32>, Vec<ViewId>)> = Vec::new();
+    let mut overlaps = Projected::new();
     for (vars, views) in views2 {
         let o = intersection(m, vars);
         if o.is_empty() {
@@ -244,9 +252,9 @@ impl Sensor for StaleValue {
     fn detect(&self, k: &Knowledge) -> Vec<Warning> {
         let n = k.threads.len();
         // Per thread and variable: views with (r, var, ∘), views with a write of var.
-        let per_thread: Vec<FxHashMap<u32, (Vec<ViewId>, Vec<ViewId>)>> = (0..n)
+        let per_thread: Vec<ReadsWrites> = (0..n)
             .map(|t| {
-                let mut m: FxHashMap<u32, (Vec<ViewId>, Vec<ViewId>)> = FxHashMap::default();
+                let mut m = ReadsWrites::default();
                 for &v in &k.threads[t].views {
                     let view: &View = &k.views[v as usize];
                     for a in view.accesses() {
