@@ -5,7 +5,8 @@ use crate::{analyse, display_path, print_report, FormatArg, InputArgs, Located};
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use hindsight_analyses::views::dynamic::{DynamicViews, Regions};
-use hindsight_analyses::views::{count_kinds, detect, findings, lang, rules, symbolic};
+use hindsight_analyses::views::sensors::LIMIT;
+use hindsight_analyses::views::{count_kinds, detect_counted, findings, lang, rules, symbolic};
 use hindsight_report::Report;
 use serde_json::Value;
 use std::path::Path;
@@ -68,7 +69,7 @@ fn program(path: &Path, strict: bool, format: FormatArg) -> anyhow::Result<u8> {
         return Err(Located(views.warnings[0].replacen(": warning: ", ": error: ", 1)).into());
     }
     let k = &views.knowledge;
-    let warnings = detect(k);
+    let (warnings, truncated) = detect_counted(k);
     let (races, stale) = count_kinds(&warnings);
     let mut report = Report::new("views");
     report
@@ -89,6 +90,11 @@ fn program(path: &Path, strict: bool, format: FormatArg) -> anyhow::Result<u8> {
     report
         .summary
         .insert("stale_values".into(), Value::from(stale));
+    if truncated {
+        report
+            .summary
+            .insert("sensor_limit_reached".into(), Value::from(LIMIT));
+    }
     report.warnings = views.warnings.clone();
     print_report(&report, format)?;
     Ok(report.exit_code() as u8)

@@ -29,10 +29,11 @@
 //!
 //! This module knows events, happens-before and views; the sensors know none of that.
 
-use super::sensors::Warning;
+use super::sensors::{Warning, LIMIT};
 use super::view::{add_bits, Kind, Mark, View};
 use super::{
-    detect, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews, ViewId,
+    detect_counted, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews,
+    ViewId,
 };
 use crate::driver::{Analysis, AnalysisOutput};
 use hindsight_order::{HappensBefore, VectorClock};
@@ -64,6 +65,11 @@ impl Regions {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// How many pairs of views the may-happen-in-parallel relation records at most (64 MB or so).
+/// Past it the relation is saturated: every pair is taken to run in parallel, so the filter
+/// removes only what program order rules out, never a warning it cannot justify.
+const MAX_PARALLEL_PAIRS: usize = 1 << 22;
 
 /// An access event of a region: index and location.
 type At = (u64, Option<LocId>);
@@ -459,7 +465,7 @@ impl DynamicViews {
             }
             level.insert(t.index(), id);
         }
-        if self.mhp {
+        if self.mhp && self.parallel.len() < MAX_PARALLEL_PAIRS {
             self.mark_parallel(slot, t);
         }
         let epoch = self.must.clock(t).get(t);
@@ -631,7 +637,7 @@ impl Analysis for DynamicViews {
             views: this.views.views.clone(),
             threads,
         };
-        let mut warnings = detect(&k);
+        let (mut warnings, truncated) = detect_counted(&k);
 
         let mut removed_by_instances = 0;
         if let Some(level) = &this.class {
@@ -652,7 +658,7 @@ impl Analysis for DynamicViews {
                 views: level.views.views.clone(),
                 threads,
             };
-            let class_warnings = detect(&kc);
+            let class_warnings = detect_counted(&kc).0;
             let seen: FxHashSet<(&str, [usize; 2], Vec<u32>)> = warnings
                 .iter()
                 .map(|w| (w.kind, w.threads, lift(&w.variables, &this.var_class)))
@@ -688,6 +694,14 @@ impl Analysis for DynamicViews {
             removed_by_mhp,
             unclosed,
         );
+        if truncated {
+            out.summary
+                .insert("sensor_limit_reached".into(), Value::from(LIMIT));
+        }
+        if this.mhp && this.parallel.len() >= MAX_PARALLEL_PAIRS {
+            out.summary
+                .insert("mhp_saturated".into(), Value::from(true));
+        }
         out
     }
 }
@@ -746,7 +760,9 @@ impl Schedule for Context<'_> {
     fn may_run_in_parallel(&self, t1: usize, v1: ViewId, t2: usize, v2: ViewId) -> bool {
         let a = self.this.slot_index(self.order[t1], v1);
         let b = self.this.slot_index(self.order[t2], v2);
-        t1 != t2 && self.this.parallel.contains(&(a.min(b), a.max(b)))
+        t1 != t2
+            && (self.this.parallel.len() >= MAX_PARALLEL_PAIRS
+                || self.this.parallel.contains(&(a.min(b), a.max(b))))
     }
 
     fn may_precede(&self, t: usize, a: ViewId, b: ViewId) -> bool {

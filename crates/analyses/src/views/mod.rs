@@ -81,23 +81,49 @@ pub fn mhp_filter(warnings: Vec<Warning>, schedule: &dyn Schedule) -> (Vec<Warni
     let kept: Vec<Warning> = warnings
         .into_iter()
         .filter_map(|mut w| {
-            w.witnesses.retain(|x| {
-                x.intruder_views.iter().any(|&c| {
-                    x.first.iter().any(|&a| {
-                        x.second.iter().any(|&b| {
-                            a != b
-                                && (!x.ordered || schedule.may_precede(x.split, a, b))
-                                && (schedule.may_run_in_parallel(x.intruder, c, x.split, a)
-                                    || schedule.may_run_in_parallel(x.intruder, c, x.split, b))
-                        })
-                    })
-                })
-            });
+            w.witnesses = std::mem::take(&mut w.witnesses)
+                .into_iter()
+                .filter_map(|x| allowed(&x, schedule))
+                .collect();
             (!w.witnesses.is_empty()).then_some(w)
         })
         .collect();
     let removed = before - kept.len();
     (kept, removed)
+}
+
+/// `∃ c ∈ intruder, a ∈ first, b ∈ second: a ≠ b ∧ (¬ordered ∨ a precedes b) ∧ (c ∥ a ∨ c ∥ b)`,
+/// with `∃ c: c ∥ x` worked out once per view; the witness narrowed to the first such `a`, `b`
+/// and the intruder views that run in parallel with one of them.
+fn allowed(x: &sensors::Witness, schedule: &dyn Schedule) -> Option<sensors::Witness> {
+    let parallel = |v: ViewId| {
+        x.intruder_views
+            .iter()
+            .any(|&c| schedule.may_run_in_parallel(x.intruder, c, x.split, v))
+    };
+    let first: Vec<bool> = x.first.iter().map(|&a| parallel(a)).collect();
+    let second: Vec<bool> = x.second.iter().map(|&b| parallel(b)).collect();
+    let (a, b) = x.first.iter().zip(&first).find_map(|(&a, &pa)| {
+        x.second.iter().zip(&second).find_map(|(&b, &pb)| {
+            (a != b && (pa || pb) && (!x.ordered || schedule.may_precede(x.split, a, b)))
+                .then_some((a, b))
+        })
+    })?;
+    let intruder_views = x
+        .intruder_views
+        .iter()
+        .copied()
+        .filter(|&c| {
+            schedule.may_run_in_parallel(x.intruder, c, x.split, a)
+                || schedule.may_run_in_parallel(x.intruder, c, x.split, b)
+        })
+        .collect();
+    Some(sensors::Witness {
+        intruder_views,
+        first: vec![a],
+        second: vec![b],
+        ..x.clone()
+    })
 }
 
 /// Where views come from, for findings: a description of the region that produced a view in a
@@ -140,24 +166,30 @@ pub fn findings(k: &Knowledge, warnings: &[Warning], p: &dyn Provenance) -> Vec<
             };
             let mut views = Vec::new();
             let mut events = Vec::new();
-            let roles: [(&str, usize, &[ViewId]); 3] = if w.kind == HIGH_LEVEL_RACE {
+            // Two different views of the split thread to show (a stale value's read view may
+            // also write the variable).
+            let (a, b) = x
+                .first
+                .iter()
+                .flat_map(|&a| x.second.iter().map(move |&b| (a, b)))
+                .find(|(a, b)| a != b)
+                .unwrap_or((x.first[0], x.second[0]));
+            let roles: [(&str, usize, ViewId); 3] = if w.kind == HIGH_LEVEL_RACE {
                 [
-                    ("maximal", x.intruder, &x.intruder_views[..1]),
-                    ("split-first", x.split, &x.first[..1]),
-                    ("split-second", x.split, &x.second[..1]),
+                    ("maximal", x.intruder, x.intruder_views[0]),
+                    ("split-first", x.split, a),
+                    ("split-second", x.split, b),
                 ]
             } else {
                 [
-                    ("reads", x.split, &x.first[..1]),
-                    ("writes-back", x.split, &x.second[..1]),
-                    ("writer", x.intruder, &x.intruder_views[..1]),
+                    ("reads", x.split, a),
+                    ("writes-back", x.split, b),
+                    ("writer", x.intruder, x.intruder_views[0]),
                 ]
             };
-            for (role, t, vs) in roles {
-                for &v in vs {
-                    views.push(view_json(k, p, t, v, role));
-                    events.extend(p.events(t, v, &w.variables));
-                }
+            for (role, t, v) in roles {
+                views.push(view_json(k, p, t, v, role));
+                events.extend(p.events(t, v, &w.variables));
             }
             events.sort_by_key(|e| e.index);
             events.dedup_by_key(|e| e.index);
@@ -213,5 +245,10 @@ pub fn count_kinds(warnings: &[Warning]) -> (usize, usize) {
 
 /// Runs both sensors over `k` in parallel and merges their warnings.
 pub fn detect(k: &Knowledge) -> Vec<Warning> {
-    sensors::run_sensors(&[&sensors::ViewConsistency, &sensors::StaleValue], k)
+    detect_counted(k).0
+}
+
+/// [`detect`], and whether a sensor stopped at [`sensors::LIMIT`] warnings.
+pub fn detect_counted(k: &Knowledge) -> (Vec<Warning>, bool) {
+    sensors::run_sensors_counted(&[&sensors::ViewConsistency, &sensors::StaleValue], k)
 }

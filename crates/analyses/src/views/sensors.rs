@@ -17,6 +17,11 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 pub const HIGH_LEVEL_RACE: &str = "high-level-race";
+
+/// How many warnings a sensor reports at most. Traces whose regions touch random sets of
+/// variables have so many distinct views that the number of violations grows with their cube;
+/// a sensor stops there rather than exhaust memory, and the report says so.
+pub const LIMIT: usize = 10_000;
 pub const STALE_VALUE: &str = "stale-value";
 
 /// One anomaly between two threads.
@@ -59,17 +64,24 @@ pub struct Witness {
     pub ordered: bool,
 }
 
-/// An anomaly detector over the views of all threads.
+/// An anomaly detector over the views of all threads: its warnings, and whether it stopped at
+/// [`LIMIT`].
 pub trait Sensor: Sync {
     fn name(&self) -> &'static str;
-    fn detect(&self, k: &Knowledge) -> Vec<Warning>;
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool);
 }
 
 /// Runs `sensors` in parallel and merges their warnings: equal keys become one warning with the
 /// witnesses of all. The result is sorted by key, so it does not depend on scheduling.
 pub fn run_sensors(sensors: &[&dyn Sensor], k: &Knowledge) -> Vec<Warning> {
-    let all: Vec<Vec<Warning>> = sensors.par_iter().map(|s| s.detect(k)).collect();
-    merge(all.into_iter().flatten())
+    run_sensors_counted(sensors, k).0
+}
+
+/// [`run_sensors`], and whether some sensor stopped at [`LIMIT`].
+pub fn run_sensors_counted(sensors: &[&dyn Sensor], k: &Knowledge) -> (Vec<Warning>, bool) {
+    let all: Vec<(Vec<Warning>, bool)> = sensors.par_iter().map(|s| s.detect(k)).collect();
+    let truncated = all.iter().any(|w| w.1);
+    (merge(all.into_iter().flat_map(|w| w.0)), truncated)
 }
 
 /// A warning's key, owned.
@@ -150,7 +162,7 @@ impl Sensor for ViewConsistency {
         "view-consistency"
     }
 
-    fn detect(&self, k: &Knowledge) -> Vec<Warning> {
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
         let n = k.threads.len();
         let proj: Vec<[Projected; 2]> = (0..n)
             .map(|t| [projected(k, t, Kind::Read), projected(k, t, Kind::Write)])
@@ -167,22 +179,33 @@ impl Sensor for ViewConsistency {
                     let (m, m_views) = &mine[mi];
                     for t2 in (0..n).filter(|&t2| t2 != t1) {
                         for &ck in checks {
-                            incompatible(k, t1, mk, m, m_views, t2, ck, &proj[t2][ck as usize])
-                                .into_iter()
-                                .for_each(|w| out.push(w));
+                            if out.len() >= LIMIT {
+                                return (merge(out), true);
+                            }
+                            let room = LIMIT - out.len();
+                            out.extend(incompatible(
+                                t1,
+                                mk,
+                                m,
+                                m_views,
+                                t2,
+                                ck,
+                                &proj[t2][ck as usize],
+                                room,
+                            ));
                         }
                     }
                 }
             }
         }
-        merge(out)
+        let full = out.len() >= LIMIT;
+        (merge(out), full)
     }
 }
 
 /// The warnings of `comp_ck(t2, m)` failing: each pair of overlaps that is not a chain.
 #[allow(clippy::too_many_arguments)]
 fn incompatible(
-    _k: &Knowledge,
     t1: usize,
     mk: Kind,
     m: &[u32],
@@ -190,6 +213,7 @@ fn incompatible(
     t2: usize,
     ck: Kind,
     views2: &Projected,
+    room: usize,
 ) -> Vec<Warning> {
     // overlap_ck(t2, m), each overlap with the views of t2 that produce it.
     let mut overlaps = Projected::new();
@@ -209,6 +233,9 @@ fn incompatible(
             let (a, b) = (&overlaps[i], &overlaps[j]);
             if is_subset(&a.0, &b.0) || is_subset(&b.0, &a.0) {
                 continue;
+            }
+            if out.len() >= room {
+                return out;
             }
             let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
             let mut variables: Vec<u32> = a.0.iter().chain(&b.0).copied().collect();
@@ -249,7 +276,7 @@ impl Sensor for StaleValue {
         "single-variable"
     }
 
-    fn detect(&self, k: &Knowledge) -> Vec<Warning> {
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
         let n = k.threads.len();
         // Per thread and variable: views with (r, var, ∘), views with a write of var.
         let per_thread: Vec<ReadsWrites> = (0..n)
@@ -273,12 +300,8 @@ impl Sensor for StaleValue {
         for t2 in 0..n {
             for (&var, (open_reads, writes2)) in &per_thread[t2] {
                 // psv(var, t2): a view reading var without overwriting it, another writing it.
-                let pairs: Vec<(ViewId, ViewId)> = open_reads
-                    .iter()
-                    .flat_map(|&a| writes2.iter().map(move |&b| (a, b)))
-                    .filter(|(a, b)| a != b)
-                    .collect();
-                if pairs.is_empty() {
+                let psv = open_reads.iter().any(|&a| writes2.iter().any(|&b| a != b));
+                if !psv {
                     continue;
                 }
                 for t1 in (0..n).filter(|&t1| t1 != t2) {
@@ -289,28 +312,29 @@ impl Sensor for StaleValue {
                     if writes1.is_empty() {
                         continue;
                     }
+                    if out.len() >= LIMIT {
+                        return (merge(out), true);
+                    }
                     out.push(Warning {
                         kind: STALE_VALUE,
                         threads: [t1.min(t2), t1.max(t2)],
                         variables: vec![var],
                         overlaps: Vec::new(),
-                        witnesses: pairs
-                            .iter()
-                            .map(|&(a, b)| Witness {
-                                intruder: t1,
-                                intruder_views: writes1.clone(),
-                                intruder_role: "writes the variable".into(),
-                                set: vec![var],
-                                split: t2,
-                                first: vec![a],
-                                second: vec![b],
-                                ordered: true,
-                            })
-                            .collect(),
+                        witnesses: vec![Witness {
+                            intruder: t1,
+                            intruder_views: writes1.clone(),
+                            intruder_role: "writes the variable".into(),
+                            set: vec![var],
+                            split: t2,
+                            first: open_reads.clone(),
+                            second: writes2.clone(),
+                            ordered: true,
+                        }],
                     });
                 }
             }
         }
-        merge(out)
+        let full = out.len() >= LIMIT;
+        (merge(out), full)
     }
 }
