@@ -13,5 +13,6 @@ pub mod driver;
 pub mod lin;
 pub mod races;
 pub mod reach;
+pub mod views;
 
 pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};

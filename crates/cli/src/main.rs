@@ -11,6 +11,7 @@ mod composed;
 mod cuts;
 mod lin;
 mod reach;
+mod views;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -152,6 +153,25 @@ enum Command {
         /// Only this operation.
         #[arg(long)]
         operation: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// High-level data races and stale values (MoTH, PADTAD'11) from the views of atomic
+    /// regions: of a trace, or of a program in the views language (`.mv`).
+    Views {
+        /// A trace (text, binary; `-` for standard input) or a program (`.mv`).
+        input: PathBuf,
+        /// Which regions of a trace are atomic (default: blocks if the trace has any, else
+        /// lock regions).
+        #[arg(long, value_enum)]
+        regions: Option<views::RegionsArg>,
+        /// Keep warnings whose regions can never run in parallel (traces).
+        #[arg(long)]
+        no_mhp: bool,
+        /// Treat every warning about the input as an error (exit status 2).
+        #[arg(long)]
+        strict: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -380,6 +400,13 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::Cuts(args) => cuts::run(&args),
         Command::GenPoset(args) => cuts::gen_poset(&args),
         Command::Reach(args) => reach::run(args),
+        Command::Views {
+            input,
+            regions,
+            no_mhp,
+            strict,
+            format,
+        } => views::run(&input, regions, no_mhp, strict, format),
         Command::Convert { input, output, to } => convert(&input, &output, to).map(|()| 0),
         Command::Gen {
             events,

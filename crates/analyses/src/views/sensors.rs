@@ -1,0 +1,340 @@
+//! The HLDR sensors of MoTH (PADTAD'11, Section 2.3) behind one small trait: each reads the
+//! same knowledge base (the views of every thread) and returns warnings; sensors are
+//! independent, run in parallel, and their warnings are merged without duplicates.
+//!
+//! - [`ViewConsistency`]: Section 2.3.1, maximal read/write views, overlapping views, chains,
+//!   Property 1 (view safety) with the read/write distinction.
+//! - [`StaleValue`]: Section 2.3.2, `psv`, `writes`, `pSafe`, Property 2 (single variable
+//!   safety).
+//!
+//! A warning carries *witnesses*: which blocks of which thread would have to interleave for the
+//! anomaly to happen. This module does not judge whether they can (that is the trace's business,
+//! see `dynamic.rs`), and knows nothing of where the views came from.
+
+use super::view::{intersection, is_subset, maximal, Kind, Mark, View};
+use super::{Knowledge, ViewId};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+pub const HIGH_LEVEL_RACE: &str = "high-level-race";
+
+/// How many warnings a sensor reports at most. Traces whose regions touch random sets of
+/// variables have so many distinct views that the number of violations grows with their cube;
+/// a sensor stops there rather than exhaust memory, and the report says so.
+pub const LIMIT: usize = 10_000;
+pub const STALE_VALUE: &str = "stale-value";
+
+/// One anomaly between two threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub kind: &'static str,
+    /// Indices into `Knowledge::threads`, sorted.
+    pub threads: [usize; 2],
+    /// Variable ids, sorted.
+    pub variables: Vec<u32>,
+    /// For a high-level race, the two overlaps with the maximal view that do not form a chain;
+    /// empty for a stale value.
+    pub overlaps: Vec<Vec<u32>>,
+    pub witnesses: Vec<Witness>,
+}
+
+impl Warning {
+    /// What identifies a warning when sensors' results are merged.
+    pub fn key(&self) -> (&'static str, [usize; 2], &[u32], &[Vec<u32>]) {
+        (self.kind, self.threads, &self.variables, &self.overlaps)
+    }
+}
+
+/// One way the anomaly can happen: a block of `intruder` (one of `intruder_views`) runs between
+/// a block of `split` with a view in `first` and one with a view in `second`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    pub intruder: usize,
+    pub intruder_views: Vec<ViewId>,
+    /// What the intruder's views are to the anomaly: `maximal read view`, `writes x`, ...
+    pub intruder_role: String,
+    /// The variables the intruder accesses together: the maximal view of a high-level race, the
+    /// written variable of a stale value.
+    pub set: Vec<u32>,
+    pub split: usize,
+    pub first: Vec<ViewId>,
+    pub second: Vec<ViewId>,
+    /// Whether `first` must run before `second` in the split thread (a stale value is read in
+    /// one block and written back in a *later* one); a high-level race happens in either order.
+    pub ordered: bool,
+}
+
+/// An anomaly detector over the views of all threads: its warnings, and whether it stopped at
+/// [`LIMIT`].
+pub trait Sensor: Sync {
+    fn name(&self) -> &'static str;
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool);
+}
+
+/// Runs `sensors` in parallel and merges their warnings: equal keys become one warning with the
+/// witnesses of all. The result is sorted by key, so it does not depend on scheduling.
+pub fn run_sensors(sensors: &[&dyn Sensor], k: &Knowledge) -> Vec<Warning> {
+    run_sensors_counted(sensors, k).0
+}
+
+/// [`run_sensors`], and whether some sensor stopped at [`LIMIT`].
+pub fn run_sensors_counted(sensors: &[&dyn Sensor], k: &Knowledge) -> (Vec<Warning>, bool) {
+    let all: Vec<(Vec<Warning>, bool)> = sensors.par_iter().map(|s| s.detect(k)).collect();
+    let truncated = all.iter().any(|w| w.1);
+    (merge(all.into_iter().flat_map(|w| w.0)), truncated)
+}
+
+/// A warning's key, owned.
+type OwnedKey = (&'static str, [usize; 2], Vec<u32>, Vec<Vec<u32>>);
+
+/// Variable sets of one kind of access, each with the views it comes from.
+type Projected = Vec<(Vec<u32>, Vec<ViewId>)>;
+
+/// Per variable: the views reading it without overwriting it, the views writing it.
+type ReadsWrites = FxHashMap<u32, (Vec<ViewId>, Vec<ViewId>)>;
+
+/// Merges warnings with equal keys, sorted by key.
+pub fn merge(warnings: impl IntoIterator<Item = Warning>) -> Vec<Warning> {
+    let mut out: Vec<Warning> = Vec::new();
+    let mut index: FxHashMap<OwnedKey, usize> = FxHashMap::default();
+    for w in warnings {
+        let key = (w.kind, w.threads, w.variables.clone(), w.overlaps.clone());
+        match index.get(&key) {
+            Some(&i) => {
+                for x in w.witnesses {
+                    if !out[i].witnesses.contains(&x) {
+                        out[i].witnesses.push(x);
+                    }
+                }
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(w);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.key().cmp(&b.key()));
+    out
+}
+
+/// `V_α(t)` of one thread: the distinct non-empty variable sets of its α-accesses, each with
+/// the views it comes from.
+fn projected(k: &Knowledge, t: usize, kind: Kind) -> Projected {
+    let mut out = Projected::new();
+    for &v in &k.threads[t].views {
+        let vars = k.views[v as usize].vars(kind);
+        if vars.is_empty() {
+            continue;
+        }
+        match out.iter_mut().find(|e| e.0 == vars) {
+            Some(e) => e.1.push(v),
+            None => out.push((vars, vec![v])),
+        }
+    }
+    out
+}
+
+/// `V_α(t)` and `M_α(t)` of Section 2.3.1 as variable sets (Table 1's rows).
+pub fn table(k: &Knowledge, t: usize, kind: Kind) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let views: Vec<Vec<u32>> = projected(k, t, kind).into_iter().map(|e| e.0).collect();
+    let max = maximal(&views)
+        .into_iter()
+        .map(|i| views[i].clone())
+        .collect();
+    (views, max)
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Read => "read",
+        Kind::Write => "write",
+    }
+}
+
+/// Section 2.3.1. Property 1 is read with its quantifiers apart: every maximal read view of a
+/// thread must be write-compatible with every other thread, and every maximal write view read-
+/// and write-compatible (read literally as one quantifier over pairs `(m_r, m_w)`, a thread
+/// without read views would never be checked, and Table 1's reset thread has none).
+pub struct ViewConsistency;
+
+impl Sensor for ViewConsistency {
+    fn name(&self) -> &'static str {
+        "view-consistency"
+    }
+
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
+        let n = k.threads.len();
+        let proj: Vec<[Projected; 2]> = (0..n)
+            .map(|t| [projected(k, t, Kind::Read), projected(k, t, Kind::Write)])
+            .collect();
+        let mut out = Vec::new();
+        for t1 in 0..n {
+            for (mk, checks) in [
+                (Kind::Read, &[Kind::Write][..]),
+                (Kind::Write, &[Kind::Read, Kind::Write][..]),
+            ] {
+                let mine = &proj[t1][mk as usize];
+                let sets: Vec<Vec<u32>> = mine.iter().map(|e| e.0.clone()).collect();
+                for mi in maximal(&sets) {
+                    let (m, m_views) = &mine[mi];
+                    for t2 in (0..n).filter(|&t2| t2 != t1) {
+                        for &ck in checks {
+                            if out.len() >= LIMIT {
+                                return (merge(out), true);
+                            }
+                            let room = LIMIT - out.len();
+                            out.extend(incompatible(
+                                t1,
+                                mk,
+                                m,
+                                m_views,
+                                t2,
+                                ck,
+                                &proj[t2][ck as usize],
+                                room,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let full = out.len() >= LIMIT;
+        (merge(out), full)
+    }
+}
+
+/// The warnings of `comp_ck(t2, m)` failing: each pair of overlaps that is not a chain.
+#[allow(clippy::too_many_arguments)]
+fn incompatible(
+    t1: usize,
+    mk: Kind,
+    m: &[u32],
+    m_views: &[ViewId],
+    t2: usize,
+    ck: Kind,
+    views2: &Projected,
+    room: usize,
+) -> Vec<Warning> {
+    // overlap_ck(t2, m), each overlap with the views of t2 that produce it.
+    let mut overlaps = Projected::new();
+    for (vars, views) in views2 {
+        let o = intersection(m, vars);
+        if o.is_empty() {
+            continue;
+        }
+        match overlaps.iter_mut().find(|e| e.0 == o) {
+            Some(e) => e.1.extend(views),
+            None => overlaps.push((o, views.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    for i in 0..overlaps.len() {
+        for j in i + 1..overlaps.len() {
+            let (a, b) = (&overlaps[i], &overlaps[j]);
+            if is_subset(&a.0, &b.0) || is_subset(&b.0, &a.0) {
+                continue;
+            }
+            if out.len() >= room {
+                return out;
+            }
+            let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+            let mut variables: Vec<u32> = a.0.iter().chain(&b.0).copied().collect();
+            variables.sort_unstable();
+            variables.dedup();
+            out.push(Warning {
+                kind: HIGH_LEVEL_RACE,
+                threads: [t1.min(t2), t1.max(t2)],
+                variables,
+                overlaps: vec![a.0.clone(), b.0.clone()],
+                witnesses: vec![Witness {
+                    intruder: t1,
+                    intruder_views: m_views.to_vec(),
+                    intruder_role: format!(
+                        "maximal {} view, overlapping {} views",
+                        kind_name(mk),
+                        kind_name(ck)
+                    ),
+                    set: m.to_vec(),
+                    split: t2,
+                    first: a.1.clone(),
+                    second: b.1.clone(),
+                    ordered: false,
+                }],
+            });
+        }
+    }
+    out
+}
+
+/// Section 2.3.2 (Teixeira's RwW pattern): Property 2 fails for `t1 ≠ t2` and a variable that
+/// `t1` writes and that has a possible stale value in `t2`. One warning per variable and pair of
+/// threads, whichever way round Property 2 fails.
+pub struct StaleValue;
+
+impl Sensor for StaleValue {
+    fn name(&self) -> &'static str {
+        "single-variable"
+    }
+
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
+        let n = k.threads.len();
+        // Per thread and variable: views with (r, var, ∘), views with a write of var.
+        let per_thread: Vec<ReadsWrites> = (0..n)
+            .map(|t| {
+                let mut m = ReadsWrites::default();
+                for &v in &k.threads[t].views {
+                    let view: &View = &k.views[v as usize];
+                    for a in view.accesses() {
+                        let e = m.entry(a.var).or_default();
+                        match (a.kind, a.mark) {
+                            (Kind::Read, Mark::Open) => e.0.push(v),
+                            (Kind::Write, _) if e.1.last() != Some(&v) => e.1.push(v),
+                            _ => {}
+                        }
+                    }
+                }
+                m
+            })
+            .collect();
+        let mut out = Vec::new();
+        for t2 in 0..n {
+            for (&var, (open_reads, writes2)) in &per_thread[t2] {
+                // psv(var, t2): a view reading var without overwriting it, another writing it.
+                let psv = open_reads.iter().any(|&a| writes2.iter().any(|&b| a != b));
+                if !psv {
+                    continue;
+                }
+                for t1 in (0..n).filter(|&t1| t1 != t2) {
+                    // writes(var, t1)
+                    let Some((_, writes1)) = per_thread[t1].get(&var) else {
+                        continue;
+                    };
+                    if writes1.is_empty() {
+                        continue;
+                    }
+                    if out.len() >= LIMIT {
+                        return (merge(out), true);
+                    }
+                    out.push(Warning {
+                        kind: STALE_VALUE,
+                        threads: [t1.min(t2), t1.max(t2)],
+                        variables: vec![var],
+                        overlaps: Vec::new(),
+                        witnesses: vec![Witness {
+                            intruder: t1,
+                            intruder_views: writes1.clone(),
+                            intruder_role: "writes the variable".into(),
+                            set: vec![var],
+                            split: t2,
+                            first: open_reads.clone(),
+                            second: writes2.clone(),
+                            ordered: true,
+                        }],
+                    });
+                }
+            }
+        }
+        let full = out.len() >= LIMIT;
+        (merge(out), full)
+    }
+}
