@@ -2,10 +2,9 @@
 //! findings for the buggy program, none for the fixed one. The examples are compiled into this
 //! test as modules, so the test runs exactly the code `cargo run --example` runs.
 //!
-//! `atomicity` (check_then_act) and `views` (lost_update, coordinates) are written on other
-//! branches: their tests check here what can be checked now (the trace loads, validates, and
-//! has the blocks and accesses the analysis will look at), and ignored tests call the CLI
-//! analysis, to be enabled once it is merged.
+//! For `check_then_act`, `lost_update` and `coordinates` the tests also check the shape of the
+//! trace (the blocks and accesses the analysis looks at), so that a failure says whether the
+//! recording or the analysis changed.
 
 #![cfg(feature = "record")]
 
@@ -158,19 +157,14 @@ fn check_then_act_fixed_records_one_critical_section_per_block() {
 }
 
 #[test]
-#[ignore = "needs the atomicity analysis (#4); un-ignore after merge"]
-fn check_then_act_atomicity_cli() {
+fn check_then_act_has_an_atomicity_violation_and_the_fixed_one_none() {
     let _one = exclusive();
-    let (_, bad) = record("check_then_act_cli", check_then_act::run);
-    let (_, good) = record("check_then_act_fixed_cli", check_then_act_fixed::run);
-    assert_eq!(
-        hindsight_cli(&["atomicity", bad.to_str().expect("UTF-8")]),
-        1
-    );
-    assert_eq!(
-        hindsight_cli(&["atomicity", good.to_str().expect("UTF-8")]),
-        0
-    );
+    let (_, bad) = record("check_then_act_analysed", check_then_act::run);
+    let (_, good) = record("check_then_act_fixed_analysed", check_then_act_fixed::run);
+    let found = atomicity(&bad);
+    assert!(!found.is_empty(), "no atomicity violation found");
+    let clean = atomicity(&good);
+    assert!(clean.is_empty(), "{clean:#?}");
 }
 
 /// Each increment reads `x` in one critical section and writes it in another (Fig. 2).
@@ -206,13 +200,14 @@ fn lost_update_fixed_records_one_section() {
 }
 
 #[test]
-#[ignore = "needs the views analysis (#5); un-ignore after merge"]
-fn lost_update_views_cli() {
+fn lost_update_views_find_the_bug_and_not_in_the_fixed_one() {
     let _one = exclusive();
-    let (_, bad) = record("lost_update_cli", lost_update::run);
-    let (_, good) = record("lost_update_fixed_cli", lost_update_fixed::run);
-    assert_eq!(hindsight_cli(&["views", bad.to_str().expect("UTF-8")]), 1);
-    assert_eq!(hindsight_cli(&["views", good.to_str().expect("UTF-8")]), 0);
+    let (_, bad) = record("lost_update_analysed", lost_update::run);
+    let (_, good) = record("lost_update_fixed_analysed", lost_update_fixed::run);
+    let found = views(&bad);
+    assert!(found.iter().any(|f| f.kind == "stale-value"), "{found:#?}");
+    let clean = views(&good);
+    assert!(clean.is_empty(), "{clean:#?}");
 }
 
 /// The views of Table 1: swap reads and writes both coordinates in one section, reset writes
@@ -252,11 +247,15 @@ fn coordinates_fixed_resets_in_one_section() {
 }
 
 #[test]
-#[ignore = "needs the views analysis (#5); un-ignore after merge"]
-fn coordinates_views_cli() {
+fn coordinates_views_find_the_bug_and_not_in_the_fixed_one() {
     let _one = exclusive();
-    let (_, bad) = record("coordinates_cli", coordinates::run);
-    let (_, good) = record("coordinates_fixed_cli", coordinates_fixed::run);
-    assert_eq!(hindsight_cli(&["views", bad.to_str().expect("UTF-8")]), 1);
-    assert_eq!(hindsight_cli(&["views", good.to_str().expect("UTF-8")]), 0);
+    let (_, bad) = record("coordinates_analysed", coordinates::run);
+    let (_, good) = record("coordinates_fixed_analysed", coordinates_fixed::run);
+    let found = views(&bad);
+    assert!(
+        found.iter().any(|f| f.kind == "high-level-race"),
+        "{found:#?}"
+    );
+    let clean = views(&good);
+    assert!(clean.is_empty(), "{clean:#?}");
 }

@@ -4,15 +4,16 @@
 
 #![allow(dead_code)]
 
+use hindsight_analyses::atomicity::{Atomicity, Options as AtomicityOptions};
 use hindsight_analyses::commute::builtin::builtin;
 use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
 use hindsight_analyses::races::Races;
+use hindsight_analyses::views::dynamic::{DynamicViews, Regions};
 use hindsight_analyses::{run_any, Analysis, RunOptions};
 use hindsight_record::Recorder;
 use hindsight_report::Finding;
 use hindsight_trace::{Event, Names, Op, Trace};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 static ONE_RECORDING: Mutex<()> = Mutex::new(());
@@ -124,23 +125,15 @@ pub fn count(trace: &Trace, pred: impl Fn(&Event) -> bool) -> usize {
     trace.events.iter().filter(|e| pred(e)).count()
 }
 
-/// Runs `hindsight ARGS` (built by cargo) and returns its exit status; for the analyses that
-/// live on other branches, called from tests that are ignored until they are merged.
-pub fn hindsight_cli(args: &[&str]) -> i32 {
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "run",
-            "-q",
-            "-p",
-            "hindsight-cli",
-            "--bin",
-            "hindsight",
-            "--",
-        ])
-        .args(args)
-        .status()
-        .expect("cargo runs");
-    status.code().expect("exited")
+/// `hindsight atomicity TRACE`.
+pub fn atomicity(path: &Path) -> Vec<Finding> {
+    analyse(path, Box::new(Atomicity::new(AtomicityOptions::default())))
+}
+
+/// `hindsight views TRACE` (regions chosen as by default, with the may-happen-in-parallel
+/// filter).
+pub fn views(path: &Path) -> Vec<Finding> {
+    analyse(path, Box::new(DynamicViews::new(Regions::Auto, true)))
 }
 
 pub fn names_of(findings: &[Finding], field: &str) -> Vec<String> {
