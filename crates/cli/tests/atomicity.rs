@@ -1,49 +1,10 @@
 //! `hindsight atomicity` end to end on the hand-written traces of `examples/atomicity`.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn hindsight(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run hindsight");
-    Out {
-        code: out.status.code().expect("exit code"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8"),
-    }
-}
-
-fn json(args: &[&str]) -> (i32, Value) {
-    let mut a = args.to_vec();
-    a.extend(["--format", "json"]);
-    let out = hindsight(&a);
-    (
-        out.code,
-        serde_json::from_str(&out.stdout).expect("one JSON object"),
-    )
-}
-
-fn write_temp(name: &str, contents: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("atomicity-tests");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, contents).expect("write");
-    p.to_str().expect("utf-8").to_owned()
-}
 
 /// (file, pattern, [e1, f, e2]) for the one-violation examples.
 const PATTERNS: &[(&str, &str, [u64; 3])] = &[

@@ -1,64 +1,10 @@
 //! The `hindsight` binary end to end: outputs, formats and exit statuses.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn hindsight(args: &[&str]) -> Out {
-    hindsight_stdin(args, None)
-}
-
-fn hindsight_stdin(args: &[&str], stdin: Option<&[u8]>) -> Out {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .current_dir(root())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run hindsight");
-    if let Some(input) = stdin {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input)
-            .expect("write stdin");
-    }
-    let out = child.wait_with_output().expect("wait");
-    Out {
-        code: out.status.code().expect("exit code"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
-}
-
-fn write_temp(name: &str, contents: &str) -> String {
-    let p = temp(name);
-    std::fs::write(&p, contents).expect("write");
-    p.to_str().expect("utf-8 path").to_owned()
-}
 
 #[test]
 fn races_text_output_groups_by_variable() {

@@ -2,32 +2,12 @@
 //! class, reasons, verdict and bounded verdict its `// expect:` lines state; doubleNonLin's
 //! counterexample is the trace of Fig. 4a; formats, exit statuses and bad input.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn hindsight(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run hindsight");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// What an example file says about one operation.
 #[derive(Debug, Default)]

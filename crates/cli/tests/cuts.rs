@@ -1,32 +1,12 @@
 //! `hindsight cuts` and `hindsight gen-poset` end to end: the thesis's examples, every algorithm
 //! agreeing through the command line, output formats, exit statuses and bad input.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn hindsight(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run hindsight");
-    Out {
-        code: out.status.code().expect("exit code"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8"),
-    }
-}
+use std::path::PathBuf;
 
 fn json(out: &Out) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))

@@ -1,42 +1,11 @@
 //! `hindsight reach` end to end, on the worked examples of Chang's thesis rebuilt as traces
 //! (`examples/reach/`), plus bad input.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn hindsight(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run hindsight");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn json(args: &[&str]) -> (i32, Value) {
-    let mut a = args.to_vec();
-    a.extend(["--format", "json"]);
-    let out = hindsight(&a);
-    let v = serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
-    (out.code, v)
-}
 
 const FIG67_STATE: &str = "T0=12,T1=10,T2=10,T3=5,T4=5,T5=5,T6=5,T7=5,T8=5,T9=5,T10=5,T11=2,T12=3";
 

@@ -1,50 +1,11 @@
 //! `hindsight views` end to end: programs and traces, formats, filters, exit statuses, errors.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn hindsight(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_hindsight"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run hindsight");
-    Out {
-        code: out.status.code().expect("exit code"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
-}
-
-fn json(args: &[&str]) -> (i32, Value) {
-    let mut all = args.to_vec();
-    all.extend(["--format", "json"]);
-    let out = hindsight(&all);
-    (
-        out.code,
-        serde_json::from_str(&out.stdout).expect("one JSON object"),
-    )
-}
-
-fn write_temp(name: &str, contents: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("views-tests");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, contents).expect("write");
-    p.to_str().expect("utf-8 path").to_owned()
-}
+use std::path::Path;
 
 #[test]
 fn coordinates_program_text() {
