@@ -9,9 +9,11 @@ use crate::{display_path, read_trace, trace_info, warnings, FormatArg, InputArgs
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use hindsight_analyses::cuts::generate::{config_by_name, generate_poset};
-use hindsight_analyses::cuts::paramount::paramount;
-use hindsight_analyses::cuts::poset::{PosetBuilder, Selection, TracePoset};
-use hindsight_analyses::cuts::poset_file::{looks_like_poset, parse_poset, write_poset};
+use hindsight_analyses::cuts::paramount::{paramount, Online};
+use hindsight_analyses::cuts::poset::{Poset, PosetBuilder, Selection, TracePoset};
+use hindsight_analyses::cuts::poset_file::{
+    looks_like_poset, parse_poset, write_poset, PosetFileError, PosetStream,
+};
 use hindsight_analyses::cuts::predicate::{parse_predicate, Bound, Predicate};
 use hindsight_analyses::cuts::quicklex::QuickLex;
 use hindsight_analyses::cuts::{bounded, Algorithm, Visitor};
@@ -21,7 +23,7 @@ use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_trace::{ErrorKind, Event, Names, ThreadId};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -64,6 +66,12 @@ pub struct CutsArgs {
     /// The input is a poset file, whatever it looks like.
     #[arg(long)]
     poset: bool,
+    /// Enumerate while a poset file streams in (ParaMount's online form, thesis Algorithm 6):
+    /// each event's interval is enumerated once its line is read, in batches, and the first
+    /// satisfying state stops the reading. Needs the lines in an order consistent with the
+    /// clocks; poset files only. --algo picks the enumerator of each interval.
+    #[arg(long)]
+    online: bool,
     /// Every event of the trace enters the poset, not only those the predicate looks at.
     #[arg(long)]
     every_event: bool,
@@ -170,25 +178,166 @@ fn poset_input(path: &Path) -> anyhow::Result<TracePoset> {
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?
     };
-    let poset = parse_poset(&text).map_err(|e| {
-        Located(format!(
-            "{shown}:{}:{}: error: {}",
-            e.line, e.column, e.message
-        ))
-    })?;
+    let poset = parse_poset(&text).map_err(|e| located(&shown, &e))?;
+    Ok(events_free(poset))
+}
+
+fn located(shown: &str, e: &PosetFileError) -> Located {
+    Located(format!(
+        "{shown}:{}:{}: error: {}",
+        e.line, e.column, e.message
+    ))
+}
+
+/// A poset read from a poset file as a trace poset whose elements have no events, its
+/// processes named `P0`, `P1`, ...
+fn events_free(poset: Poset) -> TracePoset {
     let n = poset.processes();
     let mut names = Names::default();
     for p in 0..n {
         let _ = names.threads.intern(format!("P{p}").as_bytes());
     }
-    Ok(TracePoset {
+    TracePoset {
         threads: (0..n).map(|p| ThreadId(p as u32)).collect(),
         members: vec![Vec::new(); n],
         starts: (0..n).map(|p| vec![0; poset.len(p) as usize + 1]).collect(),
         names,
         trace_events: poset.events(),
         poset,
+    }
+}
+
+fn bind<'a>(
+    predicate: Option<&'a Predicate>,
+    tp: &'a TracePoset,
+) -> anyhow::Result<Option<Bound<'a>>> {
+    Ok(match predicate {
+        Some(p) => Some(p.bind(tp).map_err(|e| {
+            Located(format!(
+                "<predicate>:{}:{}: error: {}",
+                e.line, e.column, e.message
+            ))
+        })?),
+        None => None,
     })
+}
+
+/// The largest batch of intervals [`online`] enumerates at once.
+const ONLINE_BATCH: u64 = 4096;
+
+/// What an enumeration found: states, satisfying states, the satisfying states kept, and
+/// whether every state was enumerated.
+type Outcome = (u64, u64, Vec<Vec<u32>>, bool);
+
+/// `cuts --online`: reads a poset file line by line, checking each line against the events
+/// before it ([`PosetStream`]), inserts each event into ParaMount's online enumerator and
+/// enumerates the intervals in batches while reading goes on. Batches grow from 1 to
+/// [`ONLINE_BATCH`] intervals, so a satisfying state near the start stops the reading early;
+/// with a predicate, which is bound again for every batch (a pass over the events so far),
+/// they also grow with the events read, so binding stays linear overall.
+fn online(
+    args: &CutsArgs,
+    predicate: Option<&Predicate>,
+    threads: usize,
+    progress: &Progress,
+) -> anyhow::Result<(TracePoset, Outcome)> {
+    let shown = display_path(&args.input);
+    let mut reader: Box<dyn BufRead> = if args.input.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(&args.input).with_context(|| format!("cannot read {shown}"))?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    let algorithm = match args.algo {
+        AlgoArg::Bfs => Algorithm::Bfs,
+        AlgoArg::Lex => Algorithm::Lex,
+        AlgoArg::Quicklex | AlgoArg::Paramount => Algorithm::QuickLex,
+    };
+    let (keep, first) = modes(args);
+    let best = AtomicUsize::new(usize::MAX);
+    let mut stream = PosetStream::default();
+    let mut enumerator: Option<Online<TracePoset>> = None;
+    let (mut states, mut satisfying, mut found, mut complete) = (0u64, 0u64, Vec::new(), true);
+    let mut text = String::new();
+    let mut line = 0usize;
+    loop {
+        text.clear();
+        let end = reader
+            .read_line(&mut text)
+            .with_context(|| format!("cannot read {shown} at line {}", line + 1))?
+            == 0;
+        if !end {
+            line += 1;
+            if let Some(l) = stream.parse(&text, line).map_err(|e| located(&shown, &e))? {
+                let e = enumerator.get_or_insert_with(|| {
+                    let empty = events_free(Poset::new(l.clock.len()));
+                    Online::with_store(empty, threads, algorithm)
+                });
+                stream
+                    .check(&l, e.poset())
+                    .map_err(|e| located(&shown, &e))?;
+                e.insert(l.pid, &l.clock);
+            }
+        }
+        let Some(e) = enumerator.as_mut() else {
+            if end {
+                break;
+            }
+            continue;
+        };
+        let pending = e.pending() as u64;
+        let before = e.inserted() - pending;
+        let mut target = before.clamp(1, ONLINE_BATCH);
+        if predicate.is_some() {
+            target = target.max(before / 2);
+        }
+        if pending > 0 && (pending >= target || end) {
+            let batch = e.take();
+            let e = &*e;
+            let bound = bind(predicate, e.store())?;
+            let results = e.run(
+                &batch,
+                |i| Search::new(bound.as_ref(), progress, keep, first, i, Some(&best)),
+                |_, s, flow| {
+                    s.progress.add(s.unreported);
+                    (s.states, s.satisfying, s.found, flow.is_continue())
+                },
+            );
+            for (st, sat, f, cont) in results {
+                states += st;
+                satisfying += sat;
+                found.extend(f);
+                complete &= cont;
+            }
+            found.truncate(keep as usize);
+            if first && !found.is_empty() {
+                // The first satisfying state: nothing read later can come before it.
+                complete = false;
+                break;
+            }
+        }
+        if end {
+            break;
+        }
+    }
+    let tp = match enumerator {
+        Some(e) => {
+            let mut tp = e.into_store();
+            tp.trace_events = tp.poset.events();
+            tp
+        }
+        None => {
+            // No events: the empty state is the only one.
+            let tp = events_free(Poset::new(0));
+            let bound = bind(predicate, &tp)?;
+            let mut s = Search::new(bound.as_ref(), progress, keep, first, 0, None);
+            let _ = s.visit(&[]);
+            s.progress.add(s.unreported);
+            (states, satisfying, found) = (s.states, s.satisfying, s.found);
+            tp
+        }
+    };
+    Ok((tp, (states, satisfying, found, complete)))
 }
 
 fn is_poset_file(path: &Path) -> bool {
@@ -238,6 +387,18 @@ impl Progress {
     }
 }
 
+/// How many satisfying states to keep (0: count only), and whether to stop at the first.
+fn modes(args: &CutsArgs) -> (u64, bool) {
+    let keep = if args.count {
+        0
+    } else if args.all {
+        args.limit
+    } else {
+        1
+    };
+    (keep, !args.count && !args.all)
+}
+
 /// What one enumeration (or one ParaMount interval) saw.
 struct Search<'a> {
     bound: Option<&'a Bound<'a>>,
@@ -253,6 +414,30 @@ struct Search<'a> {
     /// ParaMount: stop when an earlier interval already found one.
     interval: usize,
     best: Option<&'a AtomicUsize>,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        bound: Option<&'a Bound<'a>>,
+        progress: &'a Progress,
+        keep: u64,
+        first: bool,
+        interval: usize,
+        best: Option<&'a AtomicUsize>,
+    ) -> Search<'a> {
+        Search {
+            bound,
+            progress,
+            states: 0,
+            unreported: 0,
+            satisfying: 0,
+            found: Vec::new(),
+            keep,
+            first,
+            interval,
+            best,
+        }
+    }
 }
 
 impl Visitor for Search<'_> {
@@ -298,8 +483,8 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     if predicate.is_none() && !args.count {
         bail!("give a predicate to detect (--predicate EXPR) or ask for --count");
     }
-    if args.threads.is_some() && args.algo != AlgoArg::Paramount {
-        bail!("--threads is for --algo paramount");
+    if args.threads.is_some() && args.algo != AlgoArg::Paramount && !args.online {
+        bail!("--threads is for --algo paramount or --online");
     }
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
@@ -310,8 +495,35 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
             .unwrap_or(1)
     });
     let poset_file = args.poset || is_poset_file(&args.input);
+    if args.online && !poset_file {
+        // The online enumerator's clocks have one component per process from the first event
+        // on, but a trace's threads are only all known once it has been read.
+        bail!(
+            "--online reads poset files only (--poset, or a file whose first line is `PID:(c1,...,cn)`): \
+             a trace's threads are only known once it has been read, and online enumeration needs \
+             the number of processes from the first event; `hindsight gen-poset` and `write_poset` \
+             write poset files"
+        );
+    }
+    let progress = Progress {
+        enabled: args.progress || std::io::stderr().is_terminal(),
+        states: AtomicU64::new(0),
+        started: Instant::now(),
+        last_ms: AtomicU64::new(0),
+    };
+    let (keep, first) = modes(args);
     let mut report = Report::new("cuts");
-    let tp = if poset_file {
+    let started = Instant::now();
+    let mut streamed = None;
+    let tp = if args.online {
+        let (tp, outcome) = online(args, predicate.as_ref(), threads, &progress)?;
+        streamed = Some(outcome);
+        report
+            .trace
+            .insert("path".into(), Value::from(display_path(&args.input)));
+        report.trace.insert("format".into(), Value::from("poset"));
+        tp
+    } else if poset_file {
         let tp = poset_input(&args.input)?;
         report
             .trace
@@ -341,44 +553,13 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
             .into_inner();
         builder.finish(names)
     };
-    let bound = match &predicate {
-        Some(p) => Some(p.bind(&tp).map_err(|e| {
-            Located(format!(
-                "<predicate>:{}:{}: error: {}",
-                e.line, e.column, e.message
-            ))
-        })?),
-        None => None,
-    };
+    let bound = bind(predicate.as_ref(), &tp)?;
     let poset = &tp.poset;
-    let progress = Progress {
-        enabled: args.progress || std::io::stderr().is_terminal(),
-        states: AtomicU64::new(0),
-        started: Instant::now(),
-        last_ms: AtomicU64::new(0),
-    };
-    let keep = if args.count {
-        0
-    } else if args.all {
-        args.limit
-    } else {
-        1
-    };
-    let first = !args.count && !args.all;
-    let started = Instant::now();
-    let search = |interval, best| Search {
-        bound: bound.as_ref(),
-        progress: &progress,
-        states: 0,
-        unreported: 0,
-        satisfying: 0,
-        found: Vec::new(),
-        keep,
-        first,
-        interval,
-        best,
-    };
-    let (states, satisfying, found, complete) = if args.algo == AlgoArg::Paramount {
+    let search =
+        |interval, best| Search::new(bound.as_ref(), &progress, keep, first, interval, best);
+    let (states, satisfying, found, complete) = if let Some(outcome) = streamed {
+        outcome
+    } else if args.algo == AlgoArg::Paramount {
         let best = AtomicUsize::new(usize::MAX);
         let sub = Algorithm::QuickLex;
         let results = paramount(
@@ -442,7 +623,10 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
         "algorithm".into(),
         Value::from(format!("{:?}", args.algo).to_lowercase()),
     );
-    if args.algo == AlgoArg::Paramount {
+    if args.online {
+        s.insert("online".into(), Value::from(true));
+    }
+    if args.algo == AlgoArg::Paramount || args.online {
         s.insert("threads".into(), Value::from(threads));
     }
     s.insert("processes".into(), Value::from(poset.processes()));

@@ -10,7 +10,7 @@
 //! It owns the partition and the scheduling; it knows nothing of what visitors do, and the
 //! bounded enumerators know nothing of it.
 
-use super::poset::Poset;
+use super::poset::{Poset, TracePoset};
 use super::quicklex::QuickLex;
 use super::{bounded, Algorithm, Visitor};
 use rayon::prelude::*;
@@ -121,24 +121,79 @@ where
     })
 }
 
+/// Where [`Online`] keeps the events inserted so far: a bare [`Poset`], or a [`TracePoset`]
+/// whose elements carry no trace events (a poset file read online), so a predicate can bind to
+/// it between flushes.
+pub trait PosetStore {
+    fn poset(&self) -> &Poset;
+    /// Appends the next event of process `p` with its clock (see [`Poset::push`]).
+    fn push(&mut self, p: usize, clock: &[u32]);
+}
+
+impl PosetStore for Poset {
+    fn poset(&self) -> &Poset {
+        self
+    }
+    fn push(&mut self, p: usize, clock: &[u32]) {
+        Poset::push(self, p, clock);
+    }
+}
+
+impl PosetStore for TracePoset {
+    fn poset(&self) -> &Poset {
+        &self.poset
+    }
+    /// The new element has no trace events.
+    fn push(&mut self, p: usize, clock: &[u32]) {
+        self.poset.push(p, clock);
+        let end = self.members[p].len() as u32;
+        self.starts[p].push(end);
+    }
+}
+
+/// Intervals taken from an [`Online`] enumerator, to enumerate with [`Online::run`].
+#[derive(Debug, Default)]
+pub struct Batch {
+    intervals: Vec<Interval>,
+    /// The number of the first interval, counting from the first insertion.
+    first: usize,
+}
+
+impl Batch {
+    pub fn len(&self) -> usize {
+        self.intervals.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.intervals.is_empty()
+    }
+}
+
 /// The online form of ParaMount (Algorithm 6): events arrive one at a time, in an order that
 /// respects happened-before; each arrival fixes the interval `[e.vc, snapshot of maximal
 /// events]`, which is enumerated as soon as the arrivals are handed over with [`Online::flush`]
 /// (in parallel, against a snapshot of the poset that holds every event the intervals need:
 /// Theorem 3's argument that an interval needs nothing inserted after it).
-pub struct Online {
-    poset: Poset,
+pub struct Online<S = Poset> {
+    store: S,
     pending: Vec<Interval>,
     inserted: u64,
     threads: usize,
     algorithm: Algorithm,
 }
 
-impl Online {
+impl Online<Poset> {
     /// An online enumerator over `n` processes.
     pub fn new(n: usize, threads: usize, algorithm: Algorithm) -> Online {
+        Online::with_store(Poset::new(n), threads, algorithm)
+    }
+}
+
+impl<S: PosetStore> Online<S> {
+    /// An online enumerator that keeps its events in `store`, which must hold none yet.
+    pub fn with_store(store: S, threads: usize, algorithm: Algorithm) -> Online<S> {
+        debug_assert!(store.poset().is_empty());
         Online {
-            poset: Poset::new(n),
+            store,
             pending: Vec::new(),
             inserted: 0,
             threads,
@@ -148,10 +203,11 @@ impl Online {
 
     /// Inserts the next event of process `p` with its clock (lines 1-5 of Algorithm 6).
     pub fn insert(&mut self, p: usize, clock: &[u32]) {
-        self.poset.push(p, clock);
-        let idx = self.poset.len(p);
+        self.store.push(p, clock);
+        let poset = self.store.poset();
+        let idx = poset.len(p);
         let lo = if self.inserted == 0 {
-            vec![0; self.poset.processes()]
+            vec![0; poset.processes()]
         } else {
             clock.to_vec()
         };
@@ -159,13 +215,18 @@ impl Online {
         self.pending.push(Interval {
             event: (p, idx),
             lo,
-            hi: self.poset.final_state(),
+            hi: poset.final_state(),
         });
     }
 
     /// The number of intervals waiting for [`Online::flush`].
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The number of events inserted.
+    pub fn inserted(&self) -> u64 {
+        self.inserted
     }
 
     /// Enumerates the pending intervals (line 6 of Algorithm 6), in parallel; `make`/`finish`
@@ -177,11 +238,32 @@ impl Online {
         M: Fn(usize) -> V + Sync,
         F: Fn(usize, V, ControlFlow<()>) -> R + Sync,
     {
-        let ivs = std::mem::take(&mut self.pending);
-        let first = self.inserted as usize - ivs.len();
+        let batch = self.take();
+        self.run(&batch, make, finish)
+    }
+
+    /// Takes the pending intervals, so the store can be read (e.g. bound to a predicate)
+    /// while [`Online::run`] enumerates them: [`Online::flush`] in two steps.
+    pub fn take(&mut self) -> Batch {
+        let intervals = std::mem::take(&mut self.pending);
+        Batch {
+            first: self.inserted as usize - intervals.len(),
+            intervals,
+        }
+    }
+
+    /// Enumerates `batch`, taken from this enumerator with no insertion since.
+    pub fn run<V, R, M, F>(&self, batch: &Batch, make: M, finish: F) -> Vec<R>
+    where
+        V: Visitor,
+        R: Send,
+        M: Fn(usize) -> V + Sync,
+        F: Fn(usize, V, ControlFlow<()>) -> R + Sync,
+    {
+        let first = batch.first;
         run_intervals(
-            &self.poset,
-            &ivs,
+            self.store.poset(),
+            &batch.intervals,
             self.threads,
             self.algorithm,
             &|i| make(first + i),
@@ -191,6 +273,16 @@ impl Online {
 
     /// The poset inserted so far.
     pub fn poset(&self) -> &Poset {
-        &self.poset
+        self.store.poset()
+    }
+
+    /// Where the events are kept.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The store, with every event inserted.
+    pub fn into_store(self) -> S {
+        self.store
     }
 }
