@@ -8,7 +8,9 @@
 use hindsight_analyses::cuts::generate::{generate_poset, PosetGenConfig};
 use hindsight_analyses::cuts::paramount::{intervals, paramount, Online};
 use hindsight_analyses::cuts::poset::{Poset, Selection, TracePoset};
-use hindsight_analyses::cuts::poset_file::parse_poset;
+use hindsight_analyses::cuts::poset_file::{
+    event_line, parse_poset, parse_poset_in_order, write_poset,
+};
 use hindsight_analyses::cuts::quicklex::QuickLex;
 use hindsight_analyses::cuts::{bounded, count, count_parallel, enumerate, Algorithm, Visitor};
 use hindsight_order::reference::EventClocks;
@@ -365,5 +367,140 @@ fn predicate_errors_have_line_and_column() {
         let e = parse_predicate(text).unwrap_err();
         assert_eq!((e.line, e.column), (line, column), "{text}: {e}");
         assert!(e.message.contains(want), "{text}: {e}");
+    }
+}
+
+/// Whether the event lines of `text` come in an order consistent with their clocks: each
+/// process's events in order, each after every event its clock names.
+fn in_clock_order(text: &str) -> bool {
+    let mut read: Vec<u32> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let Ok(Some(l)) = event_line(raw, i + 1, None) else {
+            continue;
+        };
+        read.resize(read.len().max(l.clock.len()), 0);
+        for (q, &c) in l.clock.iter().enumerate() {
+            let ok = if q == l.pid {
+                c == read[q] + 1
+            } else {
+                c <= read[q]
+            };
+            if !ok {
+                return false;
+            }
+        }
+        read[l.pid] += 1;
+    }
+    true
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The line-by-line validator of `cuts --online` accepts exactly what `parse_poset` accepts
+    /// among files whose lines come in clock order, with the same poset, and never accepts
+    /// what `parse_poset` rejects: on a poset written in a topological order, then damaged.
+    #[test]
+    fn streaming_validation_agrees_with_parse_poset(
+        poset in small_poset(),
+        damage in 0u8..7,
+        at in any::<prop::sample::Index>(),
+        other in any::<prop::sample::Index>(),
+        value in 0u32..5,
+    ) {
+        let mut lines: Vec<String> = write_poset(&poset).lines().map(str::to_owned).collect();
+        if !lines.is_empty() {
+            let i = at.index(lines.len());
+            let j = other.index(lines.len());
+            match damage {
+                1 => {
+                    // One component changed.
+                    let mut numbers: Vec<String> = lines[i]
+                        .split(|c: char| !c.is_ascii_digit())
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_owned)
+                        .collect();
+                    let k = other.index(numbers.len());
+                    numbers[k] = value.to_string();
+                    lines[i] = format!("{}:({})", numbers[0], numbers[1..].join(","));
+                }
+                6 => {
+                    // One component other than the own one raised or lowered by one.
+                    let numbers: Vec<u32> = lines[i]
+                        .split(|c: char| !c.is_ascii_digit())
+                        .filter(|t| !t.is_empty())
+                        .map(|t| t.parse().unwrap())
+                        .collect();
+                    let (pid, mut clock) = (numbers[0] as usize, numbers[1..].to_vec());
+                    let k = other.index(clock.len());
+                    if k != pid {
+                        clock[k] = if value % 2 == 0 { clock[k] + 1 } else { clock[k].saturating_sub(1) };
+                    }
+                    let clock: Vec<String> = clock.iter().map(u32::to_string).collect();
+                    lines[i] = format!("{pid}:({})", clock.join(","));
+                }
+                2 => { lines.remove(i); }
+                3 => { let l = lines[i].clone(); lines.insert(j, l); }
+                4 => lines.swap(i, j),
+                5 => {
+                    let k = value as usize % (lines[i].len() + 1);
+                    lines[i].insert_str(k, "# 1,");
+                }
+                _ => {}
+            }
+        }
+        let text = lines.join("\n");
+        let whole = parse_poset(&text);
+        let streamed = parse_poset_in_order(&text);
+        match (&whole, &streamed) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(_), Ok(_)) => prop_assert!(false, "only the stream accepts {:?}", text),
+            (Ok(_), Err(e)) => prop_assert!(
+                !in_clock_order(&text),
+                "the stream rejects a file in clock order: {} {:?}", e, text
+            ),
+            (Err(_), Err(_)) => {}
+        }
+        if damage == 0 {
+            prop_assert!(streamed.is_ok());
+        }
+    }
+}
+
+#[test]
+fn streaming_validation_messages() {
+    for (text, want) in [
+        (
+            "0:(1,0)\n1:(0,1,0)\n",
+            "2:1: the clock has 3 components but the one on line 1 has 2",
+        ),
+        (
+            "0:(1,0)\n0:(3,0)\n",
+            "2:1: event 3 of process 0 but process 0 has no event 2 yet",
+        ),
+        (
+            "0:(1,0)\n0:(1,0)\n",
+            "2:1: process 0 already has an event 1 (line 1)",
+        ),
+        (
+            "0:(1,1)\n1:(0,1)\n",
+            "1:1: component 1 is 1 but only 0 events of process 1 have been read: online",
+        ),
+        (
+            "1:(0,1)\n0:(1,0)\n0:(2,2)\n",
+            "3:1: component 1 is 2 but only 1 events",
+        ),
+        (
+            "0:(1,0)\n1:(2,1)\n",
+            "2:1: component 0 is 2 but only 1 events",
+        ),
+        (
+            "0:(1,0)\n1:(1,1)\n0:(2,1)\n0:(3,0)\n",
+            "4:1: component 1 is 0 but the previous",
+        ),
+        ("  0:(1,x)\n", "1:8: expected a clock component"),
+    ] {
+        let e = parse_poset_in_order(text).unwrap_err();
+        assert!(e.to_string().starts_with(want), "{text:?}: {e}");
     }
 }
