@@ -287,3 +287,130 @@ fn bad_predicates_and_usage() {
     let out = hindsight(&["gen-poset", "x-3"]);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn online_counts_what_offline_counts() {
+    let offline = json(&hindsight(&[
+        "cuts",
+        "examples/cuts/fig2.poset",
+        "--count",
+        "--format",
+        "json",
+    ]));
+    for extra in [&[][..], &["--threads", "1"], &["--algo", "lex"]] {
+        let mut args = vec![
+            "cuts",
+            "examples/cuts/fig2.poset",
+            "--online",
+            "--count",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let out = hindsight(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v = json(&out);
+        assert_eq!(v["summary"]["states"], offline["summary"]["states"]);
+        assert_eq!(v["summary"]["online"], true);
+        assert_eq!(v["summary"]["complete"], true);
+    }
+    // A generated poset through standard input, large enough for several batches.
+    let gen = hindsight(&["gen-poset", "d-300", "--seed", "3"]);
+    assert_eq!(gen.code, 0);
+    let file = temp("online-d300.poset", &gen.stdout);
+    let offline = json(&hindsight(&[
+        "cuts",
+        file.to_str().unwrap(),
+        "--count",
+        "--format",
+        "json",
+    ]));
+    let streamed = hindsight_stdin(
+        &[
+            "cuts", "-", "--poset", "--online", "--count", "--format", "json",
+        ],
+        Some(gen.stdout.as_bytes()),
+    );
+    assert_eq!(streamed.code, 0, "{}", streamed.stderr);
+    let v = json(&streamed);
+    assert_eq!(v["summary"]["states"], offline["summary"]["states"]);
+    assert_eq!(v["summary"]["poset_events"], 300);
+    assert!(v["summary"]["states"].as_u64().unwrap() > 10_000);
+}
+
+#[test]
+fn online_first_state_stops_reading() {
+    let out = hindsight(&[
+        "cuts",
+        "examples/cuts/fig2.poset",
+        "--online",
+        "--predicate",
+        "true",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v = json(&out);
+    assert_eq!(v["findings"][0]["frontier"], serde_json::json!([0, 0, 0]));
+    assert_eq!(v["summary"]["complete"], false);
+    // The first state is found after the first line, so a bad line far later is never read.
+    let gen = hindsight(&["gen-poset", "d-300", "--seed", "3"]);
+    let text = format!("{}0:(1,x)\n", gen.stdout);
+    let first = hindsight_stdin(
+        &["cuts", "-", "--poset", "--online", "--predicate", "true"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    // Counting reads on to the bad line and says where it is.
+    let count = hindsight_stdin(
+        &["cuts", "-", "--poset", "--online", "--count"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(count.code, 2);
+    assert!(
+        count
+            .stderr
+            .contains("<stdin>:301:6: error: expected a clock component"),
+        "{}",
+        count.stderr
+    );
+    // --all --limit keeps the limit, and counts every satisfying state.
+    let (code, v) = common::json(&[
+        "cuts",
+        "examples/cuts/fig2.poset",
+        "--online",
+        "--predicate",
+        "true",
+        "--all",
+        "--limit",
+        "5",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 5);
+    assert_eq!(v["summary"]["satisfying"], 16);
+}
+
+#[test]
+fn online_rejects_lines_out_of_clock_order_and_traces() {
+    // Fine offline (any order), but online an event must follow the events it happens after.
+    let text = "1:(1,1)\n0:(1,0)\n";
+    let p = temp("online-order.poset", text);
+    let p = p.to_str().unwrap();
+    assert_eq!(hindsight(&["cuts", p, "--count"]).code, 0);
+    let out = hindsight(&["cuts", p, "--count", "--online"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains(
+            ":1:1: error: component 0 is 1 but only 0 events of process 0 have been read: online"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&["cuts", "examples/cuts/fig1.txt", "--online", "--count"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("--online reads poset files only"),
+        "{}",
+        out.stderr
+    );
+}
