@@ -390,10 +390,57 @@ struct ObjState {
     /// A dense id for each value a valued point of this object has been touched with, so that
     /// an action finds all the points of one value with a single hash probe.
     value_ids: FxHashMap<Value, u32>,
+    /// The ids of small non-negative integers, the usual keys, by value (`UNKNOWN`: none yet),
+    /// which spares them the hash probe.
+    small_ids: Vec<u32>,
+    /// How many value ids there are.
+    values: u32,
     /// The valued points: per value id, a row with one point per valued class.
     valued: Vec<PointActions>,
     /// Every action of a method in a directly checked pair (journal slots).
     history: Vec<u32>,
+}
+
+/// Integers in `0..SMALL_INTS` get their value id from a table rather than a hash map.
+const SMALL_INTS: i64 = 1 << 12;
+
+impl ObjState {
+    /// Where the row of `v`'s points starts in `valued`, making one if `v` is new.
+    #[inline]
+    fn value_row(&mut self, v: Value, row: usize) -> usize {
+        let id = match v {
+            Value::Int(i) if (0..SMALL_INTS).contains(&i) => {
+                let i = i as usize;
+                match self.small_ids.get(i) {
+                    Some(&id) if id != UNKNOWN => id,
+                    _ => {
+                        if i >= self.small_ids.len() {
+                            self.small_ids.resize(i + 1, UNKNOWN);
+                        }
+                        let id = self.new_value(row);
+                        self.small_ids[i] = id;
+                        id
+                    }
+                }
+            }
+            _ => match self.value_ids.get(&v) {
+                Some(&id) => id,
+                None => {
+                    let id = self.new_value(row);
+                    self.value_ids.insert(v, id);
+                    id
+                }
+            },
+        };
+        id as usize * row
+    }
+
+    fn new_value(&mut self, row: usize) -> u32 {
+        self.valued
+            .resize(self.valued.len() + row, PointActions::Empty);
+        self.values += 1;
+        self.values - 1
+    }
 }
 
 struct Race {
@@ -580,14 +627,7 @@ impl Commute {
         for (i, pc) in value_points.iter().enumerate() {
             if let Some(c) = *pc {
                 let v = vals[i];
-                let next = state.value_ids.len() as u32;
-                let id = *state.value_ids.entry(v).or_insert_with(|| {
-                    state
-                        .valued
-                        .resize(state.valued.len() + row, PointActions::Empty);
-                    next
-                });
-                let base = id as usize * row;
+                let base = state.value_row(v, row);
                 rows[i] = base;
                 for &c2 in &rep.conflicts[c as usize] {
                     debug_assert_ne!(compiled.valued_rank[c2 as usize], UNKNOWN);
