@@ -718,25 +718,40 @@ impl Commute {
 }
 
 fn render_call(a: &Action, object: &str, spec: &ObjectSpec, names: &Names) -> String {
+    use std::fmt::Write as _;
     let method = &spec.methods[a.head.method as usize];
-    let show = |vs: &[Value]| {
-        vs.iter()
-            .map(|&v| DisplayValue { value: v, names }.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
+    let mut out = String::with_capacity(32 + object.len() + method.name.len());
+    let show = |out: &mut String, vs: &[Value]| {
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match v {
+                Value::Int(i) => {
+                    let _ = write!(out, "{i}");
+                }
+                Value::Nil => out.push_str("nil"),
+                _ => {
+                    let _ = write!(out, "{}", DisplayValue { value: v, names });
+                }
+            }
+        }
     };
     let vals = &a.vals[..a.head.len as usize];
     let (args, results) = vals.split_at(method.args);
-    if results.is_empty() {
-        format!("call({object}.{}({}))", method.name, show(args))
-    } else {
-        format!(
-            "call({object}.{}({})/{})",
-            method.name,
-            show(args),
-            show(results)
-        )
+    out.push_str("call(");
+    out.push_str(object);
+    out.push('.');
+    out.push_str(&method.name);
+    out.push('(');
+    show(&mut out, args);
+    out.push(')');
+    if !results.is_empty() {
+        out.push('/');
+        show(&mut out, results);
     }
+    out.push(')');
+    out
 }
 
 fn render_point(p: Point, rep: &Representation, names: &Names) -> String {
