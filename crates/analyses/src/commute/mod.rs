@@ -347,6 +347,15 @@ impl PointActions {
         vc: &VectorClock,
         journal: &Journal,
     ) -> Option<(u64, u32)> {
+        match self {
+            PointActions::Empty => return None,
+            PointActions::One(e) => {
+                if e.thread == t || e.clock <= vc.get(e.thread) {
+                    return None;
+                }
+            }
+            PointActions::Many(_) => {}
+        }
         let mut best: Option<(u64, u32)> = None;
         for e in self.entries() {
             if e.thread != t && e.clock > vc.get(e.thread) {
@@ -362,6 +371,18 @@ impl PointActions {
     /// Adds `me`, dropping the actions ordered before it.
     #[inline]
     fn touch(&mut self, me: Entry, vc: &VectorClock) {
+        // The usual case, one action ordered before `me`, is replaced in place.
+        if let PointActions::One(e) = self {
+            if e.thread == me.thread || e.clock <= vc.get(e.thread) {
+                *e = me;
+                return;
+            }
+        }
+        self.touch_slow(me, vc);
+    }
+
+    #[inline(never)]
+    fn touch_slow(&mut self, me: Entry, vc: &VectorClock) {
         let ordered = |e: &Entry| e.thread == me.thread || e.clock <= vc.get(e.thread);
         match self {
             PointActions::Empty => *self = PointActions::One(me),
