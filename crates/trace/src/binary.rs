@@ -145,17 +145,35 @@ impl Decoder<'_> {
         Ok(v as u32)
     }
 
-    fn value(&mut self, names: &Names) -> Result<Value, Short> {
-        Ok(match self.byte()? {
-            0 => {
-                let z = self.varint()?;
-                Value::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
-            }
-            1 => Value::Nil,
-            2 => Value::Sym(SymId(self.id(NameKind::Symbol, names)?)),
-            3 => Value::Str(SymId(self.id(NameKind::Symbol, names)?)),
-            t => return Err(corrupt(format!("unknown value tag {t}"))),
-        })
+    /// `n` values into `list`, symbols checked against the `symbols` defined so far. `n` comes
+    /// from the file, so nothing is reserved from it: each value needs at least a byte.
+    #[inline(always)]
+    fn values(&mut self, n: u64, symbols: u64, list: &mut Vec<Value>) -> Result<(), Short> {
+        for _ in 0..n {
+            let tag = self.byte()?;
+            let v = match tag {
+                0 => {
+                    let z = self.varint()?;
+                    Value::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
+                }
+                1 => Value::Nil,
+                2 | 3 => {
+                    let id = self.varint()?;
+                    if id >= symbols {
+                        return Err(undefined(NameKind::Symbol, id));
+                    }
+                    let id = SymId(id as u32);
+                    if tag == 2 {
+                        Value::Sym(id)
+                    } else {
+                        Value::Str(id)
+                    }
+                }
+                t => return Err(corrupt(format!("unknown value tag {t}"))),
+            };
+            list.push(v);
+        }
+        Ok(())
     }
 }
 
@@ -164,13 +182,11 @@ impl Decoder<'_> {
 fn decode_call(d: &mut Decoder<'_>, names: &Names, call: &mut Call) -> Result<(), Short> {
     call.object = ObjId(d.id(NameKind::Object, names)?);
     call.method = SymId(d.id(NameKind::Symbol, names)?);
-    for list in [&mut call.args, &mut call.results] {
-        let n = d.varint()?;
-        for _ in 0..n {
-            list.push(d.value(names)?);
-        }
-    }
-    Ok(())
+    let symbols = names.of(NameKind::Symbol).len() as u64;
+    let n = d.varint()?;
+    d.values(n, symbols, &mut call.args)?;
+    let n = d.varint()?;
+    d.values(n, symbols, &mut call.results)
 }
 
 /// What one record decoded to.

@@ -29,7 +29,7 @@ use serde_json::Value as Json;
 use spec::{ObjectSpec, SpecError, SpecFile, Val};
 use translate::Representation;
 
-/// Most parameters (arguments and results) a method may have: actions are kept inline.
+/// Most parameters (arguments and results) a method may have.
 pub const MAX_PARAMS: usize = 8;
 
 /// An object type ready for analysis.
@@ -38,6 +38,82 @@ pub struct CompiledSpec {
     pub rep: Representation,
     /// Per method, whether it takes part in a pair checked directly.
     direct_methods: Vec<bool>,
+    /// Per class, its rank among the valued classes (`UNKNOWN` for `ds` classes): where its
+    /// point for a value sits in that value's row of [`ObjState::valued`].
+    valued_rank: Vec<u32>,
+    /// How many classes are valued: the length of a value's row.
+    valued_classes: usize,
+    /// The most parameters any method has.
+    max_params: usize,
+    /// Per method, its atoms in a form that decides integers and `nil` without converting
+    /// values (the common case), falling back to the atom itself otherwise.
+    quick_atoms: Vec<Vec<QuickAtom>>,
+}
+
+/// An operand of an atom as [`QuickAtom`] sees it.
+#[derive(Clone, Copy, Debug)]
+enum QuickTerm {
+    Param(usize),
+    /// An integer or `nil` constant.
+    Value(Value),
+    /// A symbol or string constant: only the full comparison decides.
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct QuickAtom {
+    less: bool,
+    left: QuickTerm,
+    right: QuickTerm,
+}
+
+impl QuickAtom {
+    fn of(atom: &translate::LocalAtom) -> QuickAtom {
+        let term = |t: &translate::LocalTerm| match t {
+            translate::LocalTerm::Param(i) => QuickTerm::Param(*i),
+            translate::LocalTerm::Const(translate::ConstKey::Nil) => QuickTerm::Value(Value::Nil),
+            translate::LocalTerm::Const(translate::ConstKey::Int(i)) => {
+                QuickTerm::Value(Value::Int(*i))
+            }
+            translate::LocalTerm::Const(_) => QuickTerm::Other,
+        };
+        QuickAtom {
+            less: atom.less,
+            left: term(&atom.left),
+            right: term(&atom.right),
+        }
+    }
+}
+
+impl CompiledSpec {
+    /// The β vector of an action of method `m` with parameter values `vals`: the atoms'
+    /// truth, decided on the values directly when both sides are integers or `nil` (where
+    /// `Value` equality and integer order agree with [`Val`]'s), through [`Val`] otherwise.
+    #[inline]
+    fn beta(&self, m: usize, vals: &[Value], names: &Names) -> u32 {
+        let quick = |t: QuickTerm| match t {
+            QuickTerm::Param(i) => match vals[i] {
+                v @ (Value::Int(_) | Value::Nil) => Some(v),
+                _ => None,
+            },
+            QuickTerm::Value(v) => Some(v),
+            QuickTerm::Other => None,
+        };
+        let mut beta = 0;
+        for (bit, (q, atom)) in self.quick_atoms[m]
+            .iter()
+            .zip(&self.rep.atoms[m])
+            .enumerate()
+        {
+            let holds = match (q.less, quick(q.left), quick(q.right)) {
+                (false, Some(a), Some(b)) => a == b,
+                (true, Some(Value::Int(a)), Some(Value::Int(b))) => a < b,
+                _ => atom.eval(|i| val(vals[i], names)),
+            };
+            beta |= u32::from(holds) << bit;
+        }
+        beta
+    }
 }
 
 impl CompiledSpec {
@@ -59,10 +135,33 @@ impl CompiledSpec {
         let direct_methods = (0..n)
             .map(|a| (0..n).any(|b| rep.is_direct(a, b)))
             .collect();
+        let mut valued_classes = 0;
+        let valued_rank = rep
+            .classes
+            .iter()
+            .map(|c| {
+                if c.valued {
+                    valued_classes += 1;
+                    valued_classes as u32 - 1
+                } else {
+                    UNKNOWN
+                }
+            })
+            .collect();
+        let max_params = spec.methods.iter().map(|m| m.params.len()).max();
+        let quick_atoms = rep
+            .atoms
+            .iter()
+            .map(|atoms| atoms.iter().map(QuickAtom::of).collect())
+            .collect();
         Ok(CompiledSpec {
             spec,
             rep,
             direct_methods,
+            valued_rank,
+            valued_classes,
+            max_params: max_params.unwrap_or(0),
+            quick_atoms,
         })
     }
 }
@@ -84,30 +183,28 @@ pub enum Binding {
     Named(FxHashMap<String, usize>),
 }
 
-/// An action as kept for later checks and reports.
+/// An action as a race reports it.
 #[derive(Clone, Copy, Debug)]
 struct Action {
+    head: Head,
+    vals: [Value; MAX_PARAMS],
+}
+
+/// What the journal keeps of an action besides its values.
+#[derive(Clone, Copy, Debug)]
+struct Head {
     index: u64,
     thread: ThreadId,
     clock: u32,
     loc: Option<LocId>,
     method: u16,
     len: u8,
-    vals: [Value; MAX_PARAMS],
 }
 
-impl Action {
+impl Head {
     #[inline]
     fn ordered_before(&self, t: ThreadId, vc: &VectorClock) -> bool {
         self.thread == t || self.clock <= vc.get(self.thread)
-    }
-
-    fn vals<'n>(&self, names: &'n Names) -> [Val<'n>; MAX_PARAMS] {
-        let mut out = [Val::Nil; MAX_PARAMS];
-        for (o, v) in out.iter_mut().zip(&self.vals[..self.len as usize]) {
-            *o = val(*v, names);
-        }
-        out
     }
 }
 
@@ -122,6 +219,14 @@ pub fn val(v: Value, names: &Names) -> Val<'_> {
     }
 }
 
+fn vals_of<'n>(vals: &[Value], names: &'n Names) -> [Val<'n>; MAX_PARAMS] {
+    let mut out = [Val::Nil; MAX_PARAMS];
+    for (o, v) in out.iter_mut().zip(vals) {
+        *o = val(*v, names);
+    }
+    out
+}
+
 /// An access point of one object: a class, with its value for valued classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Point {
@@ -132,44 +237,78 @@ enum Point {
 }
 
 /// Where the details of the actions still referenced by some access point live: written once
-/// per action, read only to report a race. Slots are recycled by a sweep that runs when the
-/// journal has doubled since the last one, so memory stays proportional to what the access
-/// points reference (at most one action per thread and point), not to the trace.
-#[derive(Default)]
+/// per action, read only to report a race or to check a pair directly. Slots are recycled by
+/// a sweep that runs when the journal has doubled since the last one, so memory stays
+/// proportional to what the access points reference (at most one action per thread and
+/// point), not to the trace. Values live in a table of `stride` per slot rather than in a
+/// fixed array per action, so that writing an action copies only what the specs can use.
 struct Journal {
-    slots: Vec<Action>,
+    heads: Vec<Head>,
+    vals: Vec<Value>,
+    stride: usize,
     free: Vec<u32>,
     live_after_sweep: usize,
 }
 
 impl Journal {
+    fn new(stride: usize) -> Journal {
+        Journal {
+            heads: Vec::new(),
+            vals: Vec::new(),
+            stride,
+            free: Vec::new(),
+            live_after_sweep: 0,
+        }
+    }
+
     #[inline]
-    fn alloc(&mut self, a: Action) -> u32 {
+    fn alloc(&mut self, head: Head, vals: &[Value; MAX_PARAMS]) -> u32 {
+        let row = &vals[..self.stride];
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = a;
+                self.heads[i as usize] = head;
+                let from = i as usize * self.stride;
+                self.vals[from..from + self.stride].copy_from_slice(row);
                 i
             }
             None => {
-                self.slots.push(a);
-                (self.slots.len() - 1) as u32
+                self.heads.push(head);
+                self.vals.extend_from_slice(row);
+                (self.heads.len() - 1) as u32
             }
+        }
+    }
+
+    #[inline]
+    fn vals(&self, slot: u32) -> &[Value] {
+        let from = slot as usize * self.stride;
+        &self.vals[from..from + self.heads[slot as usize].len as usize]
+    }
+
+    fn action(&self, slot: u32) -> Action {
+        let mut vals = [Value::Nil; MAX_PARAMS];
+        for (d, v) in vals.iter_mut().zip(self.vals(slot)) {
+            *d = *v;
+        }
+        Action {
+            head: self.heads[slot as usize],
+            vals,
         }
     }
 
     /// A sweep costs time proportional to the journal; running one only when it has grown well
     /// past what was live keeps that cost a few instructions per action.
     fn wants_sweep(&self) -> bool {
-        self.free.is_empty() && self.slots.len() >= 4 * self.live_after_sweep + (1 << 16)
+        self.free.is_empty() && self.heads.len() >= 4 * self.live_after_sweep + (1 << 16)
     }
 
     /// Frees every slot that `referenced` does not mark.
     fn sweep(&mut self, referenced: &[bool]) {
-        self.free = (0..self.slots.len() as u32)
+        self.free = (0..self.heads.len() as u32)
             .filter(|&i| !referenced[i as usize])
             .collect();
         self.free.reverse();
-        self.live_after_sweep = self.slots.len() - self.free.len();
+        self.live_after_sweep = self.heads.len() - self.free.len();
     }
 }
 
@@ -200,20 +339,29 @@ impl PointActions {
         }
     }
 
-    /// The latest action unordered with an access of `t` at `vc`.
+    /// The latest action unordered with an access of `t` at `vc`: its index and slot.
     #[inline]
-    fn latest_unordered<'j>(
+    fn latest_unordered(
         &self,
         t: ThreadId,
         vc: &VectorClock,
-        journal: &'j Journal,
-    ) -> Option<&'j Action> {
-        let mut best: Option<&Action> = None;
+        journal: &Journal,
+    ) -> Option<(u64, u32)> {
+        match self {
+            PointActions::Empty => return None,
+            PointActions::One(e) => {
+                if e.thread == t || e.clock <= vc.get(e.thread) {
+                    return None;
+                }
+            }
+            PointActions::Many(_) => {}
+        }
+        let mut best: Option<(u64, u32)> = None;
         for e in self.entries() {
             if e.thread != t && e.clock > vc.get(e.thread) {
-                let a = &journal.slots[e.slot as usize];
-                if best.is_none_or(|b| a.index > b.index) {
-                    best = Some(a);
+                let index = journal.heads[e.slot as usize].index;
+                if best.is_none_or(|(b, _)| index > b) {
+                    best = Some((index, e.slot));
                 }
             }
         }
@@ -223,6 +371,18 @@ impl PointActions {
     /// Adds `me`, dropping the actions ordered before it.
     #[inline]
     fn touch(&mut self, me: Entry, vc: &VectorClock) {
+        // The usual case, one action ordered before `me`, is replaced in place.
+        if let PointActions::One(e) = self {
+            if e.thread == me.thread || e.clock <= vc.get(e.thread) {
+                *e = me;
+                return;
+            }
+        }
+        self.touch_slow(me, vc);
+    }
+
+    #[inline(never)]
+    fn touch_slow(&mut self, me: Entry, vc: &VectorClock) {
         let ordered = |e: &Entry| e.thread == me.thread || e.clock <= vc.get(e.thread);
         match self {
             PointActions::Empty => *self = PointActions::One(me),
@@ -248,9 +408,60 @@ impl PointActions {
 struct ObjState {
     spec: usize,
     ds: Vec<PointActions>,
-    valued: FxHashMap<(u32, Value), PointActions>,
+    /// A dense id for each value a valued point of this object has been touched with, so that
+    /// an action finds all the points of one value with a single hash probe.
+    value_ids: FxHashMap<Value, u32>,
+    /// The ids of small non-negative integers, the usual keys, by value (`UNKNOWN`: none yet),
+    /// which spares them the hash probe.
+    small_ids: Vec<u32>,
+    /// How many value ids there are.
+    values: u32,
+    /// The valued points: per value id, a row with one point per valued class.
+    valued: Vec<PointActions>,
     /// Every action of a method in a directly checked pair (journal slots).
     history: Vec<u32>,
+}
+
+/// Integers in `0..SMALL_INTS` get their value id from a table rather than a hash map.
+const SMALL_INTS: i64 = 1 << 12;
+
+impl ObjState {
+    /// Where the row of `v`'s points starts in `valued`, making one if `v` is new.
+    #[inline]
+    fn value_row(&mut self, v: Value, row: usize) -> usize {
+        let id = match v {
+            Value::Int(i) if (0..SMALL_INTS).contains(&i) => {
+                let i = i as usize;
+                match self.small_ids.get(i) {
+                    Some(&id) if id != UNKNOWN => id,
+                    _ => {
+                        if i >= self.small_ids.len() {
+                            self.small_ids.resize(i + 1, UNKNOWN);
+                        }
+                        let id = self.new_value(row);
+                        self.small_ids[i] = id;
+                        id
+                    }
+                }
+            }
+            _ => match self.value_ids.get(&v) {
+                Some(&id) => id,
+                None => {
+                    let id = self.new_value(row);
+                    self.value_ids.insert(v, id);
+                    id
+                }
+            },
+        };
+        id as usize * row
+    }
+
+    fn new_value(&mut self, row: usize) -> u32 {
+        self.valued
+            .resize(self.valued.len() + row, PointActions::Empty);
+        self.values += 1;
+        self.values - 1
+    }
 }
 
 struct Race {
@@ -278,6 +489,7 @@ const UNKNOWN: u32 = u32::MAX;
 impl Commute {
     pub fn new(specs: Vec<CompiledSpec>, binding: Binding) -> Commute {
         let methods = vec![Vec::new(); specs.len()];
+        let stride = specs.iter().map(|s| s.max_params).max().unwrap_or(0);
         Commute {
             specs,
             binding,
@@ -285,62 +497,85 @@ impl Commute {
             methods,
             races: Vec::new(),
             actions: 0,
-            journal: Journal::default(),
+            journal: Journal::new(stride),
         }
     }
 
     /// The races found so far: (racy action index, partner index), in trace order.
     pub fn races(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.races.iter().map(|r| (r.racy.index, r.partner.index))
+        self.races
+            .iter()
+            .map(|r| (r.racy.head.index, r.partner.head.index))
     }
 
+    #[inline]
     fn object_state(&mut self, o: ObjId, names: &Names) -> Result<&mut ObjState, ErrorKind> {
-        if o.index() >= self.objects.len() {
-            self.objects.resize_with(o.index() + 1, || None);
-        }
-        if self.objects[o.index()].is_none() {
-            let name = names.object(o);
-            let spec = match &self.binding {
-                Binding::All(s) => *s,
-                Binding::Named(map) => *map.get(name).ok_or_else(|| {
-                    ErrorKind::Analysis(format!(
-                        "object `{name}` has no spec: bind it with --bind {name}=TYPE"
-                    ))
-                })?,
-            };
-            let classes = self.specs[spec].rep.classes.len();
-            self.objects[o.index()] = Some(ObjState {
-                spec,
-                ds: vec![PointActions::default(); classes],
-                ..ObjState::default()
-            });
+        if o.index() >= self.objects.len() || self.objects[o.index()].is_none() {
+            self.new_object(o, names)?;
         }
         Ok(self.objects[o.index()].as_mut().expect("just set"))
     }
 
+    #[cold]
+    fn new_object(&mut self, o: ObjId, names: &Names) -> Result<(), ErrorKind> {
+        if o.index() >= self.objects.len() {
+            self.objects.resize_with(o.index() + 1, || None);
+        }
+        let name = names.object(o);
+        let spec = match &self.binding {
+            Binding::All(s) => *s,
+            Binding::Named(map) => *map.get(name).ok_or_else(|| {
+                ErrorKind::Analysis(format!(
+                    "object `{name}` has no spec: bind it with --bind {name}=TYPE"
+                ))
+            })?,
+        };
+        let classes = self.specs[spec].rep.classes.len();
+        self.objects[o.index()] = Some(ObjState {
+            spec,
+            ds: vec![PointActions::default(); classes],
+            ..ObjState::default()
+        });
+        Ok(())
+    }
+
+    #[inline]
     fn method(
         &mut self,
         spec: usize,
         sym: SymId,
         names: &Names,
-        object: &str,
+        object: ObjId,
+    ) -> Result<usize, ErrorKind> {
+        match self.methods[spec].get(sym.index()) {
+            Some(&m) if m != UNKNOWN => Ok(m as usize),
+            _ => self.look_up_method(spec, sym, names, object),
+        }
+    }
+
+    #[cold]
+    fn look_up_method(
+        &mut self,
+        spec: usize,
+        sym: SymId,
+        names: &Names,
+        object: ObjId,
     ) -> Result<usize, ErrorKind> {
         let cache = &mut self.methods[spec];
         if sym.index() >= cache.len() {
             cache.resize(sym.index() + 1, UNKNOWN);
         }
-        if cache[sym.index()] == UNKNOWN {
-            let name = names.symbol(sym);
-            let s = &self.specs[spec].spec;
-            let m = s.method(name).ok_or_else(|| {
-                ErrorKind::Analysis(format!(
-                    "`{name}` is not a method of {} (object `{object}`)",
-                    s.name
-                ))
-            })?;
-            cache[sym.index()] = m as u32;
-        }
-        Ok(cache[sym.index()] as usize)
+        let name = names.symbol(sym);
+        let s = &self.specs[spec].spec;
+        let m = s.method(name).ok_or_else(|| {
+            ErrorKind::Analysis(format!(
+                "`{name}` is not a method of {} (object `{}`)",
+                s.name,
+                names.object(object)
+            ))
+        })?;
+        cache[sym.index()] = m as u32;
+        Ok(m)
     }
 
     fn action(
@@ -351,9 +586,8 @@ impl Commute {
         names: &Names,
     ) -> Result<(), ErrorKind> {
         self.actions += 1;
-        let object = names.object(call.object);
         let spec_ix = self.object_state(call.object, names)?.spec;
-        let m = self.method(spec_ix, call.method, names, object)?;
+        let m = self.method(spec_ix, call.method, names, call.object)?;
         let compiled = &self.specs[spec_ix];
         let method = &compiled.spec.methods[m];
         if call.args.len() != method.args || call.results.len() != method.results() {
@@ -367,36 +601,36 @@ impl Commute {
                 call.results.len()
             )));
         }
+        let nargs = call.args.len();
+        let len = method.params.len();
+        let mut vals = [Value::Nil; MAX_PARAMS];
+        vals[..nargs].copy_from_slice(&call.args);
+        vals[nargs..len].copy_from_slice(&call.results);
         let t = e.thread;
         let vc = hb.clock(t);
-        let mut me = Action {
+        let head = Head {
             index: e.index,
             thread: t,
             clock: vc.get(t),
             loc: e.loc,
             method: m as u16,
-            len: method.params.len() as u8,
-            vals: [Value::Nil; MAX_PARAMS],
+            len: len as u8,
         };
-        for (slot, v) in me
-            .vals
-            .iter_mut()
-            .zip(call.args.iter().chain(&call.results))
-        {
-            *slot = *v;
-        }
         let rep = &compiled.rep;
-        let beta = rep.beta_by(m, |i| val(me.vals[i], names));
+        let beta = compiled.beta(m, &vals[..len], names);
         let state = self.objects[call.object.index()]
             .as_mut()
             .expect("created above");
+        let row = compiled.valued_classes;
+        let rank = |c: u32| compiled.valued_rank[c as usize] as usize;
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
-        let mut best: Option<(Action, Point, Point)> = None;
-        let mut consider = |a: Option<&Action>, mine: Point, theirs: Point| {
-            if let Some(a) = a {
-                if best.is_none_or(|(b, ..)| a.index > b.index) {
-                    best = Some((*a, theirs, mine));
+        // `best` holds its index, journal slot, and the two points.
+        let mut best: Option<(u64, u32, Point, Point)> = None;
+        let mut consider = |a: Option<(u64, u32)>, mine: Point, theirs: Point| {
+            if let Some((index, slot)) = a {
+                if best.is_none_or(|(b, ..)| index > b) {
+                    best = Some((index, slot, theirs, mine));
                 }
             }
         };
@@ -409,48 +643,54 @@ impl Commute {
             }
         }
         let value_points = rep.value_points(m, beta);
+        // Per parameter with a valued point, the row of its value.
+        let mut rows = [0usize; MAX_PARAMS];
         for (i, pc) in value_points.iter().enumerate() {
             if let Some(c) = *pc {
-                let v = me.vals[i];
+                let v = vals[i];
+                let base = state.value_row(v, row);
+                rows[i] = base;
                 for &c2 in &rep.conflicts[c as usize] {
-                    if let Some(list) = state.valued.get(&(c2, v)) {
-                        let a = list.latest_unordered(t, vc, journal);
-                        consider(a, Point::Valued(c, v), Point::Valued(c2, v));
-                    }
+                    debug_assert_ne!(compiled.valued_rank[c2 as usize], UNKNOWN);
+                    let a = state.valued[base + rank(c2)].latest_unordered(t, vc, journal);
+                    consider(a, Point::Valued(c, v), Point::Valued(c2, v));
                 }
             }
         }
         if compiled.direct_methods[m] {
-            let vals = me.vals(names);
+            let mine = vals_of(&vals[..len], names);
             for &slot in &state.history {
-                let a = &journal.slots[slot as usize];
+                let a = &journal.heads[slot as usize];
                 if rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {
                     let commutes = match compiled.spec.rule(a.method as usize, m) {
                         None => false,
                         Some((rule, swapped)) => {
-                            let theirs = a.vals(names);
+                            let theirs = vals_of(journal.vals(slot), names);
                             let (first, second) = if swapped {
-                                (&vals[..], &theirs[..])
+                                (&mine[..], &theirs[..])
                             } else {
-                                (&theirs[..], &vals[..])
+                                (&theirs[..], &mine[..])
                             };
                             rule.formula.eval(first, second)
                         }
                     };
                     if !commutes {
-                        consider(Some(a), Point::Direct, Point::Direct);
+                        consider(Some((a.index, slot)), Point::Direct, Point::Direct);
                     }
                 }
             }
         }
+        // The partner's slot is referenced by a point or the history, so it is not recycled
+        // before the race is recorded below; read it now all the same.
+        let partner = best.map(|(_, slot, theirs, mine)| (journal.action(slot), theirs, mine));
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
         let touches = ds.is_some() || value_points.iter().any(Option::is_some);
         if touches || compiled.direct_methods[m] {
             let entry = Entry {
                 thread: t,
-                clock: me.clock,
-                slot: journal.alloc(me),
+                clock: head.clock,
+                slot: journal.alloc(head, &vals),
             };
             if compiled.direct_methods[m] {
                 state.history.push(entry.slot);
@@ -460,20 +700,16 @@ impl Commute {
             }
             for (i, pc) in value_points.iter().enumerate() {
                 if let Some(c) = *pc {
-                    state
-                        .valued
-                        .entry((c, me.vals[i]))
-                        .or_default()
-                        .touch(entry, vc);
+                    state.valued[rows[i] + rank(c)].touch(entry, vc);
                 }
             }
         }
-        if let Some((partner, theirs, mine)) = best {
+        if let Some((partner, theirs, mine)) = partner {
             self.races.push(Race {
                 object: call.object,
                 spec: spec_ix,
                 partner,
-                racy: me,
+                racy: Action { head, vals },
                 points: (theirs, mine),
             });
         }
@@ -488,9 +724,9 @@ impl Commute {
     /// Recycles the journal slots no access point references any more.
     #[cold]
     fn sweep(&mut self) {
-        let mut referenced = vec![false; self.journal.slots.len()];
+        let mut referenced = vec![false; self.journal.heads.len()];
         for state in self.objects.iter().flatten() {
-            let points = state.ds.iter().chain(state.valued.values());
+            let points = state.ds.iter().chain(&state.valued);
             for e in points.flat_map(PointActions::entries) {
                 referenced[e.slot as usize] = true;
             }
@@ -503,25 +739,40 @@ impl Commute {
 }
 
 fn render_call(a: &Action, object: &str, spec: &ObjectSpec, names: &Names) -> String {
-    let method = &spec.methods[a.method as usize];
-    let show = |vs: &[Value]| {
-        vs.iter()
-            .map(|&v| DisplayValue { value: v, names }.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
+    use std::fmt::Write as _;
+    let method = &spec.methods[a.head.method as usize];
+    let mut out = String::with_capacity(32 + object.len() + method.name.len());
+    let show = |out: &mut String, vs: &[Value]| {
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match v {
+                Value::Int(i) => {
+                    let _ = write!(out, "{i}");
+                }
+                Value::Nil => out.push_str("nil"),
+                _ => {
+                    let _ = write!(out, "{}", DisplayValue { value: v, names });
+                }
+            }
+        }
     };
-    let vals = &a.vals[..a.len as usize];
+    let vals = &a.vals[..a.head.len as usize];
     let (args, results) = vals.split_at(method.args);
-    if results.is_empty() {
-        format!("call({object}.{}({}))", method.name, show(args))
-    } else {
-        format!(
-            "call({object}.{}({})/{})",
-            method.name,
-            show(args),
-            show(results)
-        )
+    out.push_str("call(");
+    out.push_str(object);
+    out.push('.');
+    out.push_str(&method.name);
+    out.push('(');
+    show(&mut out, args);
+    out.push(')');
+    if !results.is_empty() {
+        out.push('/');
+        show(&mut out, results);
     }
+    out.push(')');
+    out
 }
 
 fn render_point(p: Point, rep: &Representation, names: &Names) -> String {
@@ -557,10 +808,10 @@ impl Analysis for Commute {
             let object = names.object(r.object);
             let compiled = &self.specs[r.spec];
             let event = |a: &Action| EventRef {
-                index: a.index,
-                thread: names.thread(a.thread).to_owned(),
+                index: a.head.index,
+                thread: names.thread(a.head.thread).to_owned(),
                 op: render_call(a, object, &compiled.spec, names),
-                location: a.loc.map(|l| names.location(l).to_owned()),
+                location: a.head.loc.map(|l| names.location(l).to_owned()),
             };
             let (p, a) = (event(&r.partner), event(&r.racy));
             let points = [
