@@ -3,7 +3,9 @@
 //!
 //! This crate owns what counts as a bug and how it is found. It reads events through
 //! `hindsight-trace`, asks `hindsight-order` what happens before what, and hands finished
-//! findings to `hindsight-report`; it does not parse files or print anything itself.
+//! findings to `hindsight-report`; it does not open files or print anything itself. It does
+//! parse the small languages that only its analyses use (commutativity specs, histories, poset
+//! files, predicates, `.mv` programs, composed operations), from text the CLI hands it.
 
 pub mod atomicity;
 pub mod commute;
