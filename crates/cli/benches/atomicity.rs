@@ -12,6 +12,10 @@
 //!   thousands of distinct profiles and hundreds of thousands of violation classes, far more
 //!   than a real program; Phase II stays a fraction of a second.
 
+mod common;
+
+use common::{best_of, validate_hb};
+
 use hindsight_analyses::atomicity::{Atomicity, Options};
 use hindsight_analyses::{run_any, RunOptions};
 use hindsight_trace::generate::{generate_nested, NestedConfig};
@@ -20,17 +24,6 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-fn best_of<F: FnMut() -> u64>(runs: usize, mut f: F) -> (f64, u64) {
-    let mut best = f64::INFINITY;
-    let mut out = 0;
-    for _ in 0..runs {
-        let t = Instant::now();
-        out = f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    (best, out)
-}
 
 fn write(config: &NestedConfig, dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     let text_path = dir.join(format!("{name}.std"));
@@ -53,14 +46,6 @@ fn write(config: &NestedConfig, dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     text.finish().expect("flush");
     bin.finish().expect("flush");
     (text_path, bin_path)
-}
-
-fn baseline(path: &Path) -> u64 {
-    let mut r = hindsight_trace::open(path).expect("open");
-    run_any(&mut r, Vec::new(), RunOptions::default())
-        .expect("valid trace")
-        .stats
-        .events
 }
 
 /// Runs the analysis; returns the findings and the summary line.
@@ -91,7 +76,7 @@ fn bench(name: &str, config: &NestedConfig, dir: &Path, runs: usize) {
     );
     let rate = |secs: f64| config.events as f64 / secs / 1e6;
     for (label, path) in [("binary", &bin), ("text", &text)] {
-        let (base, n) = best_of(runs, || baseline(path));
+        let (base, n) = best_of(runs, || validate_hb(path));
         assert_eq!(n, config.events);
         let mut summary = String::new();
         let (full, findings) = best_of(runs, || {

@@ -4,6 +4,10 @@
 //! `cargo bench -p hindsight-cli --bench commute` (actions: `HINDSIGHT_BENCH_ACTIONS`, default
 //! 10 million).
 
+mod common;
+
+use common::{best_of, validate_hb};
+
 use hindsight_analyses::commute::builtin::builtin;
 use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
 use hindsight_analyses::{run_any, RunOptions};
@@ -68,17 +72,6 @@ fn analyse(path: &Path, direct: bool, runs: usize) -> (f64, u64, u64, u64) {
     (best, out.0, out.1, out.2)
 }
 
-fn baseline(path: &Path, runs: usize) -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..runs {
-        let t = Instant::now();
-        let mut r = hindsight_trace::open(path).expect("open");
-        run_any(&mut r, Vec::new(), RunOptions::default()).expect("valid");
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    best
-}
-
 fn main() {
     let actions: u64 = std::env::var("HINDSIGHT_BENCH_ACTIONS")
         .ok()
@@ -90,7 +83,7 @@ fn main() {
     // About two thirds of the generated events are actions; the rest are lock events.
     let big = dir.join("big.hst");
     write(&big, actions * 3 / 2);
-    let floor = baseline(&big, 3);
+    let floor = best_of(3, || validate_hb(&big)).0;
     let (secs, events, acts, racy) = analyse(&big, false, 3);
     println!(
         "map workload: {events} events, {acts} actions (8 threads, 16 maps, 64 keys), {racy} racy actions"

@@ -5,6 +5,10 @@
 //! any machine: a raw newline count over the same file (the I/O floor), parsing alone, parsing
 //! with validation and happens-before, and the full `races` pass.
 
+mod common;
+
+use common::{best_of, validate_hb};
+
 use hindsight_analyses::races::Races;
 use hindsight_analyses::{run_any, RunOptions};
 use hindsight_trace::generate::{generate, GenConfig};
@@ -13,17 +17,6 @@ use std::fs::File;
 use std::io::{BufWriter, Read};
 use std::path::Path;
 use std::time::Instant;
-
-fn best_of<F: FnMut() -> u64>(runs: usize, mut f: F) -> (f64, u64) {
-    let mut best = f64::INFINITY;
-    let mut out = 0;
-    for _ in 0..runs {
-        let t = Instant::now();
-        out = f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    (best, out)
-}
 
 fn newlines(path: &Path) -> u64 {
     let mut f = File::open(path).expect("open");
@@ -49,14 +42,6 @@ fn parse_only(path: &Path) -> u64 {
         n += 1;
     }
     n
-}
-
-fn validate_hb(path: &Path) -> u64 {
-    let mut r = hindsight_trace::open(path).expect("open");
-    run_any(&mut r, Vec::new(), RunOptions::default())
-        .expect("valid trace")
-        .stats
-        .events
 }
 
 fn races(path: &Path) -> (u64, u64) {

@@ -9,6 +9,10 @@
 //! whatever the length: the figure printed with them shows that the analysis' state does not
 //! grow with the trace.
 
+mod common;
+
+use common::{best_of, validate_hb};
+
 use hindsight_analyses::views::dynamic::{DynamicViews, Regions};
 use hindsight_analyses::{run_any, RunOptions};
 use hindsight_trace::{BinaryWriter, Event, NameKind, Names, Op, TextWriter, ThreadId};
@@ -133,25 +137,6 @@ fn generate(events: u64, mut sink: impl FnMut(&Event, &Names)) {
     }
 }
 
-fn best_of<F: FnMut() -> u64>(runs: usize, mut f: F) -> (f64, u64) {
-    let mut best = f64::INFINITY;
-    let mut out = 0;
-    for _ in 0..runs {
-        let t = Instant::now();
-        out = f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    (best, out)
-}
-
-fn baseline(path: &Path) -> u64 {
-    let mut r = hindsight_trace::open(path).expect("open");
-    run_any(&mut r, Vec::new(), RunOptions::default())
-        .expect("valid trace")
-        .stats
-        .events
-}
-
 fn views(path: &Path, mhp: bool) -> (u64, serde_json::Map<String, serde_json::Value>) {
     let mut r = hindsight_trace::open(path).expect("open");
     let mut out = run_any(
@@ -199,7 +184,7 @@ fn main() {
     let runs = 3;
     let rate = |n: u64, secs: f64| n as f64 / secs / 1e6;
     for (label, path) in [("text", &text_path), ("binary", &bin_path)] {
-        let (base, n) = best_of(runs, || baseline(path));
+        let (base, n) = best_of(runs, || validate_hb(path));
         let mut summary = serde_json::Map::new();
         let (full, m) = best_of(runs, || {
             let (n, s) = views(path, true);
