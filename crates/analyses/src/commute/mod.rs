@@ -36,87 +36,126 @@ pub const MAX_PARAMS: usize = 8;
 pub struct CompiledSpec {
     pub spec: ObjectSpec,
     pub rep: Representation,
-    /// Per method, whether it takes part in a pair checked directly.
-    direct_methods: Vec<bool>,
-    /// Per class, its rank among the valued classes (`UNKNOWN` for `ds` classes): where its
-    /// point for a value sits in that value's row of [`ObjState::valued`].
-    valued_rank: Vec<u32>,
-    /// How many classes are valued: the length of a value's row.
+    /// How many classes are valued: the length of a value's row in [`ObjState::valued`].
     valued_classes: usize,
     /// The most parameters any method has.
     max_params: usize,
-    /// Per method, its atoms in a form that decides integers and `nil` without converting
-    /// values (the common case), falling back to the atom itself otherwise.
-    quick_atoms: Vec<Vec<QuickAtom>>,
+    /// Per method, its atoms in the form [`CompiledSpec::beta`] decides fastest.
+    fast_atoms: Vec<Vec<FastAtom>>,
+    /// Per method, where its plans start in `plans` (one per β vector).
+    plan_base: Vec<usize>,
+    plans: Vec<Plan>,
 }
 
-/// An operand of an atom as [`QuickAtom`] sees it.
+/// An atom as [`CompiledSpec::beta`] decides it. Equality of trace values is equality of
+/// [`Val`]s (symbols and strings are interned, and a symbol never equals a string), so
+/// equalities between parameters, or with an integer or `nil` constant, never need names;
+/// orders do only when a side is not an integer.
 #[derive(Clone, Copy, Debug)]
-enum QuickTerm {
+enum FastAtom {
+    EqParams(usize, usize),
+    EqValue(usize, Value),
+    /// `left < right`, decided on integers directly.
+    Less(FastTerm, FastTerm),
+    /// Through [`Val`] (e.g. an equality with a string constant).
+    Slow,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum FastTerm {
     Param(usize),
-    /// An integer or `nil` constant.
-    Value(Value),
-    /// A symbol or string constant: only the full comparison decides.
+    Int(i64),
+    /// A constant that is not an integer.
     Other,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct QuickAtom {
-    less: bool,
-    left: QuickTerm,
-    right: QuickTerm,
-}
-
-impl QuickAtom {
-    fn of(atom: &translate::LocalAtom) -> QuickAtom {
-        let term = |t: &translate::LocalTerm| match t {
-            translate::LocalTerm::Param(i) => QuickTerm::Param(*i),
-            translate::LocalTerm::Const(translate::ConstKey::Nil) => QuickTerm::Value(Value::Nil),
-            translate::LocalTerm::Const(translate::ConstKey::Int(i)) => {
-                QuickTerm::Value(Value::Int(*i))
-            }
-            translate::LocalTerm::Const(_) => QuickTerm::Other,
+impl FastAtom {
+    fn of(atom: &translate::LocalAtom) -> FastAtom {
+        use translate::{ConstKey, LocalTerm};
+        let term = |t: &LocalTerm| match t {
+            LocalTerm::Param(i) => FastTerm::Param(*i),
+            LocalTerm::Const(ConstKey::Int(i)) => FastTerm::Int(*i),
+            LocalTerm::Const(_) => FastTerm::Other,
         };
-        QuickAtom {
-            less: atom.less,
-            left: term(&atom.left),
-            right: term(&atom.right),
+        if atom.less {
+            return FastAtom::Less(term(&atom.left), term(&atom.right));
+        }
+        match (&atom.left, &atom.right) {
+            (LocalTerm::Param(i), LocalTerm::Param(j)) => FastAtom::EqParams(*i, *j),
+            (LocalTerm::Param(i), LocalTerm::Const(c))
+            | (LocalTerm::Const(c), LocalTerm::Param(i)) => match c {
+                ConstKey::Nil => FastAtom::EqValue(*i, Value::Nil),
+                ConstKey::Int(x) => FastAtom::EqValue(*i, Value::Int(*x)),
+                _ => FastAtom::Slow,
+            },
+            _ => FastAtom::Slow,
         }
     }
 }
 
+/// What an action of one method with one β vector does in Algorithm 1, worked out when the
+/// spec is compiled, so that an action costs a table lookup plus its probes and touches.
+#[derive(Debug)]
+struct Plan {
+    /// The `ds` point it touches.
+    ds: Option<u32>,
+    /// The `ds` classes in conflict with that point.
+    ds_probes: Box<[u32]>,
+    /// The valued points it touches.
+    valued: Box<[ValuedTouch]>,
+    /// Whether the method takes part in a pair checked directly (Section 5.1).
+    direct: bool,
+}
+
+impl Plan {
+    /// Whether the action must be remembered at all.
+    fn remembered(&self) -> bool {
+        self.ds.is_some() || !self.valued.is_empty() || self.direct
+    }
+}
+
+/// A valued point an action touches: a class, at the value of one parameter.
+#[derive(Debug)]
+struct ValuedTouch {
+    param: usize,
+    class: u32,
+    /// Where the class' point sits in a value's row.
+    rank: u32,
+    /// The classes in conflict with it, each with its rank.
+    probes: Box<[(u32, u32)]>,
+}
+
 impl CompiledSpec {
-    /// The β vector of an action of method `m` with parameter values `vals`: the atoms'
-    /// truth, decided on the values directly when both sides are integers or `nil` (where
-    /// `Value` equality and integer order agree with [`Val`]'s), through [`Val`] otherwise.
+    /// The β vector of an action of method `m` with parameter values `vals`.
     #[inline]
     fn beta(&self, m: usize, vals: &[Value], names: &Names) -> u32 {
-        let quick = |t: QuickTerm| match t {
-            QuickTerm::Param(i) => match vals[i] {
-                v @ (Value::Int(_) | Value::Nil) => Some(v),
-                _ => None,
-            },
-            QuickTerm::Value(v) => Some(v),
-            QuickTerm::Other => None,
-        };
+        let slow = |bit: usize| self.rep.atoms[m][bit].eval(|i| val(vals[i], names));
         let mut beta = 0;
-        for (bit, (q, atom)) in self.quick_atoms[m]
-            .iter()
-            .zip(&self.rep.atoms[m])
-            .enumerate()
-        {
-            let holds = match (q.less, quick(q.left), quick(q.right)) {
-                (false, Some(a), Some(b)) => a == b,
-                (true, Some(Value::Int(a)), Some(Value::Int(b))) => a < b,
-                _ => atom.eval(|i| val(vals[i], names)),
+        for (bit, atom) in self.fast_atoms[m].iter().enumerate() {
+            let holds = match *atom {
+                FastAtom::EqParams(i, j) => vals[i] == vals[j],
+                FastAtom::EqValue(i, v) => vals[i] == v,
+                FastAtom::Less(l, r) => {
+                    let int = |t: FastTerm| match t {
+                        FastTerm::Param(i) => match vals[i] {
+                            Value::Int(x) => Some(x),
+                            _ => None,
+                        },
+                        FastTerm::Int(x) => Some(x),
+                        FastTerm::Other => None,
+                    };
+                    match (int(l), int(r)) {
+                        (Some(a), Some(b)) => a < b,
+                        _ => slow(bit),
+                    }
+                }
+                FastAtom::Slow => slow(bit),
             };
             beta |= u32::from(holds) << bit;
         }
         beta
     }
-}
 
-impl CompiledSpec {
     pub fn compile(spec: ObjectSpec, force_direct: bool) -> Result<CompiledSpec, SpecError> {
         for m in &spec.methods {
             if m.params.len() > MAX_PARAMS {
@@ -132,11 +171,8 @@ impl CompiledSpec {
         }
         let rep = translate::translate(&spec, force_direct)?;
         let n = spec.methods.len();
-        let direct_methods = (0..n)
-            .map(|a| (0..n).any(|b| rep.is_direct(a, b)))
-            .collect();
         let mut valued_classes = 0;
-        let valued_rank = rep
+        let rank: Vec<u32> = rep
             .classes
             .iter()
             .map(|c| {
@@ -148,21 +184,74 @@ impl CompiledSpec {
                 }
             })
             .collect();
+        let mut plan_base = Vec::with_capacity(n);
+        let mut plans = Vec::new();
+        for m in 0..n {
+            plan_base.push(plans.len());
+            let direct = (0..n).any(|b| rep.is_direct(m, b));
+            for beta in 0..1u32 << rep.atoms[m].len() {
+                let ds = rep.ds_point(m, beta);
+                let ds_probes = ds.map_or_else(Box::default, |c| {
+                    rep.conflicts[c as usize].clone().into_boxed_slice()
+                });
+                let valued = rep
+                    .value_points(m, beta)
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(param, c)| {
+                        let class = (*c)?;
+                        let probes = rep.conflicts[class as usize]
+                            .iter()
+                            .map(|&c2| {
+                                debug_assert_ne!(rank[c2 as usize], UNKNOWN);
+                                (c2, rank[c2 as usize])
+                            })
+                            .collect();
+                        Some(ValuedTouch {
+                            param,
+                            class,
+                            rank: rank[class as usize],
+                            probes,
+                        })
+                    })
+                    .collect();
+                plans.push(Plan {
+                    ds,
+                    ds_probes,
+                    valued,
+                    direct,
+                });
+            }
+        }
         let max_params = spec.methods.iter().map(|m| m.params.len()).max();
-        let quick_atoms = rep
+        let fast_atoms = rep
             .atoms
             .iter()
-            .map(|atoms| atoms.iter().map(QuickAtom::of).collect())
+            .map(|atoms| atoms.iter().map(FastAtom::of).collect())
             .collect();
         Ok(CompiledSpec {
             spec,
             rep,
-            direct_methods,
-            valued_rank,
             valued_classes,
             max_params: max_params.unwrap_or(0),
-            quick_atoms,
+            fast_atoms,
+            plan_base,
+            plans,
         })
+    }
+
+    #[cold]
+    fn arity_error(&self, m: usize, call: &hindsight_trace::Call) -> ErrorKind {
+        let method = &self.spec.methods[m];
+        ErrorKind::Analysis(format!(
+            "{}.{} takes {} argument(s) and {} result(s), the call has {} and {}",
+            self.spec.name,
+            method.name,
+            method.args,
+            method.results(),
+            call.args.len(),
+            call.results.len()
+        ))
     }
 }
 
@@ -191,7 +280,7 @@ struct Action {
 }
 
 /// What the journal keeps of an action besides its values.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Head {
     index: u64,
     thread: ThreadId,
@@ -261,22 +350,37 @@ impl Journal {
         }
     }
 
+    /// A slot for the action being analysed; its values are written in place and its head
+    /// once the action is known to be remembered ([`Journal::release`] otherwise).
     #[inline]
-    fn alloc(&mut self, head: Head, vals: &[Value; MAX_PARAMS]) -> u32 {
-        let row = &vals[..self.stride];
+    fn reserve(&mut self) -> u32 {
         match self.free.pop() {
-            Some(i) => {
-                self.heads[i as usize] = head;
-                let from = i as usize * self.stride;
-                self.vals[from..from + self.stride].copy_from_slice(row);
-                i
-            }
+            Some(i) => i,
             None => {
-                self.heads.push(head);
-                self.vals.extend_from_slice(row);
+                self.heads.push(Head::default());
+                self.vals
+                    .resize(self.vals.len() + self.stride, Value::Nil);
                 (self.heads.len() - 1) as u32
             }
         }
+    }
+
+    #[inline]
+    fn release(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    /// The whole row of a slot, `stride` values.
+    #[inline]
+    fn row(&self, slot: u32) -> &[Value] {
+        let from = slot as usize * self.stride;
+        &self.vals[from..from + self.stride]
+    }
+
+    #[inline]
+    fn row_mut(&mut self, slot: u32) -> &mut [Value] {
+        let from = slot as usize * self.stride;
+        &mut self.vals[from..from + self.stride]
     }
 
     #[inline]
@@ -472,6 +576,23 @@ struct Race {
     points: (Point, Point),
 }
 
+/// The partner Phase 1 has found so far: its index and slot, and how it was found.
+#[derive(Clone, Copy)]
+struct Partner {
+    index: u64,
+    slot: u32,
+    via: Via,
+}
+
+/// Where a partner was found: a conflicting `ds` class, the `k`-th valued touch's conflicting
+/// class, or a direct check of the formula.
+#[derive(Clone, Copy)]
+enum Via {
+    Ds(u32),
+    Valued(usize, u32),
+    Direct,
+}
+
 /// The `commute` analysis.
 pub struct Commute {
     specs: Vec<CompiledSpec>,
@@ -508,16 +629,9 @@ impl Commute {
             .map(|r| (r.racy.head.index, r.partner.head.index))
     }
 
-    #[inline]
-    fn object_state(&mut self, o: ObjId, names: &Names) -> Result<&mut ObjState, ErrorKind> {
-        if o.index() >= self.objects.len() || self.objects[o.index()].is_none() {
-            self.new_object(o, names)?;
-        }
-        Ok(self.objects[o.index()].as_mut().expect("just set"))
-    }
-
     #[cold]
-    fn new_object(&mut self, o: ObjId, names: &Names) -> Result<(), ErrorKind> {
+    /// Starts the state of an object seen for the first time; the spec it follows.
+    fn new_object(&mut self, o: ObjId, names: &Names) -> Result<usize, ErrorKind> {
         if o.index() >= self.objects.len() {
             self.objects.resize_with(o.index() + 1, || None);
         }
@@ -536,7 +650,7 @@ impl Commute {
             ds: vec![PointActions::default(); classes],
             ..ObjState::default()
         });
-        Ok(())
+        Ok(spec)
     }
 
     #[inline]
@@ -586,86 +700,66 @@ impl Commute {
         names: &Names,
     ) -> Result<(), ErrorKind> {
         self.actions += 1;
-        let spec_ix = self.object_state(call.object, names)?.spec;
+        let o = call.object.index();
+        let spec_ix = match self.objects.get(o) {
+            Some(Some(state)) => state.spec,
+            _ => self.new_object(call.object, names)?,
+        };
         let m = self.method(spec_ix, call.method, names, call.object)?;
         let compiled = &self.specs[spec_ix];
-        let method = &compiled.spec.methods[m];
-        if call.args.len() != method.args || call.results.len() != method.results() {
-            return Err(ErrorKind::Analysis(format!(
-                "{}.{} takes {} argument(s) and {} result(s), the call has {} and {}",
-                compiled.spec.name,
-                method.name,
-                method.args,
-                method.results(),
-                call.args.len(),
-                call.results.len()
-            )));
-        }
         let nargs = call.args.len();
-        let len = method.params.len();
-        let mut vals = [Value::Nil; MAX_PARAMS];
-        vals[..nargs].copy_from_slice(&call.args);
-        vals[nargs..len].copy_from_slice(&call.results);
+        let len = nargs + call.results.len();
+        let method = &compiled.spec.methods[m];
+        if nargs != method.args || len != method.params.len() {
+            return Err(compiled.arity_error(m, call));
+        }
+        let journal = &mut self.journal;
+        // The values go straight to a journal slot, given back below if the action turns out
+        // to touch nothing.
+        let slot = journal.reserve();
+        let row = journal.row_mut(slot);
+        copy_values(&mut row[..nargs], &call.args);
+        copy_values(&mut row[nargs..len], &call.results);
+        let journal = &self.journal;
+        let vals = &journal.row(slot)[..len];
+        let beta = compiled.beta(m, vals, names);
+        let plan = &compiled.plans[compiled.plan_base[m] + beta as usize];
         let t = e.thread;
         let vc = hb.clock(t);
-        let head = Head {
-            index: e.index,
-            thread: t,
-            clock: vc.get(t),
-            loc: e.loc,
-            method: m as u16,
-            len: len as u8,
-        };
-        let rep = &compiled.rep;
-        let beta = compiled.beta(m, &vals[..len], names);
-        let state = self.objects[call.object.index()]
-            .as_mut()
-            .expect("created above");
-        let row = compiled.valued_classes;
-        let rank = |c: u32| compiled.valued_rank[c as usize] as usize;
+        let state = self.objects[o].as_mut().expect("created above");
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
-        // `best` holds its index, journal slot, and the two points.
-        let mut best: Option<(u64, u32, Point, Point)> = None;
-        let mut consider = |a: Option<(u64, u32)>, mine: Point, theirs: Point| {
-            if let Some((index, slot)) = a {
-                if best.is_none_or(|(b, ..)| index > b) {
-                    best = Some((index, slot, theirs, mine));
+        let mut best: Option<Partner> = None;
+        let mut consider = |found: Option<(u64, u32)>, via: Via| {
+            if let Some((index, slot)) = found {
+                if best.is_none_or(|b| index > b.index) {
+                    best = Some(Partner { index, slot, via });
                 }
             }
         };
-        let journal = &mut self.journal;
-        let ds = rep.ds_point(m, beta);
-        if let Some(c) = ds {
-            for &c2 in &rep.conflicts[c as usize] {
-                let a = state.ds[c2 as usize].latest_unordered(t, vc, journal);
-                consider(a, Point::Ds(c), Point::Ds(c2));
-            }
+        for &c2 in plan.ds_probes.iter() {
+            let found = state.ds[c2 as usize].latest_unordered(t, vc, journal);
+            consider(found, Via::Ds(c2));
         }
-        let value_points = rep.value_points(m, beta);
-        // Per parameter with a valued point, the row of its value.
+        // Per valued touch, where the row of its value starts.
         let mut rows = [0usize; MAX_PARAMS];
-        for (i, pc) in value_points.iter().enumerate() {
-            if let Some(c) = *pc {
-                let v = vals[i];
-                let base = state.value_row(v, row);
-                rows[i] = base;
-                for &c2 in &rep.conflicts[c as usize] {
-                    debug_assert_ne!(compiled.valued_rank[c2 as usize], UNKNOWN);
-                    let a = state.valued[base + rank(c2)].latest_unordered(t, vc, journal);
-                    consider(a, Point::Valued(c, v), Point::Valued(c2, v));
-                }
+        for (k, touch) in plan.valued.iter().enumerate() {
+            let base = state.value_row(vals[touch.param], compiled.valued_classes);
+            rows[k] = base;
+            for &(c2, rank) in touch.probes.iter() {
+                let found = state.valued[base + rank as usize].latest_unordered(t, vc, journal);
+                consider(found, Via::Valued(k, c2));
             }
         }
-        if compiled.direct_methods[m] {
-            let mine = vals_of(&vals[..len], names);
-            for &slot in &state.history {
-                let a = &journal.heads[slot as usize];
-                if rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {
+        if plan.direct {
+            let mine = vals_of(vals, names);
+            for &other in &state.history {
+                let a = &journal.heads[other as usize];
+                if compiled.rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {
                     let commutes = match compiled.spec.rule(a.method as usize, m) {
                         None => false,
                         Some((rule, swapped)) => {
-                            let theirs = vals_of(journal.vals(slot), names);
+                            let theirs = vals_of(journal.vals(other), names);
                             let (first, second) = if swapped {
                                 (&mine[..], &theirs[..])
                             } else {
@@ -675,48 +769,72 @@ impl Commute {
                         }
                     };
                     if !commutes {
-                        consider(Some((a.index, slot)), Point::Direct, Point::Direct);
+                        consider(Some((a.index, other)), Via::Direct);
                     }
                 }
             }
         }
-        // The partner's slot is referenced by a point or the history, so it is not recycled
-        // before the race is recorded below; read it now all the same.
-        let partner = best.map(|(_, slot, theirs, mine)| (journal.action(slot), theirs, mine));
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
-        let touches = ds.is_some() || value_points.iter().any(Option::is_some);
-        if touches || compiled.direct_methods[m] {
-            let entry = Entry {
-                thread: t,
-                clock: head.clock,
-                slot: journal.alloc(head, &vals),
-            };
-            if compiled.direct_methods[m] {
-                state.history.push(entry.slot);
-            }
-            if let Some(c) = ds {
-                state.ds[c as usize].touch(entry, vc);
-            }
-            for (i, pc) in value_points.iter().enumerate() {
-                if let Some(c) = *pc {
-                    state.valued[rows[i] + rank(c)].touch(entry, vc);
+        let journal = &mut self.journal;
+        journal.heads[slot as usize] = Head {
+            index: e.index,
+            thread: t,
+            clock: vc.get(t),
+            loc: e.loc,
+            method: m as u16,
+            len: len as u8,
+        };
+        if let Some(b) = best {
+            // Both slots are referenced (by a point or the history, and by this action), so
+            // nothing has reused them; the sweep below runs only after this.
+            let points = match b.via {
+                Via::Ds(c2) => (Point::Ds(c2), Point::Ds(plan.ds.expect("probed from it"))),
+                Via::Valued(k, c2) => {
+                    let touch = &plan.valued[k];
+                    let v = journal.row(slot)[touch.param];
+                    (Point::Valued(c2, v), Point::Valued(touch.class, v))
                 }
-            }
-        }
-        if let Some((partner, theirs, mine)) = partner {
+                Via::Direct => (Point::Direct, Point::Direct),
+            };
             self.races.push(Race {
                 object: call.object,
                 spec: spec_ix,
-                partner,
-                racy: Action { head, vals },
-                points: (theirs, mine),
+                partner: journal.action(b.slot),
+                racy: journal.action(slot),
+                points,
             });
         }
-        if self.journal.wants_sweep() {
+        if plan.remembered() {
+            let entry = Entry {
+                thread: t,
+                clock: vc.get(t),
+                slot,
+            };
+            if plan.direct {
+                state.history.push(slot);
+            }
+            if let Some(c) = plan.ds {
+                state.ds[c as usize].touch(entry, vc);
+            }
+            for (k, touch) in plan.valued.iter().enumerate() {
+                state.valued[rows[k] + touch.rank as usize].touch(entry, vc);
+            }
+        } else {
+            journal.release(slot);
+        }
+        if journal.wants_sweep() {
             self.sweep();
         }
         Ok(())
+    }
+}
+
+/// Copies a call's few values; element moves beat a call to `memcpy` at these lengths.
+#[inline(always)]
+fn copy_values(to: &mut [Value], from: &[Value]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = *f;
     }
 }
 
