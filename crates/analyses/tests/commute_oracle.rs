@@ -442,3 +442,39 @@ fn old_unordered_actions_survive_journal_sweeps() {
         "the final put races with T1's put, #2"
     );
 }
+
+/// Reports render both actions of a race from what the analysis kept of them (a packed
+/// journal record, or values kept aside for integers that need all 64 bits): they must read
+/// exactly as the trace's own events do.
+#[test]
+fn reports_show_the_actions_as_the_trace_has_them() {
+    let big = i64::MAX;
+    let text = format!(
+        "T0|fork(T1)\n\
+         T0|call(m.put({big},-7)/nil)\n\
+         T1|call(m.put({big},RED)/\"a \\\"b\\\"\")\n\
+         T0|call(m.put(-2305843009213693952,nil)/1)\n\
+         T1|call(m.put(-2305843009213693952,x)/{})\n\
+         T0|call(m.put(2305843009213693951,1)/nil)\n\
+         T1|call(m.get(2305843009213693951)/\"s\")\n\
+         T1|call(m.size()/3)\n",
+        -big - 1
+    );
+    let trace = read(&text);
+    let mut hb = HappensBefore::new();
+    let mut c = Box::new(Commute::new(compiled("map", false), Binding::All(0)));
+    for e in &trace.events {
+        hb.before(e);
+        c.on_event(e, &hb, &trace.names).expect("valid");
+        hb.after(e);
+    }
+    let out = c.finish(&trace.names);
+    assert_eq!(out.findings.len(), 4, "{:#?}", out.findings);
+    for f in &out.findings {
+        for e in &f.events {
+            let original = &trace.events[e.index as usize];
+            assert_eq!(e.op, original.display_op(&trace.names).to_string());
+            assert_eq!(e.thread, trace.names.thread(original.thread));
+        }
+    }
+}

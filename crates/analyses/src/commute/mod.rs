@@ -107,13 +107,6 @@ struct Plan {
     direct: bool,
 }
 
-impl Plan {
-    /// Whether the action must be remembered at all.
-    fn remembered(&self) -> bool {
-        self.ds.is_some() || !self.valued.is_empty() || self.direct
-    }
-}
-
 /// A valued point an action touches: a class, at the value of one parameter.
 #[derive(Debug)]
 struct ValuedTouch {
@@ -325,94 +318,169 @@ enum Point {
     Direct,
 }
 
-/// Where the details of the actions still referenced by some access point live: written once
-/// per action, read only to report a race or to check a pair directly. Slots are recycled by
-/// a sweep that runs when the journal has doubled since the last one, so memory stays
-/// proportional to what the access points reference (at most one action per thread and
-/// point), not to the trace. Values live in a table of `stride` per slot rather than in a
-/// fixed array per action, so that writing an action copies only what the specs can use.
+/// Words of a record before its values: index; thread and clock; location, method, length.
+const HEAD_WORDS: usize = 3;
+const NO_LOC: u64 = u32::MAX as u64;
+
+/// An action packed as the journal stores it: the head, then one word per value, in whole
+/// lines so that writing one is a few full-width stores.
+struct Record<'v> {
+    lines: [Line; MAX_LINES],
+    /// The values, when one of them does not fit a word (an integer beyond ±2^61).
+    wide: Option<&'v [Value; MAX_PARAMS]>,
+}
+
+impl Record<'_> {
+    #[inline]
+    fn new<'v>(head: &Head, vals: &'v [Value; MAX_PARAMS]) -> Record<'v> {
+        let mut lines = [Line::default(); MAX_LINES];
+        let loc = head.loc.map_or(NO_LOC, |l| u64::from(l.0));
+        lines[0].0[..HEAD_WORDS].copy_from_slice(&[
+            head.index,
+            u64::from(head.thread.0) | u64::from(head.clock) << 32,
+            loc | u64::from(head.method) << 32 | u64::from(head.len) << 48,
+        ]);
+        let mut wide = None;
+        for (i, v) in vals[..head.len as usize].iter().enumerate() {
+            let w = HEAD_WORDS + i;
+            match pack(*v) {
+                Some(p) => lines[w / 8].0[w % 8] = p,
+                None => wide = Some(vals),
+            }
+        }
+        Record { lines, wide }
+    }
+}
+
+/// A value in one word: a two-bit tag under the payload; `None` for integers that need all
+/// 64 bits.
+#[inline]
+fn pack(v: Value) -> Option<u64> {
+    match v {
+        Value::Int(i) if (-(1 << 61)..1 << 61).contains(&i) => Some((i << 2) as u64),
+        Value::Int(_) => None,
+        Value::Nil => Some(1),
+        Value::Sym(s) => Some(u64::from(s.0) << 2 | 2),
+        Value::Str(s) => Some(u64::from(s.0) << 2 | 3),
+    }
+}
+
+fn unpack(w: u64) -> Value {
+    match w & 3 {
+        0 => Value::Int(w as i64 >> 2),
+        1 => Value::Nil,
+        2 => Value::Sym(SymId((w >> 2) as u32)),
+        _ => Value::Str(SymId((w >> 2) as u32)),
+    }
+}
+
+/// Lines a record may take.
+const MAX_LINES: usize = (HEAD_WORDS + MAX_PARAMS).div_ceil(8);
+
+/// A cache line; records start on one.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Line([u64; 8]);
+
+/// Where the details of the actions the access points keep live: written when an action
+/// joins a point, read only to report a race or to check a pair directly. Each entry of a
+/// point owns its slot, and a newer action that replaces the entry overwrites the slot in
+/// place, so memory stays proportional to the points (at most one action per thread and
+/// point), not to the trace, and an action writes only the cache line of each point it
+/// joins: for specs whose methods have at most five parameters a record is one line.
 struct Journal {
-    heads: Vec<Head>,
-    vals: Vec<Value>,
-    stride: usize,
+    lines: Vec<Line>,
+    /// Lines per record.
+    span: usize,
     free: Vec<u32>,
-    live_after_sweep: usize,
+    /// The values of the records with an integer that does not fit a word, by slot.
+    wide: FxHashMap<u32, [Value; MAX_PARAMS]>,
 }
 
 impl Journal {
     fn new(stride: usize) -> Journal {
         Journal {
-            heads: Vec::new(),
-            vals: Vec::new(),
-            stride,
+            lines: Vec::new(),
+            span: (HEAD_WORDS + stride).div_ceil(8),
             free: Vec::new(),
-            live_after_sweep: 0,
+            wide: FxHashMap::default(),
         }
     }
 
-    /// A slot for the action being analysed; its values are written in place and its head
-    /// once the action is known to be remembered ([`Journal::release`] otherwise).
     #[inline]
-    fn reserve(&mut self) -> u32 {
-        match self.free.pop() {
-            Some(i) => i,
+    fn word(&self, slot: u32, i: usize) -> u64 {
+        self.lines[slot as usize * self.span + i / 8].0[i % 8]
+    }
+
+    /// A new slot holding `record`.
+    fn alloc(&mut self, record: &Record) -> u32 {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
             None => {
-                self.heads.push(Head::default());
-                self.vals
-                    .resize(self.vals.len() + self.stride, Value::Nil);
-                (self.heads.len() - 1) as u32
+                self.lines
+                    .resize(self.lines.len() + self.span, Line::default());
+                (self.lines.len() / self.span - 1) as u32
             }
-        }
+        };
+        self.write(slot, record);
+        slot
     }
 
     #[inline]
+    fn write(&mut self, slot: u32, record: &Record) {
+        let from = slot as usize * self.span;
+        self.lines[from..from + self.span].copy_from_slice(&record.lines[..self.span]);
+        // Written without reading the slot first: whether it held wide values is in `wide`,
+        // which is empty for almost every trace.
+        if record.wide.is_some() || (!self.wide.is_empty() && self.wide.contains_key(&slot)) {
+            self.set_wide(slot, record.wide);
+        }
+    }
+
+    #[cold]
+    fn set_wide(&mut self, slot: u32, vals: Option<&[Value; MAX_PARAMS]>) {
+        match vals {
+            Some(v) => self.wide.insert(slot, *v),
+            None => self.wide.remove(&slot),
+        };
+    }
+
     fn release(&mut self, slot: u32) {
+        self.wide.remove(&slot);
         self.free.push(slot);
     }
 
-    /// The whole row of a slot, `stride` values.
     #[inline]
-    fn row(&self, slot: u32) -> &[Value] {
-        let from = slot as usize * self.stride;
-        &self.vals[from..from + self.stride]
+    fn index(&self, slot: u32) -> u64 {
+        self.word(slot, 0)
     }
 
-    #[inline]
-    fn row_mut(&mut self, slot: u32) -> &mut [Value] {
-        let from = slot as usize * self.stride;
-        &mut self.vals[from..from + self.stride]
-    }
-
-    #[inline]
-    fn vals(&self, slot: u32) -> &[Value] {
-        let from = slot as usize * self.stride;
-        &self.vals[from..from + self.heads[slot as usize].len as usize]
+    fn head(&self, slot: u32) -> Head {
+        let (w1, w2) = (self.word(slot, 1), self.word(slot, 2));
+        let loc = w2 as u32;
+        Head {
+            index: self.word(slot, 0),
+            thread: ThreadId(w1 as u32),
+            clock: (w1 >> 32) as u32,
+            loc: (u64::from(loc) != NO_LOC).then_some(LocId(loc)),
+            method: (w2 >> 32) as u16,
+            len: (w2 >> 48) as u8,
+        }
     }
 
     fn action(&self, slot: u32) -> Action {
-        let mut vals = [Value::Nil; MAX_PARAMS];
-        for (d, v) in vals.iter_mut().zip(self.vals(slot)) {
-            *d = *v;
-        }
-        Action {
-            head: self.heads[slot as usize],
-            vals,
-        }
-    }
-
-    /// A sweep costs time proportional to the journal; running one only when it has grown well
-    /// past what was live keeps that cost a few instructions per action.
-    fn wants_sweep(&self) -> bool {
-        self.free.is_empty() && self.heads.len() >= 4 * self.live_after_sweep + (1 << 16)
-    }
-
-    /// Frees every slot that `referenced` does not mark.
-    fn sweep(&mut self, referenced: &[bool]) {
-        self.free = (0..self.heads.len() as u32)
-            .filter(|&i| !referenced[i as usize])
-            .collect();
-        self.free.reverse();
-        self.live_after_sweep = self.heads.len() - self.free.len();
+        let head = self.head(slot);
+        let vals = match self.wide.get(&slot) {
+            Some(v) => *v,
+            None => {
+                let mut vals = [Value::Nil; MAX_PARAMS];
+                for (i, v) in vals.iter_mut().enumerate().take(head.len as usize) {
+                    *v = unpack(self.word(slot, HEAD_WORDS + i));
+                }
+                vals
+            }
+        };
+        Action { head, vals }
     }
 }
 
@@ -431,7 +499,9 @@ enum PointActions {
     #[default]
     Empty,
     One(Entry),
-    Many(Vec<Entry>),
+    /// Boxed so that a point takes 16 bytes: the points are what an action reads at random.
+    #[allow(clippy::box_collection)]
+    Many(Box<Vec<Entry>>),
 }
 
 impl PointActions {
@@ -463,7 +533,7 @@ impl PointActions {
         let mut best: Option<(u64, u32)> = None;
         for e in self.entries() {
             if e.thread != t && e.clock > vc.get(e.thread) {
-                let index = journal.heads[e.slot as usize].index;
+                let index = journal.index(e.slot);
                 if best.is_none_or(|(b, _)| index > b) {
                     best = Some((index, e.slot));
                 }
@@ -472,34 +542,51 @@ impl PointActions {
         best
     }
 
-    /// Adds `me`, dropping the actions ordered before it.
+    /// Adds the action of `record`, by thread `t` at `vc`, dropping the actions ordered
+    /// before it; an entry it replaces hands it its slot.
     #[inline]
-    fn touch(&mut self, me: Entry, vc: &VectorClock) {
-        // The usual case, one action ordered before `me`, is replaced in place.
+    fn touch(&mut self, t: ThreadId, vc: &VectorClock, record: &Record, journal: &mut Journal) {
         if let PointActions::One(e) = self {
-            if e.thread == me.thread || e.clock <= vc.get(e.thread) {
-                *e = me;
+            if e.thread == t || e.clock <= vc.get(e.thread) {
+                e.thread = t;
+                e.clock = vc.get(t);
+                journal.write(e.slot, record);
                 return;
             }
         }
-        self.touch_slow(me, vc);
+        self.touch_slow(t, vc, record, journal);
     }
 
     #[inline(never)]
-    fn touch_slow(&mut self, me: Entry, vc: &VectorClock) {
-        let ordered = |e: &Entry| e.thread == me.thread || e.clock <= vc.get(e.thread);
+    fn touch_slow(
+        &mut self,
+        t: ThreadId,
+        vc: &VectorClock,
+        record: &Record,
+        journal: &mut Journal,
+    ) {
+        let ordered = |e: &Entry| e.thread == t || e.clock <= vc.get(e.thread);
+        let me = |slot| Entry {
+            thread: t,
+            clock: vc.get(t),
+            slot,
+        };
         match self {
-            PointActions::Empty => *self = PointActions::One(me),
+            PointActions::Empty => *self = PointActions::One(me(journal.alloc(record))),
             PointActions::One(e) => {
-                if ordered(e) {
-                    *e = me;
-                } else {
-                    *self = PointActions::Many(vec![*e, me]);
-                }
+                debug_assert!(!ordered(e), "the fast path replaces ordered entries");
+                let mine = me(journal.alloc(record));
+                *self = PointActions::Many(Box::new(vec![*e, mine]));
             }
             PointActions::Many(v) => {
-                v.retain(|e| !ordered(e));
-                v.push(me);
+                v.retain(|e| {
+                    let keep = !ordered(e);
+                    if !keep {
+                        journal.release(e.slot);
+                    }
+                    keep
+                });
+                v.push(me(journal.alloc(record)));
                 if v.len() == 1 {
                     *self = PointActions::One(v[0]);
                 }
@@ -713,20 +800,15 @@ impl Commute {
         if nargs != method.args || len != method.params.len() {
             return Err(compiled.arity_error(m, call));
         }
-        let journal = &mut self.journal;
-        // The values go straight to a journal slot, given back below if the action turns out
-        // to touch nothing.
-        let slot = journal.reserve();
-        let row = journal.row_mut(slot);
-        copy_values(&mut row[..nargs], &call.args);
-        copy_values(&mut row[nargs..len], &call.results);
-        let journal = &self.journal;
-        let vals = &journal.row(slot)[..len];
-        let beta = compiled.beta(m, vals, names);
+        let mut vals = [Value::Nil; MAX_PARAMS];
+        copy_values(&mut vals[..nargs], &call.args);
+        copy_values(&mut vals[nargs..len], &call.results);
+        let beta = compiled.beta(m, &vals[..len], names);
         let plan = &compiled.plans[compiled.plan_base[m] + beta as usize];
         let t = e.thread;
         let vc = hb.clock(t);
         let state = self.objects[o].as_mut().expect("created above");
+        let journal = &self.journal;
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
         let mut best: Option<Partner> = None;
@@ -752,14 +834,15 @@ impl Commute {
             }
         }
         if plan.direct {
-            let mine = vals_of(vals, names);
+            let mine = vals_of(&vals[..len], names);
             for &other in &state.history {
-                let a = &journal.heads[other as usize];
-                if compiled.rep.is_direct(a.method as usize, m) && !a.ordered_before(t, vc) {
-                    let commutes = match compiled.spec.rule(a.method as usize, m) {
+                let a = journal.action(other);
+                let method = a.head.method as usize;
+                if compiled.rep.is_direct(method, m) && !a.head.ordered_before(t, vc) {
+                    let commutes = match compiled.spec.rule(method, m) {
                         None => false,
                         Some((rule, swapped)) => {
-                            let theirs = vals_of(journal.vals(other), names);
+                            let theirs = vals_of(&a.vals[..a.head.len as usize], names);
                             let (first, second) = if swapped {
                                 (&mine[..], &theirs[..])
                             } else {
@@ -769,15 +852,13 @@ impl Commute {
                         }
                     };
                     if !commutes {
-                        consider(Some((a.index, other)), Via::Direct);
+                        consider(Some((a.head.index, other)), Via::Direct);
                     }
                 }
             }
         }
 
-        // Phase 2: this action joins every point it touches, replacing what it covers.
-        let journal = &mut self.journal;
-        journal.heads[slot as usize] = Head {
+        let head = Head {
             index: e.index,
             thread: t,
             clock: vc.get(t),
@@ -786,47 +867,59 @@ impl Commute {
             len: len as u8,
         };
         if let Some(b) = best {
-            // Both slots are referenced (by a point or the history, and by this action), so
-            // nothing has reused them; the sweep below runs only after this.
-            let points = match b.via {
-                Via::Ds(c2) => (Point::Ds(c2), Point::Ds(plan.ds.expect("probed from it"))),
-                Via::Valued(k, c2) => {
-                    let touch = &plan.valued[k];
-                    let v = journal.row(slot)[touch.param];
-                    (Point::Valued(c2, v), Point::Valued(touch.class, v))
-                }
-                Via::Direct => (Point::Direct, Point::Direct),
-            };
-            self.races.push(Race {
-                object: call.object,
-                spec: spec_ix,
-                partner: journal.action(b.slot),
-                racy: journal.action(slot),
-                points,
-            });
+            // Read before phase 2, which may overwrite the partner's slot.
+            let race = race(
+                call.object,
+                spec_ix,
+                b,
+                &self.journal,
+                Action { head, vals },
+                plan,
+            );
+            self.races.push(race);
         }
-        if plan.remembered() {
-            let entry = Entry {
-                thread: t,
-                clock: vc.get(t),
-                slot,
-            };
-            if plan.direct {
-                state.history.push(slot);
-            }
-            if let Some(c) = plan.ds {
-                state.ds[c as usize].touch(entry, vc);
-            }
-            for (k, touch) in plan.valued.iter().enumerate() {
-                state.valued[rows[k] + touch.rank as usize].touch(entry, vc);
-            }
-        } else {
-            journal.release(slot);
+
+        // Phase 2: this action joins every point it touches, replacing what it covers.
+        let journal = &mut self.journal;
+        let record = Record::new(&head, &vals);
+        if plan.direct {
+            state.history.push(journal.alloc(&record));
         }
-        if journal.wants_sweep() {
-            self.sweep();
+        if let Some(c) = plan.ds {
+            state.ds[c as usize].touch(t, vc, &record, journal);
+        }
+        for (k, touch) in plan.valued.iter().enumerate() {
+            state.valued[rows[k] + touch.rank as usize].touch(t, vc, &record, journal);
         }
         Ok(())
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn race(
+    object: ObjId,
+    spec: usize,
+    b: Partner,
+    journal: &Journal,
+    racy: Action,
+    plan: &Plan,
+) -> Race {
+    let points = match b.via {
+        Via::Ds(c2) => (Point::Ds(c2), Point::Ds(plan.ds.expect("probed from it"))),
+        Via::Valued(k, c2) => {
+            let touch = &plan.valued[k];
+            let v = racy.vals[touch.param];
+            (Point::Valued(c2, v), Point::Valued(touch.class, v))
+        }
+        Via::Direct => (Point::Direct, Point::Direct),
+    };
+    Race {
+        object,
+        spec,
+        partner: journal.action(b.slot),
+        racy,
+        points,
     }
 }
 
@@ -835,24 +928,6 @@ impl Commute {
 fn copy_values(to: &mut [Value], from: &[Value]) {
     for (t, f) in to.iter_mut().zip(from) {
         *t = *f;
-    }
-}
-
-impl Commute {
-    /// Recycles the journal slots no access point references any more.
-    #[cold]
-    fn sweep(&mut self) {
-        let mut referenced = vec![false; self.journal.heads.len()];
-        for state in self.objects.iter().flatten() {
-            let points = state.ds.iter().chain(&state.valued);
-            for e in points.flat_map(PointActions::entries) {
-                referenced[e.slot as usize] = true;
-            }
-            for &slot in &state.history {
-                referenced[slot as usize] = true;
-            }
-        }
-        self.journal.sweep(&referenced);
     }
 }
 
@@ -963,5 +1038,13 @@ impl Analysis for Commute {
             description: "Two method calls on one object that may run in either order and are not specified to commute",
         });
         out
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    #[test]
+    fn a_point_takes_16_bytes() {
+        assert_eq!(std::mem::size_of::<super::PointActions>(), 16);
     }
 }
