@@ -401,8 +401,9 @@ fn reader_keeps_names_for_reports() {
     assert_eq!(r.names().objects.len(), 1);
 }
 
-/// A long generated dictionary workload: Algorithm 1, whose journal is swept many times on
-/// the way, reports exactly what the direct approach (which keeps every action) reports.
+/// A long generated dictionary workload: Algorithm 1, whose journal records are overwritten
+/// many times on the way, reports exactly what the direct approach (which keeps every
+/// action) reports.
 #[test]
 fn long_workload_matches_the_direct_approach() {
     use hindsight_trace::generate::{generate_trace, GenConfig};
@@ -422,10 +423,11 @@ fn long_workload_matches_the_direct_approach() {
     assert_eq!(points, fast(&trace, compiled("map", true)));
 }
 
-/// An action that stays unordered with everything for a long time keeps its journal slot
-/// through many sweeps and is still reported, with its own index, as the partner.
+/// An action that stays unordered with everything for a long time keeps its journal record
+/// while tens of thousands of others are overwritten, and is still reported, with its own
+/// index, as the partner.
 #[test]
-fn old_unordered_actions_survive_journal_sweeps() {
+fn old_unordered_actions_keep_their_records() {
     // T1's put changes nothing (v == p): it touches only the point `put.k[v == p] | get.k`.
     let mut text = String::from("T0|fork(T1)\nT0|fork(T2)\nT1|call(m.put(1,7)/7)\n");
     for i in 0..40_000 {
