@@ -89,7 +89,7 @@ impl Batch {
 enum ReadEnd {
     /// The whole trace was read and validated.
     Finished {
-        names: Names,
+        names: Box<Names>,
         warnings: Vec<Warning>,
         warning_counts: Vec<(&'static str, u64)>,
     },
@@ -141,7 +141,13 @@ pub fn run_pipelined<S: EventSource + Send>(
                 names,
                 warnings,
                 warning_counts,
-            } => Ok(finish_run(analyses, stats, names, warnings, warning_counts)),
+            } => Ok(finish_run(
+                analyses,
+                stats,
+                *names,
+                warnings,
+                warning_counts,
+            )),
             ReadEnd::Failed(e) => Err(e),
             // Stage 1 stops early only when stage 2 has returned an error.
             ReadEnd::Abandoned => unreachable!("stage 2 returned without an error"),
@@ -175,7 +181,7 @@ impl<S: EventSource> ReadStage<'_, S> {
                     let names = self.source.take_names();
                     let end = match self.validator.finish(&names) {
                         Ok(()) => ReadEnd::Finished {
-                            names,
+                            names: Box::new(names),
                             warnings: self.validator.warnings().to_vec(),
                             warning_counts: self.validator.warning_counts().to_vec(),
                         },
