@@ -10,10 +10,14 @@
 //! plus an analysis, so the pass runs up to twice as fast.
 //!
 //! Events travel in batches of a few thousand so that the cost of crossing threads is paid per
-//! batch, not per event. Batches go round in a loop (full ones to stage 2, emptied ones back)
-//! and events are swapped in and out of their slots ([`EventSource::swap_current`]), so that in
-//! steady state nothing is allocated: a call's box goes back to the reader's pool when the
-//! reader overwrites the event that came back with its batch.
+//! batch, not per event. Batches go round in a loop (full ones to stage 2, emptied ones back),
+//! so that in steady state nothing is allocated. In a batch an event is a flat `Copy` record
+//! and a call's object, method and values sit in arrays of their own: stage 1 only stores
+//! into memory stage 2 last read, and stage 2 reads it front to back, rebuilding each event in
+//! a slot of its own (whose call box stays on its core). Moving the reader's events themselves
+//! (swapping them into the batch) was tried first and was slower than one thread: every swap
+//! loads the slot's previous event, a cache line the other core last wrote, and every call
+//! sends stage 2 after a box and two vectors written on the other core.
 //!
 //! Stage 2 keeps a replica of the reader's [`Names`], interning each batch's new names in id
 //! order just before the event that defined them, so every analysis sees exactly the names the
@@ -28,7 +32,8 @@
 use crate::driver::{finish_run, lock_invalid, Analysis, RunOptions, RunOutcome, TraceStats};
 use hindsight_order::HappensBefore;
 use hindsight_trace::{
-    Event, EventSource, NameKind, Names, Op, Position, ThreadId, TraceError, Validator, Warning,
+    Call, Event, EventSource, LocId, LockId, MsgId, NameKind, Names, ObjId, Op, Position, SymId,
+    ThreadId, TraceError, Validator, Value, VarId, Warning,
 };
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
@@ -53,12 +58,52 @@ struct NewName {
     end: u32,
 }
 
-/// Events on their way from stage 1 to stage 2. `events` only grows (its slots are reused);
-/// the first `len` are this batch's.
+/// An [`Op`] without the call's box: the call is the batch's next [`CallHead`].
+#[derive(Clone, Copy)]
+enum FlatOp {
+    Read(VarId),
+    Write(VarId),
+    Acquire(LockId),
+    Release(LockId),
+    Request(LockId),
+    Fork(ThreadId),
+    Join(ThreadId),
+    Begin(Option<SymId>),
+    End,
+    Send(MsgId),
+    Receive(MsgId),
+    Call,
+}
+
+/// An [`Event`] as a batch holds it.
+#[derive(Clone, Copy)]
+struct FlatEvent {
+    index: u64,
+    thread: ThreadId,
+    loc: Option<LocId>,
+    op: FlatOp,
+}
+
+/// A call but for its values, which are the batch's next `args + results` values.
+#[derive(Clone, Copy)]
+struct CallHead {
+    object: ObjId,
+    method: SymId,
+    args: u32,
+    results: u32,
+}
+
+/// Events on their way from stage 1 to stage 2. Its vectors keep their capacity from one trip
+/// to the next.
 struct Batch {
-    events: Vec<Event>,
-    positions: Vec<Position>,
+    /// The first `len` are this batch's: slots are overwritten in place, never pushed, so that
+    /// filling one is a store and nothing more.
+    events: Box<[FlatEvent]>,
+    /// Where each event stands in its file; stage 2 reads it only for an analysis error.
+    positions: Box<[Position]>,
     len: usize,
+    calls: Vec<CallHead>,
+    values: Vec<Value>,
     new_names: Vec<NewName>,
     name_text: String,
     /// No batch follows: stage 1 has ended (at the end of the trace or at an error).
@@ -68,18 +113,66 @@ struct Batch {
 impl Batch {
     fn new(capacity: usize) -> Batch {
         Batch {
-            events: Vec::with_capacity(capacity),
-            positions: Vec::with_capacity(capacity),
+            events: vec![
+                FlatEvent {
+                    index: 0,
+                    thread: ThreadId(0),
+                    loc: None,
+                    op: FlatOp::End,
+                };
+                capacity
+            ]
+            .into_boxed_slice(),
+            positions: vec![Position::File; capacity].into_boxed_slice(),
             len: 0,
+            calls: Vec::new(),
+            values: Vec::new(),
             new_names: Vec::new(),
             name_text: String::new(),
             last: false,
         }
     }
 
+    /// Stores `e` as event `i` of the batch.
+    #[inline(always)]
+    fn put(&mut self, i: usize, e: &Event, pos: Position) {
+        let op = match &e.op {
+            Op::Read(x) => FlatOp::Read(*x),
+            Op::Write(x) => FlatOp::Write(*x),
+            Op::Acquire(l) => FlatOp::Acquire(*l),
+            Op::Release(l) => FlatOp::Release(*l),
+            Op::Request(l) => FlatOp::Request(*l),
+            Op::Fork(t) => FlatOp::Fork(*t),
+            Op::Join(t) => FlatOp::Join(*t),
+            Op::Begin(label) => FlatOp::Begin(*label),
+            Op::End => FlatOp::End,
+            Op::Send(m) => FlatOp::Send(*m),
+            Op::Receive(m) => FlatOp::Receive(*m),
+            Op::Call(c) => {
+                self.calls.push(CallHead {
+                    object: c.object,
+                    method: c.method,
+                    args: c.args.len() as u32,
+                    results: c.results.len() as u32,
+                });
+                self.values.extend_from_slice(&c.args);
+                self.values.extend_from_slice(&c.results);
+                FlatOp::Call
+            }
+        };
+        self.events[i] = FlatEvent {
+            index: e.index,
+            thread: e.thread,
+            loc: e.loc,
+            op,
+        };
+        self.positions[i] = pos;
+    }
+
     fn clear(&mut self) {
-        self.positions.clear();
         self.len = 0;
+        self.calls.clear();
+        self.values.clear();
         self.new_names.clear();
         self.name_text.clear();
     }
@@ -126,7 +219,7 @@ pub fn run_pipelined<S: EventSource + Send>(
                 validator: Validator::new(options.strict),
                 needs_lock_valid,
                 known: [0; NameKind::ALL.len()],
-                batch_events,
+                known_total: 0,
             };
             stage.run(&full_tx, &empty_rx)
         });
@@ -161,7 +254,8 @@ struct ReadStage<'s, S> {
     needs_lock_valid: Option<&'static str>,
     /// How many names of each kind stage 2 has been sent.
     known: [usize; NameKind::ALL.len()],
-    batch_events: usize,
+    /// The sum of `known`.
+    known_total: usize,
 }
 
 impl<S: EventSource> ReadStage<'_, S> {
@@ -207,33 +301,55 @@ impl<S: EventSource> ReadStage<'_, S> {
     /// Reads and validates events into `batch` until it is full (`true`) or the trace ends
     /// (`false`); an error leaves the events before it in the batch.
     fn fill(&mut self, batch: &mut Batch) -> Result<bool, TraceError> {
-        while batch.len < self.batch_events {
-            if !self.source.advance()? {
-                return Ok(false);
+        let mut n = 0;
+        let more = loop {
+            if n == batch.events.len() {
+                break Ok(true);
             }
-            let i = batch.len;
-            self.note_new_names(batch, i as u32);
-            if i == batch.events.len() {
-                batch.events.push(Event::new(0, ThreadId(0), Op::End));
+            match self.source.advance() {
+                Ok(true) => {}
+                Ok(false) => break Ok(false),
+                Err(e) => break Err(e),
             }
-            let e = &mut batch.events[i];
-            self.source.swap_current(e);
+            self.note_new_names(batch, n as u32);
+            let e = self.source.current();
             let pos = self.source.position();
-            self.validator.check(e, pos, self.source.names())?;
+            if let Err(e) = self.validator.check(e, pos, self.source.names()) {
+                break Err(e);
+            }
             if let (Some(name), Some(w)) = (self.needs_lock_valid, self.validator.lock_violation())
             {
-                return Err(lock_invalid(name, w));
+                break Err(lock_invalid(name, w));
             }
-            batch.positions.push(pos);
-            batch.len += 1;
-        }
-        Ok(true)
+            batch.put(n, e, pos);
+            n += 1;
+        };
+        batch.len = n;
+        more
     }
 
     /// Copies the names the reader defined since the last event into the batch, to be interned
     /// before event `at`.
     #[inline]
     fn note_new_names(&mut self, batch: &mut Batch, at: u32) {
+        let names = self.source.names();
+        // Names are rare: one sum of the lengths tells whether any kind has grown.
+        let total = names.threads.len()
+            + names.vars.len()
+            + names.locks.len()
+            + names.msgs.len()
+            + names.objects.len()
+            + names.symbols.len()
+            + names.locations.len();
+        if total != self.known_total {
+            self.known_total = total;
+            self.copy_new_names(batch, at);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn copy_new_names(&mut self, batch: &mut Batch, at: u32) {
         let names = self.source.names();
         for kind in NameKind::ALL {
             let interner = names.of(kind);
@@ -253,6 +369,63 @@ impl<S: EventSource> ReadStage<'_, S> {
 
 type Analysed = (Vec<Box<dyn Analysis>>, TraceStats);
 
+/// Stage 2's own event slots, rebuilt from each flat record: one for calls, whose box and
+/// vectors are reused, and one for every other operation.
+struct Slots {
+    plain: Event,
+    call: Event,
+}
+
+impl Slots {
+    /// The event `flat` stands for; a call takes the batch's next head and values.
+    #[inline]
+    fn event(&mut self, flat: FlatEvent, calls: &mut CallCursor<'_>) -> &Event {
+        let e = if let FlatOp::Call = flat.op {
+            let head = calls.heads[calls.next];
+            calls.next += 1;
+            if let Op::Call(call) = &mut self.call.op {
+                let (args, results) = (head.args as usize, head.results as usize);
+                let values = &calls.values[calls.value..calls.value + args + results];
+                calls.value += args + results;
+                call.object = head.object;
+                call.method = head.method;
+                call.args.clear();
+                call.args.extend_from_slice(&values[..args]);
+                call.results.clear();
+                call.results.extend_from_slice(&values[args..]);
+            }
+            &mut self.call
+        } else {
+            self.plain.op = match flat.op {
+                FlatOp::Read(x) => Op::Read(x),
+                FlatOp::Write(x) => Op::Write(x),
+                FlatOp::Acquire(l) => Op::Acquire(l),
+                FlatOp::Release(l) => Op::Release(l),
+                FlatOp::Request(l) => Op::Request(l),
+                FlatOp::Fork(t) => Op::Fork(t),
+                FlatOp::Join(t) => Op::Join(t),
+                FlatOp::Begin(label) => Op::Begin(label),
+                FlatOp::End | FlatOp::Call => Op::End,
+                FlatOp::Send(m) => Op::Send(m),
+                FlatOp::Receive(m) => Op::Receive(m),
+            };
+            &mut self.plain
+        };
+        e.index = flat.index;
+        e.thread = flat.thread;
+        e.loc = flat.loc;
+        e
+    }
+}
+
+/// How far stage 2 has read a batch's calls.
+struct CallCursor<'b> {
+    heads: &'b [CallHead],
+    values: &'b [Value],
+    next: usize,
+    value: usize,
+}
+
 /// Stage 2: counts, orders and analyses the events of each batch, then hands the batch back.
 /// Returning drops both channel ends, which stops stage 1 when an analysis fails.
 fn analyse(
@@ -263,16 +436,22 @@ fn analyse(
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
     let mut stats = TraceStats::default();
+    let mut slots = Slots {
+        plain: Event::new(0, ThreadId(0), Op::End),
+        call: Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())),
+    };
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(batch) = full.recv() {
         let mut next_name = 0;
         let mut name_start = 0;
         let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
-        for (i, (e, &pos)) in batch.events[..batch.len]
-            .iter()
-            .zip(&batch.positions)
-            .enumerate()
-        {
+        let mut calls = CallCursor {
+            heads: &batch.calls,
+            values: &batch.values,
+            next: 0,
+            value: 0,
+        };
+        for (i, &flat) in batch.events[..batch.len].iter().enumerate() {
             if i as u32 == next_name_at {
                 while let Some(n) = batch.new_names.get(next_name).filter(|n| n.at == i as u32) {
                     let text = &batch.name_text[name_start..n.end as usize];
@@ -284,11 +463,12 @@ fn analyse(
                 }
                 next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
             }
+            let e = slots.event(flat, &mut calls);
             stats.count(&e.op);
             hb.before(e);
             for a in analyses.iter_mut() {
                 a.on_event(e, &hb, &names)
-                    .map_err(|kind| TraceError::new(pos, kind))?;
+                    .map_err(|kind| TraceError::new(batch.positions[i], kind))?;
             }
             hb.after(e);
         }

@@ -410,10 +410,6 @@ impl<R: Read> EventSource for BinaryReader<R> {
         &self.slot
     }
 
-    fn swap_current(&mut self, slot: &mut Event) {
-        std::mem::swap(slot, &mut self.slot);
-    }
-
     fn advance(&mut self) -> Result<bool, TraceError> {
         if !self.header_read {
             self.read_header()?;

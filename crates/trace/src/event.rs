@@ -25,11 +25,8 @@ pub struct Call {
 }
 
 /// Reused `Call` boxes, so that a reader lending out events allocates nothing per call: the
-/// box of the event it replaces comes back here. A reader read in place needs two (the slot's
-/// and the one being filled); one whose events are swapped out into batches
-/// ([`crate::EventSource::swap_current`]) gets back the boxes of the batch slots it refills, so
-/// every box returned is kept: the pool never holds more boxes than were once in use at the
-/// same time, and no box is freed only to be allocated again a few events later.
+/// box of the event it replaces comes back here. Two are kept because the slot's box and the
+/// one being filled are both in use while the next call is decoded.
 // The boxes themselves are what is reused: they move in and out of `Op::Call` as they are.
 #[allow(clippy::vec_box)]
 #[derive(Debug, Default)]
@@ -47,7 +44,9 @@ impl CallPool {
 
     #[inline]
     pub fn give(&mut self, call: Box<Call>) {
-        self.0.push(call);
+        if self.0.len() < 2 {
+            self.0.push(call);
+        }
     }
 
     /// Takes back the box of an operation that is being replaced.

@@ -76,13 +76,6 @@ impl EventSource for AnyReader {
             AnyReader::Binary(r) => r.current(),
         }
     }
-    #[inline]
-    fn swap_current(&mut self, slot: &mut Event) {
-        match self {
-            AnyReader::Text(r) => r.swap_current(slot),
-            AnyReader::Binary(r) => r.swap_current(slot),
-        }
-    }
     fn position(&self) -> Position {
         match self {
             AnyReader::Text(r) => r.position(),

@@ -23,14 +23,6 @@ pub trait EventSource {
             None
         })
     }
-    /// Moves the current event into `slot` and leaves `slot`'s old event in its place, for a
-    /// caller that keeps events past the next `advance` (the pipelined driver fills batches
-    /// this way). Readers that own their slot swap, so that a call's box and vectors go back
-    /// to the reader's pool when it overwrites the returned event, and nothing is allocated;
-    /// the default clones. Afterwards `current` is unspecified until the next `advance`.
-    fn swap_current(&mut self, slot: &mut Event) {
-        slot.clone_from(self.current());
-    }
     /// Where the event last returned stands in its file.
     fn position(&self) -> Position;
     /// The names seen so far; complete once the stream is exhausted.

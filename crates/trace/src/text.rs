@@ -159,10 +159,6 @@ impl<R: Read> EventSource for TextReader<R> {
         &self.slot
     }
 
-    fn swap_current(&mut self, slot: &mut Event) {
-        std::mem::swap(slot, &mut self.slot);
-    }
-
     fn position(&self) -> Position {
         Position::Line(self.line)
     }
