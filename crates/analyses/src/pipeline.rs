@@ -11,10 +11,10 @@
 //!
 //! Events travel in batches of a few thousand so that the cost of crossing threads is paid per
 //! batch, not per event. Batches go round in a loop (full ones to stage 2, emptied ones back),
-//! so that in steady state nothing is allocated. In a batch an event is a flat `Copy` record
-//! and a call's object, method and values sit in arrays of their own: stage 1 only stores
-//! into memory stage 2 last read, and stage 2 reads it front to back, rebuilding each event in
-//! a slot of its own (whose call box stays on its core). Moving the reader's events themselves
+//! so that in steady state nothing is allocated. A batch owns no boxes: a call's object,
+//! method and values sit in arrays of their own, so stage 1 only stores into memory stage 2
+//! last read, and stage 2 reads it front to back, handing out the other events where they lie
+//! and rebuilding each call in a slot of its own (whose box stays on its core). Moving the reader's events themselves
 //! (swapping them into the batch) was tried first and was slower than one thread: every swap
 //! loads the slot's previous event, a cache line the other core last wrote, and every call
 //! sends stage 2 after a box and two vectors written on the other core.
@@ -32,9 +32,10 @@
 use crate::driver::{finish_run, lock_invalid, Analysis, RunOptions, RunOutcome, TraceStats};
 use hindsight_order::HappensBefore;
 use hindsight_trace::{
-    Call, Event, EventSource, LocId, LockId, MsgId, NameKind, Names, ObjId, Op, Position, SymId,
-    ThreadId, TraceError, Validator, Value, VarId, Warning,
+    Call, Event, EventSource, NameKind, Names, ObjId, Op, Position, SymId, ThreadId, TraceError,
+    Validator, Value, Warning,
 };
+use std::mem::ManuallyDrop;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Events per batch: large enough that crossing threads costs nothing measurable, small enough
@@ -58,35 +59,11 @@ struct NewName {
     end: u32,
 }
 
-/// An [`Op`] without the call's box: the call is the batch's next [`CallHead`].
-#[derive(Clone, Copy)]
-enum FlatOp {
-    Read(VarId),
-    Write(VarId),
-    Acquire(LockId),
-    Release(LockId),
-    Request(LockId),
-    Fork(ThreadId),
-    Join(ThreadId),
-    Begin(Option<SymId>),
-    End,
-    Send(MsgId),
-    Receive(MsgId),
-    Call,
-}
-
-/// An [`Event`] as a batch holds it.
-#[derive(Clone, Copy)]
-struct FlatEvent {
-    index: u64,
-    thread: ThreadId,
-    loc: Option<LocId>,
-    op: FlatOp,
-}
-
-/// A call but for its values, which are the batch's next `args + results` values.
+/// A call but for its values, which are the batch's next `args + results` values; it is
+/// event `at` of the batch.
 #[derive(Clone, Copy)]
 struct CallHead {
+    at: u32,
     object: ObjId,
     method: SymId,
     args: u32,
@@ -96,9 +73,10 @@ struct CallHead {
 /// Events on their way from stage 1 to stage 2. Its vectors keep their capacity from one trip
 /// to the next.
 struct Batch {
-    /// The first `len` are this batch's: slots are overwritten in place, never pushed, so that
-    /// filling one is a store and nothing more.
-    events: Box<[FlatEvent]>,
+    /// The first `len` are this batch's. A call's slot holds `Op::End` in place of the call
+    /// (its head and values are in `calls` and `values`), so no slot owns anything and
+    /// overwriting one is a plain store, never a look at what the other thread left there.
+    events: Box<[ManuallyDrop<Event>]>,
     /// Where each event stands in its file; stage 2 reads it only for an analysis error.
     positions: Box<[Position]>,
     len: usize,
@@ -113,16 +91,8 @@ struct Batch {
 impl Batch {
     fn new(capacity: usize) -> Batch {
         Batch {
-            events: vec![
-                FlatEvent {
-                    index: 0,
-                    thread: ThreadId(0),
-                    loc: None,
-                    op: FlatOp::End,
-                };
-                capacity
-            ]
-            .into_boxed_slice(),
+            events: vec![ManuallyDrop::new(Event::new(0, ThreadId(0), Op::End)); capacity]
+                .into_boxed_slice(),
             positions: vec![Position::File; capacity].into_boxed_slice(),
             len: 0,
             calls: Vec::new(),
@@ -137,35 +107,38 @@ impl Batch {
     #[inline(always)]
     fn put(&mut self, i: usize, e: &Event, pos: Position) {
         let op = match &e.op {
-            Op::Read(x) => FlatOp::Read(*x),
-            Op::Write(x) => FlatOp::Write(*x),
-            Op::Acquire(l) => FlatOp::Acquire(*l),
-            Op::Release(l) => FlatOp::Release(*l),
-            Op::Request(l) => FlatOp::Request(*l),
-            Op::Fork(t) => FlatOp::Fork(*t),
-            Op::Join(t) => FlatOp::Join(*t),
-            Op::Begin(label) => FlatOp::Begin(*label),
-            Op::End => FlatOp::End,
-            Op::Send(m) => FlatOp::Send(*m),
-            Op::Receive(m) => FlatOp::Receive(*m),
+            Op::Read(x) => Op::Read(*x),
+            Op::Write(x) => Op::Write(*x),
+            Op::Acquire(l) => Op::Acquire(*l),
+            Op::Release(l) => Op::Release(*l),
+            Op::Request(l) => Op::Request(*l),
+            Op::Fork(t) => Op::Fork(*t),
+            Op::Join(t) => Op::Join(*t),
+            Op::Begin(label) => Op::Begin(*label),
+            Op::End => Op::End,
+            Op::Send(m) => Op::Send(*m),
+            Op::Receive(m) => Op::Receive(*m),
             Op::Call(c) => {
                 self.calls.push(CallHead {
+                    at: i as u32,
                     object: c.object,
                     method: c.method,
                     args: c.args.len() as u32,
                     results: c.results.len() as u32,
                 });
-                self.values.extend_from_slice(&c.args);
-                self.values.extend_from_slice(&c.results);
-                FlatOp::Call
+                // A call has a few values: pushing them beats a call to `memcpy` per slice.
+                for &v in c.args.iter().chain(&c.results) {
+                    self.values.push(v);
+                }
+                Op::End
             }
         };
-        self.events[i] = FlatEvent {
+        self.events[i] = ManuallyDrop::new(Event {
             index: e.index,
             thread: e.thread,
-            loc: e.loc,
             op,
-        };
+            loc: e.loc,
+        });
         self.positions[i] = pos;
     }
 
@@ -369,61 +342,32 @@ impl<S: EventSource> ReadStage<'_, S> {
 
 type Analysed = (Vec<Box<dyn Analysis>>, TraceStats);
 
-/// Stage 2's own event slots, rebuilt from each flat record: one for calls, whose box and
-/// vectors are reused, and one for every other operation.
-struct Slots {
-    plain: Event,
-    call: Event,
-}
+/// Stage 2's own event slot for calls, rebuilt from a call's head and values; its box and
+/// vectors are reused from call to call and never leave this thread.
+struct CallSlot(Event);
 
-impl Slots {
-    /// The event `flat` stands for; a call takes the batch's next head and values.
+impl CallSlot {
+    /// The call `head` with `values`, at `place`'s index, thread and location.
     #[inline]
-    fn event(&mut self, flat: FlatEvent, calls: &mut CallCursor<'_>) -> &Event {
-        let e = if let FlatOp::Call = flat.op {
-            let head = calls.heads[calls.next];
-            calls.next += 1;
-            if let Op::Call(call) = &mut self.call.op {
-                let (args, results) = (head.args as usize, head.results as usize);
-                let values = &calls.values[calls.value..calls.value + args + results];
-                calls.value += args + results;
-                call.object = head.object;
-                call.method = head.method;
-                call.args.clear();
-                call.args.extend_from_slice(&values[..args]);
-                call.results.clear();
-                call.results.extend_from_slice(&values[args..]);
+    fn fill(&mut self, place: &Event, head: CallHead, values: &[Value]) -> &Event {
+        if let Op::Call(call) = &mut self.0.op {
+            let args = head.args as usize;
+            call.object = head.object;
+            call.method = head.method;
+            call.args.clear();
+            call.results.clear();
+            for &v in &values[..args] {
+                call.args.push(v);
             }
-            &mut self.call
-        } else {
-            self.plain.op = match flat.op {
-                FlatOp::Read(x) => Op::Read(x),
-                FlatOp::Write(x) => Op::Write(x),
-                FlatOp::Acquire(l) => Op::Acquire(l),
-                FlatOp::Release(l) => Op::Release(l),
-                FlatOp::Request(l) => Op::Request(l),
-                FlatOp::Fork(t) => Op::Fork(t),
-                FlatOp::Join(t) => Op::Join(t),
-                FlatOp::Begin(label) => Op::Begin(label),
-                FlatOp::End | FlatOp::Call => Op::End,
-                FlatOp::Send(m) => Op::Send(m),
-                FlatOp::Receive(m) => Op::Receive(m),
-            };
-            &mut self.plain
-        };
-        e.index = flat.index;
-        e.thread = flat.thread;
-        e.loc = flat.loc;
-        e
+            for &v in &values[args..] {
+                call.results.push(v);
+            }
+        }
+        self.0.index = place.index;
+        self.0.thread = place.thread;
+        self.0.loc = place.loc;
+        &self.0
     }
-}
-
-/// How far stage 2 has read a batch's calls.
-struct CallCursor<'b> {
-    heads: &'b [CallHead],
-    values: &'b [Value],
-    next: usize,
-    value: usize,
 }
 
 /// Stage 2: counts, orders and analyses the events of each batch, then hands the batch back.
@@ -436,22 +380,16 @@ fn analyse(
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
     let mut stats = TraceStats::default();
-    let mut slots = Slots {
-        plain: Event::new(0, ThreadId(0), Op::End),
-        call: Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())),
-    };
+    let mut call_slot = CallSlot(Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(batch) = full.recv() {
         let mut next_name = 0;
         let mut name_start = 0;
         let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
-        let mut calls = CallCursor {
-            heads: &batch.calls,
-            values: &batch.values,
-            next: 0,
-            value: 0,
-        };
-        for (i, &flat) in batch.events[..batch.len].iter().enumerate() {
+        let mut next_call = 0;
+        let mut next_value = 0;
+        let mut next_call_at = batch.calls.first().map_or(u32::MAX, |c| c.at);
+        for (i, place) in batch.events[..batch.len].iter().enumerate() {
             if i as u32 == next_name_at {
                 while let Some(n) = batch.new_names.get(next_name).filter(|n| n.at == i as u32) {
                     let text = &batch.name_text[name_start..n.end as usize];
@@ -463,7 +401,17 @@ fn analyse(
                 }
                 next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
             }
-            let e = slots.event(flat, &mut calls);
+            let e: &Event = if i as u32 == next_call_at {
+                let head = batch.calls[next_call];
+                let n = (head.args + head.results) as usize;
+                let values = &batch.values[next_value..next_value + n];
+                next_call += 1;
+                next_value += n;
+                next_call_at = batch.calls.get(next_call).map_or(u32::MAX, |c| c.at);
+                call_slot.fill(place, head, values)
+            } else {
+                place
+            };
             stats.count(&e.op);
             hb.before(e);
             for a in analyses.iter_mut() {
