@@ -13,8 +13,10 @@ pub mod composed;
 pub mod cuts;
 pub mod driver;
 pub mod lin;
+pub mod pipeline;
 pub mod races;
 pub mod reach;
 pub mod views;
 
 pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};
+pub use pipeline::run_pipelined;

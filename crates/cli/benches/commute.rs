@@ -43,8 +43,9 @@ fn write(path: &Path, events: u64) {
     w.finish().expect("flush");
 }
 
-/// Seconds for the best of `runs`, with (events, actions, racy actions).
-fn analyse(path: &Path, direct: bool, runs: usize) -> (f64, u64, u64, u64) {
+/// Seconds for the best of `runs`, with (events, actions, racy actions); with `pipeline`,
+/// reading and validating run in a second thread.
+fn analyse(path: &Path, direct: bool, runs: usize, pipeline: bool) -> (f64, u64, u64, u64) {
     let mut best = f64::INFINITY;
     let mut out = (0, 0, 0);
     for _ in 0..runs {
@@ -58,7 +59,10 @@ fn analyse(path: &Path, direct: bool, runs: usize) -> (f64, u64, u64, u64) {
         let o = run_any(
             &mut r,
             vec![Box::new(Commute::new(specs, Binding::All(0)))],
-            RunOptions::default(),
+            RunOptions {
+                pipeline,
+                ..RunOptions::default()
+            },
         )
         .expect("valid");
         best = best.min(t.elapsed().as_secs_f64());
@@ -84,7 +88,9 @@ fn main() {
     let big = dir.join("big.hst");
     write(&big, actions * 3 / 2);
     let floor = best_of(3, || validate_hb(&big)).0;
-    let (secs, events, acts, racy) = analyse(&big, false, 3);
+    let (secs, events, acts, racy) = analyse(&big, false, 3, false);
+    let (piped, _, _, piped_racy) = analyse(&big, false, 3, true);
+    assert_eq!(piped_racy, racy, "the pipelined pass finds the same races");
     println!(
         "map workload: {events} events, {acts} actions (8 threads, 16 maps, 64 keys), {racy} racy actions"
     );
@@ -97,6 +103,12 @@ fn main() {
         acts as f64 / secs / 1e6,
         events as f64 / secs / 1e6
     );
+    println!(
+        "  commute, pipelined (2 threads):    {:.1} M actions/s, {:.1} M events/s ({:.2}x)",
+        acts as f64 / piped / 1e6,
+        events as f64 / piped / 1e6,
+        secs / piped
+    );
 
     println!("  access points vs direct (Section 5.1), same trace prefix:");
     println!(
@@ -106,8 +118,8 @@ fn main() {
     for n in [5_000u64, 10_000, 20_000, 40_000, 80_000] {
         let p = dir.join(format!("p{n}.hst"));
         write(&p, n * 3 / 2);
-        let (tp, _, a, rp) = analyse(&p, false, 3);
-        let (td, _, _, rd) = analyse(&p, true, 1);
+        let (tp, _, a, rp) = analyse(&p, false, 3, false);
+        let (td, _, _, rd) = analyse(&p, true, 1, false);
         assert_eq!(rp, rd, "both approaches report the same races");
         println!("    {a:>9} {tp:>12.4} {td:>12.4} {:>7.1}x", td / tp);
     }

@@ -44,10 +44,13 @@ fn parse_only(path: &Path) -> u64 {
     n
 }
 
-fn races(path: &Path) -> (u64, u64) {
+fn races(path: &Path, pipeline: bool) -> (u64, u64) {
     let mut r = hindsight_trace::open(path).expect("open");
-    let out =
-        run_any(&mut r, vec![Box::new(Races::new())], RunOptions::default()).expect("valid trace");
+    let options = RunOptions {
+        pipeline,
+        ..RunOptions::default()
+    };
+    let out = run_any(&mut r, vec![Box::new(Races::new())], options).expect("valid trace");
     (out.stats.events, out.outputs[0].1.findings.len() as u64)
 }
 
@@ -120,10 +123,11 @@ fn main() {
         let (hb, _) = best_of(runs, || validate_hb(path));
         let mut racy = 0;
         let (full, _) = best_of(runs, || {
-            let (n, r) = races(path);
+            let (n, r) = races(path, false);
             racy = r;
             n
         });
+        let (piped, _) = best_of(runs, || races(path, true).0);
         println!("{label:>6}: I/O floor {:>7.1} M events/s", rate(floor));
         println!("{label:>6}: parse     {:>7.1} M events/s", rate(parse));
         println!(
@@ -134,6 +138,11 @@ fn main() {
             "{label:>6}: + races   {:>7.1} M events/s  ({racy} racy events; {:.0}% of parse-only speed)",
             rate(full),
             100.0 * parse / full
+        );
+        println!(
+            "{label:>6}: + races, pipelined (2 threads) {:>7.1} M events/s  ({:.2}x)",
+            rate(piped),
+            full / piped
         );
     }
     std::fs::remove_dir_all(&dir).ok();

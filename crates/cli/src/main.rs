@@ -475,6 +475,7 @@ fn read_trace(
         analyses,
         RunOptions {
             strict: input.strict,
+            pipeline: hindsight_analyses::pipeline::worthwhile(),
         },
     )
     .map_err(wrap)?;

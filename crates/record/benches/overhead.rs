@@ -238,7 +238,10 @@ fn million(dir: &std::path::Path) {
     let outcome = run_any(
         &mut src,
         vec![Box::new(Races::new())],
-        RunOptions { strict: true },
+        RunOptions {
+            strict: true,
+            ..RunOptions::default()
+        },
     )
     .expect("the trace loads and validates strictly");
     let findings = outcome.outputs[0].1.findings.len();

@@ -41,16 +41,30 @@ pub fn record<T>(name: &str, f: impl FnOnce() -> T) -> (T, PathBuf) {
 /// The trace, read back and validated strictly (no warning of any kind).
 pub fn load(path: &Path) -> Trace {
     let mut src = hindsight_trace::open(path).expect("opens");
-    run_any(&mut src, Vec::new(), RunOptions { strict: true })
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    run_any(
+        &mut src,
+        Vec::new(),
+        RunOptions {
+            strict: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut src = hindsight_trace::open(path).expect("opens");
     Trace::collect(&mut src).expect("reads")
 }
 
 pub fn analyse(path: &Path, analysis: Box<dyn Analysis>) -> Vec<Finding> {
     let mut src = hindsight_trace::open(path).expect("opens");
-    let mut outcome = run_any(&mut src, vec![analysis], RunOptions { strict: true })
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut outcome = run_any(
+        &mut src,
+        vec![analysis],
+        RunOptions {
+            strict: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     outcome.outputs.remove(0).1.findings
 }
 

@@ -1,0 +1,436 @@
+//! The streaming pass of [`crate::driver::run`] split over two threads, so that reading a trace
+//! overlaps with analysing it.
+//!
+//! Stage 1 (a scoped thread) owns the reader and the [`Validator`]: it decodes each event,
+//! validates it (and refuses lock-invalid traces for analyses that need them, as the sequential
+//! driver does) and moves it into a batch, with its position and the names the reader defined
+//! for it. Stage 2 (the calling thread) owns everything after: the trace statistics, the
+//! happens-before pass and the analyses, which therefore need not be `Send`. The pass can be
+//! at most as fast as its slower stage: reading a binary trace costs about as much as
+//! happens-before plus an analysis, so the gain is there (on this repository's 2-core VM,
+//! `races` 1.24x and `commute` 1.1-1.4x over a binary trace, from the benches), while a text
+//! trace is bound by parsing and gains nothing. On one core the stages take turns, at a cost.
+//!
+//! Events travel in batches of a few thousand so that the cost of crossing threads is paid per
+//! batch, not per event. Batches go round in a loop (full ones to stage 2, emptied ones back),
+//! so that in steady state nothing is allocated. A batch owns no boxes: a call's object,
+//! method and values sit in arrays of their own, so stage 1 only stores into memory stage 2
+//! last read, and stage 2 reads it front to back, handing out the other events where they lie
+//! and rebuilding each call in a slot of its own (whose box stays on its core). Moving the reader's events themselves
+//! (swapping them into the batch) was tried first and was slower than one thread: every swap
+//! loads the slot's previous event, a cache line the other core last wrote, and every call
+//! sends stage 2 after a box and two vectors written on the other core.
+//!
+//! Stage 2 keeps a replica of the reader's [`Names`], interning each batch's new names in id
+//! order just before the event that defined them, so every analysis sees exactly the names the
+//! sequential driver would show it at that event. The outcome, errors included, is the
+//! sequential driver's: the first error in trace order wins, and at one event a reading or
+//! validation error comes before what the analyses say (stage 1 sends the events before its
+//! error, stage 2 analyses them, then returns stage 1's error unless an analysis failed first).
+//!
+//! This module must not know any analysis, file format or command-line option: it moves events
+//! between the reader and the chain of [`Analysis`] objects, nothing more.
+
+use crate::driver::{finish_run, lock_invalid, Analysis, RunOptions, RunOutcome, TraceStats};
+use hindsight_order::HappensBefore;
+use hindsight_trace::{
+    Call, Event, EventSource, NameKind, Names, ObjId, Op, Position, SymId, ThreadId, TraceError,
+    Validator, Value, Warning,
+};
+use std::mem::ManuallyDrop;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+/// Events per batch (about 60 bytes each with positions and call values, so the batches in
+/// flight take a few MiB). A stage that waits sleeps, and waking it costs tens of
+/// microseconds (an inter-processor interrupt, dearer still in a virtual machine): on the
+/// 2-core VM `commute` on 15 M events ran best of 3 in 2.7 s with batches of 1024, 2.0 s with
+/// 4096 and 1.8 s with 16384 or 32768.
+pub const BATCH_EVENTS: usize = 16384;
+
+/// Batches that exist at once: one being filled, one being analysed, the rest waiting so that
+/// neither stage stalls on the other's jitter.
+const BATCHES: usize = 4;
+
+/// Whether the pipeline can pay off here: it needs a second core.
+pub fn worthwhile() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
+/// A name the reader defined, to be interned by stage 2 before event `at` of the batch.
+struct NewName {
+    at: u32,
+    kind: NameKind,
+    /// Its bytes are `Batch::name_text[previous end..end]`.
+    end: u32,
+}
+
+/// A call but for its values, which are the batch's next `args + results` values; it is
+/// event `at` of the batch.
+#[derive(Clone, Copy)]
+struct CallHead {
+    at: u32,
+    object: ObjId,
+    method: SymId,
+    args: u32,
+    results: u32,
+}
+
+/// Events on their way from stage 1 to stage 2. Its vectors keep their capacity from one trip
+/// to the next.
+struct Batch {
+    /// The first `len` are this batch's. A call's slot holds `Op::End` in place of the call
+    /// (its head and values are in `calls` and `values`), so no slot owns anything and
+    /// overwriting one is a plain store, never a look at what the other thread left there.
+    events: Box<[ManuallyDrop<Event>]>,
+    /// Where each event stands in its file; stage 2 reads it only for an analysis error.
+    positions: Box<[Position]>,
+    len: usize,
+    calls: Vec<CallHead>,
+    values: Vec<Value>,
+    new_names: Vec<NewName>,
+    name_text: String,
+    /// No batch follows: stage 1 has ended (at the end of the trace or at an error).
+    last: bool,
+}
+
+impl Batch {
+    fn new(capacity: usize) -> Batch {
+        Batch {
+            events: vec![ManuallyDrop::new(Event::new(0, ThreadId(0), Op::End)); capacity]
+                .into_boxed_slice(),
+            positions: vec![Position::File; capacity].into_boxed_slice(),
+            len: 0,
+            calls: Vec::new(),
+            values: Vec::new(),
+            new_names: Vec::new(),
+            name_text: String::new(),
+            last: false,
+        }
+    }
+
+    /// Stores `e` as event `i` of the batch.
+    #[inline(always)]
+    fn put(&mut self, i: usize, e: &Event, pos: Position) {
+        let op = match &e.op {
+            Op::Read(x) => Op::Read(*x),
+            Op::Write(x) => Op::Write(*x),
+            Op::Acquire(l) => Op::Acquire(*l),
+            Op::Release(l) => Op::Release(*l),
+            Op::Request(l) => Op::Request(*l),
+            Op::Fork(t) => Op::Fork(*t),
+            Op::Join(t) => Op::Join(*t),
+            Op::Begin(label) => Op::Begin(*label),
+            Op::End => Op::End,
+            Op::Send(m) => Op::Send(*m),
+            Op::Receive(m) => Op::Receive(*m),
+            Op::Call(c) => {
+                self.calls.push(CallHead {
+                    at: i as u32,
+                    object: c.object,
+                    method: c.method,
+                    args: c.args.len() as u32,
+                    results: c.results.len() as u32,
+                });
+                // A call has a few values: pushing them beats a call to `memcpy` per slice.
+                for &v in c.args.iter().chain(&c.results) {
+                    self.values.push(v);
+                }
+                Op::End
+            }
+        };
+        self.events[i] = ManuallyDrop::new(Event {
+            index: e.index,
+            thread: e.thread,
+            op,
+            loc: e.loc,
+        });
+        self.positions[i] = pos;
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.calls.clear();
+        self.values.clear();
+        self.new_names.clear();
+        self.name_text.clear();
+    }
+}
+
+/// How stage 1 ended.
+enum ReadEnd {
+    /// The whole trace was read and validated.
+    Finished {
+        names: Box<Names>,
+        warnings: Vec<Warning>,
+        warning_counts: Vec<(&'static str, u64)>,
+    },
+    /// Reading or validation failed; the events before the error were sent.
+    Failed(TraceError),
+    /// Stage 2 stopped listening (an analysis failed).
+    Abandoned,
+}
+
+/// Runs `analyses` over `source` in one pass, reading in a second thread; batches hold
+/// `batch_events` events (at least 1). Returns exactly what [`crate::driver::run`] returns.
+pub fn run_pipelined<S: EventSource + Send>(
+    source: &mut S,
+    analyses: Vec<Box<dyn Analysis>>,
+    options: RunOptions,
+    batch_events: usize,
+) -> Result<RunOutcome, TraceError> {
+    let batch_events = batch_events.max(1);
+    let needs_lock_valid = analyses
+        .iter()
+        .find(|a| a.needs_lock_valid())
+        .map(|a| a.name());
+    let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES);
+    let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES);
+    for _ in 0..BATCHES {
+        empty_tx
+            .send(Batch::new(batch_events))
+            .expect("the channel holds every batch");
+    }
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let mut stage = ReadStage {
+                source,
+                validator: Validator::new(options.strict),
+                needs_lock_valid,
+                known: [0; NameKind::ALL.len()],
+                known_total: 0,
+            };
+            stage.run(&full_tx, &empty_rx)
+        });
+        let analysed = analyse(analyses, full_rx, empty_tx);
+        let read = match reader.join() {
+            Ok(read) => read,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let (analyses, stats) = analysed?;
+        match read {
+            ReadEnd::Finished {
+                names,
+                warnings,
+                warning_counts,
+            } => Ok(finish_run(
+                analyses,
+                stats,
+                *names,
+                warnings,
+                warning_counts,
+            )),
+            ReadEnd::Failed(e) => Err(e),
+            // Stage 1 stops early only when stage 2 has returned an error.
+            ReadEnd::Abandoned => unreachable!("stage 2 returned without an error"),
+        }
+    })
+}
+
+struct ReadStage<'s, S> {
+    source: &'s mut S,
+    validator: Validator,
+    needs_lock_valid: Option<&'static str>,
+    /// How many names of each kind stage 2 has been sent.
+    known: [usize; NameKind::ALL.len()],
+    /// The sum of `known`.
+    known_total: usize,
+}
+
+impl<S: EventSource> ReadStage<'_, S> {
+    fn run(&mut self, full: &SyncSender<Batch>, empty: &Receiver<Batch>) -> ReadEnd {
+        loop {
+            let Ok(mut batch) = empty.recv() else {
+                return ReadEnd::Abandoned;
+            };
+            batch.clear();
+            match self.fill(&mut batch) {
+                Ok(true) => {
+                    if full.send(batch).is_err() {
+                        return ReadEnd::Abandoned;
+                    }
+                }
+                Ok(false) => {
+                    let names = self.source.take_names();
+                    let end = match self.validator.finish(&names) {
+                        Ok(()) => ReadEnd::Finished {
+                            names: Box::new(names),
+                            warnings: self.validator.warnings().to_vec(),
+                            warning_counts: self.validator.warning_counts().to_vec(),
+                        },
+                        Err(e) => ReadEnd::Failed(e),
+                    };
+                    batch.last = true;
+                    return match full.send(batch) {
+                        Ok(()) => end,
+                        Err(_) => ReadEnd::Abandoned,
+                    };
+                }
+                Err(e) => {
+                    batch.last = true;
+                    return match full.send(batch) {
+                        Ok(()) => ReadEnd::Failed(e),
+                        Err(_) => ReadEnd::Abandoned,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Reads and validates events into `batch` until it is full (`true`) or the trace ends
+    /// (`false`); an error leaves the events before it in the batch.
+    fn fill(&mut self, batch: &mut Batch) -> Result<bool, TraceError> {
+        let mut n = 0;
+        let more = loop {
+            if n == batch.events.len() {
+                break Ok(true);
+            }
+            match self.source.advance() {
+                Ok(true) => {}
+                Ok(false) => break Ok(false),
+                Err(e) => break Err(e),
+            }
+            self.note_new_names(batch, n as u32);
+            let e = self.source.current();
+            let pos = self.source.position();
+            if let Err(e) = self.validator.check(e, pos, self.source.names()) {
+                break Err(e);
+            }
+            if let (Some(name), Some(w)) = (self.needs_lock_valid, self.validator.lock_violation())
+            {
+                break Err(lock_invalid(name, w));
+            }
+            batch.put(n, e, pos);
+            n += 1;
+        };
+        batch.len = n;
+        more
+    }
+
+    /// Copies the names the reader defined since the last event into the batch, to be interned
+    /// before event `at`.
+    #[inline]
+    fn note_new_names(&mut self, batch: &mut Batch, at: u32) {
+        let names = self.source.names();
+        // Names are rare: one sum of the lengths tells whether any kind has grown.
+        let total = names.threads.len()
+            + names.vars.len()
+            + names.locks.len()
+            + names.msgs.len()
+            + names.objects.len()
+            + names.symbols.len()
+            + names.locations.len();
+        if total != self.known_total {
+            self.known_total = total;
+            self.copy_new_names(batch, at);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn copy_new_names(&mut self, batch: &mut Batch, at: u32) {
+        let names = self.source.names();
+        for kind in NameKind::ALL {
+            let interner = names.of(kind);
+            let known = &mut self.known[kind as usize];
+            while *known < interner.len() {
+                batch.name_text.push_str(interner.name(*known as u32));
+                batch.new_names.push(NewName {
+                    at,
+                    kind,
+                    end: batch.name_text.len() as u32,
+                });
+                *known += 1;
+            }
+        }
+    }
+}
+
+type Analysed = (Vec<Box<dyn Analysis>>, TraceStats);
+
+/// Stage 2's own event slot for calls, rebuilt from a call's head and values; its box and
+/// vectors are reused from call to call and never leave this thread.
+struct CallSlot(Event);
+
+impl CallSlot {
+    /// The call `head` with `values`, at `place`'s index, thread and location.
+    #[inline]
+    fn fill(&mut self, place: &Event, head: CallHead, values: &[Value]) -> &Event {
+        if let Op::Call(call) = &mut self.0.op {
+            let args = head.args as usize;
+            call.object = head.object;
+            call.method = head.method;
+            call.args.clear();
+            call.results.clear();
+            for &v in &values[..args] {
+                call.args.push(v);
+            }
+            for &v in &values[args..] {
+                call.results.push(v);
+            }
+        }
+        self.0.index = place.index;
+        self.0.thread = place.thread;
+        self.0.loc = place.loc;
+        &self.0
+    }
+}
+
+/// Stage 2: counts, orders and analyses the events of each batch, then hands the batch back.
+/// Returning drops both channel ends, which stops stage 1 when an analysis fails.
+fn analyse(
+    mut analyses: Vec<Box<dyn Analysis>>,
+    full: Receiver<Batch>,
+    empty: SyncSender<Batch>,
+) -> Result<Analysed, TraceError> {
+    let mut names = Names::default();
+    let mut hb = HappensBefore::new();
+    let mut stats = TraceStats::default();
+    let mut call_slot = CallSlot(Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())));
+    // Without a last batch stage 1 has panicked; joining it passes the panic on.
+    while let Ok(batch) = full.recv() {
+        let mut next_name = 0;
+        let mut name_start = 0;
+        let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
+        let mut next_call = 0;
+        let mut next_value = 0;
+        let mut next_call_at = batch.calls.first().map_or(u32::MAX, |c| c.at);
+        for (i, place) in batch.events[..batch.len].iter().enumerate() {
+            if i as u32 == next_name_at {
+                while let Some(n) = batch.new_names.get(next_name).filter(|n| n.at == i as u32) {
+                    let text = &batch.name_text[name_start..n.end as usize];
+                    let interner = names.of_mut(n.kind);
+                    let _id = interner.intern(text.as_bytes());
+                    debug_assert_eq!(_id, Ok(interner.len() as u32 - 1), "names arrive once");
+                    name_start = n.end as usize;
+                    next_name += 1;
+                }
+                next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
+            }
+            let e: &Event = if i as u32 == next_call_at {
+                let head = batch.calls[next_call];
+                let n = (head.args + head.results) as usize;
+                let values = &batch.values[next_value..next_value + n];
+                next_call += 1;
+                next_value += n;
+                next_call_at = batch.calls.get(next_call).map_or(u32::MAX, |c| c.at);
+                call_slot.fill(place, head, values)
+            } else {
+                place
+            };
+            stats.count(&e.op);
+            hb.before(e);
+            for a in analyses.iter_mut() {
+                a.on_event(e, &hb, &names)
+                    .map_err(|kind| TraceError::new(batch.positions[i], kind))?;
+            }
+            hb.after(e);
+        }
+        let last = batch.last;
+        // Stage 1 may have ended already; the batch is then simply dropped.
+        let _ = empty.send(batch);
+        if last {
+            break;
+        }
+    }
+    Ok((analyses, stats))
+}
