@@ -47,17 +47,16 @@ pub struct CompiledSpec {
     plans: Vec<Plan>,
 }
 
-/// An atom as [`CompiledSpec::beta`] decides it. Equality of trace values is equality of
-/// [`Val`]s (symbols and strings are interned, and a symbol never equals a string), so
-/// equalities between parameters, or with an integer or `nil` constant, never need names;
-/// orders do only when a side is not an integer.
+/// An atom as [`CompiledSpec::beta`] decides it, on packed values ([`Word`]): equal values
+/// have equal words, so equalities between parameters, or with `nil` or an integer constant,
+/// are word comparisons; orders are decided on integers directly; the rest goes through
+/// [`Val`] (e.g. an equality with a string constant, whose symbol the trace may not have).
 #[derive(Clone, Copy, Debug)]
 enum FastAtom {
     EqParams(usize, usize),
-    EqValue(usize, Value),
-    /// `left < right`, decided on integers directly.
+    EqWord(usize, Word),
+    /// `left < right`.
     Less(FastTerm, FastTerm),
-    /// Through [`Val`] (e.g. an equality with a string constant).
     Slow,
 }
 
@@ -84,8 +83,10 @@ impl FastAtom {
             (LocalTerm::Param(i), LocalTerm::Param(j)) => FastAtom::EqParams(*i, *j),
             (LocalTerm::Param(i), LocalTerm::Const(c))
             | (LocalTerm::Const(c), LocalTerm::Param(i)) => match c {
-                ConstKey::Nil => FastAtom::EqValue(*i, Value::Nil),
-                ConstKey::Int(x) => FastAtom::EqValue(*i, Value::Int(*x)),
+                ConstKey::Nil => FastAtom::EqWord(*i, NIL_WORD),
+                ConstKey::Int(x) => {
+                    small_int_word(*x).map_or(FastAtom::Slow, |w| FastAtom::EqWord(*i, w))
+                }
                 _ => FastAtom::Slow,
             },
             _ => FastAtom::Slow,
@@ -119,21 +120,20 @@ struct ValuedTouch {
 }
 
 impl CompiledSpec {
-    /// The β vector of an action of method `m` with parameter values `vals`.
+    /// The β vector of an action of method `m` whose parameters packed are `params`.
     #[inline]
-    fn beta(&self, m: usize, vals: &[Value], names: &Names) -> u32 {
-        let slow = |bit: usize| self.rep.atoms[m][bit].eval(|i| val(vals[i], names));
+    fn beta(&self, m: usize, params: &[Word], journal: &Journal, names: &Names) -> u32 {
+        let slow = |bit: usize| {
+            self.rep.atoms[m][bit].eval(|i| val(journal.unpack(params[i]), names))
+        };
         let mut beta = 0;
         for (bit, atom) in self.fast_atoms[m].iter().enumerate() {
             let holds = match *atom {
-                FastAtom::EqParams(i, j) => vals[i] == vals[j],
-                FastAtom::EqValue(i, v) => vals[i] == v,
+                FastAtom::EqParams(i, j) => params[i] == params[j],
+                FastAtom::EqWord(i, w) => params[i] == w,
                 FastAtom::Less(l, r) => {
                     let int = |t: FastTerm| match t {
-                        FastTerm::Param(i) => match vals[i] {
-                            Value::Int(x) => Some(x),
-                            _ => None,
-                        },
+                        FastTerm::Param(i) => small_int_of(params[i]),
                         FastTerm::Int(x) => Some(x),
                         FastTerm::Other => None,
                     };
@@ -318,64 +318,52 @@ enum Point {
     Direct,
 }
 
+/// A trace value packed in a word: three tag bits under the payload. Integers that need more
+/// than 61 bits are interned by the journal, so that equal values, and only they, have equal
+/// words: the analysis compares, hashes and stores words, and turns them back into values
+/// only for formulas outside the fast cases and for reports.
+type Word = u64;
+
+const TAG_BITS: u32 = 3;
+const TAG_INT: u64 = 0;
+const TAG_NIL: u64 = 1;
+const TAG_SYM: u64 = 2;
+const TAG_STR: u64 = 3;
+const TAG_WIDE: u64 = 4;
+const NIL_WORD: Word = TAG_NIL;
+
+/// The word of an integer that fits in 61 bits.
+#[inline]
+fn small_int_word(i: i64) -> Option<Word> {
+    let w = i << TAG_BITS;
+    (w >> TAG_BITS == i).then_some(w as u64 | TAG_INT)
+}
+
+/// The integer a word holds, unless it is another kind of value or an interned one.
+#[inline]
+fn small_int_of(w: Word) -> Option<i64> {
+    (w & 7 == TAG_INT).then_some(w as i64 >> TAG_BITS)
+}
+
 /// Words of a record before its values: index; thread and clock; location, method, length.
 const HEAD_WORDS: usize = 3;
 const NO_LOC: u64 = u32::MAX as u64;
 
-/// An action packed as the journal stores it: the head, then one word per value, in whole
-/// lines so that writing one is a few full-width stores.
-struct Record<'v> {
-    lines: [Line; MAX_LINES],
-    /// The values, when one of them does not fit a word (an integer beyond ±2^61).
-    wide: Option<&'v [Value; MAX_PARAMS]>,
-}
+/// Words a record may take: whole cache lines, so that writing one is a few full-width
+/// stores.
+const RECORD_WORDS: usize = (HEAD_WORDS + MAX_PARAMS).div_ceil(8) * 8;
 
-impl Record<'_> {
+/// An action as the journal stores it: the head, then one word per parameter.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Record([Word; RECORD_WORDS]);
+
+impl Record {
     #[inline]
-    fn new<'v>(head: &Head, vals: &'v [Value; MAX_PARAMS]) -> Record<'v> {
-        let mut lines = [Line::default(); MAX_LINES];
-        let loc = head.loc.map_or(NO_LOC, |l| u64::from(l.0));
-        lines[0].0[..HEAD_WORDS].copy_from_slice(&[
-            head.index,
-            u64::from(head.thread.0) | u64::from(head.clock) << 32,
-            loc | u64::from(head.method) << 32 | u64::from(head.len) << 48,
-        ]);
-        let mut wide = None;
-        for (i, v) in vals[..head.len as usize].iter().enumerate() {
-            let w = HEAD_WORDS + i;
-            match pack(*v) {
-                Some(p) => lines[w / 8].0[w % 8] = p,
-                None => wide = Some(vals),
-            }
-        }
-        Record { lines, wide }
+    fn params(&self, len: usize) -> &[Word] {
+        &self.0[HEAD_WORDS..HEAD_WORDS + len]
     }
 }
-
-/// A value in one word: a two-bit tag under the payload; `None` for integers that need all
-/// 64 bits.
-#[inline]
-fn pack(v: Value) -> Option<u64> {
-    match v {
-        Value::Int(i) if (-(1 << 61)..1 << 61).contains(&i) => Some((i << 2) as u64),
-        Value::Int(_) => None,
-        Value::Nil => Some(1),
-        Value::Sym(s) => Some(u64::from(s.0) << 2 | 2),
-        Value::Str(s) => Some(u64::from(s.0) << 2 | 3),
-    }
-}
-
-fn unpack(w: u64) -> Value {
-    match w & 3 {
-        0 => Value::Int(w as i64 >> 2),
-        1 => Value::Nil,
-        2 => Value::Sym(SymId((w >> 2) as u32)),
-        _ => Value::Str(SymId((w >> 2) as u32)),
-    }
-}
-
-/// Lines a record may take.
-const MAX_LINES: usize = (HEAD_WORDS + MAX_PARAMS).div_ceil(8);
 
 /// A cache line; records start on one.
 #[derive(Clone, Copy, Default)]
@@ -393,8 +381,9 @@ struct Journal {
     /// Lines per record.
     span: usize,
     free: Vec<u32>,
-    /// The values of the records with an integer that does not fit a word, by slot.
-    wide: FxHashMap<u32, [Value; MAX_PARAMS]>,
+    /// The integers that need more than 61 bits, by their word's payload, and back.
+    wide_ids: FxHashMap<i64, u64>,
+    wide: Vec<i64>,
 }
 
 impl Journal {
@@ -403,7 +392,56 @@ impl Journal {
             lines: Vec::new(),
             span: (HEAD_WORDS + stride).div_ceil(8),
             free: Vec::new(),
-            wide: FxHashMap::default(),
+            wide_ids: FxHashMap::default(),
+            wide: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn pack(&mut self, v: Value) -> Word {
+        match v {
+            Value::Int(i) => small_int_word(i).unwrap_or_else(|| self.pack_wide(i)),
+            Value::Nil => NIL_WORD,
+            Value::Sym(s) => u64::from(s.0) << TAG_BITS | TAG_SYM,
+            Value::Str(s) => u64::from(s.0) << TAG_BITS | TAG_STR,
+        }
+    }
+
+    #[cold]
+    fn pack_wide(&mut self, i: i64) -> Word {
+        let next = self.wide.len() as u64;
+        let id = *self.wide_ids.entry(i).or_insert(next);
+        if id == next {
+            self.wide.push(i);
+        }
+        id << TAG_BITS | TAG_WIDE
+    }
+
+    fn unpack(&self, w: Word) -> Value {
+        let payload = w >> TAG_BITS;
+        match w & 7 {
+            TAG_INT => Value::Int(w as i64 >> TAG_BITS),
+            TAG_NIL => Value::Nil,
+            TAG_SYM => Value::Sym(SymId(payload as u32)),
+            TAG_STR => Value::Str(SymId(payload as u32)),
+            _ => Value::Int(self.wide[payload as usize]),
+        }
+    }
+
+    /// Writes into `r` the record of the action `head`, whose parameters are `args` then
+    /// `results`. The words past them keep what they held: only `len` parameters are read.
+    #[inline]
+    fn record(&mut self, r: &mut Record, head: &Head, args: &[Value], results: &[Value]) {
+        let loc = head.loc.map_or(NO_LOC, |l| u64::from(l.0));
+        r.0[0] = head.index;
+        r.0[1] = u64::from(head.thread.0) | u64::from(head.clock) << 32;
+        r.0[2] = loc | u64::from(head.method) << 32 | u64::from(head.len) << 48;
+        let (a, b) = r.0[HEAD_WORDS..].split_at_mut(args.len());
+        for (w, v) in a.iter_mut().zip(args) {
+            *w = self.pack(*v);
+        }
+        for (w, v) in b.iter_mut().zip(results) {
+            *w = self.pack(*v);
         }
     }
 
@@ -429,24 +467,17 @@ impl Journal {
     #[inline]
     fn write(&mut self, slot: u32, record: &Record) {
         let from = slot as usize * self.span;
-        self.lines[from..from + self.span].copy_from_slice(&record.lines[..self.span]);
-        // Written without reading the slot first: whether it held wide values is in `wide`,
-        // which is empty for almost every trace.
-        if record.wide.is_some() || (!self.wide.is_empty() && self.wide.contains_key(&slot)) {
-            self.set_wide(slot, record.wide);
+        if self.span == 1 {
+            let line: &[u64; 8] = record.0[..8].try_into().expect("a line");
+            self.lines[from].0 = *line;
+        } else {
+            for (k, line) in self.lines[from..from + self.span].iter_mut().enumerate() {
+                line.0.copy_from_slice(&record.0[8 * k..8 * k + 8]);
+            }
         }
     }
 
-    #[cold]
-    fn set_wide(&mut self, slot: u32, vals: Option<&[Value; MAX_PARAMS]>) {
-        match vals {
-            Some(v) => self.wide.insert(slot, *v),
-            None => self.wide.remove(&slot),
-        };
-    }
-
     fn release(&mut self, slot: u32) {
-        self.wide.remove(&slot);
         self.free.push(slot);
     }
 
@@ -470,17 +501,23 @@ impl Journal {
 
     fn action(&self, slot: u32) -> Action {
         let head = self.head(slot);
-        let vals = match self.wide.get(&slot) {
-            Some(v) => *v,
-            None => {
-                let mut vals = [Value::Nil; MAX_PARAMS];
-                for (i, v) in vals.iter_mut().enumerate().take(head.len as usize) {
-                    *v = unpack(self.word(slot, HEAD_WORDS + i));
-                }
-                vals
-            }
-        };
-        Action { head, vals }
+        let mut params = [0; MAX_PARAMS];
+        for (i, w) in params.iter_mut().enumerate().take(head.len as usize) {
+            *w = self.word(slot, HEAD_WORDS + i);
+        }
+        Action {
+            head,
+            vals: self.values(&params[..head.len as usize]),
+        }
+    }
+
+    /// The values packed in `params`.
+    fn values(&self, params: &[Word]) -> [Value; MAX_PARAMS] {
+        let mut vals = [Value::Nil; MAX_PARAMS];
+        for (v, w) in vals.iter_mut().zip(params) {
+            *v = self.unpack(*w);
+        }
+        vals
     }
 }
 
@@ -601,7 +638,7 @@ struct ObjState {
     ds: Vec<PointActions>,
     /// A dense id for each value a valued point of this object has been touched with, so that
     /// an action finds all the points of one value with a single hash probe.
-    value_ids: FxHashMap<Value, u32>,
+    value_ids: FxHashMap<Word, u32>,
     /// The ids of small non-negative integers, the usual keys, by value (`UNKNOWN`: none yet),
     /// which spares them the hash probe.
     small_ids: Vec<u32>,
@@ -614,35 +651,34 @@ struct ObjState {
 }
 
 /// Integers in `0..SMALL_INTS` get their value id from a table rather than a hash map.
-const SMALL_INTS: i64 = 1 << 12;
+const SMALL_INTS: u64 = 1 << 12;
 
 impl ObjState {
-    /// Where the row of `v`'s points starts in `valued`, making one if `v` is new.
+    /// Where the row of the value packed in `w` starts in `valued`, making one if it is new.
     #[inline]
-    fn value_row(&mut self, v: Value, row: usize) -> usize {
-        let id = match v {
-            Value::Int(i) if (0..SMALL_INTS).contains(&i) => {
-                let i = i as usize;
-                match self.small_ids.get(i) {
-                    Some(&id) if id != UNKNOWN => id,
-                    _ => {
-                        if i >= self.small_ids.len() {
-                            self.small_ids.resize(i + 1, UNKNOWN);
-                        }
-                        let id = self.new_value(row);
-                        self.small_ids[i] = id;
-                        id
+    fn value_row(&mut self, w: Word, row: usize) -> usize {
+        let id = if w & 7 == TAG_INT && w < SMALL_INTS << TAG_BITS {
+            let i = (w >> TAG_BITS) as usize;
+            match self.small_ids.get(i) {
+                Some(&id) if id != UNKNOWN => id,
+                _ => {
+                    if i >= self.small_ids.len() {
+                        self.small_ids.resize(i + 1, UNKNOWN);
                     }
+                    let id = self.new_value(row);
+                    self.small_ids[i] = id;
+                    id
                 }
             }
-            _ => match self.value_ids.get(&v) {
+        } else {
+            match self.value_ids.get(&w) {
                 Some(&id) => id,
                 None => {
                     let id = self.new_value(row);
-                    self.value_ids.insert(v, id);
+                    self.value_ids.insert(w, id);
                     id
                 }
-            },
+            }
         };
         id as usize * row
     }
@@ -690,6 +726,8 @@ pub struct Commute {
     races: Vec<Race>,
     actions: u64,
     journal: Journal,
+    /// The record of the action being analysed, reused from one to the next.
+    record: Record,
 }
 
 const UNKNOWN: u32 = u32::MAX;
@@ -706,6 +744,7 @@ impl Commute {
             races: Vec::new(),
             actions: 0,
             journal: Journal::new(stride),
+            record: Record([0; RECORD_WORDS]),
         }
     }
 
@@ -800,15 +839,25 @@ impl Commute {
         if nargs != method.args || len != method.params.len() {
             return Err(compiled.arity_error(m, call));
         }
-        let mut vals = [Value::Nil; MAX_PARAMS];
-        copy_values(&mut vals[..nargs], &call.args);
-        copy_values(&mut vals[nargs..len], &call.results);
-        let beta = compiled.beta(m, &vals[..len], names);
-        let plan = &compiled.plans[compiled.plan_base[m] + beta as usize];
         let t = e.thread;
         let vc = hb.clock(t);
-        let state = self.objects[o].as_mut().expect("created above");
+        let head = Head {
+            index: e.index,
+            thread: t,
+            clock: vc.get(t),
+            loc: e.loc,
+            method: m as u16,
+            len: len as u8,
+        };
+        let record = &mut self.record;
+        self.journal
+            .record(record, &head, &call.args, &call.results);
+        let record = &self.record;
+        let params = record.params(len);
         let journal = &self.journal;
+        let beta = compiled.beta(m, params, journal, names);
+        let plan = &compiled.plans[compiled.plan_base[m] + beta as usize];
+        let state = self.objects[o].as_mut().expect("created above");
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
         let mut best: Option<Partner> = None;
@@ -826,7 +875,7 @@ impl Commute {
         // Per valued touch, where the row of its value starts.
         let mut rows = [0usize; MAX_PARAMS];
         for (k, touch) in plan.valued.iter().enumerate() {
-            let base = state.value_row(vals[touch.param], compiled.valued_classes);
+            let base = state.value_row(params[touch.param], compiled.valued_classes);
             rows[k] = base;
             for &(c2, rank) in touch.probes.iter() {
                 let found = state.valued[base + rank as usize].latest_unordered(t, vc, journal);
@@ -834,7 +883,8 @@ impl Commute {
             }
         }
         if plan.direct {
-            let mine = vals_of(&vals[..len], names);
+            let mine = journal.values(params);
+            let mine = vals_of(&mine[..len], names);
             for &other in &state.history {
                 let a = journal.action(other);
                 let method = a.head.method as usize;
@@ -858,38 +908,22 @@ impl Commute {
             }
         }
 
-        let head = Head {
-            index: e.index,
-            thread: t,
-            clock: vc.get(t),
-            loc: e.loc,
-            method: m as u16,
-            len: len as u8,
-        };
         if let Some(b) = best {
             // Read before phase 2, which may overwrite the partner's slot.
-            let race = race(
-                call.object,
-                spec_ix,
-                b,
-                &self.journal,
-                Action { head, vals },
-                plan,
-            );
+            let race = race(call.object, spec_ix, b, journal, head, params, plan);
             self.races.push(race);
         }
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
         let journal = &mut self.journal;
-        let record = Record::new(&head, &vals);
         if plan.direct {
-            state.history.push(journal.alloc(&record));
+            state.history.push(journal.alloc(record));
         }
         if let Some(c) = plan.ds {
-            state.ds[c as usize].touch(t, vc, &record, journal);
+            state.ds[c as usize].touch(t, vc, record, journal);
         }
         for (k, touch) in plan.valued.iter().enumerate() {
-            state.valued[rows[k] + touch.rank as usize].touch(t, vc, &record, journal);
+            state.valued[rows[k] + touch.rank as usize].touch(t, vc, record, journal);
         }
         Ok(())
     }
@@ -902,9 +936,14 @@ fn race(
     spec: usize,
     b: Partner,
     journal: &Journal,
-    racy: Action,
+    head: Head,
+    params: &[Word],
     plan: &Plan,
 ) -> Race {
+    let racy = Action {
+        head,
+        vals: journal.values(params),
+    };
     let points = match b.via {
         Via::Ds(c2) => (Point::Ds(c2), Point::Ds(plan.ds.expect("probed from it"))),
         Via::Valued(k, c2) => {
@@ -920,14 +959,6 @@ fn race(
         partner: journal.action(b.slot),
         racy,
         points,
-    }
-}
-
-/// Copies a call's few values; element moves beat a call to `memcpy` at these lengths.
-#[inline(always)]
-fn copy_values(to: &mut [Value], from: &[Value]) {
-    for (t, f) in to.iter_mut().zip(from) {
-        *t = *f;
     }
 }
 
