@@ -123,9 +123,8 @@ impl CompiledSpec {
     /// The β vector of an action of method `m` whose parameters packed are `params`.
     #[inline]
     fn beta(&self, m: usize, params: &[Word], journal: &Journal, names: &Names) -> u32 {
-        let slow = |bit: usize| {
-            self.rep.atoms[m][bit].eval(|i| val(journal.unpack(params[i]), names))
-        };
+        let slow =
+            |bit: usize| self.rep.atoms[m][bit].eval(|i| val(journal.unpack(params[i]), names));
         let mut beta = 0;
         for (bit, atom) in self.fast_atoms[m].iter().enumerate() {
             let holds = match *atom {
