@@ -272,7 +272,7 @@ struct Action {
 }
 
 /// What the journal keeps of an action besides its values.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Head {
     index: u64,
     thread: ThreadId,
@@ -1072,9 +1072,43 @@ impl Analysis for Commute {
 }
 
 #[cfg(test)]
-mod layout {
+mod tests {
+    use super::*;
+
     #[test]
     fn a_point_takes_16_bytes() {
-        assert_eq!(std::mem::size_of::<super::PointActions>(), 16);
+        assert_eq!(std::mem::size_of::<PointActions>(), 16);
+    }
+
+    /// Words stand for values one to one, at the edges of what fits in 61 bits too.
+    #[test]
+    fn words_round_trip_and_are_equal_exactly_when_values_are() {
+        let mut j = Journal::new(3);
+        let edge = 1i64 << 60;
+        let values = [
+            Value::Int(0),
+            Value::Int(-1),
+            Value::Int(edge - 1),
+            Value::Int(-edge),
+            Value::Int(edge),
+            Value::Int(-edge - 1),
+            Value::Int(i64::MAX),
+            Value::Int(i64::MIN),
+            Value::Nil,
+            Value::Sym(SymId(0)),
+            Value::Str(SymId(0)),
+            Value::Sym(SymId(u32::MAX)),
+            Value::Str(SymId(u32::MAX)),
+        ];
+        let words: Vec<Word> = values.iter().map(|&v| j.pack(v)).collect();
+        for (a, (&v, &w)) in values.iter().zip(&words).enumerate() {
+            assert_eq!(j.unpack(w), v);
+            assert_eq!(j.pack(v), w, "packing {v:?} again gives the same word");
+            for (b, &w2) in words.iter().enumerate() {
+                assert_eq!(w == w2, a == b, "{v:?} vs {:?}", values[b]);
+            }
+        }
+        assert_eq!(small_int_of(words[2]), Some(edge - 1));
+        assert_eq!(small_int_of(words[4]), None, "2^60 is interned");
     }
 }
