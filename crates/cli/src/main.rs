@@ -36,7 +36,14 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Read and analyse a trace in one thread (by default, with a second core, one thread reads
+    /// and validates while the other analyses; the results are the same).
+    #[arg(long, global = true)]
+    one_thread: bool,
 }
+
+/// Set once from `--one-thread`, before any trace is read.
+static ONE_THREAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormatArg {
@@ -312,6 +319,7 @@ fn place(path: &Path, pos: Position) -> String {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
     match dispatch(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -475,7 +483,8 @@ fn read_trace(
         analyses,
         RunOptions {
             strict: input.strict,
-            pipeline: hindsight_analyses::pipeline::worthwhile(),
+            pipeline: !ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed)
+                && hindsight_analyses::pipeline::worthwhile(),
         },
     )
     .map_err(wrap)?;

@@ -502,3 +502,47 @@ fn gen_history_with_stale_reads_is_caught() {
     assert_eq!(hindsight(&["lin", h, "--model", "register"]).code, 1);
     assert_eq!(hindsight(&["gen-history", "--model", "stack"]).code, 2);
 }
+
+/// `--one-thread` runs the one-thread pass; on a machine with two cores the default is the
+/// two-thread pipeline. Both print the same report, findings, errors and exit status alike.
+#[test]
+fn one_thread_and_pipelined_runs_agree() {
+    let big = temp("one-thread.hst");
+    let big = big.to_str().expect("utf-8 path");
+    let gen = [
+        "gen",
+        "--events",
+        "60000",
+        "--threads",
+        "6",
+        "--map-keys",
+        "16",
+        "--seed",
+        "3",
+        "-o",
+        big,
+    ];
+    assert_eq!(hindsight(&gen).code, 0);
+    let text = std::fs::read_to_string(root().join("examples/rapid.std")).expect("example");
+    let bad: String = text
+        .lines()
+        .map(|l| format!("{l}\nT9|rel(nowhere)\n"))
+        .collect();
+    let bad = write_temp("one-thread-bad.std", &bad);
+    let cut = &bad;
+    for args in [
+        vec!["races", "examples/rapid.std", "--format", "json"],
+        vec!["commute", big, "--builtin", "map", "--format", "json"],
+        vec!["races", big, "--format", "json"],
+        vec!["races", cut],
+        vec!["races", cut, "--strict"],
+    ] {
+        let two = hindsight(&args);
+        let mut one_args = args.clone();
+        one_args.push("--one-thread");
+        let one = hindsight(&one_args);
+        assert_eq!(one.code, two.code, "{args:?}");
+        assert_eq!(one.stdout, two.stdout, "{args:?}");
+        assert_eq!(one.stderr, two.stderr, "{args:?}");
+    }
+}
