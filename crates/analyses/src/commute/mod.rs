@@ -123,8 +123,7 @@ impl CompiledSpec {
     /// The β vector of an action of method `m` whose parameters packed are `params`.
     #[inline]
     fn beta(&self, m: usize, params: &[Word], journal: &Journal, names: &Names) -> u32 {
-        let slow =
-            |bit: usize| self.rep.atoms[m][bit].eval(|i| val(journal.unpack(params[i]), names));
+        let slow = |bit: usize| self.slow_atom(m, bit, params, journal, names);
         let mut beta = 0;
         for (bit, atom) in self.fast_atoms[m].iter().enumerate() {
             let holds = match *atom {
@@ -146,6 +145,20 @@ impl CompiledSpec {
             beta |= u32::from(holds) << bit;
         }
         beta
+    }
+
+    /// An atom decided on the values themselves, through [`Val`].
+    #[cold]
+    #[inline(never)]
+    fn slow_atom(
+        &self,
+        m: usize,
+        bit: usize,
+        params: &[Word],
+        journal: &Journal,
+        names: &Names,
+    ) -> bool {
+        self.rep.atoms[m][bit].eval(|i| val(journal.unpack(params[i]), names))
     }
 
     pub fn compile(spec: ObjectSpec, force_direct: bool) -> Result<CompiledSpec, SpecError> {
