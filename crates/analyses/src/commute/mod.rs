@@ -542,7 +542,8 @@ struct Entry {
 }
 
 /// The actions an access point keeps: at most one per thread, none ordered before another;
-/// almost always one.
+/// almost always one. Each entry owns its journal slot, so only empty points are cloned (to
+/// lay out new rows).
 #[derive(Clone, Debug, Default)]
 enum PointActions {
     #[default]
