@@ -896,29 +896,8 @@ impl Commute {
             }
         }
         if plan.direct {
-            let mine = journal.values(params);
-            let mine = vals_of(&mine[..len], names);
-            for &other in &state.history {
-                let a = journal.action(other);
-                let method = a.head.method as usize;
-                if compiled.rep.is_direct(method, m) && !a.head.ordered_before(t, vc) {
-                    let commutes = match compiled.spec.rule(method, m) {
-                        None => false,
-                        Some((rule, swapped)) => {
-                            let theirs = vals_of(&a.vals[..a.head.len as usize], names);
-                            let (first, second) = if swapped {
-                                (&mine[..], &theirs[..])
-                            } else {
-                                (&theirs[..], &mine[..])
-                            };
-                            rule.formula.eval(first, second)
-                        }
-                    };
-                    if !commutes {
-                        consider(Some((a.head.index, other)), Via::Direct);
-                    }
-                }
-            }
+            let found = latest_direct(compiled, m, params, &state.history, t, vc, journal, names);
+            consider(found, Via::Direct);
         }
 
         if let Some(b) = best {
@@ -940,6 +919,48 @@ impl Commute {
         }
         Ok(())
     }
+}
+
+/// Section 5.1 for the pairs outside ECL: the latest earlier action of a directly checked
+/// method that is unordered with this one and whose formula with it is false. Out of line, so
+/// that its arrays do not weigh on the access point path.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn latest_direct(
+    compiled: &CompiledSpec,
+    m: usize,
+    params: &[Word],
+    history: &[u32],
+    t: ThreadId,
+    vc: &VectorClock,
+    journal: &Journal,
+    names: &Names,
+) -> Option<(u64, u32)> {
+    let mine = journal.values(params);
+    let mine = vals_of(&mine[..params.len()], names);
+    let mut best: Option<(u64, u32)> = None;
+    for &other in history {
+        let a = journal.action(other);
+        let method = a.head.method as usize;
+        if compiled.rep.is_direct(method, m) && !a.head.ordered_before(t, vc) {
+            let commutes = match compiled.spec.rule(method, m) {
+                None => false,
+                Some((rule, swapped)) => {
+                    let theirs = vals_of(&a.vals[..a.head.len as usize], names);
+                    let (first, second) = if swapped {
+                        (&mine[..], &theirs[..])
+                    } else {
+                        (&theirs[..], &mine[..])
+                    };
+                    rule.formula.eval(first, second)
+                }
+            };
+            if !commutes && best.is_none_or(|(b, _)| a.head.index > b) {
+                best = Some((a.head.index, other));
+            }
+        }
+    }
+    best
 }
 
 #[cold]
