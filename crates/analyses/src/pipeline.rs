@@ -3,9 +3,9 @@
 //!
 //! Stage 1 (a scoped thread) owns the reader and the [`Validator`]: it decodes each event,
 //! validates it (and refuses lock-invalid traces for analyses that need them, as the sequential
-//! driver does) and moves it into a batch, with its position and the names the reader defined
-//! for it. Stage 2 (the calling thread) owns everything after: the trace statistics, the
-//! happens-before pass and the analyses, which therefore need not be `Send`. The pass can be
+//! driver does), counts it for the trace statistics and moves it into a batch, with its
+//! position and the names the reader defined for it. Stage 2 (the calling thread) owns
+//! everything after: the happens-before pass and the analyses, which therefore need not be `Send`. The pass can be
 //! at most as fast as its slower stage: reading a binary trace costs about as much as
 //! happens-before plus an analysis, so the gain is there (on this repository's 2-core VM,
 //! `races` 1.24x and `commute` 1.1-1.4x over a binary trace, from the benches), while a text
@@ -160,6 +160,7 @@ impl Batch {
 enum ReadEnd {
     /// The whole trace was read and validated.
     Finished {
+        stats: TraceStats,
         names: Box<Names>,
         warnings: Vec<Warning>,
         warning_counts: Vec<(&'static str, u64)>,
@@ -195,6 +196,7 @@ pub fn run_pipelined<S: EventSource + Send>(
             let mut stage = ReadStage {
                 source,
                 validator: Validator::new(options.strict),
+                stats: TraceStats::default(),
                 needs_lock_valid,
                 known: [0; NameKind::ALL.len()],
                 known_total: 0,
@@ -206,9 +208,10 @@ pub fn run_pipelined<S: EventSource + Send>(
             Ok(read) => read,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        let (analyses, stats) = analysed?;
+        let analyses = analysed?;
         match read {
             ReadEnd::Finished {
+                stats,
                 names,
                 warnings,
                 warning_counts,
@@ -229,6 +232,8 @@ pub fn run_pipelined<S: EventSource + Send>(
 struct ReadStage<'s, S> {
     source: &'s mut S,
     validator: Validator,
+    /// Counted here rather than in stage 2, the busier one.
+    stats: TraceStats,
     needs_lock_valid: Option<&'static str>,
     /// How many names of each kind stage 2 has been sent.
     known: [usize; NameKind::ALL.len()],
@@ -253,6 +258,7 @@ impl<S: EventSource> ReadStage<'_, S> {
                     let names = self.source.take_names();
                     let end = match self.validator.finish(&names) {
                         Ok(()) => ReadEnd::Finished {
+                            stats: std::mem::take(&mut self.stats),
                             names: Box::new(names),
                             warnings: self.validator.warnings().to_vec(),
                             warning_counts: self.validator.warning_counts().to_vec(),
@@ -299,6 +305,7 @@ impl<S: EventSource> ReadStage<'_, S> {
             {
                 break Err(lock_invalid(name, w));
             }
+            self.stats.count(&e.op);
             batch.put(n, e, pos);
             n += 1;
         };
@@ -345,7 +352,7 @@ impl<S: EventSource> ReadStage<'_, S> {
     }
 }
 
-type Analysed = (Vec<Box<dyn Analysis>>, TraceStats);
+type Analysed = Vec<Box<dyn Analysis>>;
 
 /// Stage 2's own event slot for calls, rebuilt from a call's head and values; its box and
 /// vectors are reused from call to call and never leave this thread.
@@ -384,7 +391,6 @@ fn analyse(
 ) -> Result<Analysed, TraceError> {
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
-    let mut stats = TraceStats::default();
     let mut call_slot = CallSlot(Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(batch) = full.recv() {
@@ -417,7 +423,6 @@ fn analyse(
             } else {
                 place
             };
-            stats.count(&e.op);
             hb.before(e);
             for a in analyses.iter_mut() {
                 a.on_event(e, &hb, &names)
@@ -432,5 +437,5 @@ fn analyse(
             break;
         }
     }
-    Ok((analyses, stats))
+    Ok(analyses)
 }
