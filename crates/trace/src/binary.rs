@@ -364,18 +364,28 @@ impl<R: Read> BinaryReader<R> {
         };
         let code = tag & OP_MASK;
         let op = if code == OP_CALL {
-            let mut call = self.calls.take();
-            if let Err(e) = decode_call(&mut d, names, &mut call) {
-                self.calls.give(call);
-                return Err(e);
+            if let Op::Call(call) = &mut self.slot.op {
+                // Calls usually follow calls: decoding into the slot's own call spares moving
+                // boxes through the pool. After an error the slot is left half written, which
+                // nobody reads, and a retry with more input starts the call over.
+                call.args.clear();
+                call.results.clear();
+                decode_call(&mut d, names, call)?;
+                None
+            } else {
+                let mut call = self.calls.take();
+                if let Err(e) = decode_call(&mut d, names, &mut call) {
+                    self.calls.give(call);
+                    return Err(e);
+                }
+                Some(Op::Call(call))
             }
-            Op::Call(call)
         } else {
             let id = match operand(code) {
                 Some(kind) => d.id(kind, names)?,
                 None => 0,
             };
-            match code {
+            Some(match code {
                 OP_READ => Op::Read(VarId(id)),
                 OP_WRITE => Op::Write(VarId(id)),
                 OP_ACQ => Op::Acquire(LockId(id)),
@@ -389,7 +399,7 @@ impl<R: Read> BinaryReader<R> {
                 OP_SND => Op::Send(MsgId(id)),
                 OP_RCV => Op::Receive(MsgId(id)),
                 _ => return Err(bad_tag(tag)),
-            }
+            })
         };
         let loc = if tag & HAS_LOC != 0 {
             Some(LocId(d.id(NameKind::Location, names)?))
@@ -398,7 +408,9 @@ impl<R: Read> BinaryReader<R> {
         };
         let used = d.i;
         self.thread = thread;
-        self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
+        if let Some(op) = op {
+            self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
+        }
         self.slot.thread = thread;
         self.slot.loc = loc;
         Ok((Record::Event, used))
