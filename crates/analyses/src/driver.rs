@@ -5,7 +5,7 @@ use crate::pipeline::run_pipelined;
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_trace::{
-    AnyReader, ErrorKind, Event, EventSource, Names, Op, TextReader, TraceError, Validator, Warning,
+    AnyReader, ErrorKind, Event, EventSource, Names, Op, TraceError, Validator, Warning,
 };
 use serde_json::{Map, Value};
 
@@ -144,19 +144,12 @@ pub fn run_any(
     analyses: Vec<Box<dyn Analysis>>,
     options: RunOptions,
 ) -> Result<RunOutcome, TraceError> {
-    let batch = crate::pipeline::BATCH_EVENTS;
     if options.pipeline {
-        // The reading thread works on the reader through a pointer: on the heap its hot fields
-        // share no cache line with the frames this thread keeps hot (the caller's reader is
-        // usually a local a few frames up); it measured faster on two cores.
-        let placeholder = AnyReader::Text(TextReader::new(Box::new(std::io::empty())));
-        let mut boxed = Box::new(std::mem::replace(source, placeholder));
-        let out = match &mut *boxed {
+        let batch = crate::pipeline::BATCH_EVENTS;
+        return match source {
             AnyReader::Text(r) => run_pipelined(r, analyses, options, batch),
             AnyReader::Binary(r) => run_pipelined(r, analyses, options, batch),
         };
-        *source = *boxed;
-        return out;
     }
     match source {
         AnyReader::Text(r) => run(r, analyses, options),

@@ -352,8 +352,6 @@ impl<S: EventSource> ReadStage<'_, S> {
     }
 }
 
-type Analysed = Vec<Box<dyn Analysis>>;
-
 /// Stage 2's own event slot for calls, rebuilt from a call's head and values; its box and
 /// vectors are reused from call to call and never leave this thread.
 struct CallSlot(Event);
@@ -382,13 +380,13 @@ impl CallSlot {
     }
 }
 
-/// Stage 2: counts, orders and analyses the events of each batch, then hands the batch back.
+/// Stage 2: orders and analyses the events of each batch, then hands the batch back.
 /// Returning drops both channel ends, which stops stage 1 when an analysis fails.
 fn analyse(
     mut analyses: Vec<Box<dyn Analysis>>,
     full: Receiver<Batch>,
     empty: SyncSender<Batch>,
-) -> Result<Analysed, TraceError> {
+) -> Result<Vec<Box<dyn Analysis>>, TraceError> {
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
     let mut call_slot = CallSlot(Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())));
