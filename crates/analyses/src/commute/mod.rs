@@ -40,12 +40,38 @@ pub struct CompiledSpec {
     valued_classes: usize,
     /// The most parameters any method has.
     max_params: usize,
-    /// Per method, its atoms in the form [`CompiledSpec::beta`] decides fastest.
-    fast_atoms: Vec<Vec<FastAtom>>,
-    /// Per method, where its plans start in `plans` (one per β vector).
-    plan_base: Vec<usize>,
+    /// Per method, what an action needs before its values.
+    entries: Vec<MethodEntry>,
+    /// The atoms of every method, in the form [`CompiledSpec::beta`] decides fastest.
+    atoms: Box<[FastAtom]>,
     plans: Vec<Plan>,
 }
+
+/// A method as an action first needs it: one 16-byte lookup by the trace's method symbol
+/// (see [`Commute::methods`]) gives its arity, its atoms and its plans.
+#[derive(Clone, Copy, Debug)]
+struct MethodEntry {
+    /// The method's index in the spec; `u16::MAX`: the symbol has not been looked up.
+    method: u16,
+    args: u8,
+    params: u8,
+    /// Its atoms are `atoms[atoms..atoms + atom_count]` (at most `translate::MAX_ATOMS`).
+    atoms: u32,
+    atom_count: u32,
+    /// Its plans, one per β vector, start at `plans[plan_base]`.
+    plan_base: u32,
+}
+
+const UNRESOLVED: MethodEntry = MethodEntry {
+    method: u16::MAX,
+    args: 0,
+    params: 0,
+    atoms: 0,
+    atom_count: 0,
+    plan_base: 0,
+};
+
+
 
 /// An atom as [`CompiledSpec::beta`] decides it, on packed values ([`Word`]): equal values
 /// have equal words, so equalities between parameters, or with `nil` or an integer constant,
@@ -120,12 +146,14 @@ struct ValuedTouch {
 }
 
 impl CompiledSpec {
-    /// The β vector of an action of method `m` whose parameters packed are `params`.
+    /// The β vector of an action of the method `entry` whose parameters packed are `params`.
     #[inline]
-    fn beta(&self, m: usize, params: &[Word], journal: &Journal, names: &Names) -> u32 {
+    fn beta(&self, entry: MethodEntry, params: &[Word], journal: &Journal, names: &Names) -> u32 {
+        let m = entry.method as usize;
         let slow = |bit: usize| self.slow_atom(m, bit, params, journal, names);
         let mut beta = 0;
-        for (bit, atom) in self.fast_atoms[m].iter().enumerate() {
+        let atoms = &self.atoms[entry.atoms as usize..][..entry.atom_count as usize];
+        for (bit, atom) in atoms.iter().enumerate() {
             let holds = match *atom {
                 FastAtom::EqParams(i, j) => params[i] == params[j],
                 FastAtom::EqWord(i, w) => params[i] == w,
@@ -189,10 +217,20 @@ impl CompiledSpec {
                 }
             })
             .collect();
-        let mut plan_base = Vec::with_capacity(n);
+        let mut entries = Vec::with_capacity(n);
+        let mut atoms = Vec::new();
         let mut plans = Vec::new();
         for m in 0..n {
-            plan_base.push(plans.len());
+            let method = &spec.methods[m];
+            entries.push(MethodEntry {
+                method: m as u16,
+                args: method.args as u8,
+                params: method.params.len() as u8,
+                atoms: atoms.len() as u32,
+                atom_count: rep.atoms[m].len() as u32,
+                plan_base: plans.len() as u32,
+            });
+            atoms.extend(rep.atoms[m].iter().map(FastAtom::of));
             let direct = (0..n).any(|b| rep.is_direct(m, b));
             for beta in 0..1u32 << rep.atoms[m].len() {
                 let ds = rep.ds_point(m, beta);
@@ -229,18 +267,13 @@ impl CompiledSpec {
             }
         }
         let max_params = spec.methods.iter().map(|m| m.params.len()).max();
-        let fast_atoms = rep
-            .atoms
-            .iter()
-            .map(|atoms| atoms.iter().map(FastAtom::of).collect())
-            .collect();
         Ok(CompiledSpec {
             spec,
             rep,
             valued_classes,
             max_params: max_params.unwrap_or(0),
-            fast_atoms,
-            plan_base,
+            entries,
+            atoms: atoms.into_boxed_slice(),
             plans,
         })
     }
@@ -296,6 +329,19 @@ struct Head {
 }
 
 impl Head {
+    /// The head packed in a record's first words.
+    fn unpack([w0, w1, w2]: [u64; HEAD_WORDS]) -> Head {
+        let loc = w2 as u32;
+        Head {
+            index: w0,
+            thread: ThreadId(w1 as u32),
+            clock: (w1 >> 32) as u32,
+            loc: (u64::from(loc) != NO_LOC).then_some(LocId(loc)),
+            method: (w2 >> 32) as u16,
+            len: (w2 >> 48) as u8,
+        }
+    }
+
     #[inline]
     fn ordered_before(&self, t: ThreadId, vc: &VectorClock) -> bool {
         self.thread == t || self.clock <= vc.get(self.thread)
@@ -409,13 +455,17 @@ impl Journal {
         }
     }
 
-    #[inline]
+    /// Integers first, then `nil`: tests in that order beat a jump table on the usual values.
+    #[inline(always)]
     fn pack(&mut self, v: Value) -> Word {
+        if let Value::Int(i) = v {
+            return small_int_word(i).unwrap_or_else(|| self.pack_wide(i));
+        }
         match v {
-            Value::Int(i) => small_int_word(i).unwrap_or_else(|| self.pack_wide(i)),
             Value::Nil => NIL_WORD,
             Value::Sym(s) => u64::from(s.0) << TAG_BITS | TAG_SYM,
             Value::Str(s) => u64::from(s.0) << TAG_BITS | TAG_STR,
+            Value::Int(_) => unreachable!("packed above"),
         }
     }
 
@@ -440,20 +490,25 @@ impl Journal {
         }
     }
 
-    /// Writes into `r` the record of the action `head`, whose parameters are `args` then
-    /// `results`. The words past them keep what they held: only `len` parameters are read.
+    /// Packs into `r` the parameters of an action, `args` then `results`, of which there are
+    /// at most [`MAX_PARAMS`] (the caller has checked the arity). The words past them keep what
+    /// they held: only the record's length of them is read.
     #[inline]
-    fn record(&mut self, r: &mut Record, head: &Head, args: &[Value], results: &[Value]) {
-        let loc = head.loc.map_or(NO_LOC, |l| u64::from(l.0));
-        r.0[0] = head.index;
-        r.0[1] = u64::from(head.thread.0) | u64::from(head.clock) << 32;
-        r.0[2] = loc | u64::from(head.method) << 32 | u64::from(head.len) << 48;
-        let (a, b) = r.0[HEAD_WORDS..].split_at_mut(args.len());
-        for (w, v) in a.iter_mut().zip(args) {
-            *w = self.pack(*v);
+    fn pack_params(&mut self, r: &mut Record, args: &[Value], results: &[Value]) {
+        let words: &mut [Word; MAX_PARAMS] = (&mut r.0[HEAD_WORDS..HEAD_WORDS + MAX_PARAMS])
+            .try_into()
+            .expect("a record holds MAX_PARAMS parameters");
+        // The mask spares a bounds check per value; with the arity checked it changes nothing.
+        const MASK: usize = MAX_PARAMS - 1;
+        const _: () = assert!(MAX_PARAMS.is_power_of_two());
+        let mut k = 0;
+        for &v in args {
+            words[k & MASK] = self.pack(v);
+            k += 1;
         }
-        for (w, v) in b.iter_mut().zip(results) {
-            *w = self.pack(*v);
+        for &v in results {
+            words[k & MASK] = self.pack(v);
+            k += 1;
         }
     }
 
@@ -499,16 +554,7 @@ impl Journal {
     }
 
     fn head(&self, slot: u32) -> Head {
-        let (w1, w2) = (self.word(slot, 1), self.word(slot, 2));
-        let loc = w2 as u32;
-        Head {
-            index: self.word(slot, 0),
-            thread: ThreadId(w1 as u32),
-            clock: (w1 >> 32) as u32,
-            loc: (u64::from(loc) != NO_LOC).then_some(LocId(loc)),
-            method: (w2 >> 32) as u16,
-            len: (w2 >> 48) as u8,
-        }
+        Head::unpack([self.word(slot, 0), self.word(slot, 1), self.word(slot, 2)])
     }
 
     fn action(&self, slot: u32) -> Action {
@@ -648,6 +694,8 @@ impl PointActions {
 #[derive(Default)]
 struct ObjState {
     spec: usize,
+    /// The spec's methods by trace method symbol (`UNRESOLVED`: not looked up yet).
+    methods: Vec<MethodEntry>,
     ds: Vec<PointActions>,
     /// A dense id for each value a valued point of this object has been touched with, so that
     /// an action finds all the points of one value with a single hash probe.
@@ -667,6 +715,30 @@ struct ObjState {
 const SMALL_INTS: u64 = 1 << 12;
 
 impl ObjState {
+    #[cold]
+    fn look_up_method(
+        &mut self,
+        compiled: &CompiledSpec,
+        sym: SymId,
+        names: &Names,
+        object: ObjId,
+    ) -> Result<MethodEntry, ErrorKind> {
+        if sym.index() >= self.methods.len() {
+            self.methods.resize(sym.index() + 1, UNRESOLVED);
+        }
+        let name = names.symbol(sym);
+        let s = &compiled.spec;
+        let m = s.method(name).ok_or_else(|| {
+            ErrorKind::Analysis(format!(
+                "`{name}` is not a method of {} (object `{}`)",
+                s.name,
+                names.object(object)
+            ))
+        })?;
+        self.methods[sym.index()] = compiled.entries[m];
+        Ok(compiled.entries[m])
+    }
+
     /// Where the row of the value packed in `w` starts in `valued`, making one if it is new.
     #[inline]
     fn value_row(&mut self, w: Word, row: usize) -> usize {
@@ -734,8 +806,6 @@ pub struct Commute {
     specs: Vec<CompiledSpec>,
     binding: Binding,
     objects: Vec<Option<ObjState>>,
-    /// Per spec, trace method symbol → method index (`u32::MAX`: not looked up yet).
-    methods: Vec<Vec<u32>>,
     races: Vec<Race>,
     actions: u64,
     journal: Journal,
@@ -747,13 +817,11 @@ const UNKNOWN: u32 = u32::MAX;
 
 impl Commute {
     pub fn new(specs: Vec<CompiledSpec>, binding: Binding) -> Commute {
-        let methods = vec![Vec::new(); specs.len()];
         let stride = specs.iter().map(|s| s.max_params).max().unwrap_or(0);
         Commute {
             specs,
             binding,
             objects: Vec::new(),
-            methods,
             races: Vec::new(),
             actions: 0,
             journal: Journal::new(stride),
@@ -770,7 +838,7 @@ impl Commute {
 
     #[cold]
     /// Starts the state of an object seen for the first time; the spec it follows.
-    fn new_object(&mut self, o: ObjId, names: &Names) -> Result<usize, ErrorKind> {
+    fn new_object(&mut self, o: ObjId, names: &Names) -> Result<(), ErrorKind> {
         if o.index() >= self.objects.len() {
             self.objects.resize_with(o.index() + 1, || None);
         }
@@ -789,46 +857,7 @@ impl Commute {
             ds: vec![PointActions::default(); classes],
             ..ObjState::default()
         });
-        Ok(spec)
-    }
-
-    #[inline]
-    fn method(
-        &mut self,
-        spec: usize,
-        sym: SymId,
-        names: &Names,
-        object: ObjId,
-    ) -> Result<usize, ErrorKind> {
-        match self.methods[spec].get(sym.index()) {
-            Some(&m) if m != UNKNOWN => Ok(m as usize),
-            _ => self.look_up_method(spec, sym, names, object),
-        }
-    }
-
-    #[cold]
-    fn look_up_method(
-        &mut self,
-        spec: usize,
-        sym: SymId,
-        names: &Names,
-        object: ObjId,
-    ) -> Result<usize, ErrorKind> {
-        let cache = &mut self.methods[spec];
-        if sym.index() >= cache.len() {
-            cache.resize(sym.index() + 1, UNKNOWN);
-        }
-        let name = names.symbol(sym);
-        let s = &self.specs[spec].spec;
-        let m = s.method(name).ok_or_else(|| {
-            ErrorKind::Analysis(format!(
-                "`{name}` is not a method of {} (object `{}`)",
-                s.name,
-                names.object(object)
-            ))
-        })?;
-        cache[sym.index()] = m as u32;
-        Ok(m)
+        Ok(())
     }
 
     fn action(
@@ -840,37 +869,36 @@ impl Commute {
     ) -> Result<(), ErrorKind> {
         self.actions += 1;
         let o = call.object.index();
-        let spec_ix = match self.objects.get(o) {
-            Some(Some(state)) => state.spec,
-            _ => self.new_object(call.object, names)?,
+        if !matches!(self.objects.get(o), Some(Some(_))) {
+            self.new_object(call.object, names)?;
+        }
+        let Some(Some(state)) = self.objects.get_mut(o) else {
+            unreachable!("the object's state was made above")
         };
-        let m = self.method(spec_ix, call.method, names, call.object)?;
+        let spec_ix = state.spec;
         let compiled = &self.specs[spec_ix];
-        let nargs = call.args.len();
-        let len = nargs + call.results.len();
-        let method = &compiled.spec.methods[m];
-        if nargs != method.args || len != method.params.len() {
-            return Err(compiled.arity_error(m, call));
+        let entry = match state.methods.get(call.method.index()) {
+            Some(&entry) if entry.method != UNRESOLVED.method => entry,
+            _ => state.look_up_method(compiled, call.method, names, call.object)?,
+        };
+        let len = entry.params as usize;
+        if call.args.len() != entry.args as usize || call.args.len() + call.results.len() != len
+        {
+            return Err(compiled.arity_error(entry.method as usize, call));
         }
         let t = e.thread;
         let vc = hb.clock(t);
-        let head = Head {
-            index: e.index,
-            thread: t,
-            clock: vc.get(t),
-            loc: e.loc,
-            method: m as u16,
-            len: len as u8,
-        };
         let record = &mut self.record;
-        self.journal
-            .record(record, &head, &call.args, &call.results);
+        let loc = e.loc.map_or(NO_LOC, |l| u64::from(l.0));
+        record.0[0] = e.index;
+        record.0[1] = u64::from(t.0) | u64::from(vc.get(t)) << 32;
+        record.0[2] = loc | u64::from(entry.method) << 32 | (len as u64) << 48;
+        self.journal.pack_params(record, &call.args, &call.results);
         let record = &self.record;
         let params = record.params(len);
         let journal = &self.journal;
-        let beta = compiled.beta(m, params, journal, names);
-        let plan = &compiled.plans[compiled.plan_base[m] + beta as usize];
-        let state = self.objects[o].as_mut().expect("created above");
+        let beta = compiled.beta(entry, params, journal, names);
+        let plan = &compiled.plans[entry.plan_base as usize + beta as usize];
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
         let mut best: Option<Partner> = None;
@@ -885,6 +913,25 @@ impl Commute {
             let found = state.ds[c2 as usize].latest_unordered(t, vc, journal);
             consider(found, Via::Ds(c2));
         }
+        if let (false, [touch]) = (plan.direct, &plan.valued[..]) {
+            // The usual plan, one valued point and nothing checked directly, without the
+            // bookkeeping of several rows.
+            let row = state.value_row(params[touch.param], compiled.valued_classes);
+            for &(c2, rank) in touch.probes.iter() {
+                let found = state.valued[row + rank as usize].latest_unordered(t, vc, journal);
+                consider(found, Via::Valued(0, c2));
+            }
+            if let Some(b) = best {
+                let race = race(call.object, spec_ix, b, journal, record, plan);
+                self.races.push(race);
+            }
+            let journal = &mut self.journal;
+            if let Some(c) = plan.ds {
+                state.ds[c as usize].touch(t, vc, record, journal);
+            }
+            state.valued[row + touch.rank as usize].touch(t, vc, record, journal);
+            return Ok(());
+        }
         // Per valued touch, where the row of its value starts.
         let mut rows = [0usize; MAX_PARAMS];
         for (k, touch) in plan.valued.iter().enumerate() {
@@ -896,13 +943,14 @@ impl Commute {
             }
         }
         if plan.direct {
+            let m = entry.method as usize;
             let found = latest_direct(compiled, m, params, &state.history, t, vc, journal, names);
             consider(found, Via::Direct);
         }
 
         if let Some(b) = best {
             // Read before phase 2, which may overwrite the partner's slot.
-            let race = race(call.object, spec_ix, b, journal, head, params, plan);
+            let race = race(call.object, spec_ix, b, journal, record, plan);
             self.races.push(race);
         }
 
@@ -970,13 +1018,13 @@ fn race(
     spec: usize,
     b: Partner,
     journal: &Journal,
-    head: Head,
-    params: &[Word],
+    record: &Record,
     plan: &Plan,
 ) -> Race {
+    let head = Head::unpack([record.0[0], record.0[1], record.0[2]]);
     let racy = Action {
         head,
-        vals: journal.values(params),
+        vals: journal.values(record.params(head.len as usize)),
     };
     let points = match b.via {
         Via::Ds(c2) => (Point::Ds(c2), Point::Ds(plan.ds.expect("probed from it"))),
