@@ -71,8 +71,6 @@ const UNRESOLVED: MethodEntry = MethodEntry {
     plan_base: 0,
 };
 
-
-
 /// An atom as [`CompiledSpec::beta`] decides it, on packed values ([`Word`]): equal values
 /// have equal words, so equalities between parameters, or with `nil` or an integer constant,
 /// are word comparisons; orders are decided on integers directly; the rest goes through
@@ -882,8 +880,7 @@ impl Commute {
             _ => state.look_up_method(compiled, call.method, names, call.object)?,
         };
         let len = entry.params as usize;
-        if call.args.len() != entry.args as usize || call.args.len() + call.results.len() != len
-        {
+        if call.args.len() != entry.args as usize || call.args.len() + call.results.len() != len {
             return Err(compiled.arity_error(entry.method as usize, call));
         }
         let t = e.thread;
