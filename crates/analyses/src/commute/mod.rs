@@ -738,21 +738,31 @@ impl ObjState {
     }
 
     /// Where the row of the value packed in `w` starts in `valued`, making one if it is new.
-    #[inline]
+    #[inline(always)]
     fn value_row(&mut self, w: Word, row: usize) -> usize {
-        let id = if w & 7 == TAG_INT && w < SMALL_INTS << TAG_BITS {
-            let i = (w >> TAG_BITS) as usize;
-            match self.small_ids.get(i) {
-                Some(&id) if id != UNKNOWN => id,
-                _ => {
-                    if i >= self.small_ids.len() {
-                        self.small_ids.resize(i + 1, UNKNOWN);
-                    }
-                    let id = self.new_value(row);
-                    self.small_ids[i] = id;
-                    id
+        if w & 7 == TAG_INT && w < SMALL_INTS << TAG_BITS {
+            if let Some(&id) = self.small_ids.get((w >> TAG_BITS) as usize) {
+                if id != UNKNOWN {
+                    return id as usize * row;
                 }
             }
+        }
+        self.value_row_slow(w, row)
+    }
+
+    /// [`ObjState::value_row`] for values other than small integers, and for small
+    /// integers seen for the first time.
+    #[inline(never)]
+    fn value_row_slow(&mut self, w: Word, row: usize) -> usize {
+        let id = if w & 7 == TAG_INT && w < SMALL_INTS << TAG_BITS {
+            let i = (w >> TAG_BITS) as usize;
+            if i >= self.small_ids.len() {
+                self.small_ids.resize(i + 1, UNKNOWN);
+            }
+            if self.small_ids[i] == UNKNOWN {
+                self.small_ids[i] = self.new_value(row);
+            }
+            self.small_ids[i]
         } else {
             match self.value_ids.get(&w) {
                 Some(&id) => id,
