@@ -14,7 +14,7 @@
 //! allocation: buffers grow only as bytes actually arrive.
 
 use crate::error::{ErrorKind, Position, TraceError};
-use crate::event::{Call, CallPool, Event, Op, Value};
+use crate::event::{Call, Event, Op, Value};
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
@@ -177,9 +177,11 @@ impl Decoder<'_> {
     }
 }
 
-/// The operands of a call record, into a reused `Call`.
+/// The operands of a call record, into a reused `Call` (emptied first).
 #[inline(never)]
 fn decode_call(d: &mut Decoder<'_>, names: &Names, call: &mut Call) -> Result<(), Short> {
+    call.args.clear();
+    call.results.clear();
     call.object = ObjId(d.id(NameKind::Object, names)?);
     call.method = SymId(d.id(NameKind::Symbol, names)?);
     let symbols = names.of(NameKind::Symbol).len() as u64;
@@ -275,6 +277,33 @@ enum Record {
     End(u64),
 }
 
+/// The call box that is not in the slot, so that lending out calls allocates nothing per
+/// call: when the slot's call gives way to another operation its box waits here for the
+/// next call. One is enough, as the slot holds one event at a time.
+#[derive(Default)]
+struct SpareCall(Option<Box<Call>>);
+
+impl SpareCall {
+    /// A call box, with whatever it held last.
+    #[inline]
+    fn take(&mut self) -> Box<Call> {
+        self.0.take().unwrap_or_default()
+    }
+
+    #[inline]
+    fn give(&mut self, call: Box<Call>) {
+        self.0 = Some(call);
+    }
+
+    /// Takes back the box of an operation that is being replaced.
+    #[inline]
+    fn recycle(&mut self, op: Op) {
+        if let Op::Call(call) = op {
+            self.give(call);
+        }
+    }
+}
+
 /// Streams a binary trace.
 pub struct BinaryReader<R> {
     input: R,
@@ -291,7 +320,7 @@ pub struct BinaryReader<R> {
     thread: ThreadId,
     names: Names,
     slot: Event,
-    calls: CallPool,
+    spare: SpareCall,
 }
 
 impl<R: Read> BinaryReader<R> {
@@ -310,7 +339,7 @@ impl<R: Read> BinaryReader<R> {
             thread: ThreadId(0),
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            calls: CallPool::default(),
+            spare: SpareCall::default(),
         }
     }
 
@@ -429,11 +458,11 @@ impl<R: Read> BinaryReader<R> {
                 if let Op::Call(call) = &mut self.slot.op {
                     (None, fast_call(buf, i, names, call)?)
                 } else {
-                    let mut call = self.calls.take();
+                    let mut call = self.spare.take();
                     match fast_call(buf, i, names, &mut call) {
                         Some(i) => (Some(Op::Call(call)), i),
                         None => {
-                            self.calls.give(call);
+                            self.spare.give(call);
                             return None;
                         }
                     }
@@ -468,7 +497,7 @@ impl<R: Read> BinaryReader<R> {
         };
         self.thread = thread;
         if let Some(op) = op {
-            self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
+            self.spare.recycle(std::mem::replace(&mut self.slot.op, op));
         }
         self.slot.thread = thread;
         self.slot.loc = loc;
@@ -516,16 +545,14 @@ impl<R: Read> BinaryReader<R> {
         let op = if code == OP_CALL {
             if let Op::Call(call) = &mut self.slot.op {
                 // Calls usually follow calls: decoding into the slot's own call spares moving
-                // boxes through the pool. After an error the slot is left half written, which
-                // nobody reads, and a retry with more input starts the call over.
-                call.args.clear();
-                call.results.clear();
+                // boxes. After an error the slot is left half written, which nobody reads,
+                // and a retry with more input starts the call over.
                 decode_call(&mut d, names, call)?;
                 None
             } else {
-                let mut call = self.calls.take();
+                let mut call = self.spare.take();
                 if let Err(e) = decode_call(&mut d, names, &mut call) {
-                    self.calls.give(call);
+                    self.spare.give(call);
                     return Err(e);
                 }
                 Some(Op::Call(call))
@@ -559,7 +586,7 @@ impl<R: Read> BinaryReader<R> {
         let used = d.i;
         self.thread = thread;
         if let Some(op) = op {
-            self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
+            self.spare.recycle(std::mem::replace(&mut self.slot.op, op));
         }
         self.slot.thread = thread;
         self.slot.loc = loc;
@@ -569,8 +596,9 @@ impl<R: Read> BinaryReader<R> {
 
 impl<R: Read> EventSource for BinaryReader<R> {
     /// Most records are events whole in the buffer: [`Self::decode_event_fast`] reads them
-    /// without error plumbing; everything else goes the exact way.
-    #[inline]
+    /// without error plumbing; everything else goes the exact way. Inlined, the caller's loop
+    /// pays no call for the common case.
+    #[inline(always)]
     fn advance(&mut self) -> Result<bool, TraceError> {
         if self.header_read && !self.finished {
             if let Some(used) = self.decode_event_fast() {
