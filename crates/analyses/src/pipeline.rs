@@ -406,17 +406,22 @@ impl<S: EventSource> ReadStage<'_, S> {
 struct CallSlot(Event);
 
 impl CallSlot {
-    /// The call `head` with `values`, at `place`'s index, thread and location.
+    /// The call `head` with `args` and `results`, at `place`'s index, thread and location.
     #[inline]
-    fn fill(&mut self, place: &Event, head: CallHead, values: &[Value]) -> &Event {
+    fn fill(
+        &mut self,
+        place: &Event,
+        head: &CallHead,
+        args: &[Value],
+        results: &[Value],
+    ) -> &Event {
         if let Op::Call(call) = &mut self.0.op {
-            let args = head.args as usize;
             call.object = head.object;
             call.method = head.method;
             call.args.clear();
             call.results.clear();
-            call.args.extend(values[..args].iter().copied());
-            call.results.extend(values[args..].iter().copied());
+            call.args.extend(args.iter().copied());
+            call.results.extend(results.iter().copied());
         }
         self.0.index = place.index;
         self.0.thread = place.thread;
@@ -440,9 +445,9 @@ fn analyse(
         let mut next_name = 0;
         let mut name_start = 0;
         let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
-        let mut next_call = 0;
-        let mut next_value = 0;
-        let mut next_call_at = batch.calls.first().map_or(u32::MAX, |c| c.at);
+        let mut calls = batch.calls.iter();
+        let mut next_call = calls.next();
+        let mut values = &batch.values[..];
         for (i, place) in batch.events[..batch.len].iter().enumerate() {
             if i as u32 == next_name_at {
                 while let Some(n) = batch.new_names.get(next_name).filter(|n| n.at == i as u32) {
@@ -455,16 +460,15 @@ fn analyse(
                 }
                 next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
             }
-            let e: &Event = if i as u32 == next_call_at {
-                let head = batch.calls[next_call];
-                let n = (head.args + head.results) as usize;
-                let values = &batch.values[next_value..next_value + n];
-                next_call += 1;
-                next_value += n;
-                next_call_at = batch.calls.get(next_call).map_or(u32::MAX, |c| c.at);
-                call_slot.fill(place, head, values)
-            } else {
-                place
+            let e: &Event = match next_call {
+                Some(head) if head.at == i as u32 => {
+                    let (args, rest) = values.split_at(head.args as usize);
+                    let (results, rest) = rest.split_at(head.results as usize);
+                    values = rest;
+                    next_call = calls.next();
+                    call_slot.fill(place, head, args, results)
+                }
+                _ => place,
             };
             hb.before(e);
             for a in analyses.iter_mut() {
