@@ -61,7 +61,34 @@ pub struct TraceStats {
     pub calls: u64,
 }
 
+/// Events counted by operation, in the order of [`hindsight_trace::OP_NAMES`]: what a
+/// caller that already dispatches on each operation counts, to be turned into
+/// [`TraceStats`] at the end.
+pub(crate) type OpCounts = [u64; 12];
+
 impl TraceStats {
+    /// The counts of `by_op` (names counts are filled in at the end of the run).
+    pub(crate) fn from_op_counts(by_op: &OpCounts) -> TraceStats {
+        let [reads, writes, acquires, releases, requests, forks, joins, begins, ends, sends, receives, calls] =
+            *by_op;
+        TraceStats {
+            events: by_op.iter().sum(),
+            reads,
+            writes,
+            acquires,
+            releases,
+            requests,
+            forks,
+            joins,
+            begins,
+            ends,
+            sends,
+            receives,
+            calls,
+            ..TraceStats::default()
+        }
+    }
+
     pub(crate) fn count(&mut self, op: &Op) {
         self.events += 1;
         let c = match op {

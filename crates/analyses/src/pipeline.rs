@@ -31,7 +31,9 @@
 //! This module must not know any analysis, file format or command-line option: it moves events
 //! between the reader and the chain of [`Analysis`] objects, nothing more.
 
-use crate::driver::{finish_run, lock_invalid, Analysis, RunOptions, RunOutcome, TraceStats};
+use crate::driver::{
+    finish_run, lock_invalid, Analysis, OpCounts, RunOptions, RunOutcome, TraceStats,
+};
 use hindsight_order::HappensBefore;
 use hindsight_trace::{
     Call, Event, EventSource, NameKind, Names, ObjId, Op, Position, SymId, ThreadId, TraceError,
@@ -108,45 +110,6 @@ impl Batch {
         }
     }
 
-    /// Stores `e` as event `i` of the batch.
-    #[inline(always)]
-    fn put(&mut self, i: usize, e: &Event, pos: Position) {
-        let op = match &e.op {
-            Op::Read(x) => Op::Read(*x),
-            Op::Write(x) => Op::Write(*x),
-            Op::Acquire(l) => Op::Acquire(*l),
-            Op::Release(l) => Op::Release(*l),
-            Op::Request(l) => Op::Request(*l),
-            Op::Fork(t) => Op::Fork(*t),
-            Op::Join(t) => Op::Join(*t),
-            Op::Begin(label) => Op::Begin(*label),
-            Op::End => Op::End,
-            Op::Send(m) => Op::Send(*m),
-            Op::Receive(m) => Op::Receive(*m),
-            Op::Call(c) => {
-                self.calls.push(CallHead {
-                    at: i as u32,
-                    object: c.object,
-                    method: c.method,
-                    args: c.args.len() as u32,
-                    results: c.results.len() as u32,
-                });
-                // A call has a few values: pushing them beats a call to `memcpy` per slice.
-                for &v in c.args.iter().chain(&c.results) {
-                    self.values.push(v);
-                }
-                Op::End
-            }
-        };
-        self.events[i] = ManuallyDrop::new(Event {
-            index: e.index,
-            thread: e.thread,
-            op,
-            loc: e.loc,
-        });
-        self.positions[i] = pos;
-    }
-
     fn clear(&mut self) {
         self.len = 0;
         self.calls.clear();
@@ -196,7 +159,7 @@ pub fn run_pipelined<S: EventSource + Send>(
             let mut stage = ReadStage {
                 source,
                 validator: Validator::new(options.strict),
-                stats: TraceStats::default(),
+                by_op: OpCounts::default(),
                 needs_lock_valid,
                 known: [0; NameKind::ALL.len()],
                 known_total: 0,
@@ -232,8 +195,8 @@ pub fn run_pipelined<S: EventSource + Send>(
 struct ReadStage<'s, S> {
     source: &'s mut S,
     validator: Validator,
-    /// Counted here rather than in stage 2, the busier one.
-    stats: TraceStats,
+    /// The trace statistics, counted here rather than in stage 2, the busier one.
+    by_op: OpCounts,
     needs_lock_valid: Option<&'static str>,
     /// How many names of each kind stage 2 has been sent.
     known: [usize; NameKind::ALL.len()],
@@ -258,7 +221,7 @@ impl<S: EventSource> ReadStage<'_, S> {
                     let names = self.source.take_names();
                     let end = match self.validator.finish(&names) {
                         Ok(()) => ReadEnd::Finished {
-                            stats: std::mem::take(&mut self.stats),
+                            stats: TraceStats::from_op_counts(&self.by_op),
                             names: Box::new(names),
                             warnings: self.validator.warnings().to_vec(),
                             warning_counts: self.validator.warning_counts().to_vec(),
@@ -285,38 +248,124 @@ impl<S: EventSource> ReadStage<'_, S> {
     /// Reads and validates events into `batch` until it is full (`true`) or the trace ends
     /// (`false`); an error leaves the events before it in the batch.
     fn fill(&mut self, batch: &mut Batch) -> Result<bool, TraceError> {
+        let Batch {
+            events,
+            positions,
+            len,
+            calls,
+            values,
+            new_names,
+            name_text,
+            ..
+        } = batch;
         let mut n = 0;
-        let more = loop {
-            if n == batch.events.len() {
-                break Ok(true);
-            }
+        let mut more = Ok(true);
+        // Zipped, the slots need no bounds checks.
+        for (slot, place) in events.iter_mut().zip(positions.iter_mut()) {
             match self.source.advance() {
                 Ok(true) => {}
-                Ok(false) => break Ok(false),
-                Err(e) => break Err(e),
+                Ok(false) => {
+                    more = Ok(false);
+                    break;
+                }
+                Err(e) => {
+                    more = Err(e);
+                    break;
+                }
             }
-            self.note_new_names(batch, n as u32);
+            self.note_new_names(new_names, name_text, n as u32);
             let e = self.source.current();
             let pos = self.source.position();
             if let Err(e) = self.validator.check(e, pos, self.source.names()) {
-                break Err(e);
+                more = Err(e);
+                break;
             }
             if let (Some(name), Some(w)) = (self.needs_lock_valid, self.validator.lock_violation())
             {
-                break Err(lock_invalid(name, w));
+                more = Err(lock_invalid(name, w));
+                break;
             }
-            self.stats.count(&e.op);
-            batch.put(n, e, pos);
+            // One dispatch both counts the event and copies its operation. A call's slot
+            // holds `Op::End`: its head and values go to arrays of their own.
+            let by_op = &mut self.by_op;
+            let op = match &e.op {
+                Op::Read(x) => {
+                    by_op[0] += 1;
+                    Op::Read(*x)
+                }
+                Op::Write(x) => {
+                    by_op[1] += 1;
+                    Op::Write(*x)
+                }
+                Op::Acquire(l) => {
+                    by_op[2] += 1;
+                    Op::Acquire(*l)
+                }
+                Op::Release(l) => {
+                    by_op[3] += 1;
+                    Op::Release(*l)
+                }
+                Op::Request(l) => {
+                    by_op[4] += 1;
+                    Op::Request(*l)
+                }
+                Op::Fork(t) => {
+                    by_op[5] += 1;
+                    Op::Fork(*t)
+                }
+                Op::Join(t) => {
+                    by_op[6] += 1;
+                    Op::Join(*t)
+                }
+                Op::Begin(label) => {
+                    by_op[7] += 1;
+                    Op::Begin(*label)
+                }
+                Op::End => {
+                    by_op[8] += 1;
+                    Op::End
+                }
+                Op::Send(m) => {
+                    by_op[9] += 1;
+                    Op::Send(*m)
+                }
+                Op::Receive(m) => {
+                    by_op[10] += 1;
+                    Op::Receive(*m)
+                }
+                Op::Call(c) => {
+                    by_op[11] += 1;
+                    calls.push(CallHead {
+                        at: n as u32,
+                        object: c.object,
+                        method: c.method,
+                        args: c.args.len() as u32,
+                        results: c.results.len() as u32,
+                    });
+                    // A call has a few values: copying them one by one (after one check of
+                    // the capacity) beats a call to `memcpy` per slice.
+                    values.extend(c.args.iter().copied());
+                    values.extend(c.results.iter().copied());
+                    Op::End
+                }
+            };
+            *slot = ManuallyDrop::new(Event {
+                index: e.index,
+                thread: e.thread,
+                op,
+                loc: e.loc,
+            });
+            *place = pos;
             n += 1;
-        };
-        batch.len = n;
+        }
+        *len = n;
         more
     }
 
     /// Copies the names the reader defined since the last event into the batch, to be interned
     /// before event `at`.
     #[inline]
-    fn note_new_names(&mut self, batch: &mut Batch, at: u32) {
+    fn note_new_names(&mut self, new_names: &mut Vec<NewName>, name_text: &mut String, at: u32) {
         let names = self.source.names();
         // Names are rare: one sum of the lengths tells whether any kind has grown.
         let total = names.threads.len()
@@ -328,23 +377,23 @@ impl<S: EventSource> ReadStage<'_, S> {
             + names.locations.len();
         if total != self.known_total {
             self.known_total = total;
-            self.copy_new_names(batch, at);
+            self.copy_new_names(new_names, name_text, at);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn copy_new_names(&mut self, batch: &mut Batch, at: u32) {
+    fn copy_new_names(&mut self, new_names: &mut Vec<NewName>, name_text: &mut String, at: u32) {
         let names = self.source.names();
         for kind in NameKind::ALL {
             let interner = names.of(kind);
             let known = &mut self.known[kind as usize];
             while *known < interner.len() {
-                batch.name_text.push_str(interner.name(*known as u32));
-                batch.new_names.push(NewName {
+                name_text.push_str(interner.name(*known as u32));
+                new_names.push(NewName {
                     at,
                     kind,
-                    end: batch.name_text.len() as u32,
+                    end: name_text.len() as u32,
                 });
                 *known += 1;
             }
@@ -357,21 +406,22 @@ impl<S: EventSource> ReadStage<'_, S> {
 struct CallSlot(Event);
 
 impl CallSlot {
-    /// The call `head` with `values`, at `place`'s index, thread and location.
+    /// The call `head` with `args` and `results`, at `place`'s index, thread and location.
     #[inline]
-    fn fill(&mut self, place: &Event, head: CallHead, values: &[Value]) -> &Event {
+    fn fill(
+        &mut self,
+        place: &Event,
+        head: &CallHead,
+        args: &[Value],
+        results: &[Value],
+    ) -> &Event {
         if let Op::Call(call) = &mut self.0.op {
-            let args = head.args as usize;
             call.object = head.object;
             call.method = head.method;
             call.args.clear();
             call.results.clear();
-            for &v in &values[..args] {
-                call.args.push(v);
-            }
-            for &v in &values[args..] {
-                call.results.push(v);
-            }
+            call.args.extend(args.iter().copied());
+            call.results.extend(results.iter().copied());
         }
         self.0.index = place.index;
         self.0.thread = place.thread;
@@ -395,9 +445,9 @@ fn analyse(
         let mut next_name = 0;
         let mut name_start = 0;
         let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
-        let mut next_call = 0;
-        let mut next_value = 0;
-        let mut next_call_at = batch.calls.first().map_or(u32::MAX, |c| c.at);
+        let mut calls = batch.calls.iter();
+        let mut next_call = calls.next();
+        let mut values = &batch.values[..];
         for (i, place) in batch.events[..batch.len].iter().enumerate() {
             if i as u32 == next_name_at {
                 while let Some(n) = batch.new_names.get(next_name).filter(|n| n.at == i as u32) {
@@ -410,16 +460,15 @@ fn analyse(
                 }
                 next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
             }
-            let e: &Event = if i as u32 == next_call_at {
-                let head = batch.calls[next_call];
-                let n = (head.args + head.results) as usize;
-                let values = &batch.values[next_value..next_value + n];
-                next_call += 1;
-                next_value += n;
-                next_call_at = batch.calls.get(next_call).map_or(u32::MAX, |c| c.at);
-                call_slot.fill(place, head, values)
-            } else {
-                place
+            let e: &Event = match next_call {
+                Some(head) if head.at == i as u32 => {
+                    let (args, rest) = values.split_at(head.args as usize);
+                    let (results, rest) = rest.split_at(head.results as usize);
+                    values = rest;
+                    next_call = calls.next();
+                    call_slot.fill(place, head, args, results)
+                }
+                _ => place,
             };
             hb.before(e);
             for a in analyses.iter_mut() {

@@ -14,7 +14,7 @@
 //! allocation: buffers grow only as bytes actually arrive.
 
 use crate::error::{ErrorKind, Position, TraceError};
-use crate::event::{Call, CallPool, Event, Op, Value};
+use crate::event::{Call, Event, Op, Value};
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
@@ -177,9 +177,11 @@ impl Decoder<'_> {
     }
 }
 
-/// The operands of a call record, into a reused `Call`.
+/// The operands of a call record, into a reused `Call` (emptied first).
 #[inline(never)]
 fn decode_call(d: &mut Decoder<'_>, names: &Names, call: &mut Call) -> Result<(), Short> {
+    call.args.clear();
+    call.results.clear();
     call.object = ObjId(d.id(NameKind::Object, names)?);
     call.method = SymId(d.id(NameKind::Symbol, names)?);
     let symbols = names.of(NameKind::Symbol).len() as u64;
@@ -189,11 +191,114 @@ fn decode_call(d: &mut Decoder<'_>, names: &Names, call: &mut Call) -> Result<()
     d.values(n, symbols, &mut call.results)
 }
 
+/// The fast path's varint at `i`: one- and two-byte ones inline, longer ones out of line.
+/// `None` when the buffer ends inside it or it overflows; with the index after it otherwise.
+#[inline(always)]
+fn fast_varint(buf: &[u8], i: usize) -> Option<(u64, usize)> {
+    let b0 = *buf.get(i)?;
+    if b0 < 0x80 {
+        return Some((u64::from(b0), i + 1));
+    }
+    let b1 = *buf.get(i + 1)?;
+    if b1 < 0x80 {
+        return Some((u64::from(b0 & 0x7f) | u64::from(b1) << 7, i + 2));
+    }
+    fast_varint_long(buf, i)
+}
+
+#[inline(never)]
+fn fast_varint_long(buf: &[u8], i: usize) -> Option<(u64, usize)> {
+    let mut d = Decoder { buf, i };
+    let v = d.varint_slow().ok()?;
+    Some((v, d.i))
+}
+
+/// The fast path's id at `i`, below `defined`.
+#[inline(always)]
+fn fast_id(buf: &[u8], i: usize, defined: usize) -> Option<(u32, usize)> {
+    let (v, i) = fast_varint(buf, i)?;
+    if v >= defined as u64 {
+        return None;
+    }
+    Some((v as u32, i))
+}
+
+/// The fast path's count and values at `i` into `list`, symbols below `symbols`. Values are
+/// pushed only as their bytes are found, so a corrupt count allocates no more than the buffer
+/// holds.
+#[inline(always)]
+fn fast_values(buf: &[u8], i: usize, symbols: usize, list: &mut Vec<Value>) -> Option<usize> {
+    let (n, mut i) = fast_varint(buf, i)?;
+    for _ in 0..n {
+        let tag = *buf.get(i)?;
+        i += 1;
+        // Tested in order of frequency (integers first), which is cheaper than a jump table.
+        let v = if tag == 0 {
+            let (z, j) = fast_varint(buf, i)?;
+            i = j;
+            Value::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
+        } else if tag == 1 {
+            Value::Nil
+        } else {
+            let (id, j) = fast_id(buf, i, symbols)?;
+            i = j;
+            match tag {
+                2 => Value::Sym(SymId(id)),
+                3 => Value::Str(SymId(id)),
+                _ => return None,
+            }
+        };
+        list.push(v);
+    }
+    Some(i)
+}
+
+/// The fast path's call operands at `i` into `call` (emptied first); the index after them.
+#[inline(never)]
+fn fast_call(buf: &[u8], i: usize, names: &Names, call: &mut Call) -> Option<usize> {
+    let symbols = names.symbols.len();
+    let (object, i) = fast_id(buf, i, names.objects.len())?;
+    let (method, i) = fast_id(buf, i, symbols)?;
+    call.object = ObjId(object);
+    call.method = SymId(method);
+    call.args.clear();
+    call.results.clear();
+    let i = fast_values(buf, i, symbols, &mut call.args)?;
+    fast_values(buf, i, symbols, &mut call.results)
+}
+
 /// What one record decoded to.
 enum Record {
     Def(NameKind, std::ops::Range<usize>),
     Event,
     End(u64),
+}
+
+/// The call box that is not in the slot, so that lending out calls allocates nothing per
+/// call: when the slot's call gives way to another operation its box waits here for the
+/// next call. One is enough, as the slot holds one event at a time.
+#[derive(Default)]
+struct SpareCall(Option<Box<Call>>);
+
+impl SpareCall {
+    /// A call box, with whatever it held last.
+    #[inline]
+    fn take(&mut self) -> Box<Call> {
+        self.0.take().unwrap_or_default()
+    }
+
+    #[inline]
+    fn give(&mut self, call: Box<Call>) {
+        self.0 = Some(call);
+    }
+
+    /// Takes back the box of an operation that is being replaced.
+    #[inline]
+    fn recycle(&mut self, op: Op) {
+        if let Op::Call(call) = op {
+            self.give(call);
+        }
+    }
 }
 
 /// Streams a binary trace.
@@ -212,7 +317,7 @@ pub struct BinaryReader<R> {
     thread: ThreadId,
     names: Names,
     slot: Event,
-    calls: CallPool,
+    spare: SpareCall,
 }
 
 impl<R: Read> BinaryReader<R> {
@@ -231,7 +336,7 @@ impl<R: Read> BinaryReader<R> {
             thread: ThreadId(0),
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            calls: CallPool::default(),
+            spare: SpareCall::default(),
         }
     }
 
@@ -325,6 +430,77 @@ impl<R: Read> BinaryReader<R> {
         }
     }
 
+    /// Decodes the record at `start` into the slot when it is an event that the buffer holds
+    /// whole and that is valid, returning its length. Anything else (a name definition, the
+    /// end record, a record cut by the buffer's end, a corrupt one) gives `None` and is left,
+    /// untouched but for the slot's call, to [`Self::decode`], which says exactly what it is.
+    /// So this path needs no error plumbing, and must accept only what `decode` accepts, as
+    /// `decode` would read it.
+    #[inline(always)]
+    fn decode_event_fast(&mut self) -> Option<usize> {
+        let buf = &self.buf[self.start..self.end];
+        let names = &self.names;
+        let tag = *buf.first()?;
+        let (thread, i) = if tag & NEW_THREAD != 0 {
+            let (t, i) = fast_id(buf, 1, names.threads.len())?;
+            (ThreadId(t), i)
+        } else {
+            if names.threads.is_empty() {
+                return None;
+            }
+            (self.thread, 1)
+        };
+        let (op, i) = match tag & !(HAS_LOC | NEW_THREAD) {
+            OP_CALL => {
+                if let Op::Call(call) = &mut self.slot.op {
+                    (None, fast_call(buf, i, names, call)?)
+                } else {
+                    let mut call = self.spare.take();
+                    match fast_call(buf, i, names, &mut call) {
+                        Some(i) => (Some(Op::Call(call)), i),
+                        None => {
+                            self.spare.give(call);
+                            return None;
+                        }
+                    }
+                }
+            }
+            OP_BEGIN => (Some(Op::Begin(None)), i),
+            OP_END => (Some(Op::End), i),
+            code => {
+                let kind = operand(code)?;
+                let (id, i) = fast_id(buf, i, names.of(kind).len())?;
+                let op = match code {
+                    OP_READ => Op::Read(VarId(id)),
+                    OP_WRITE => Op::Write(VarId(id)),
+                    OP_ACQ => Op::Acquire(LockId(id)),
+                    OP_REL => Op::Release(LockId(id)),
+                    OP_REQ => Op::Request(LockId(id)),
+                    OP_FORK => Op::Fork(ThreadId(id)),
+                    OP_JOIN => Op::Join(ThreadId(id)),
+                    OP_BEGIN_LABEL => Op::Begin(Some(SymId(id))),
+                    OP_SND => Op::Send(MsgId(id)),
+                    OP_RCV => Op::Receive(MsgId(id)),
+                    _ => return None,
+                };
+                (Some(op), i)
+            }
+        };
+        let (loc, i) = if tag & HAS_LOC != 0 {
+            let (l, i) = fast_id(buf, i, names.locations.len())?;
+            (Some(LocId(l)), i)
+        } else {
+            (None, i)
+        };
+        self.thread = thread;
+        if let Some(op) = op {
+            self.spare.recycle(std::mem::replace(&mut self.slot.op, op));
+        }
+        self.slot.thread = thread;
+        self.slot.loc = loc;
+        Some(i)
+    }
+
     /// Decodes one record from the buffer, writing an event into the slot.
     fn decode(&mut self) -> Result<(Record, usize), Short> {
         let mut d = Decoder {
@@ -366,16 +542,14 @@ impl<R: Read> BinaryReader<R> {
         let op = if code == OP_CALL {
             if let Op::Call(call) = &mut self.slot.op {
                 // Calls usually follow calls: decoding into the slot's own call spares moving
-                // boxes through the pool. After an error the slot is left half written, which
-                // nobody reads, and a retry with more input starts the call over.
-                call.args.clear();
-                call.results.clear();
+                // boxes. After an error the slot is left half written, which nobody reads,
+                // and a retry with more input starts the call over.
                 decode_call(&mut d, names, call)?;
                 None
             } else {
-                let mut call = self.calls.take();
+                let mut call = self.spare.take();
                 if let Err(e) = decode_call(&mut d, names, &mut call) {
-                    self.calls.give(call);
+                    self.spare.give(call);
                     return Err(e);
                 }
                 Some(Op::Call(call))
@@ -409,7 +583,7 @@ impl<R: Read> BinaryReader<R> {
         let used = d.i;
         self.thread = thread;
         if let Some(op) = op {
-            self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
+            self.spare.recycle(std::mem::replace(&mut self.slot.op, op));
         }
         self.slot.thread = thread;
         self.slot.loc = loc;
@@ -418,11 +592,44 @@ impl<R: Read> BinaryReader<R> {
 }
 
 impl<R: Read> EventSource for BinaryReader<R> {
+    /// Most records are events whole in the buffer: [`Self::decode_event_fast`] reads them
+    /// without error plumbing; everything else goes the exact way. Inlined, the caller's loop
+    /// pays no call for the common case.
+    #[inline(always)]
+    fn advance(&mut self) -> Result<bool, TraceError> {
+        if self.header_read && !self.finished {
+            if let Some(used) = self.decode_event_fast() {
+                self.record_pos = self.base + self.start as u64;
+                self.start += used;
+                self.slot.index = self.next_index;
+                self.next_index += 1;
+                return Ok(true);
+            }
+        }
+        self.advance_exact()
+    }
+
     fn current(&self) -> &Event {
         &self.slot
     }
 
-    fn advance(&mut self) -> Result<bool, TraceError> {
+    fn position(&self) -> Position {
+        Position::Byte(self.record_pos)
+    }
+
+    fn names(&self) -> &Names {
+        &self.names
+    }
+
+    fn take_names(&mut self) -> Names {
+        std::mem::take(&mut self.names)
+    }
+}
+
+impl<R: Read> BinaryReader<R> {
+    /// [`EventSource::advance`] for any record, with exact errors.
+    #[inline(never)]
+    fn advance_exact(&mut self) -> Result<bool, TraceError> {
         if !self.header_read {
             self.read_header()?;
         }
@@ -479,18 +686,6 @@ impl<R: Read> EventSource for BinaryReader<R> {
                 }
             }
         }
-    }
-
-    fn position(&self) -> Position {
-        Position::Byte(self.record_pos)
-    }
-
-    fn names(&self) -> &Names {
-        &self.names
-    }
-
-    fn take_names(&mut self) -> Names {
-        std::mem::take(&mut self.names)
     }
 }
 

@@ -82,13 +82,15 @@ impl Validator {
     #[inline]
     pub fn check(&mut self, e: &Event, pos: Position, names: &Names) -> Result<(), TraceError> {
         let quiet = self.threads.get(e.thread.index()).is_some_and(|s| s.quiet);
-        if quiet
-            && matches!(
-                e.op,
-                Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Call(_)
-            )
-        {
-            return Ok(());
+        if quiet {
+            // Seen and not joined: `check_event` would change nothing in the thread's state,
+            // only the operation needs a look.
+            match e.op {
+                Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Call(_) => return Ok(()),
+                Op::Acquire(l) => return self.acquire(e.thread, l, pos, names),
+                Op::Release(l) => return self.release(e.thread, l, pos, names),
+                _ => {}
+            }
         }
         self.check_event(e, pos, names)
     }
@@ -110,25 +112,7 @@ impl Validator {
         }
         match &e.op {
             Op::Acquire(l) => self.acquire(t, *l, pos, names)?,
-            Op::Release(l) => {
-                let held = self.holders.get_mut(l.index()).and_then(|hs| {
-                    let i = hs.iter().position(|&(h, _)| h == t)?;
-                    hs[i].1 -= 1;
-                    if hs[i].1 == 0 {
-                        hs.swap_remove(i);
-                    }
-                    Some(())
-                });
-                if held.is_none() {
-                    return Err(TraceError::new(
-                        pos,
-                        ErrorKind::ReleaseNotHeld {
-                            thread: tname(),
-                            lock: names.lock(*l).to_owned(),
-                        },
-                    ));
-                }
-            }
+            Op::Release(l) => self.release(t, *l, pos, names)?,
             Op::Fork(u) | Op::Join(u) if *u == t => {
                 return Err(TraceError::new(
                     pos,
@@ -184,6 +168,33 @@ impl Validator {
                 }
             }
             Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Call(_) => {}
+        }
+        Ok(())
+    }
+
+    fn release(
+        &mut self,
+        t: ThreadId,
+        l: LockId,
+        pos: Position,
+        names: &Names,
+    ) -> Result<(), TraceError> {
+        let held = self.holders.get_mut(l.index()).and_then(|hs| {
+            let i = hs.iter().position(|&(h, _)| h == t)?;
+            hs[i].1 -= 1;
+            if hs[i].1 == 0 {
+                hs.swap_remove(i);
+            }
+            Some(())
+        });
+        if held.is_none() {
+            return Err(TraceError::new(
+                pos,
+                ErrorKind::ReleaseNotHeld {
+                    thread: names.thread(t).to_owned(),
+                    lock: names.lock(l).to_owned(),
+                },
+            ));
         }
         Ok(())
     }
