@@ -48,7 +48,7 @@ pub struct CompiledSpec {
 }
 
 /// A method as an action first needs it: one 16-byte lookup by the trace's method symbol
-/// (see [`Commute::methods`]) gives its arity, its atoms and its plans.
+/// (in [`ObjState::methods`]) gives its arity, its atoms and its plans.
 #[derive(Clone, Copy, Debug)]
 struct MethodEntry {
     /// The method's index in the spec; `u16::MAX`: the symbol has not been looked up.
@@ -188,6 +188,19 @@ impl CompiledSpec {
     }
 
     pub fn compile(spec: ObjectSpec, force_direct: bool) -> Result<CompiledSpec, SpecError> {
+        // Records and method entries keep a method's index in 16 bits, `u16::MAX` being
+        // "not looked up".
+        if spec.methods.len() >= usize::from(u16::MAX) {
+            return Err(SpecError {
+                span: spec.span,
+                message: format!(
+                    "object `{}` has {} methods; at most {} are supported",
+                    spec.name,
+                    spec.methods.len(),
+                    u16::MAX - 1
+                ),
+            });
+        }
         for m in &spec.methods {
             if m.params.len() > MAX_PARAMS {
                 return Err(SpecError {
@@ -327,6 +340,25 @@ struct Head {
 }
 
 impl Head {
+    /// The first words of the record of an action with this head ([`Head::unpack`] reads
+    /// them back).
+    #[inline(always)]
+    fn pack(
+        index: u64,
+        thread: ThreadId,
+        clock: u32,
+        loc: Option<LocId>,
+        method: u16,
+        len: usize,
+    ) -> [u64; HEAD_WORDS] {
+        let loc = loc.map_or(NO_LOC, |l| u64::from(l.0));
+        [
+            index,
+            u64::from(thread.0) | u64::from(clock) << 32,
+            loc | u64::from(method) << 32 | (len as u64) << 48,
+        ]
+    }
+
     /// The head packed in a record's first words.
     fn unpack([w0, w1, w2]: [u64; HEAD_WORDS]) -> Head {
         let loc = w2 as u32;
@@ -896,10 +928,8 @@ impl Commute {
         let t = e.thread;
         let vc = hb.clock(t);
         let record = &mut self.record;
-        let loc = e.loc.map_or(NO_LOC, |l| u64::from(l.0));
-        record.0[0] = e.index;
-        record.0[1] = u64::from(t.0) | u64::from(vc.get(t)) << 32;
-        record.0[2] = loc | u64::from(entry.method) << 32 | (len as u64) << 48;
+        [record.0[0], record.0[1], record.0[2]] =
+            Head::pack(e.index, t, vc.get(t), e.loc, entry.method, len);
         self.journal.pack_params(record, &call.args, &call.results);
         let record = &self.record;
         let params = record.params(len);
@@ -1164,6 +1194,29 @@ impl Analysis for Commute {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Method indices live in 16 bits: a spec with more methods is refused, not truncated.
+    #[test]
+    fn too_many_methods_is_a_spec_error() {
+        let method = |i: usize| spec::Method {
+            name: format!("m{i}"),
+            params: Vec::new(),
+            args: 0,
+            span: spec::Span::default(),
+        };
+        let object = |n: usize| ObjectSpec {
+            name: "Big".into(),
+            methods: (0..n).map(method).collect(),
+            rules: Vec::new(),
+            span: spec::Span { line: 3, col: 1 },
+        };
+        let err = CompiledSpec::compile(object(usize::from(u16::MAX)), false)
+            .err()
+            .expect("refused");
+        assert_eq!(err.span, spec::Span { line: 3, col: 1 });
+        assert!(err.message.contains("at most 65534"), "{}", err.message);
+        assert!(CompiledSpec::compile(object(3), false).is_ok());
+    }
 
     #[test]
     fn a_point_takes_16_bytes() {
