@@ -8,7 +8,7 @@
 //! everything after: the happens-before pass and the analyses, which therefore need not be `Send`. The pass can be
 //! at most as fast as its slower stage: reading a binary trace costs about as much as
 //! happens-before plus an analysis, so the gain is there (on this repository's 2-core VM,
-//! `races` 1.24x and `commute` 1.1-1.4x over a binary trace, from the benches), while a text
+//! `races` 1.2-1.45x and `commute` 1.1-1.35x over a binary trace, from the benches), while a text
 //! trace is bound by parsing and gains nothing. On one core the stages take turns, at a cost.
 //!
 //! Events travel in batches of a few thousand so that the cost of crossing threads is paid per
