@@ -84,6 +84,27 @@ const fn operand(code: u8) -> Option<NameKind> {
     }
 }
 
+/// The operation of a record other than a call, from its op code and its operand's id (0 for
+/// the codes without one); `None` for an unknown code.
+#[inline(always)]
+fn simple_op(code: u8, id: u32) -> Option<Op> {
+    Some(match code {
+        OP_READ => Op::Read(VarId(id)),
+        OP_WRITE => Op::Write(VarId(id)),
+        OP_ACQ => Op::Acquire(LockId(id)),
+        OP_REL => Op::Release(LockId(id)),
+        OP_REQ => Op::Request(LockId(id)),
+        OP_FORK => Op::Fork(ThreadId(id)),
+        OP_JOIN => Op::Join(ThreadId(id)),
+        OP_BEGIN => Op::Begin(None),
+        OP_BEGIN_LABEL => Op::Begin(Some(SymId(id))),
+        OP_END => Op::End,
+        OP_SND => Op::Send(MsgId(id)),
+        OP_RCV => Op::Receive(MsgId(id)),
+        _ => return None,
+    })
+}
+
 struct Decoder<'a> {
     buf: &'a [u8],
     i: usize,
@@ -470,20 +491,7 @@ impl<R: Read> BinaryReader<R> {
             code => {
                 let kind = operand(code)?;
                 let (id, i) = fast_id(buf, i, names.of(kind).len())?;
-                let op = match code {
-                    OP_READ => Op::Read(VarId(id)),
-                    OP_WRITE => Op::Write(VarId(id)),
-                    OP_ACQ => Op::Acquire(LockId(id)),
-                    OP_REL => Op::Release(LockId(id)),
-                    OP_REQ => Op::Request(LockId(id)),
-                    OP_FORK => Op::Fork(ThreadId(id)),
-                    OP_JOIN => Op::Join(ThreadId(id)),
-                    OP_BEGIN_LABEL => Op::Begin(Some(SymId(id))),
-                    OP_SND => Op::Send(MsgId(id)),
-                    OP_RCV => Op::Receive(MsgId(id)),
-                    _ => return None,
-                };
-                (Some(op), i)
+                (Some(simple_op(code, id)?), i)
             }
         };
         let (loc, i) = if tag & HAS_LOC != 0 {
@@ -559,21 +567,7 @@ impl<R: Read> BinaryReader<R> {
                 Some(kind) => d.id(kind, names)?,
                 None => 0,
             };
-            Some(match code {
-                OP_READ => Op::Read(VarId(id)),
-                OP_WRITE => Op::Write(VarId(id)),
-                OP_ACQ => Op::Acquire(LockId(id)),
-                OP_REL => Op::Release(LockId(id)),
-                OP_REQ => Op::Request(LockId(id)),
-                OP_FORK => Op::Fork(ThreadId(id)),
-                OP_JOIN => Op::Join(ThreadId(id)),
-                OP_BEGIN => Op::Begin(None),
-                OP_BEGIN_LABEL => Op::Begin(Some(SymId(id))),
-                OP_END => Op::End,
-                OP_SND => Op::Send(MsgId(id)),
-                OP_RCV => Op::Receive(MsgId(id)),
-                _ => return Err(bad_tag(tag)),
-            })
+            Some(simple_op(code, id).ok_or_else(|| bad_tag(tag))?)
         };
         let loc = if tag & HAS_LOC != 0 {
             Some(LocId(d.id(NameKind::Location, names)?))

@@ -267,6 +267,22 @@ fn wrong_version() {
 }
 
 /// Streams `bytes`, returning the events read before the result.
+/// Applies `edits` to `bin`: (where, byte, how), how being overwrite (0, 1), insert (2) or
+/// remove (3); past the end, an overwrite or removal appends instead.
+fn edit(bin: &mut Vec<u8>, edits: Vec<(prop::sample::Index, u8, u8)>) {
+    for (at, byte, how) in edits {
+        let i = at.index(bin.len() + 1);
+        match how {
+            0 | 1 if i < bin.len() => bin[i] = byte,
+            2 => bin.insert(i, byte),
+            _ if i < bin.len() => {
+                bin.remove(i);
+            }
+            _ => bin.push(byte),
+        }
+    }
+}
+
 fn stream(bytes: &[u8]) -> (Vec<Event>, Result<(), TraceError>) {
     let mut r = BinaryReader::new(bytes);
     let mut events = Vec::new();
@@ -596,17 +612,7 @@ proptest! {
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..6),
     ) {
         let mut bin = to_binary(&sample());
-        for (at, byte, how) in edits {
-            let i = at.index(bin.len() + 1);
-            match how {
-                0 | 1 if i < bin.len() => bin[i] = byte,
-                2 => bin.insert(i, byte),
-                _ if i < bin.len() => {
-                    bin.remove(i);
-                }
-                _ => bin.push(byte),
-            }
-        }
+        edit(&mut bin, edits);
         let mut r = BinaryReader::new(&bin[..]);
         let mut v = Validator::new(false);
         loop {
@@ -678,17 +684,7 @@ proptest! {
         piece in 1usize..3,
     ) {
         let mut bin = to_binary(&sample());
-        for (at, byte, how) in edits {
-            let i = at.index(bin.len() + 1);
-            match how {
-                0 | 1 if i < bin.len() => bin[i] = byte,
-                2 => bin.insert(i, byte),
-                _ if i < bin.len() => {
-                    bin.remove(i);
-                }
-                _ => bin.push(byte),
-            }
-        }
+        edit(&mut bin, edits);
         let (fast, fast_end) = stream(&bin);
         let (exact, exact_end) = stream_in_pieces(&bin, piece);
         prop_assert_eq!(fast, exact);
