@@ -284,7 +284,11 @@ fn edit(bin: &mut Vec<u8>, edits: Vec<(prop::sample::Index, u8, u8)>) {
 }
 
 fn stream(bytes: &[u8]) -> (Vec<Event>, Result<(), TraceError>) {
-    let mut r = BinaryReader::new(bytes);
+    drain(BinaryReader::new(bytes))
+}
+
+/// The events of `r` up to its end or its first error, and how it ended.
+fn drain<R: std::io::Read>(mut r: BinaryReader<R>) -> (Vec<Event>, Result<(), TraceError>) {
     let mut events = Vec::new();
     loop {
         match r.next_event() {
@@ -653,18 +657,10 @@ proptest! {
 
 /// Reads `bytes` to its end or its first error, `piece` bytes at a time.
 fn stream_in_pieces(bytes: &[u8], piece: usize) -> (Vec<Event>, Result<(), TraceError>) {
-    let mut r = BinaryReader::new(Trickle {
+    drain(BinaryReader::new(Trickle {
         data: bytes,
         n: piece,
-    });
-    let mut events = Vec::new();
-    loop {
-        match r.next_event() {
-            Ok(Some(e)) => events.push(e.clone()),
-            Ok(None) => return (events, Ok(())),
-            Err(e) => return (events, Err(e)),
-        }
-    }
+    }))
 }
 
 proptest! {
