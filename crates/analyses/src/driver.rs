@@ -5,7 +5,7 @@ use crate::pipeline::run_pipelined;
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_trace::{
-    AnyReader, ErrorKind, Event, EventSource, Names, Op, TraceError, Validator, Warning,
+    AnyReader, ErrorKind, Event, EventSource, Names, TraceError, Validator, Warning,
 };
 use serde_json::{Map, Value};
 
@@ -61,14 +61,13 @@ pub struct TraceStats {
     pub calls: u64,
 }
 
-/// Events counted by operation, in the order of [`hindsight_trace::OP_NAMES`]: what a
-/// caller that already dispatches on each operation counts, to be turned into
-/// [`TraceStats`] at the end.
-pub(crate) type OpCounts = [u64; 12];
+/// Events counted by operation kind ([`Op::kind`]), to be turned into [`TraceStats`] at the
+/// end of a pass.
+pub(crate) type OpCounts = [u64; hindsight_trace::event::OP_NAMES.len()];
 
 impl TraceStats {
-    /// The counts of `by_op` (names counts are filled in at the end of the run).
-    pub(crate) fn from_op_counts(by_op: &OpCounts) -> TraceStats {
+    /// The counts of `by_op`, the names not yet counted.
+    fn from_op_counts(by_op: &OpCounts) -> TraceStats {
         let [reads, writes, acquires, releases, requests, forks, joins, begins, ends, sends, receives, calls] =
             *by_op;
         TraceStats {
@@ -87,25 +86,6 @@ impl TraceStats {
             calls,
             ..TraceStats::default()
         }
-    }
-
-    pub(crate) fn count(&mut self, op: &Op) {
-        self.events += 1;
-        let c = match op {
-            Op::Read(_) => &mut self.reads,
-            Op::Write(_) => &mut self.writes,
-            Op::Acquire(_) => &mut self.acquires,
-            Op::Release(_) => &mut self.releases,
-            Op::Request(_) => &mut self.requests,
-            Op::Fork(_) => &mut self.forks,
-            Op::Join(_) => &mut self.joins,
-            Op::Begin(_) => &mut self.begins,
-            Op::End => &mut self.ends,
-            Op::Send(_) => &mut self.sends,
-            Op::Receive(_) => &mut self.receives,
-            Op::Call(_) => &mut self.calls,
-        };
-        *c += 1;
     }
 
     /// The counts as a JSON object, in a fixed order.
@@ -197,7 +177,7 @@ pub fn run<S: EventSource>(
         .map(|a| a.name());
     let mut validator = Validator::new(options.strict);
     let mut hb = HappensBefore::new();
-    let mut stats = TraceStats::default();
+    let mut by_op = OpCounts::default();
     while source.advance()? {
         let e = source.current();
         let pos = source.position();
@@ -205,7 +185,7 @@ pub fn run<S: EventSource>(
         if let (Some(name), Some(w)) = (needs_lock_valid, validator.lock_violation()) {
             return Err(lock_invalid(name, w));
         }
-        stats.count(&e.op);
+        by_op[e.op.kind()] += 1;
         hb.before(e);
         for a in analyses.iter_mut() {
             a.on_event(e, &hb, source.names())
@@ -217,7 +197,7 @@ pub fn run<S: EventSource>(
     validator.finish(&names)?;
     Ok(finish_run(
         analyses,
-        stats,
+        &by_op,
         names,
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
@@ -227,11 +207,12 @@ pub fn run<S: EventSource>(
 /// The outcome of a pass whose every event has been seen and validated.
 pub(crate) fn finish_run(
     analyses: Vec<Box<dyn Analysis>>,
-    mut stats: TraceStats,
+    by_op: &OpCounts,
     names: Names,
     warnings: Vec<Warning>,
     warning_counts: Vec<(&'static str, u64)>,
 ) -> RunOutcome {
+    let mut stats = TraceStats::from_op_counts(by_op);
     stats.threads = names.threads.len();
     stats.variables = names.vars.len();
     stats.locks = names.locks.len();

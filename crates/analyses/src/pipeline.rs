@@ -31,9 +31,7 @@
 //! This module must not know any analysis, file format or command-line option: it moves events
 //! between the reader and the chain of [`Analysis`] objects, nothing more.
 
-use crate::driver::{
-    finish_run, lock_invalid, Analysis, OpCounts, RunOptions, RunOutcome, TraceStats,
-};
+use crate::driver::{finish_run, lock_invalid, Analysis, OpCounts, RunOptions, RunOutcome};
 use hindsight_order::HappensBefore;
 use hindsight_trace::{
     Call, Event, EventSource, NameKind, Names, ObjId, Op, Position, SymId, ThreadId, TraceError,
@@ -123,7 +121,7 @@ impl Batch {
 enum ReadEnd {
     /// The whole trace was read and validated.
     Finished {
-        stats: TraceStats,
+        by_op: OpCounts,
         names: Box<Names>,
         warnings: Vec<Warning>,
         warning_counts: Vec<(&'static str, u64)>,
@@ -174,13 +172,13 @@ pub fn run_pipelined<S: EventSource + Send>(
         let analyses = analysed?;
         match read {
             ReadEnd::Finished {
-                stats,
+                by_op,
                 names,
                 warnings,
                 warning_counts,
             } => Ok(finish_run(
                 analyses,
-                stats,
+                &by_op,
                 *names,
                 warnings,
                 warning_counts,
@@ -221,7 +219,7 @@ impl<S: EventSource> ReadStage<'_, S> {
                     let names = self.source.take_names();
                     let end = match self.validator.finish(&names) {
                         Ok(()) => ReadEnd::Finished {
-                            stats: TraceStats::from_op_counts(&self.by_op),
+                            by_op: self.by_op,
                             names: Box::new(names),
                             warnings: self.validator.warnings().to_vec(),
                             warning_counts: self.validator.warning_counts().to_vec(),
@@ -285,56 +283,21 @@ impl<S: EventSource> ReadStage<'_, S> {
                 more = Err(lock_invalid(name, w));
                 break;
             }
-            // One dispatch both counts the event and copies its operation. A call's slot
-            // holds `Op::End`: its head and values go to arrays of their own.
-            let by_op = &mut self.by_op;
+            self.by_op[e.op.kind()] += 1;
+            // A call's slot holds `Op::End`: its head and values go to arrays of their own.
             let op = match &e.op {
-                Op::Read(x) => {
-                    by_op[0] += 1;
-                    Op::Read(*x)
-                }
-                Op::Write(x) => {
-                    by_op[1] += 1;
-                    Op::Write(*x)
-                }
-                Op::Acquire(l) => {
-                    by_op[2] += 1;
-                    Op::Acquire(*l)
-                }
-                Op::Release(l) => {
-                    by_op[3] += 1;
-                    Op::Release(*l)
-                }
-                Op::Request(l) => {
-                    by_op[4] += 1;
-                    Op::Request(*l)
-                }
-                Op::Fork(t) => {
-                    by_op[5] += 1;
-                    Op::Fork(*t)
-                }
-                Op::Join(t) => {
-                    by_op[6] += 1;
-                    Op::Join(*t)
-                }
-                Op::Begin(label) => {
-                    by_op[7] += 1;
-                    Op::Begin(*label)
-                }
-                Op::End => {
-                    by_op[8] += 1;
-                    Op::End
-                }
-                Op::Send(m) => {
-                    by_op[9] += 1;
-                    Op::Send(*m)
-                }
-                Op::Receive(m) => {
-                    by_op[10] += 1;
-                    Op::Receive(*m)
-                }
+                Op::Read(x) => Op::Read(*x),
+                Op::Write(x) => Op::Write(*x),
+                Op::Acquire(l) => Op::Acquire(*l),
+                Op::Release(l) => Op::Release(*l),
+                Op::Request(l) => Op::Request(*l),
+                Op::Fork(t) => Op::Fork(*t),
+                Op::Join(t) => Op::Join(*t),
+                Op::Begin(label) => Op::Begin(*label),
+                Op::End => Op::End,
+                Op::Send(m) => Op::Send(*m),
+                Op::Receive(m) => Op::Receive(*m),
                 Op::Call(c) => {
-                    by_op[11] += 1;
                     calls.push(CallHead {
                         at: n as u32,
                         object: c.object,

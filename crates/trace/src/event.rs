@@ -78,27 +78,33 @@ pub enum Op {
 }
 
 /// The operation names of the text format, shared by reader, writer and messages.
-pub const OP_NAMES: &[&str] = &[
+pub const OP_NAMES: [&str; 12] = [
     "r", "w", "acq", "rel", "req", "fork", "join", "begin", "end", "snd", "rcv", "call",
 ];
 
 impl Op {
+    /// The kind of the operation: its position in [`OP_NAMES`].
+    #[inline]
+    pub fn kind(&self) -> usize {
+        match self {
+            Op::Read(_) => 0,
+            Op::Write(_) => 1,
+            Op::Acquire(_) => 2,
+            Op::Release(_) => 3,
+            Op::Request(_) => 4,
+            Op::Fork(_) => 5,
+            Op::Join(_) => 6,
+            Op::Begin(_) => 7,
+            Op::End => 8,
+            Op::Send(_) => 9,
+            Op::Receive(_) => 10,
+            Op::Call(_) => 11,
+        }
+    }
+
     /// The name of the operation in the text format.
     pub fn mnemonic(&self) -> &'static str {
-        match self {
-            Op::Read(_) => "r",
-            Op::Write(_) => "w",
-            Op::Acquire(_) => "acq",
-            Op::Release(_) => "rel",
-            Op::Request(_) => "req",
-            Op::Fork(_) => "fork",
-            Op::Join(_) => "join",
-            Op::Begin(_) => "begin",
-            Op::End => "end",
-            Op::Send(_) => "snd",
-            Op::Receive(_) => "rcv",
-            Op::Call(_) => "call",
-        }
+        OP_NAMES[self.kind()]
     }
 }
 
