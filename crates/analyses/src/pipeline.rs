@@ -286,17 +286,6 @@ impl<S: EventSource> ReadStage<'_, S> {
             self.by_op[e.op.kind()] += 1;
             // A call's slot holds `Op::End`: its head and values go to arrays of their own.
             let op = match &e.op {
-                Op::Read(x) => Op::Read(*x),
-                Op::Write(x) => Op::Write(*x),
-                Op::Acquire(l) => Op::Acquire(*l),
-                Op::Release(l) => Op::Release(*l),
-                Op::Request(l) => Op::Request(*l),
-                Op::Fork(t) => Op::Fork(*t),
-                Op::Join(t) => Op::Join(*t),
-                Op::Begin(label) => Op::Begin(*label),
-                Op::End => Op::End,
-                Op::Send(m) => Op::Send(*m),
-                Op::Receive(m) => Op::Receive(*m),
                 Op::Call(c) => {
                     calls.push(CallHead {
                         at: n as u32,
@@ -311,6 +300,8 @@ impl<S: EventSource> ReadStage<'_, S> {
                     values.extend(c.results.iter().copied());
                     Op::End
                 }
+                // Owns nothing: a copy.
+                other => other.clone(),
             };
             *slot = ManuallyDrop::new(Event {
                 index: e.index,
