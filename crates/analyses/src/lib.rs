@@ -18,5 +18,7 @@ pub mod races;
 pub mod reach;
 pub mod views;
 
-pub use driver::{run, run_any, Analysis, AnalysisOutput, RunOptions, RunOutcome, TraceStats};
+pub use driver::{
+    run, run_any, Analysis, AnalysisOutput, LentCall, RunOptions, RunOutcome, TraceStats,
+};
 pub use pipeline::run_pipelined;

@@ -31,12 +31,15 @@
 //! This module must not know any analysis, file format or command-line option: it moves events
 //! between the reader and the chain of [`Analysis`] objects, nothing more.
 
-use crate::driver::{finish_run, lock_invalid, Analysis, OpCounts, RunOptions, RunOutcome};
+use crate::driver::{
+    finish_run, lock_invalid, Analysis, LentCall, OpCounts, RunOptions, RunOutcome,
+};
 use hindsight_order::HappensBefore;
 use hindsight_trace::{
-    Call, Event, EventSource, NameKind, Names, ObjId, Op, Position, SymId, ThreadId, TraceError,
+    CallRef, Event, EventSource, NameKind, Names, ObjId, Op, Position, SymId, ThreadId, TraceError,
     Validator, Value, Warning,
 };
+use std::cell::RefCell;
 use std::mem::ManuallyDrop;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
@@ -355,35 +358,6 @@ impl<S: EventSource> ReadStage<'_, S> {
     }
 }
 
-/// Stage 2's own event slot for calls, rebuilt from a call's head and values; its box and
-/// vectors are reused from call to call and never leave this thread.
-struct CallSlot(Event);
-
-impl CallSlot {
-    /// The call `head` with `args` and `results`, at `place`'s index, thread and location.
-    #[inline]
-    fn fill(
-        &mut self,
-        place: &Event,
-        head: &CallHead,
-        args: &[Value],
-        results: &[Value],
-    ) -> &Event {
-        if let Op::Call(call) = &mut self.0.op {
-            call.object = head.object;
-            call.method = head.method;
-            call.args.clear();
-            call.results.clear();
-            call.args.extend(args.iter().copied());
-            call.results.extend(results.iter().copied());
-        }
-        self.0.index = place.index;
-        self.0.thread = place.thread;
-        self.0.loc = place.loc;
-        &self.0
-    }
-}
-
 /// Stage 2: orders and analyses the events of each batch, then hands the batch back.
 /// Returning drops both channel ends, which stops stage 1 when an analysis fails.
 fn analyse(
@@ -393,7 +367,8 @@ fn analyse(
 ) -> Result<Vec<Box<dyn Analysis>>, TraceError> {
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
-    let mut call_slot = CallSlot(Event::new(0, ThreadId(0), Op::Call(Box::<Call>::default())));
+    // Where a call is built whole for the analyses that ask (see `LentCall`).
+    let whole_call = RefCell::new(Event::new(0, ThreadId(0), Op::End));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(batch) = full.recv() {
         let mut next_name = 0;
@@ -414,22 +389,38 @@ fn analyse(
                 }
                 next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
             }
-            let e: &Event = match next_call {
+            let call = match next_call {
                 Some(head) if head.at == i as u32 => {
                     let (args, rest) = values.split_at(head.args as usize);
                     let (results, rest) = rest.split_at(head.results as usize);
                     values = rest;
                     next_call = calls.next();
-                    call_slot.fill(place, head, args, results)
+                    Some(CallRef {
+                        object: head.object,
+                        method: head.method,
+                        args,
+                        results,
+                    })
                 }
-                _ => place,
+                _ => None,
             };
-            hb.before(e);
-            for a in analyses.iter_mut() {
-                a.on_event(e, &hb, &names)
-                    .map_err(|kind| TraceError::new(batch.positions[i], kind))?;
+            let error = |kind| TraceError::new(batch.positions[i], kind);
+            match call {
+                None => {
+                    hb.before(place);
+                    for a in analyses.iter_mut() {
+                        a.on_event(place, &hb, &names).map_err(error)?;
+                    }
+                    hb.after(place);
+                }
+                Some(call) => {
+                    hb.plain(place.thread);
+                    let call = LentCall::new(place, call, &whole_call);
+                    for a in analyses.iter_mut() {
+                        a.on_call(&call, &hb, &names).map_err(error)?;
+                    }
+                }
             }
-            hb.after(e);
         }
         let last = batch.last;
         // Stage 1 may have ended already; the batch is then simply dropped.

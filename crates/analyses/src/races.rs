@@ -11,7 +11,7 @@
 //! is a single FastTrack epoch; it grows only with accesses that really race (or with concurrent
 //! reads, FastTrack's read-shared mode).
 
-use crate::driver::{Analysis, AnalysisOutput};
+use crate::driver::{Analysis, AnalysisOutput, LentCall};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
@@ -336,6 +336,11 @@ impl Analysis for Races {
             Op::Write(x) => self.access(x, true, e, hb),
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Calls are nothing to races.
+    fn on_call(&mut self, _: &LentCall<'_>, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
         Ok(())
     }
 

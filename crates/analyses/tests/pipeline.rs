@@ -9,12 +9,15 @@ use hindsight_analyses::atomicity::{Atomicity, Options};
 use hindsight_analyses::commute::builtin::builtin;
 use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
 use hindsight_analyses::races::Races;
-use hindsight_analyses::{run, run_any, run_pipelined, Analysis, RunOptions, RunOutcome};
+use hindsight_analyses::{
+    run, run_any, run_pipelined, Analysis, AnalysisOutput, RunOptions, RunOutcome,
+};
+use hindsight_order::HappensBefore;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{
-    AnyReader, BinaryReader, BinaryWriter, Call, Event, LocId, LockId, NameKind, Names, ObjId, Op,
-    SymId, TextReader, TextWriter, ThreadId, TraceError, Value,
+    AnyReader, BinaryReader, BinaryWriter, Call, ErrorKind, Event, LocId, LockId, NameKind, Names,
+    ObjId, Op, SymId, TextReader, TextWriter, ThreadId, TraceError, Value,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -69,6 +72,26 @@ fn seen(result: Result<RunOutcome, TraceError>) -> Seen {
 
 /// The analyses both drivers run; `atomicity` needs lock-valid traces, so it turns the
 /// lock-order warning into an error.
+/// Writes down every event it sees. It takes calls whole (through the default `on_call`),
+/// so with two of them in a chain the pipelined driver builds a whole call for the first and
+/// hands the same to the second; both must see exactly the events the sequential driver shows.
+struct Echo(Vec<String>);
+
+impl Analysis for Echo {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn on_event(&mut self, e: &Event, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+        self.0.push(format!("{e:?}"));
+        Ok(())
+    }
+    fn finish(self: Box<Self>, _: &Names) -> AnalysisOutput {
+        let mut out = AnalysisOutput::default();
+        out.summary.insert("events".into(), self.0.into());
+        out
+    }
+}
+
 fn analyses(with_atomicity: bool) -> Vec<Box<dyn Analysis>> {
     let specs = compile_file(
         spec::parse(builtin("map").expect("shipped")).expect("parses"),
@@ -76,8 +99,10 @@ fn analyses(with_atomicity: bool) -> Vec<Box<dyn Analysis>> {
     )
     .expect("compiles");
     let mut chain: Vec<Box<dyn Analysis>> = vec![
+        Box::new(Echo(Vec::new())),
         Box::new(Races::new()),
         Box::new(Commute::new(specs, Binding::All(0))),
+        Box::new(Echo(Vec::new())),
     ];
     if with_atomicity {
         chain.push(Box::new(Atomicity::new(Options {

@@ -53,6 +53,13 @@ impl HappensBefore {
         }
     }
 
+    /// Does for an event of `t` that orders nothing (see above) all that `before` and `after`
+    /// would do: a driver that knows an event is such need not look at its operation twice.
+    #[inline(always)]
+    pub fn plain(&mut self, t: ThreadId) {
+        self.ensure_thread(t);
+    }
+
     /// Applies the edges that end at `e` (acquire, receive, join).
     #[inline(always)]
     pub fn before(&mut self, e: &Event) {

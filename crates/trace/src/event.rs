@@ -24,6 +24,38 @@ pub struct Call {
     pub results: Vec<Value>,
 }
 
+/// A call with its values borrowed, for calls not kept in a [`Call`] of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallRef<'a> {
+    pub object: ObjId,
+    pub method: SymId,
+    pub args: &'a [Value],
+    pub results: &'a [Value],
+}
+
+impl CallRef<'_> {
+    pub fn to_owned(&self) -> Call {
+        Call {
+            object: self.object,
+            method: self.method,
+            args: self.args.to_vec(),
+            results: self.results.to_vec(),
+        }
+    }
+}
+
+impl Call {
+    #[inline]
+    pub fn borrowed(&self) -> CallRef<'_> {
+        CallRef {
+            object: self.object,
+            method: self.method,
+            args: &self.args,
+            results: &self.results,
+        }
+    }
+}
+
 /// Reused `Call` boxes, so that a reader lending out events allocates nothing per call: the
 /// box of the event it replaces comes back here. Two are kept because the slot's box and the
 /// one being filled are both in use while the next call is decoded.

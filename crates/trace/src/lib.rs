@@ -18,7 +18,7 @@ pub mod validate;
 
 pub use binary::{BinaryReader, BinaryWriter};
 pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
-pub use event::{Call, Event, Op, Value};
+pub use event::{Call, CallRef, Event, Op, Value};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
 pub use source::{EventSource, MemorySource, Trace};
 pub use text::{TextReader, TextWriter};

@@ -19,11 +19,11 @@ pub mod parse;
 pub mod spec;
 pub mod translate;
 
-use crate::driver::{Analysis, AnalysisOutput};
+use crate::driver::{Analysis, AnalysisOutput, LentCall};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::event::DisplayValue;
-use hindsight_trace::{ErrorKind, Event, LocId, Names, ObjId, Op, SymId, ThreadId, Value};
+use hindsight_trace::{CallRef, ErrorKind, Event, LocId, Names, ObjId, Op, SymId, ThreadId, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value as Json;
 use spec::{ObjectSpec, SpecError, SpecFile, Val};
@@ -290,7 +290,7 @@ impl CompiledSpec {
     }
 
     #[cold]
-    fn arity_error(&self, m: usize, call: &hindsight_trace::Call) -> ErrorKind {
+    fn arity_error(&self, m: usize, call: &CallRef<'_>) -> ErrorKind {
         let method = &self.spec.methods[m];
         ErrorKind::Analysis(format!(
             "{}.{} takes {} argument(s) and {} result(s), the call has {} and {}",
@@ -903,7 +903,7 @@ impl Commute {
     fn action(
         &mut self,
         e: &Event,
-        call: &hindsight_trace::Call,
+        call: &CallRef<'_>,
         hb: &HappensBefore,
         names: &Names,
     ) -> Result<(), ErrorKind> {
@@ -930,7 +930,7 @@ impl Commute {
         let record = &mut self.record;
         [record.0[0], record.0[1], record.0[2]] =
             Head::pack(e.index, t, vc.get(t), e.loc, entry.method, len);
-        self.journal.pack_params(record, &call.args, &call.results);
+        self.journal.pack_params(record, call.args, call.results);
         let record = &self.record;
         let params = record.params(len);
         let journal = &self.journal;
@@ -1138,9 +1138,19 @@ impl Analysis for Commute {
     #[inline]
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         match &e.op {
-            Op::Call(call) => self.action(e, call, hb, names),
+            Op::Call(call) => self.action(e, &call.borrowed(), hb, names),
             _ => Ok(()),
         }
+    }
+
+    #[inline]
+    fn on_call(
+        &mut self,
+        call: &LentCall<'_>,
+        hb: &HappensBefore,
+        names: &Names,
+    ) -> Result<(), ErrorKind> {
+        self.action(call.at, &call.call, hb, names)
     }
 
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
