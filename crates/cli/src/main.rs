@@ -37,7 +37,8 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Read and analyse a trace in one thread (by default, with a second core, one thread reads
-    /// and validates while the other analyses; the results are the same).
+    /// and validates while the other analyses, and findings are built on every core; the
+    /// results are the same).
     #[arg(long, global = true)]
     one_thread: bool,
 }
@@ -320,6 +321,13 @@ fn place(path: &Path, pos: Position) -> String {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
+    if cli.one_thread {
+        // Analyses build their findings with rayon; one thread means its pool too. This can
+        // fail only if the pool already exists, and nothing has used it yet.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build_global();
+    }
     match dispatch(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
