@@ -51,8 +51,9 @@ fn analyse(path: &Path, direct: bool, runs: usize, pipeline: bool) -> (f64, u64,
     let mut out = (0, 0, 0);
     let one_thread = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
+        .use_current_thread()
         .build()
-        .expect("a thread");
+        .expect("a pool of this thread");
     for _ in 0..runs {
         let specs = compile_file(
             spec::parse(builtin("map").expect("shipped")).expect("parses"),
