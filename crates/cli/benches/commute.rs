@@ -14,6 +14,7 @@ use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
 use hindsight_analyses::{run_any, RunOptions};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{BinaryWriter, Names};
+use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
@@ -45,15 +46,17 @@ fn write(path: &Path, events: u64) {
 }
 
 /// Seconds for the best of `runs`, with (events, actions, racy actions); with `pipeline`,
-/// reading and validating run in a second thread.
-fn analyse(path: &Path, direct: bool, runs: usize, pipeline: bool) -> (f64, u64, u64, u64) {
+/// reading and validating run in a second thread, otherwise everything runs in this one (whose
+/// pool `one_thread` is).
+fn analyse(
+    path: &Path,
+    direct: bool,
+    runs: usize,
+    pipeline: bool,
+    one_thread: &ThreadPool,
+) -> (f64, u64, u64, u64) {
     let mut best = f64::INFINITY;
     let mut out = (0, 0, 0);
-    let one_thread = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .use_current_thread()
-        .build()
-        .expect("a pool of this thread");
     for _ in 0..runs {
         let specs = compile_file(
             spec::parse(builtin("map").expect("shipped")).expect("parses"),
@@ -73,7 +76,6 @@ fn analyse(path: &Path, direct: bool, runs: usize, pipeline: bool) -> (f64, u64,
             )
             .expect("valid")
         };
-        // Findings are built with rayon: one thread means its pool too.
         let o = if pipeline {
             run()
         } else {
@@ -98,14 +100,21 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("hindsight-commute-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
 
+    // Findings are built with rayon: for the one-thread figures, this thread is its pool.
+    let one_thread = ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .expect("a pool of this thread");
+
     // About two thirds of the generated events are actions; the rest are lock events.
     let big = dir.join("big.hst");
     write(&big, actions * 3 / 2);
     // Best of 5 for each figure: on a shared virtual machine a run's speed can vary by half
     // from one minute to the next, and the best run is the one least disturbed.
     let floor = best_of(5, || validate_hb(&big)).0;
-    let (secs, events, acts, racy) = analyse(&big, false, 5, false);
-    let (piped, _, _, piped_racy) = analyse(&big, false, 5, true);
+    let (secs, events, acts, racy) = analyse(&big, false, 5, false, &one_thread);
+    let (piped, _, _, piped_racy) = analyse(&big, false, 5, true, &one_thread);
     assert_eq!(piped_racy, racy, "the pipelined pass finds the same races");
     println!(
         "map workload: {events} events, {acts} actions (8 threads, 16 maps, 64 keys), {racy} racy actions"
@@ -138,8 +147,8 @@ fn main() {
     for n in [5_000u64, 10_000, 20_000, 40_000, 80_000] {
         let p = dir.join(format!("p{n}.hst"));
         write(&p, n * 3 / 2);
-        let (tp, _, a, rp) = analyse(&p, false, 3, false);
-        let (td, _, _, rd) = analyse(&p, true, 1, false);
+        let (tp, _, a, rp) = analyse(&p, false, 3, false, &one_thread);
+        let (td, _, _, rd) = analyse(&p, true, 1, false, &one_thread);
         assert_eq!(rp, rd, "both approaches report the same races");
         println!("    {a:>9} {tp:>12.4} {td:>12.4} {:>7.1}x", td / tp);
     }
