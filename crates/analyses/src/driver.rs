@@ -45,9 +45,9 @@ pub trait Analysis {
 }
 
 /// A call event whose call is kept apart from the event: the pipelined driver keeps calls'
-/// values in flat arrays, and building a [`Call`] of them for every call cost it a tenth of its
-/// time. An analysis reads the parts, or asks for the whole event, which is then built once
-/// for all the analyses that ask.
+/// values in flat arrays, and building a [`Call`](hindsight_trace::Call) of them for every
+/// call cost it a tenth of its time. An analysis reads the parts, or asks for the whole event,
+/// which is then built once for all the analyses that ask.
 pub struct LentCall<'a> {
     /// The event's index, thread and location; its operation is a stand-in, not the call.
     pub at: &'a Event,

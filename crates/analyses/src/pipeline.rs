@@ -16,8 +16,9 @@
 //! so that in steady state nothing is allocated. A batch owns no boxes: a call's object,
 //! method and values sit in arrays of their own, so stage 1 only stores into memory stage 2
 //! last read, and stage 2 reads it front to back, handing out the other events where they lie
-//! and rebuilding each call in a slot of its own (whose box stays on its core). Moving the reader's events themselves
-//! (swapping them into the batch) was tried first and was slower than one thread: every swap
+//! and lending each call as a [`LentCall`] whose values stay in the batch. Moving the reader's
+//! events themselves (swapping them into the batch) was tried first and was slower than one
+//! thread: every swap
 //! loads the slot's previous event, a cache line the other core last wrote, and every call
 //! sends stage 2 after a box and two vectors written on the other core.
 //!
