@@ -18,9 +18,8 @@
 //! last read, and stage 2 reads it front to back, handing out the other events where they lie
 //! and lending each call as a [`LentCall`] whose values stay in the batch. Moving the reader's
 //! events themselves (swapping them into the batch) was tried first and was slower than one
-//! thread: every swap
-//! loads the slot's previous event, a cache line the other core last wrote, and every call
-//! sends stage 2 after a box and two vectors written on the other core.
+//! thread: every swap loads the slot's previous event, a cache line the other core last wrote,
+//! and every call sends stage 2 after a box and two vectors written on the other core.
 //!
 //! Stage 2 keeps a replica of the reader's [`Names`], interning each batch's new names in id
 //! order just before the event that defined them, so every analysis sees exactly the names the

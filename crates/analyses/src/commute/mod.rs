@@ -1189,7 +1189,8 @@ impl Analysis for Commute {
         let mut out = AnalysisOutput::default();
         // Findings take some ten thousand instructions each, a tenth of the pass on a trace
         // with a race every hundred actions, and are independent: rayon builds them on every
-        // core (the reading thread is idle by now), in order.
+        // core (the reading thread is idle by now), in order. The allocator limits the gain:
+        // 74 k findings took 0.10-0.21 s on two cores against 0.15-0.22 s on one.
         let specs = &self.specs;
         out.findings = self
             .races
