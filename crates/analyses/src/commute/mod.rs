@@ -490,13 +490,25 @@ impl Journal {
     #[inline(always)]
     fn pack(&mut self, v: Value) -> Word {
         if let Value::Int(i) = v {
-            return small_int_word(i).unwrap_or_else(|| self.pack_wide(i));
+            if let Some(w) = small_int_word(i) {
+                return w;
+            }
         }
+        if v == Value::Nil {
+            return NIL_WORD;
+        }
+        self.pack_other(v)
+    }
+
+    /// [`Journal::pack`] for symbols, strings and wide integers: out of line, so that the
+    /// usual values are two tests rather than a jump table.
+    #[inline(never)]
+    fn pack_other(&mut self, v: Value) -> Word {
         match v {
+            Value::Int(i) => small_int_word(i).unwrap_or_else(|| self.pack_wide(i)),
             Value::Nil => NIL_WORD,
             Value::Sym(s) => u64::from(s.0) << TAG_BITS | TAG_SYM,
             Value::Str(s) => u64::from(s.0) << TAG_BITS | TAG_STR,
-            Value::Int(_) => unreachable!("packed above"),
         }
     }
 
