@@ -9,9 +9,8 @@
 //! `Send`. The pass can be at most as fast as its slower stage: reading a binary trace costs
 //! about as much as happens-before plus an analysis, so the gain is there (on this
 //! repository's 2-core VM, `races` 1.2-1.45x and `commute` 1.2-1.4x over a binary trace, from
-//! the benches; the two virtual cores slow each other down, so the ideal 1.9x is not reached),
-//! while a text trace is bound by parsing and gains nothing. On one core the stages take turns,
-//! at a cost.
+//! the benches: the batches add work, and the stages are not equal), while a text trace is
+//! bound by parsing and gains nothing. On one core the stages take turns, at a cost.
 //!
 //! Events travel in batches of a few thousand so that the cost of crossing threads is paid per
 //! batch, not per event. Batches go round in a loop (full ones to stage 2, emptied ones back),
