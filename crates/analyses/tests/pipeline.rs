@@ -70,8 +70,6 @@ fn seen(result: Result<RunOutcome, TraceError>) -> Seen {
     }
 }
 
-/// The analyses both drivers run; `atomicity` needs lock-valid traces, so it turns the
-/// lock-order warning into an error.
 /// Writes down every event it sees. It takes calls whole (through the default `on_call`),
 /// so with two of them in a chain the pipelined driver builds a whole call for the first and
 /// hands the same to the second; both must see exactly the events the sequential driver shows.
@@ -92,6 +90,8 @@ impl Analysis for Echo {
     }
 }
 
+/// The analyses both drivers run; `atomicity` needs lock-valid traces, so it turns the
+/// lock-order warning into an error.
 fn analyses(with_atomicity: bool) -> Vec<Box<dyn Analysis>> {
     let specs = compile_file(
         spec::parse(builtin("map").expect("shipped")).expect("parses"),
