@@ -16,7 +16,7 @@
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{Call, Event, Op, Value};
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
-use crate::source::EventSource;
+use crate::source::{split_call, CallHead, EventSource, Step};
 use std::io::{self, Read, Write};
 
 /// The first bytes of every binary trace (PNG-style: a non-ASCII byte, a name, line-ending
@@ -288,6 +288,32 @@ fn fast_call(buf: &[u8], i: usize, names: &Names, call: &mut Call) -> Option<usi
     fast_values(buf, i, symbols, &mut call.results)
 }
 
+/// The fast path's call operands at `i`, its values appended to `values` (even when it then
+/// gives up: its caller takes them back); the head and the index after them.
+#[inline(never)]
+fn fast_call_split(
+    buf: &[u8],
+    i: usize,
+    names: &Names,
+    values: &mut Vec<Value>,
+) -> Option<(CallHead, usize)> {
+    let start = values.len();
+    let symbols = names.symbols.len();
+    let (object, i) = fast_id(buf, i, names.objects.len())?;
+    let (method, i) = fast_id(buf, i, symbols)?;
+    let i = fast_values(buf, i, symbols, values)?;
+    let args = values.len() - start;
+    let i = fast_values(buf, i, symbols, values)?;
+    let results = values.len() - start - args;
+    let head = CallHead {
+        object: ObjId(object),
+        method: SymId(method),
+        args: args as u32,
+        results: results as u32,
+    };
+    Some((head, i))
+}
+
 /// What one record decoded to.
 enum Record {
     Def(NameKind, std::ops::Range<usize>),
@@ -457,8 +483,16 @@ impl<R: Read> BinaryReader<R> {
     /// untouched but for the slot's call, to [`Self::decode`], which says exactly what it is.
     /// So this path needs no error plumbing, and must accept only what `decode` accepts, as
     /// `decode` would read it.
+    ///
+    /// With `call_values`, a call is split as [`EventSource::advance_splitting_calls`] says:
+    /// its values are appended there and its head returned, the slot's operation left as it
+    /// was; when this path gives up, values it appended may remain there. Each caller passes a
+    /// constant, so the branch not taken is compiled away.
     #[inline(always)]
-    fn decode_event_fast(&mut self) -> Option<usize> {
+    fn decode_event_fast(
+        &mut self,
+        call_values: Option<&mut Vec<Value>>,
+    ) -> Option<(usize, Option<CallHead>)> {
         let buf = &self.buf[self.start..self.end];
         let names = &self.names;
         let tag = *buf.first()?;
@@ -471,23 +505,31 @@ impl<R: Read> BinaryReader<R> {
             }
             (self.thread, 1)
         };
+        let mut split = None;
         let (op, i) = match tag & !(HAS_LOC | NEW_THREAD) {
-            OP_CALL => {
-                // The box handling of `decode`'s call arm, written out again: a generic helper
-                // shared by the two cost the reading loop 14 M instructions per 1 M events.
-                if let Op::Call(call) = &mut self.slot.op {
-                    (None, fast_call(buf, i, names, call)?)
-                } else {
-                    let mut call = self.spare.take();
-                    match fast_call(buf, i, names, &mut call) {
-                        Some(i) => (Some(Op::Call(call)), i),
-                        None => {
-                            self.spare.give(call);
-                            return None;
+            OP_CALL => match call_values {
+                Some(values) => {
+                    let (head, i) = fast_call_split(buf, i, names, values)?;
+                    split = Some(head);
+                    (None, i)
+                }
+                None => {
+                    // The box handling of `decode`'s call arm, written out again: a generic helper
+                    // shared by the two cost the reading loop 14 M instructions per 1 M events.
+                    if let Op::Call(call) = &mut self.slot.op {
+                        (None, fast_call(buf, i, names, call)?)
+                    } else {
+                        let mut call = self.spare.take();
+                        match fast_call(buf, i, names, &mut call) {
+                            Some(i) => (Some(Op::Call(call)), i),
+                            None => {
+                                self.spare.give(call);
+                                return None;
+                            }
                         }
                     }
                 }
-            }
+            },
             OP_BEGIN => (Some(Op::Begin(None)), i),
             OP_END => (Some(Op::End), i),
             code => {
@@ -508,7 +550,7 @@ impl<R: Read> BinaryReader<R> {
         }
         self.slot.thread = thread;
         self.slot.loc = loc;
-        Some(i)
+        Some((i, split))
     }
 
     /// Decodes one record from the buffer, writing an event into the slot.
@@ -594,15 +636,38 @@ impl<R: Read> EventSource for BinaryReader<R> {
     #[inline(always)]
     fn advance(&mut self) -> Result<bool, TraceError> {
         if self.header_read && !self.finished {
-            if let Some(used) = self.decode_event_fast() {
-                self.record_pos = self.base + self.start as u64;
-                self.start += used;
-                self.slot.index = self.next_index;
-                self.next_index += 1;
+            if let Some((used, _)) = self.decode_event_fast(None) {
+                self.passed_fast(used);
                 return Ok(true);
             }
         }
         self.advance_exact()
+    }
+
+    /// As [`Self::advance`], the fast path decoding a call's values straight into `values`;
+    /// the exact way decodes the call whole, and its values are copied.
+    #[inline(always)]
+    fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
+        let known_values = values.len();
+        if self.header_read && !self.finished {
+            if let Some((used, call)) = self.decode_event_fast(Some(values)) {
+                self.passed_fast(used);
+                return Ok(match call {
+                    Some(head) => Step::Call(head),
+                    None => Step::Event,
+                });
+            }
+        }
+        // The fast path may have given up on a call after its values (at its location, or at
+        // the buffer's end): they will come again, the exact way.
+        values.truncate(known_values);
+        if !self.advance_exact()? {
+            return Ok(Step::End);
+        }
+        Ok(match split_call(&self.slot, values) {
+            Some(head) => Step::Call(head),
+            None => Step::Event,
+        })
     }
 
     fn current(&self) -> &Event {
@@ -623,6 +688,15 @@ impl<R: Read> EventSource for BinaryReader<R> {
 }
 
 impl<R: Read> BinaryReader<R> {
+    /// Moves past the `used` bytes of the event the fast path decoded.
+    #[inline(always)]
+    fn passed_fast(&mut self, used: usize) {
+        self.record_pos = self.base + self.start as u64;
+        self.start += used;
+        self.slot.index = self.next_index;
+        self.next_index += 1;
+    }
+
     /// [`EventSource::advance`] for any record, with exact errors.
     #[inline(never)]
     fn advance_exact(&mut self) -> Result<bool, TraceError> {

@@ -115,6 +115,9 @@ pub const OP_NAMES: [&str; 12] = [
 ];
 
 impl Op {
+    /// The kind of a call (see [`Op::kind`]).
+    pub const CALL_KIND: usize = 11;
+
     /// The kind of the operation: its position in [`OP_NAMES`].
     #[inline]
     pub fn kind(&self) -> usize {
@@ -130,7 +133,7 @@ impl Op {
             Op::End => 8,
             Op::Send(_) => 9,
             Op::Receive(_) => 10,
-            Op::Call(_) => 11,
+            Op::Call(_) => Op::CALL_KIND,
         }
     }
 

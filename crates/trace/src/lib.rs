@@ -20,7 +20,7 @@ pub use binary::{BinaryReader, BinaryWriter};
 pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
 pub use event::{Call, CallRef, Event, Op, Value};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
-pub use source::{EventSource, MemorySource, Trace};
+pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};
 pub use validate::Validator;
 
@@ -67,6 +67,13 @@ impl EventSource for AnyReader {
         match self {
             AnyReader::Text(r) => r.advance(),
             AnyReader::Binary(r) => r.advance(),
+        }
+    }
+    #[inline]
+    fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
+        match self {
+            AnyReader::Text(r) => r.advance_splitting_calls(values),
+            AnyReader::Binary(r) => r.advance_splitting_calls(values),
         }
     }
     #[inline]

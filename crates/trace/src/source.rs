@@ -1,8 +1,48 @@
 //! The streaming interface every trace reader implements.
 
 use crate::error::{Position, TraceError};
-use crate::event::Event;
-use crate::names::Names;
+use crate::event::{Event, Op, Value};
+use crate::names::{Names, ObjId, SymId};
+
+/// A call whose values were appended to the caller's vector by
+/// [`EventSource::advance_splitting_calls`]: its arguments, then its results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallHead {
+    pub object: ObjId,
+    pub method: SymId,
+    pub args: u32,
+    pub results: u32,
+}
+
+/// Where [`EventSource::advance_splitting_calls`] moved to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The end of the trace.
+    End,
+    /// An event other than a call, which `current` holds.
+    Event,
+    /// A call: `current` holds its index, thread and location, but what its operation is is
+    /// unspecified; the rest of the call is here and in the caller's vector.
+    Call(CallHead),
+}
+
+/// The call `e` is, its values appended to `values`; `None` for any other event.
+#[inline]
+pub fn split_call(e: &Event, values: &mut Vec<Value>) -> Option<CallHead> {
+    let Op::Call(c) = &e.op else {
+        return None;
+    };
+    // A call has a few values: copying them one by one (after one check of the capacity)
+    // beats a call to `memcpy` per slice.
+    values.extend(c.args.iter().copied());
+    values.extend(c.results.iter().copied());
+    Some(CallHead {
+        object: c.object,
+        method: c.method,
+        args: c.args.len() as u32,
+        results: c.results.len() as u32,
+    })
+}
 
 /// A stream of events. Readers lend each event until the next call, so that a streaming pass
 /// allocates nothing per event.
@@ -21,6 +61,19 @@ pub trait EventSource {
             Some(self.current())
         } else {
             None
+        })
+    }
+    /// Moves to the next event as `advance` does, but hands a call over in two parts: its
+    /// values appended to `values`, the rest returned. For a caller that keeps calls' values
+    /// in an array of its own; a reader that decodes calls can put their values there directly
+    /// rather than into the call it lends and then have them copied.
+    fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
+        if !self.advance()? {
+            return Ok(Step::End);
+        }
+        Ok(match split_call(self.current(), values) {
+            Some(head) => Step::Call(head),
+            None => Step::Event,
         })
     }
     /// Where the event last returned stands in its file.

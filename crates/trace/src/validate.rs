@@ -95,9 +95,31 @@ impl Validator {
         self.check_event(e, pos, names)
     }
 
-    fn check_event(&mut self, e: &Event, pos: Position, names: &Names) -> Result<(), TraceError> {
-        let t = e.thread;
-        let tname = || names.thread(t).to_owned();
+    /// Checks a call by `thread`, as [`Self::check`] checks one: what a call does is no
+    /// concern of validation, only who makes it.
+    #[inline]
+    pub fn check_call(
+        &mut self,
+        thread: ThreadId,
+        pos: Position,
+        names: &Names,
+    ) -> Result<(), TraceError> {
+        let quiet = self.threads.get(thread.index()).is_some_and(|s| s.quiet);
+        if quiet {
+            return Ok(());
+        }
+        self.check_thread(thread, pos, names)
+    }
+
+    /// What any event by `t` tells of `t`: the thread's first appearance, and events after
+    /// its join.
+    #[inline]
+    fn check_thread(
+        &mut self,
+        t: ThreadId,
+        pos: Position,
+        names: &Names,
+    ) -> Result<(), TraceError> {
         if self.root.is_none() {
             self.root = Some(t);
         }
@@ -108,8 +130,16 @@ impl Validator {
         state.quiet = !state.joined;
         if state.joined && !state.warned_after_join {
             state.warned_after_join = true;
-            self.warn(pos, WarningKind::EventAfterJoin { thread: tname() })?;
+            let thread = names.thread(t).to_owned();
+            self.warn(pos, WarningKind::EventAfterJoin { thread })?;
         }
+        Ok(())
+    }
+
+    fn check_event(&mut self, e: &Event, pos: Position, names: &Names) -> Result<(), TraceError> {
+        let t = e.thread;
+        let tname = || names.thread(t).to_owned();
+        self.check_thread(t, pos, names)?;
         match &e.op {
             Op::Acquire(l) => self.acquire(t, *l, pos, names)?,
             Op::Release(l) => self.release(t, *l, pos, names)?,

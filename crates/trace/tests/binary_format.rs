@@ -8,7 +8,8 @@ use common::{
 };
 use hindsight_trace::binary::{MAGIC, VERSION};
 use hindsight_trace::{
-    BinaryReader, ErrorKind, Event, EventSource, Format, Position, Trace, TraceError, Validator,
+    BinaryReader, Call, ErrorKind, Event, EventSource, Format, Op, Position, Step, Trace,
+    TraceError, Validator, Value,
 };
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -296,6 +297,48 @@ fn drain<R: std::io::Read>(mut r: BinaryReader<R>) -> (Vec<Event>, Result<(), Tr
             Ok(None) => return (events, Ok(())),
             Err(e) => return (events, Err(e)),
         }
+    }
+}
+
+/// As [`drain`], through [`EventSource::advance_splitting_calls`]: calls are put back together
+/// from their heads and values, which must be exactly what the call's values appended.
+fn drain_split<R: std::io::Read>(mut r: BinaryReader<R>) -> (Vec<Event>, Result<(), TraceError>) {
+    let mut events = Vec::new();
+    // Values already there stay untouched.
+    let mut values = vec![Value::Nil];
+    loop {
+        let before = values.len();
+        match r.advance_splitting_calls(&mut values) {
+            Ok(Step::End) => return (events, Ok(())),
+            Ok(Step::Event) => {
+                assert_eq!(
+                    values.len(),
+                    before,
+                    "an event that is not a call appends nothing"
+                );
+                assert!(!matches!(r.current().op, Op::Call(_)));
+                events.push(r.current().clone());
+            }
+            Ok(Step::Call(head)) => {
+                let (args, results) = values[before..].split_at(head.args as usize);
+                assert_eq!(results.len(), head.results as usize);
+                let call = Call {
+                    object: head.object,
+                    method: head.method,
+                    args: args.to_vec(),
+                    results: results.to_vec(),
+                };
+                let e = r.current();
+                events.push(Event {
+                    index: e.index,
+                    thread: e.thread,
+                    op: Op::Call(Box::new(call)),
+                    loc: e.loc,
+                });
+            }
+            Err(e) => return (events, Err(e)),
+        }
+        assert_eq!(values[0], Value::Nil);
     }
 }
 
@@ -678,13 +721,21 @@ proptest! {
             0..4,
         ),
         piece in 1usize..3,
+        // Large enough that the fast path sees whole calls whose location is cut.
+        split_piece in 1usize..40,
     ) {
         let mut bin = to_binary(&sample());
         edit(&mut bin, edits);
         let (fast, fast_end) = stream(&bin);
         let (exact, exact_end) = stream_in_pieces(&bin, piece);
-        prop_assert_eq!(fast, exact);
-        prop_assert_eq!(fast_end, exact_end);
+        prop_assert_eq!(&fast, &exact);
+        prop_assert_eq!(&fast_end, &exact_end);
+        let (split, split_end) = drain_split(BinaryReader::new(&bin[..]));
+        prop_assert_eq!(&split, &fast);
+        prop_assert_eq!(&split_end, &fast_end);
+        let (split, split_end) = drain_split(BinaryReader::new(Trickle { data: &bin, n: split_piece }));
+        prop_assert_eq!(&split, &fast);
+        prop_assert_eq!(&split_end, &fast_end);
     }
 }
 
@@ -769,6 +820,8 @@ proptest! {
         records in prop::collection::vec(near_record(), 1..30),
         count in prop_oneof![Just(None), (0u64..40).prop_map(Some)],
         piece in 1usize..3,
+        // Large enough that the fast path sees whole calls whose location is cut.
+        split_piece in 1usize..40,
     ) {
         let mut bin = file(&[&def_two_of_each()]);
         for r in &records {
@@ -779,7 +832,13 @@ proptest! {
         }
         let (fast, fast_end) = stream(&bin);
         let (exact, exact_end) = stream_in_pieces(&bin, piece);
-        prop_assert_eq!(fast, exact);
-        prop_assert_eq!(fast_end, exact_end);
+        prop_assert_eq!(&fast, &exact);
+        prop_assert_eq!(&fast_end, &exact_end);
+        let (split, split_end) = drain_split(BinaryReader::new(&bin[..]));
+        prop_assert_eq!(&split, &fast);
+        prop_assert_eq!(&split_end, &fast_end);
+        let (split, split_end) = drain_split(BinaryReader::new(Trickle { data: &bin, n: split_piece }));
+        prop_assert_eq!(&split, &fast);
+        prop_assert_eq!(&split_end, &fast_end);
     }
 }
