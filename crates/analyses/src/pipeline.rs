@@ -326,15 +326,8 @@ impl<S: EventSource> ReadStage<'_, S> {
     /// before event `at`.
     #[inline]
     fn note_new_names(&mut self, new_names: &mut Vec<NewName>, name_text: &mut String, at: u32) {
-        let names = self.source.names();
-        // Names are rare: one sum of the lengths tells whether any kind has grown.
-        let total = names.threads.len()
-            + names.vars.len()
-            + names.locks.len()
-            + names.msgs.len()
-            + names.objects.len()
-            + names.symbols.len()
-            + names.locations.len();
+        // Names are rare: their count tells whether any kind has grown.
+        let total = self.source.names_defined();
         if total != self.known_total {
             self.known_total = total;
             self.copy_new_names(new_names, name_text, at);

@@ -363,6 +363,8 @@ pub struct BinaryReader<R> {
     next_index: u64,
     thread: ThreadId,
     names: Names,
+    /// `names.total()`, counted as names are defined.
+    names_defined: usize,
     slot: Event,
     spare: SpareCall,
 }
@@ -382,6 +384,7 @@ impl<R: Read> BinaryReader<R> {
             next_index: 0,
             thread: ThreadId(0),
             names: Names::default(),
+            names_defined: 0,
             slot: Event::new(0, ThreadId(0), Op::End),
             spare: SpareCall::default(),
         }
@@ -682,7 +685,13 @@ impl<R: Read> EventSource for BinaryReader<R> {
         &self.names
     }
 
+    #[inline]
+    fn names_defined(&self) -> usize {
+        self.names_defined
+    }
+
     fn take_names(&mut self) -> Names {
+        self.names_defined = 0;
         std::mem::take(&mut self.names)
     }
 }
@@ -729,6 +738,7 @@ impl<R: Read> BinaryReader<R> {
                             self.error(ErrorKind::Corrupt(format!("{kind:?} name defined twice")))
                         );
                     }
+                    self.names_defined += 1;
                     self.start += used;
                 }
                 Ok((Record::End(count), used)) => {

@@ -95,6 +95,13 @@ impl EventSource for AnyReader {
             AnyReader::Binary(r) => r.names(),
         }
     }
+    #[inline]
+    fn names_defined(&self) -> usize {
+        match self {
+            AnyReader::Text(r) => r.names_defined(),
+            AnyReader::Binary(r) => r.names_defined(),
+        }
+    }
     fn take_names(&mut self) -> Names {
         match self {
             AnyReader::Text(r) => r.take_names(),

@@ -216,6 +216,11 @@ pub struct Names {
 }
 
 impl Names {
+    /// How many names there are, of all kinds together.
+    pub fn total(&self) -> usize {
+        NameKind::ALL.iter().map(|&kind| self.of(kind).len()).sum()
+    }
+
     pub fn of(&self, kind: NameKind) -> &Interner {
         match kind {
             NameKind::Thread => &self.threads,

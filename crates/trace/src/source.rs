@@ -80,6 +80,12 @@ pub trait EventSource {
     fn position(&self) -> Position;
     /// The names seen so far; complete once the stream is exhausted.
     fn names(&self) -> &Names;
+    /// How many names `names` holds, of all kinds together: a caller that asks after every
+    /// event learns cheaply whether any arrived. A reader that counts the names it defines can
+    /// say it without looking at every kind.
+    fn names_defined(&self) -> usize {
+        self.names().total()
+    }
     /// Gives up the names, for a caller that has finished reading.
     fn take_names(&mut self) -> Names;
 }

@@ -301,7 +301,8 @@ fn drain<R: std::io::Read>(mut r: BinaryReader<R>) -> (Vec<Event>, Result<(), Tr
 }
 
 /// As [`drain`], through [`EventSource::advance_splitting_calls`]: calls are put back together
-/// from their heads and values, which must be exactly what the call's values appended.
+/// from their heads and values, which must be exactly what the call's values appended. The
+/// count of names defined is checked on the way.
 fn drain_split<R: std::io::Read>(mut r: BinaryReader<R>) -> (Vec<Event>, Result<(), TraceError>) {
     let mut events = Vec::new();
     // Values already there stay untouched.
@@ -339,6 +340,7 @@ fn drain_split<R: std::io::Read>(mut r: BinaryReader<R>) -> (Vec<Event>, Result<
             Err(e) => return (events, Err(e)),
         }
         assert_eq!(values[0], Value::Nil);
+        assert_eq!(r.names_defined(), r.names().total());
     }
 }
 
