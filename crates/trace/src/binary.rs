@@ -289,8 +289,10 @@ fn fast_call(buf: &[u8], i: usize, names: &Names, call: &mut Call) -> Option<usi
 }
 
 /// The fast path's call operands at `i`, its values appended to `values` (even when it then
-/// gives up: its caller takes them back); the head and the index after them.
-#[inline(never)]
+/// gives up: its caller takes them back); the head and the index after them. Inlined (unlike
+/// [`fast_call`]): out of line, its calls, spills and returned head cost the pipeline's stage 1
+/// 14.6 M instructions per 1 M events (73% of them calls).
+#[inline(always)]
 fn fast_call_split(
     buf: &[u8],
     i: usize,
