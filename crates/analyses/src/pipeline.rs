@@ -267,13 +267,20 @@ impl<S: EventSource> ReadStage<'_, S> {
         let mut more = Ok(true);
         // Zipped, the slots need no bounds checks.
         for (slot, place) in events.iter_mut().zip(positions.iter_mut()) {
-            // A call's values go straight to the batch, its head to `calls` below.
-            let step = match self.source.advance_splitting_calls(values) {
+            // A call's values go straight to the batch, its head to `calls` at once: kept
+            // for later, the head would have to be saved across the validator. A call that
+            // then fails validation gives its head back (its values, past the last head's,
+            // are never read).
+            let is_call = match self.source.advance_splitting_calls(values) {
                 Ok(Step::End) => {
                     more = Ok(false);
                     break;
                 }
-                Ok(step) => step,
+                Ok(Step::Event) => false,
+                Ok(Step::Call(head)) => {
+                    calls.push(BatchCall { at: n as u32, head });
+                    true
+                }
                 Err(e) => {
                     more = Err(e);
                     break;
@@ -283,31 +290,34 @@ impl<S: EventSource> ReadStage<'_, S> {
             let e = self.source.current();
             let pos = self.source.position();
             let names = self.source.names();
-            let checked = match step {
-                Step::Call(_) => self.validator.check_call(e.thread, pos, names),
-                _ => self.validator.check(e, pos, names),
+            let checked = if is_call {
+                self.validator.check_call(e.thread, pos, names)
+            } else {
+                self.validator.check(e, pos, names)
             };
-            if let Err(e) = checked {
+            let refused = match (checked, self.needs_lock_valid) {
+                (Err(e), _) => Some(e),
+                (Ok(()), Some(name)) => self
+                    .validator
+                    .lock_violation()
+                    .map(|w| lock_invalid(name, w)),
+                (Ok(()), None) => None,
+            };
+            if let Some(e) = refused {
+                if is_call {
+                    calls.pop();
+                }
                 more = Err(e);
                 break;
             }
-            if let (Some(name), Some(w)) = (self.needs_lock_valid, self.validator.lock_violation())
-            {
-                more = Err(lock_invalid(name, w));
-                break;
-            }
             // A call's slot holds `Op::End`: its head and values are in arrays of their own.
-            let op = match step {
-                Step::Call(head) => {
-                    self.by_op[Op::CALL_KIND] += 1;
-                    calls.push(BatchCall { at: n as u32, head });
-                    Op::End
-                }
-                _ => {
-                    self.by_op[e.op.kind()] += 1;
-                    // Owns nothing: a copy.
-                    e.op.clone()
-                }
+            let op = if is_call {
+                self.by_op[Op::CALL_KIND] += 1;
+                Op::End
+            } else {
+                self.by_op[e.op.kind()] += 1;
+                // Owns nothing: a copy.
+                e.op.clone()
             };
             *slot = ManuallyDrop::new(Event {
                 index: e.index,
