@@ -362,6 +362,8 @@ pub struct BinaryReader<R> {
     record_pos: u64,
     header_read: bool,
     finished: bool,
+    /// `header_read && !finished`, in one flag: the fast path's test for every event.
+    in_records: bool,
     next_index: u64,
     thread: ThreadId,
     names: Names,
@@ -383,6 +385,7 @@ impl<R: Read> BinaryReader<R> {
             record_pos: 0,
             header_read: false,
             finished: false,
+            in_records: false,
             next_index: 0,
             thread: ThreadId(0),
             names: Names::default(),
@@ -448,6 +451,7 @@ impl<R: Read> BinaryReader<R> {
                 Ok(v) if v == VERSION => {
                     self.start += d.i;
                     self.header_read = true;
+                    self.in_records = true;
                     return Ok(());
                 }
                 Ok(v) => {
@@ -640,7 +644,7 @@ impl<R: Read> EventSource for BinaryReader<R> {
     /// pays no call for the common case.
     #[inline(always)]
     fn advance(&mut self) -> Result<bool, TraceError> {
-        if self.header_read && !self.finished {
+        if self.in_records {
             if let Some((used, _)) = self.decode_event_fast(None) {
                 self.passed_fast(used);
                 return Ok(true);
@@ -654,7 +658,7 @@ impl<R: Read> EventSource for BinaryReader<R> {
     #[inline(always)]
     fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
         let known_values = values.len();
-        if self.header_read && !self.finished {
+        if self.in_records {
             if let Some((used, call)) = self.decode_event_fast(Some(values)) {
                 self.passed_fast(used);
                 return Ok(match call {
@@ -758,6 +762,7 @@ impl<R: Read> BinaryReader<R> {
                         ));
                     }
                     self.finished = true;
+                    self.in_records = false;
                 }
                 Err(Short::Bad(kind)) => return Err(self.error(*kind)),
                 Err(Short::NeedMore) => {
