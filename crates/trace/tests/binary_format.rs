@@ -708,6 +708,25 @@ fn stream_in_pieces(bytes: &[u8], piece: usize) -> (Vec<Event>, Result<(), Trace
     }))
 }
 
+/// Reading `bin` at once, `piece` bytes at a time, and with calls split
+/// (`advance_splitting_calls`) at once and `split_piece` bytes at a time, gives the same
+/// events and the same end.
+fn readings_agree(bin: &[u8], piece: usize, split_piece: usize) -> Result<(), TestCaseError> {
+    let (fast, fast_end) = stream(bin);
+    let (exact, exact_end) = stream_in_pieces(bin, piece);
+    prop_assert_eq!(&fast, &exact);
+    prop_assert_eq!(&fast_end, &exact_end);
+    for split_piece in [bin.len().max(1), split_piece] {
+        let (split, split_end) = drain_split(BinaryReader::new(Trickle {
+            data: bin,
+            n: split_piece,
+        }));
+        prop_assert_eq!(&split, &fast);
+        prop_assert_eq!(&split_end, &fast_end);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1500))]
 
@@ -728,16 +747,7 @@ proptest! {
     ) {
         let mut bin = to_binary(&sample());
         edit(&mut bin, edits);
-        let (fast, fast_end) = stream(&bin);
-        let (exact, exact_end) = stream_in_pieces(&bin, piece);
-        prop_assert_eq!(&fast, &exact);
-        prop_assert_eq!(&fast_end, &exact_end);
-        let (split, split_end) = drain_split(BinaryReader::new(&bin[..]));
-        prop_assert_eq!(&split, &fast);
-        prop_assert_eq!(&split_end, &fast_end);
-        let (split, split_end) = drain_split(BinaryReader::new(Trickle { data: &bin, n: split_piece }));
-        prop_assert_eq!(&split, &fast);
-        prop_assert_eq!(&split_end, &fast_end);
+        readings_agree(&bin, piece, split_piece)?;
     }
 }
 
@@ -832,15 +842,6 @@ proptest! {
         if let Some(count) = count {
             bin.extend(end(count));
         }
-        let (fast, fast_end) = stream(&bin);
-        let (exact, exact_end) = stream_in_pieces(&bin, piece);
-        prop_assert_eq!(&fast, &exact);
-        prop_assert_eq!(&fast_end, &exact_end);
-        let (split, split_end) = drain_split(BinaryReader::new(&bin[..]));
-        prop_assert_eq!(&split, &fast);
-        prop_assert_eq!(&split_end, &fast_end);
-        let (split, split_end) = drain_split(BinaryReader::new(Trickle { data: &bin, n: split_piece }));
-        prop_assert_eq!(&split, &fast);
-        prop_assert_eq!(&split_end, &fast_end);
+        readings_agree(&bin, piece, split_piece)?;
     }
 }
