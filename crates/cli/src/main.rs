@@ -487,13 +487,19 @@ fn read_trace(
     let wrap = |error| trace_error(&input.trace, error);
     let mut reader = hindsight_trace::open(&input.trace).map_err(wrap)?;
     let format = reader.format();
+    // With no analysis (`stats`) the second thread would have only happens-before to do,
+    // while the first, filling batches, executes about as many instructions as the whole
+    // one-thread pass (277 M against 282 M per 1 M events): on 15 M events `stats` took a
+    // median 0.77 s pipelined against 0.64 s on one thread.
+    let pipeline = !analyses.is_empty()
+        && !ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed)
+        && hindsight_analyses::pipeline::worthwhile();
     let outcome = run_any(
         &mut reader,
         analyses,
         RunOptions {
             strict: input.strict,
-            pipeline: !ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed)
-                && hindsight_analyses::pipeline::worthwhile(),
+            pipeline,
         },
     )
     .map_err(wrap)?;
