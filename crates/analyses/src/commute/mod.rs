@@ -500,12 +500,13 @@ impl Journal {
         self.pack_other(v)
     }
 
-    /// [`Journal::pack`] for symbols, strings and wide integers: out of line, so that the
-    /// usual values are two tests rather than a jump table.
+    /// [`Journal::pack`] for symbols, strings and wide integers (the integers that reach it
+    /// need more than 61 bits): out of line, so that the usual values are two tests rather
+    /// than a jump table.
     #[inline(never)]
     fn pack_other(&mut self, v: Value) -> Word {
         match v {
-            Value::Int(i) => small_int_word(i).unwrap_or_else(|| self.pack_wide(i)),
+            Value::Int(i) => self.pack_wide(i),
             Value::Nil => NIL_WORD,
             Value::Sym(s) => u64::from(s.0) << TAG_BITS | TAG_SYM,
             Value::Str(s) => u64::from(s.0) << TAG_BITS | TAG_STR,
@@ -514,6 +515,8 @@ impl Journal {
 
     #[cold]
     fn pack_wide(&mut self, i: i64) -> Word {
+        // A small integer interned too would have two words.
+        debug_assert!(small_int_word(i).is_none(), "{i} fits in a word");
         let next = self.wide.len() as u64;
         let id = *self.wide_ids.entry(i).or_insert(next);
         if id == next {
