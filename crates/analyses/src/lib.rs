@@ -21,4 +21,4 @@ pub mod views;
 pub use driver::{
     run, run_any, Analysis, AnalysisOutput, LentCall, RunOptions, RunOutcome, TraceStats,
 };
-pub use pipeline::run_pipelined;
+pub use pipeline::{run_pipelined, BatchCursor, BatchError};

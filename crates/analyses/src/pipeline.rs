@@ -41,8 +41,8 @@ use crate::driver::{
 };
 use hindsight_order::HappensBefore;
 use hindsight_trace::{
-    CallHead, CallRef, Event, EventSource, NameKind, Names, Op, Position, Step, ThreadId,
-    TraceError, Validator, Value, Warning,
+    CallHead, CallRef, ErrorKind, Event, EventSource, NameKind, Names, Op, Position, Step,
+    ThreadId, TraceError, Validator, Value, Warning,
 };
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;
@@ -377,6 +377,99 @@ fn analyse(
     let whole_call = RefCell::new(Event::new(0, ThreadId(0), Op::End));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(batch) = full.recv() {
+        let mut cursor = BatchCursor {
+            batch: &batch,
+            hb: &mut hb,
+            names: &mut names,
+            whole_call: &whole_call,
+        };
+        let done = match &mut analyses[..] {
+            [one] => one.on_batch(&mut cursor),
+            several => cursor.run(&mut Several(several)),
+        };
+        if let Err((i, kind)) = done {
+            return Err(TraceError::new(batch.positions[i], kind));
+        }
+        let last = batch.last;
+        // Stage 1 may have ended already; the batch is then simply dropped.
+        let _ = empty.send(batch);
+        if last {
+            break;
+        }
+    }
+    Ok(analyses)
+}
+
+/// A batch as stage 2 walks it, with the state it advances: the happens-before pass and the
+/// replica of the reader's names. With a single analysis, stage 2 hands it the whole batch
+/// ([`Analysis::on_batch`]), so that the per-event calls are static and inlined rather than
+/// one dynamic call per event and analysis.
+pub struct BatchCursor<'b> {
+    batch: &'b Batch,
+    hb: &'b mut HappensBefore,
+    names: &'b mut Names,
+    whole_call: &'b RefCell<Event>,
+}
+
+/// An event the analysis refused: its place in the batch, and why.
+pub type BatchError = (usize, ErrorKind);
+
+/// What a batch's events are handed to: one analysis, or several in turn.
+pub(crate) trait EventSink {
+    fn event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind>;
+    fn call(
+        &mut self,
+        c: &LentCall<'_>,
+        hb: &HappensBefore,
+        names: &Names,
+    ) -> Result<(), ErrorKind>;
+}
+
+impl<A: Analysis + ?Sized> EventSink for A {
+    #[inline(always)]
+    fn event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        self.on_event(e, hb, names)
+    }
+
+    #[inline(always)]
+    fn call(
+        &mut self,
+        c: &LentCall<'_>,
+        hb: &HappensBefore,
+        names: &Names,
+    ) -> Result<(), ErrorKind> {
+        self.on_call(c, hb, names)
+    }
+}
+
+struct Several<'a>(&'a mut [Box<dyn Analysis>]);
+
+impl EventSink for Several<'_> {
+    fn event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        self.0.iter_mut().try_for_each(|a| a.on_event(e, hb, names))
+    }
+
+    fn call(
+        &mut self,
+        c: &LentCall<'_>,
+        hb: &HappensBefore,
+        names: &Names,
+    ) -> Result<(), ErrorKind> {
+        self.0.iter_mut().try_for_each(|a| a.on_call(c, hb, names))
+    }
+}
+
+impl BatchCursor<'_> {
+    /// Orders every event of the batch and hands it to `sink`, interning each new name just
+    /// before the event that defined it.
+    #[inline(always)]
+    pub(crate) fn run<S: EventSink + ?Sized>(&mut self, sink: &mut S) -> Result<(), BatchError> {
+        let BatchCursor {
+            batch,
+            hb,
+            names,
+            whole_call,
+        } = self;
         let mut next_name = 0;
         let mut name_start = 0;
         let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
@@ -410,30 +503,20 @@ fn analyse(
                 }
                 _ => None,
             };
-            let error = |kind| TraceError::new(batch.positions[i], kind);
-            match call {
+            let done = match call {
                 None => {
                     hb.before(place);
-                    for a in analyses.iter_mut() {
-                        a.on_event(place, &hb, &names).map_err(error)?;
-                    }
+                    let done = sink.event(place, hb, names);
                     hb.after(place);
+                    done
                 }
                 Some(call) => {
                     hb.plain(place.thread);
-                    let call = LentCall::new(place, call, &whole_call);
-                    for a in analyses.iter_mut() {
-                        a.on_call(&call, &hb, &names).map_err(error)?;
-                    }
+                    sink.call(&LentCall::new(place, call, whole_call), hb, names)
                 }
-            }
+            };
+            done.map_err(|kind| (i, kind))?;
         }
-        let last = batch.last;
-        // Stage 1 may have ended already; the batch is then simply dropped.
-        let _ = empty.send(batch);
-        if last {
-            break;
-        }
+        Ok(())
     }
-    Ok(analyses)
 }

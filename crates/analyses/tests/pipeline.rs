@@ -91,8 +91,9 @@ impl Analysis for Echo {
 }
 
 /// The analyses both drivers run; `atomicity` needs lock-valid traces, so it turns the
-/// lock-order warning into an error.
-fn analyses(with_atomicity: bool) -> Vec<Box<dyn Analysis>> {
+/// lock-order warning into an error. With `solo`, only that one of them runs: the pipelined
+/// driver hands a lone analysis whole batches (`Analysis::on_batch`), a chain each event.
+fn analyses(with_atomicity: bool, solo: Option<usize>) -> Vec<Box<dyn Analysis>> {
     let specs = compile_file(
         spec::parse(builtin("map").expect("shipped")).expect("parses"),
         false,
@@ -111,7 +112,10 @@ fn analyses(with_atomicity: bool) -> Vec<Box<dyn Analysis>> {
             ignore_non_nested: false,
         })));
     }
-    chain
+    match solo {
+        Some(k) => vec![chain.swap_remove(k % chain.len())],
+        None => chain,
+    }
 }
 
 fn reader(bytes: &[u8], binary: bool) -> AnyReader {
@@ -124,18 +128,24 @@ fn reader(bytes: &[u8], binary: bool) -> AnyReader {
 }
 
 /// Runs both drivers over `bytes`; asserts they agree and returns what they saw.
-fn compare(bytes: &[u8], binary: bool, strict: bool, atomicity: bool, batch: usize) -> Seen {
+fn compare(
+    bytes: &[u8],
+    binary: bool,
+    strict: bool,
+    (atomicity, solo): (bool, Option<usize>),
+    batch: usize,
+) -> Seen {
     let options = RunOptions {
         strict,
         pipeline: false,
     };
     let sequential = match reader(bytes, binary) {
-        AnyReader::Text(mut r) => seen(run(&mut r, analyses(atomicity), options)),
-        AnyReader::Binary(mut r) => seen(run(&mut r, analyses(atomicity), options)),
+        AnyReader::Text(mut r) => seen(run(&mut r, analyses(atomicity, solo), options)),
+        AnyReader::Binary(mut r) => seen(run(&mut r, analyses(atomicity, solo), options)),
     };
     let pipelined = seen(run_pipelined(
         &mut reader(bytes, binary),
-        analyses(atomicity),
+        analyses(atomicity, solo),
         options,
         batch,
     ));
@@ -282,6 +292,7 @@ proptest! {
         damage in damage(),
         strict in prop::bool::weighted(0.2),
         atomicity in any::<bool>(),
+        solo in prop::option::of(0usize..5),
         batch in 1usize..=4,
     ) {
         let (names, events) = random_trace(&choices, &seeds, odd, stray_release);
@@ -291,7 +302,7 @@ proptest! {
             } else {
                 text_bytes(&names, &events)
             };
-            compare(&damaged(bytes, damage), binary, strict, atomicity, batch);
+            compare(&damaged(bytes, damage), binary, strict, (atomicity, solo), batch);
         }
     }
 }
@@ -316,7 +327,7 @@ fn the_random_traces_reach_every_kind_of_outcome() {
             strategy.new_tree(&mut runner).expect("generates").current();
         let (names, events) = random_trace(&choices, &seeds, odd, stray);
         let bytes = damaged(binary_bytes(&names, &events), damage);
-        let kind = match compare(&bytes, true, false, atomicity, 2) {
+        let kind = match compare(&bytes, true, false, (atomicity, None), 2) {
             Seen::Error(e) if e.contains("is not a method of") || e.contains("nested locking") => {
                 "analysis"
             }
@@ -389,7 +400,7 @@ fn run_any_pipelined_matches_sequential_on_files() {
             let mut r = hindsight_trace::open(path).expect("opens");
             seen(run_any(
                 &mut r,
-                analyses(false),
+                analyses(false, None),
                 RunOptions {
                     strict: false,
                     pipeline,
