@@ -414,6 +414,45 @@ pub struct BatchCursor<'b> {
 /// An event the analysis refused: its place in the batch, and why.
 pub type BatchError = (usize, ErrorKind);
 
+/// Where stage 2 stands in a batch's new names: the next to intern, where its text starts,
+/// and the event it comes before (`u32::MAX`: none).
+struct NameFeed {
+    next: usize,
+    text_start: usize,
+    next_at: u32,
+}
+
+impl NameFeed {
+    fn new(batch: &Batch) -> NameFeed {
+        NameFeed {
+            next: 0,
+            text_start: 0,
+            next_at: batch.new_names.first().map_or(u32::MAX, |n| n.at),
+        }
+    }
+
+    /// Interns the names defined before event `i`.
+    #[inline(always)]
+    fn before(&mut self, i: usize, batch: &Batch, names: &mut Names) {
+        if i as u32 == self.next_at {
+            self.intern(i as u32, batch, names);
+        }
+    }
+
+    #[cold]
+    fn intern(&mut self, at: u32, batch: &Batch, names: &mut Names) {
+        while let Some(n) = batch.new_names.get(self.next).filter(|n| n.at == at) {
+            let text = &batch.name_text[self.text_start..n.end as usize];
+            let interner = names.of_mut(n.kind);
+            let _id = interner.intern(text.as_bytes());
+            debug_assert_eq!(_id, Ok(interner.len() as u32 - 1), "names arrive once");
+            self.text_start = n.end as usize;
+            self.next += 1;
+        }
+        self.next_at = batch.new_names.get(self.next).map_or(u32::MAX, |n| n.at);
+    }
+}
+
 /// What a batch's events are handed to: one analysis, or several in turn.
 pub(crate) trait EventSink {
     fn event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind>;
@@ -470,52 +509,42 @@ impl BatchCursor<'_> {
             names,
             whole_call,
         } = self;
-        let mut next_name = 0;
-        let mut name_start = 0;
-        let mut next_name_at = batch.new_names.first().map_or(u32::MAX, |n| n.at);
-        let mut calls = batch.calls.iter();
-        let mut next_call = calls.next();
+        let events = &batch.events[..batch.len];
+        let mut feed = NameFeed::new(batch);
         let mut values = &batch.values[..];
-        for (i, place) in batch.events[..batch.len].iter().enumerate() {
-            if i as u32 == next_name_at {
-                while let Some(n) = batch.new_names.get(next_name).filter(|n| n.at == i as u32) {
-                    let text = &batch.name_text[name_start..n.end as usize];
-                    let interner = names.of_mut(n.kind);
-                    let _id = interner.intern(text.as_bytes());
-                    debug_assert_eq!(_id, Ok(interner.len() as u32 - 1), "names arrive once");
-                    name_start = n.end as usize;
-                    next_name += 1;
-                }
-                next_name_at = batch.new_names.get(next_name).map_or(u32::MAX, |n| n.at);
+        let mut i = 0;
+        // The events up to each call, then the call: the events between calls are looked at
+        // only for happens-before, not for being a call.
+        let mut calls = batch.calls.iter();
+        loop {
+            let call = calls.next();
+            let end = call.map_or(events.len(), |c| c.at as usize);
+            for place in &events[i..end] {
+                feed.before(i, batch, names);
+                hb.before(place);
+                let done = sink.event(place, hb, names);
+                hb.after(place);
+                done.map_err(|kind| (i, kind))?;
+                i += 1;
             }
-            let call = match next_call {
-                Some(&BatchCall { at, head }) if at == i as u32 => {
-                    let (args, rest) = values.split_at(head.args as usize);
-                    let (results, rest) = rest.split_at(head.results as usize);
-                    values = rest;
-                    next_call = calls.next();
-                    Some(CallRef {
-                        object: head.object,
-                        method: head.method,
-                        args,
-                        results,
-                    })
-                }
-                _ => None,
+            let Some(&BatchCall { head, .. }) = call else {
+                break;
             };
-            let done = match call {
-                None => {
-                    hb.before(place);
-                    let done = sink.event(place, hb, names);
-                    hb.after(place);
-                    done
-                }
-                Some(call) => {
-                    hb.plain(place.thread);
-                    sink.call(&LentCall::new(place, call, whole_call), hb, names)
-                }
+            feed.before(i, batch, names);
+            let (args, rest) = values.split_at(head.args as usize);
+            let (results, rest) = rest.split_at(head.results as usize);
+            values = rest;
+            let call = CallRef {
+                object: head.object,
+                method: head.method,
+                args,
+                results,
             };
-            done.map_err(|kind| (i, kind))?;
+            let place = &events[i];
+            hb.plain(place.thread);
+            sink.call(&LentCall::new(place, call, whole_call), hb, names)
+                .map_err(|kind| (i, kind))?;
+            i += 1;
         }
         Ok(())
     }
