@@ -48,9 +48,22 @@ pub trait Analysis {
         batch.run(self)
     }
 
-    /// Turns what was gathered into findings, with names resolved.
+    /// Findings whose every detail is known, handed over as a job that builds them, to be
+    /// run on the pipelined driver's reading thread while the pass goes on (stage 1 has time
+    /// to spare, and a finding costs as much as thousands of events). Asked after each batch;
+    /// the findings a job builds come before those of later jobs and of `finish`. The default
+    /// hands over nothing.
+    fn findings_job(&mut self) -> Option<FindingsJob> {
+        None
+    }
+
+    /// Turns what was gathered into findings, with names resolved: all but those handed over
+    /// by `findings_job`, and a summary of everything.
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput;
 }
+
+/// Builds findings; the names it gets name at least everything the findings refer to.
+pub type FindingsJob = Box<dyn FnOnce(&Names) -> Vec<Finding> + Send>;
 
 /// A call event whose call is kept apart from the event: the pipelined driver keeps calls'
 /// values in flat arrays, and building a [`Call`](hindsight_trace::Call) of them for every
@@ -270,6 +283,7 @@ pub fn run<S: EventSource>(
         analyses,
         &by_op,
         names,
+        Vec::new(),
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
     ))
@@ -280,6 +294,7 @@ pub(crate) fn finish_run(
     analyses: Vec<Box<dyn Analysis>>,
     by_op: &OpCounts,
     names: Names,
+    built: Vec<Vec<Finding>>,
     warnings: Vec<Warning>,
     warning_counts: Vec<(&'static str, u64)>,
 ) -> RunOutcome {
@@ -289,9 +304,18 @@ pub(crate) fn finish_run(
     stats.locks = names.locks.len();
     stats.messages = names.msgs.len();
     stats.objects = names.objects.len();
+    let mut built = built.into_iter();
     let outputs = analyses
         .into_iter()
-        .map(|a| (a.name(), a.finish(&names)))
+        .map(|a| {
+            let name = a.name();
+            let mut out = a.finish(&names);
+            if let Some(mut findings) = built.next().filter(|f| !f.is_empty()) {
+                findings.append(&mut out.findings);
+                out.findings = findings;
+            }
+            (name, out)
+        })
         .collect();
     RunOutcome {
         outputs,

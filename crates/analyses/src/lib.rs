@@ -19,6 +19,7 @@ pub mod reach;
 pub mod views;
 
 pub use driver::{
-    run, run_any, Analysis, AnalysisOutput, LentCall, RunOptions, RunOutcome, TraceStats,
+    run, run_any, Analysis, AnalysisOutput, FindingsJob, LentCall, RunOptions, RunOutcome,
+    TraceStats,
 };
 pub use pipeline::{run_pipelined, BatchCursor, BatchError};
