@@ -417,7 +417,7 @@ fn analyse(
     // Where a call is built whole for the analyses that ask (see `LentCall`).
     let whole_call = RefCell::new(Event::new(0, ThreadId(0), Op::End));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
-    while let Ok(batch) = full.recv() {
+    while let Ok(mut batch) = full.recv() {
         let mut cursor = BatchCursor {
             batch: &batch,
             hb: &mut hb,
@@ -431,7 +431,6 @@ fn analyse(
         if let Err((i, kind)) = done {
             return Err(TraceError::new(batch.positions[i], kind));
         }
-        let mut batch = batch;
         for (k, a) in analyses.iter_mut().enumerate() {
             if let Some(job) = a.findings_job() {
                 batch.jobs.push((k, job));
