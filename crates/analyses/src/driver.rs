@@ -310,7 +310,7 @@ pub(crate) fn finish_run(
         .map(|a| {
             let name = a.name();
             let mut out = a.finish(&names);
-            if let Some(mut findings) = built.next().filter(|f| !f.is_empty()) {
+            if let Some(mut findings) = built.next() {
                 findings.append(&mut out.findings);
                 out.findings = findings;
             }

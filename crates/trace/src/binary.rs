@@ -673,10 +673,7 @@ impl<R: Read> EventSource for BinaryReader<R> {
         if !self.advance_exact()? {
             return Ok(Step::End);
         }
-        Ok(match split_call(&self.slot, values) {
-            Some(head) => Step::Call(head),
-            None => Step::Event,
-        })
+        Ok(split_call(&self.slot, values))
     }
 
     fn current(&self) -> &Event {

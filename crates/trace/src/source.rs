@@ -26,17 +26,17 @@ pub enum Step {
     Call(CallHead),
 }
 
-/// The call `e` is, its values appended to `values`; `None` for any other event.
+/// The step to `e`: a call has its values appended to `values`.
 #[inline]
-pub fn split_call(e: &Event, values: &mut Vec<Value>) -> Option<CallHead> {
+pub fn split_call(e: &Event, values: &mut Vec<Value>) -> Step {
     let Op::Call(c) = &e.op else {
-        return None;
+        return Step::Event;
     };
     // A call has a few values: copying them one by one (after one check of the capacity)
     // beats a call to `memcpy` per slice.
     values.extend(c.args.iter().copied());
     values.extend(c.results.iter().copied());
-    Some(CallHead {
+    Step::Call(CallHead {
         object: c.object,
         method: c.method,
         args: c.args.len() as u32,
@@ -71,10 +71,7 @@ pub trait EventSource {
         if !self.advance()? {
             return Ok(Step::End);
         }
-        Ok(match split_call(self.current(), values) {
-            Some(head) => Step::Call(head),
-            None => Step::Event,
-        })
+        Ok(split_call(self.current(), values))
     }
     /// Where the event last returned stands in its file.
     fn position(&self) -> Position;
