@@ -3,7 +3,7 @@
 //   expect: CLASS VERDICT            what `hindsight composed` must say
 //   reasons: RULE ...                the Fig. 11 reasons of a data-dependent operation
 //   bounded: VERDICT                 what `--bounded` must say
-// The tests in crates/cli/tests/composed.rs and crates/analyses/tests/composed_oracle.rs
+// The tests in crates/cli/tests/composed.rs and crates/source/tests/composed_oracle.rs
 // read these lines.
 
 ConcurrentHashMap<String, Attribute> attr;

@@ -16,8 +16,8 @@ mod common;
 
 use common::{best_of, validate_hb};
 
-use hindsight_analyses::atomicity::{Atomicity, Options};
-use hindsight_analyses::{run_any, RunOptions};
+use hindsight_stream::atomicity::{Atomicity, Options};
+use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::generate::{generate_nested, NestedConfig};
 use hindsight_trace::{BinaryWriter, Names, TextWriter};
 use std::fs::File;
@@ -98,7 +98,7 @@ fn bench(name: &str, config: &NestedConfig, dir: &Path, runs: usize) {
 
 /// Phase I, Phase II and the findings, timed separately on a trace held in memory.
 fn phases(name: &str, config: &NestedConfig) {
-    use hindsight_analyses::Analysis;
+    use hindsight_stream::Analysis;
     let mut names = Names::default();
     let mut events = Vec::new();
     generate_nested::<std::convert::Infallible>(config, &mut names, |e, _| {

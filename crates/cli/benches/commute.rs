@@ -9,9 +9,9 @@ mod common;
 
 use common::{best_of, validate_hb};
 
-use hindsight_analyses::commute::builtin::builtin;
-use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
-use hindsight_analyses::{run_any, RunOptions};
+use hindsight_stream::commute::builtin::builtin;
+use hindsight_stream::commute::{compile_file, spec, Binding, Commute};
+use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{BinaryWriter, Names};
 use rayon::{ThreadPool, ThreadPoolBuilder};

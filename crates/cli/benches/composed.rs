@@ -6,7 +6,7 @@
 //!
 //! `cargo bench -p hindsight-cli --bench composed`
 
-use hindsight_analyses::composed::{analyse_one, generate, ir, parse, Verdict};
+use hindsight_source::composed::{analyse_one, generate, ir, parse, Verdict};
 use std::path::Path;
 use std::time::Instant;
 

@@ -11,11 +11,11 @@
 //! `cargo bench -p hindsight-cli --bench cuts` (`CUTS_BENCH_SEED=S` picks another seed;
 //! `CUTS_BENCH_BFS_MAX=N` skips BFS on posets with more than N states, default 5e7).
 
-use hindsight_analyses::cuts::generate::{config_by_name, generate_poset};
-use hindsight_analyses::cuts::paramount::paramount;
-use hindsight_analyses::cuts::poset::Poset;
-use hindsight_analyses::cuts::poset_file::{parse_poset, write_poset};
-use hindsight_analyses::cuts::{count, count_parallel, Algorithm, Counter};
+use hindsight_states::cuts::generate::{config_by_name, generate_poset};
+use hindsight_states::cuts::paramount::paramount;
+use hindsight_states::cuts::poset::Poset;
+use hindsight_states::cuts::poset_file::{parse_poset, write_poset};
+use hindsight_states::cuts::{count, count_parallel, Algorithm, Counter};
 use std::time::Instant;
 
 fn peak_rss_kb() -> Option<u64> {

@@ -1,4 +1,4 @@
-//! Time of `lin`'s checker on simulated histories (`hindsight_analyses::lin::simulate`):
+//! Time of `lin`'s checker on simulated histories (`hindsight_history::simulate`):
 //!
 //! - register histories of 150–200 operations over 5 clients, 200 seeds: linearizable ones and
 //!   ones with stale reads;
@@ -8,9 +8,9 @@
 //!
 //! `cargo bench -p hindsight-cli --bench lin`
 
-use hindsight_analyses::lin::check::Verdict;
-use hindsight_analyses::lin::simulate::{simulate, SimConfig};
-use hindsight_analyses::lin::{check, model_by_name, CheckOptions, History};
+use hindsight_history::check::Verdict;
+use hindsight_history::simulate::{simulate, SimConfig};
+use hindsight_history::{check, model_by_name, CheckOptions, History};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(10);

@@ -8,9 +8,9 @@
 //! `HINDSIGHT_BENCH_STATS=1` adds Lex2's counts of checks and normalizations per row,
 //! `HINDSIGHT_BENCH_SIZES=1` only prints each row's shape and number of states).
 
-use hindsight_analyses::reach::enumerate::{enumerate, Lex};
-use hindsight_analyses::reach::loset::Loset;
-use hindsight_analyses::reach::search::{simulate, Order};
+use hindsight_states::reach::enumerate::{enumerate, Lex};
+use hindsight_states::reach::loset::Loset;
+use hindsight_states::reach::search::{simulate, Order};
 use hindsight_trace::{Event, LockId, NameKind, Names, Op, ThreadId, VarId};
 use std::hash::{BuildHasher, Hasher};
 use std::ops::ControlFlow;
@@ -197,7 +197,7 @@ fn main() {
             d
         };
         if std::env::var("HINDSIGHT_BENCH_SIZES").is_ok() {
-            let mut c = hindsight_analyses::cuts::Counter(0);
+            let mut c = hindsight_states::cuts::Counter(0);
             enumerate(&loset, Lex::Lex2, &mut c);
             println!(
                 "{name}: n {} events {} states {}",
@@ -212,7 +212,7 @@ fn main() {
         let (lex1, t_lex1) = timed(|| lex(Lex::Lex1));
         let (lex2, t_lex2) = timed(|| lex(Lex::Lex2));
         if std::env::var("HINDSIGHT_BENCH_STATS").is_ok() {
-            let mut c = hindsight_analyses::cuts::Counter(0);
+            let mut c = hindsight_states::cuts::Counter(0);
             let st = enumerate(&loset, Lex::Lex2, &mut c);
             let lf = {
                 let mut k = 0u64;

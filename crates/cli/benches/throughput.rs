@@ -9,8 +9,8 @@ mod common;
 
 use common::{best_of, validate_hb};
 
-use hindsight_analyses::races::Races;
-use hindsight_analyses::{run_any, RunOptions};
+use hindsight_stream::races::Races;
+use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{BinaryWriter, EventSource, Names, TextWriter};
 use std::fs::File;

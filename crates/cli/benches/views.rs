@@ -13,8 +13,8 @@ mod common;
 
 use common::{best_of, validate_hb};
 
-use hindsight_analyses::views::dynamic::{DynamicViews, Regions};
-use hindsight_analyses::{run_any, RunOptions};
+use hindsight_stream::views::{DynamicViews, Regions};
+use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::{BinaryWriter, Event, NameKind, Names, Op, TextWriter, ThreadId};
 use hindsight_trace::{LockId, MsgId, VarId};
 use std::fs::File;

@@ -4,10 +4,10 @@
 //! warnings for non-nested releases accepted under `--ignore-non-nested`.
 
 use crate::{display_path, print_report, read_trace, trace_info, warnings, FormatArg, InputArgs};
-use hindsight_analyses::atomicity::{Atomicity, Options};
-use hindsight_analyses::{Analysis, AnalysisOutput};
 use hindsight_order::HappensBefore;
 use hindsight_report::Report;
+use hindsight_stream::atomicity::{Atomicity, Options};
+use hindsight_stream::{Analysis, AnalysisOutput};
 use hindsight_trace::{ErrorKind, Event, Names};
 use std::cell::RefCell;
 use std::rc::Rc;

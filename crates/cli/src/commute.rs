@@ -2,9 +2,9 @@
 
 use crate::Located;
 use anyhow::{bail, Context};
-use hindsight_analyses::commute::builtin::{builtin, BUILTINS};
-use hindsight_analyses::commute::spec::{self, SpecError};
-use hindsight_analyses::commute::{compile_file, Binding, Commute, CompiledSpec};
+use hindsight_stream::commute::builtin::{builtin, BUILTINS};
+use hindsight_stream::commute::spec::{self, SpecError};
+use hindsight_stream::commute::{compile_file, Binding, Commute, CompiledSpec};
 use rustc_hash::FxHashMap;
 use std::path::Path;
 

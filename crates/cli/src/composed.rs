@@ -1,12 +1,12 @@
 //! `hindsight composed`: linearizability of composed map operations via data independence
-//! (VINE, ISSTA'14). Reads the file, runs `hindsight_analyses::composed`, and turns each
+//! (VINE, ISSTA'14). Reads the file, runs `hindsight_source::composed`, and turns each
 //! operation's class and verdict into the report (JSON `summary.operations`, one finding per
 //! violation located at a line of the file) or into the text the paper's figures suggest.
 
 use crate::{FormatArg, Located};
 use anyhow::{bail, Context};
-use hindsight_analyses::composed::{self, Analysed, Class, Verdict};
 use hindsight_report::{EventRef, Finding, Report, Rule};
+use hindsight_source::composed::{self, Analysed, Class, Verdict};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 use std::path::Path;

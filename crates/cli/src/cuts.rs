@@ -3,23 +3,23 @@
 //!
 //! This module owns the command line of these commands: reading the input (a trace through the
 //! usual validating pass, or a poset file), choosing the enumerator, the progress line, and
-//! turning satisfying states into findings. The algorithms live in `hindsight_analyses::cuts`.
+//! turning satisfying states into findings. The algorithms live in `hindsight_states::cuts`.
 
 use crate::{display_path, read_trace, trace_info, warnings, FormatArg, InputArgs, Located};
 use anyhow::{bail, Context};
 use clap::ValueEnum;
-use hindsight_analyses::cuts::generate::{config_by_name, generate_poset};
-use hindsight_analyses::cuts::paramount::{paramount, Online};
-use hindsight_analyses::cuts::poset::{Poset, PosetBuilder, Selection, TracePoset};
-use hindsight_analyses::cuts::poset_file::{
-    looks_like_poset, parse_poset, write_poset, PosetFileError, PosetStream,
-};
-use hindsight_analyses::cuts::predicate::{parse_predicate, Bound, Predicate};
-use hindsight_analyses::cuts::quicklex::QuickLex;
-use hindsight_analyses::cuts::{bounded, Algorithm, Visitor};
-use hindsight_analyses::{Analysis, AnalysisOutput};
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Report, Rule};
+use hindsight_states::cuts::generate::{config_by_name, generate_poset};
+use hindsight_states::cuts::paramount::{paramount, Online};
+use hindsight_states::cuts::poset::{Poset, PosetBuilder, Selection, TracePoset};
+use hindsight_states::cuts::poset_file::{
+    looks_like_poset, parse_poset, write_poset, PosetFileError, PosetStream,
+};
+use hindsight_states::cuts::predicate::{parse_predicate, Bound, Predicate};
+use hindsight_states::cuts::quicklex::QuickLex;
+use hindsight_states::cuts::{bounded, Algorithm, Visitor};
+use hindsight_stream::{Analysis, AnalysisOutput};
 use hindsight_trace::{ErrorKind, Event, Names, ThreadId};
 use serde_json::{Map, Value};
 use std::cell::RefCell;

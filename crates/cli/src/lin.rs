@@ -2,9 +2,9 @@
 
 use crate::Located;
 use anyhow::{bail, Context};
-use hindsight_analyses::lin::check::Verdict;
-use hindsight_analyses::lin::history::parse_history;
-use hindsight_analyses::lin::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
+use hindsight_history::check::Verdict;
+use hindsight_history::parse::parse_history;
+use hindsight_history::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
 use hindsight_report::{EventRef, Finding, Report, Rule};
 use serde_json::{Map, Value};
 use std::path::Path;

@@ -15,9 +15,9 @@ mod views;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
-use hindsight_analyses::races::Races;
-use hindsight_analyses::{run_any, Analysis, RunOptions, RunOutcome};
 use hindsight_report::{render, OutputFormat, Report};
+use hindsight_stream::races::Races;
+use hindsight_stream::{run_any, Analysis, RunOptions, RunOutcome};
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{BinaryWriter, EventSource, Format, Names, Position, TextWriter, TraceError};
 use serde_json::Value;
@@ -362,7 +362,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         } => atomicity::run(
             &input,
             format,
-            hindsight_analyses::atomicity::Options {
+            hindsight_stream::atomicity::Options {
                 all,
                 schedule,
                 ignore_non_nested,
@@ -452,8 +452,8 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         }
         Command::Stats { input, format } => stats(&input, format),
         Command::GenHistory(a) => {
-            use hindsight_analyses::lin::simulate::{simulate, to_jsonl, SimConfig};
-            use hindsight_analyses::lin::MODELS;
+            use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
+            use hindsight_history::MODELS;
             if !MODELS.contains(&a.model.as_str()) {
                 bail!("no model `{}` (there are: {})", a.model, MODELS.join(", "));
             }
@@ -493,7 +493,7 @@ fn read_trace(
     // median 0.77 s pipelined against 0.64 s on one thread.
     let pipeline = !analyses.is_empty()
         && !ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed)
-        && hindsight_analyses::pipeline::worthwhile();
+        && hindsight_stream::pipeline::worthwhile();
     let outcome = run_any(
         &mut reader,
         analyses,

@@ -3,13 +3,13 @@
 
 use crate::{display_path, place, print_report, trace_error, FormatArg, InputArgs, Located};
 use anyhow::bail;
-use hindsight_analyses::cuts::poset::{Poset, TracePoset};
-use hindsight_analyses::cuts::predicate::{parse_predicate, Predicate};
-use hindsight_analyses::reach::classes::{Cycle, EdgeKind, Node};
-use hindsight_analyses::reach::loset::{Ev, Loset};
-use hindsight_analyses::reach::search::{Invalidity, Validity};
-use hindsight_analyses::reach::{enumerate, Proof, Reach, Refutation, Verdict};
 use hindsight_report::{EventRef, Finding, Report, Rule};
+use hindsight_states::cuts::poset::{Poset, TracePoset};
+use hindsight_states::cuts::predicate::{parse_predicate, Predicate};
+use hindsight_states::reach::classes::{Cycle, EdgeKind, Node};
+use hindsight_states::reach::loset::{Ev, Loset};
+use hindsight_states::reach::search::{Invalidity, Validity};
+use hindsight_states::reach::{enumerate, Proof, Reach, Refutation, Verdict};
 use hindsight_trace::Format;
 use serde_json::{Map, Value};
 use std::ops::ControlFlow;

@@ -4,10 +4,11 @@
 use crate::{analyse, display_path, print_report, FormatArg, InputArgs, Located};
 use anyhow::{bail, Context};
 use clap::ValueEnum;
-use hindsight_analyses::views::dynamic::{DynamicViews, Regions};
-use hindsight_analyses::views::sensors::LIMIT;
-use hindsight_analyses::views::{count_kinds, detect_counted, findings, lang, rules, symbolic};
 use hindsight_report::Report;
+use hindsight_source::views::{lang, symbolic};
+use hindsight_stream::views::{DynamicViews, Regions};
+use hindsight_views::sensors::LIMIT;
+use hindsight_views::{count_kinds, detect_counted, findings, rules};
 use serde_json::Value;
 use std::path::Path;
 

@@ -306,7 +306,7 @@ fn lin() {
     }
     check(&[
         "lin",
-        "crates/analyses/tests/fixtures/lin/cas-register.log",
+        "crates/history/tests/fixtures/lin/cas-register.log",
         "--model",
         "register",
         "--format",

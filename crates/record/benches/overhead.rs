@@ -11,10 +11,10 @@
 //! change the lock workload, default 250,000, i.e. 4 M events; HINDSIGHT_BENCH_PART=lock,
 //! reads or million to run one part).
 
-use hindsight_analyses::races::Races;
-use hindsight_analyses::{run_any, RunOptions};
 use hindsight_record::sync::Mutex;
 use hindsight_record::{thread, Recorder, Shared};
+use hindsight_stream::races::Races;
+use hindsight_stream::{run_any, RunOptions};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

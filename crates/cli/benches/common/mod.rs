@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use hindsight_analyses::{run_any, RunOptions};
+use hindsight_stream::{run_any, RunOptions};
 use std::path::Path;
 use std::time::Instant;
 

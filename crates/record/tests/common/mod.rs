@@ -1,17 +1,17 @@
 //! What the tests of hindsight-record share: recording one function into a file (one recording
 //! at a time: the recorder is process-wide), loading the trace back, and running analyses on
-//! it through the `hindsight-analyses` library.
+//! it through the `hindsight-stream` library.
 
 #![allow(dead_code)]
 
-use hindsight_analyses::atomicity::{Atomicity, Options as AtomicityOptions};
-use hindsight_analyses::commute::builtin::builtin;
-use hindsight_analyses::commute::{compile_file, spec, Binding, Commute};
-use hindsight_analyses::races::Races;
-use hindsight_analyses::views::dynamic::{DynamicViews, Regions};
-use hindsight_analyses::{run_any, Analysis, RunOptions};
 use hindsight_record::Recorder;
 use hindsight_report::Finding;
+use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
+use hindsight_stream::commute::builtin::builtin;
+use hindsight_stream::commute::{compile_file, spec, Binding, Commute};
+use hindsight_stream::races::Races;
+use hindsight_stream::views::{DynamicViews, Regions};
+use hindsight_stream::{run_any, Analysis, RunOptions};
 use hindsight_trace::{Event, Names, Op, Trace};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};

@@ -1,0 +1,17 @@
+//! Linearizability of recorded histories (Wing & Gong's search with Lowe's memoization,
+//! P-compositionality), Porcupine-class: `hindsight lin`.
+//!
+//! A history is what clients recorded: each operation's invocation and, unless it was lost,
+//! its completion. Semantics follow Jepsen: `ok` completed with the given output; `fail` did
+//! not happen (dropped from the history); `info`, or an invocation with no completion, has an
+//! unknown outcome: it may take effect at any point after its invocation, or never, and its
+//! process issues nothing further.
+
+pub mod check;
+pub mod models;
+pub mod parse;
+pub mod simulate;
+
+pub use check::{check, CheckOptions, Outcome, PartitionResult, Verdict};
+pub use models::{model_by_name, Model, MODELS};
+pub use parse::{History, HistoryError, Op, Val};

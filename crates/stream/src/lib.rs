@@ -1,0 +1,24 @@
+//! One streaming pass over a trace, and the analyses that ride it.
+//!
+//! The engine ([`driver`], [`pipeline`]) reads events from a `hindsight-trace` source, validates
+//! them, advances the happens-before pass of `hindsight-order` and hands each event to a chain of
+//! [`Analysis`] objects (RoadRunner's tool chain), in one thread or split over two. The trace
+//! analyses built on it are here too: [`races`], [`commute`], [`atomicity`] and the views of a
+//! trace ([`views`], whose sensors live in `hindsight-views`).
+//!
+//! This crate owns what a bug in a trace is and how one pass finds it. It does not open files
+//! (a caller hands it a reader), print, or know the command line; it parses only the language
+//! that belongs to one of its analyses (commutativity specs), from text the caller reads.
+
+pub mod atomicity;
+pub mod commute;
+pub mod driver;
+pub mod pipeline;
+pub mod races;
+pub mod views;
+
+pub use driver::{
+    run, run_any, Analysis, AnalysisOutput, FindingsJob, LentCall, RunOptions, RunOutcome,
+    TraceStats,
+};
+pub use pipeline::{run_pipelined, BatchCursor, BatchError};

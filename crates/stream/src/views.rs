@@ -1,0 +1,798 @@
+//! Views from a trace (MoTH's views, observed instead of computed): every atomic region of a
+//! thread gives a view, built access by access with `add` exactly as HEAP READ and HEAP WRITE
+//! do. A region is an outermost `begin`..`end` block, an outermost lock region (from the first
+//! acquire while holding no lock to the release of the last lock held), or either
+//! (`--regions blocks|locks|both`); by default blocks if the trace has any, lock regions
+//! otherwise.
+//!
+//! Beyond the paper (Section 4.3):
+//! - *object instances kept apart*: a trace variable `Class#id.field` is its own variable; the
+//!   paper's class-level variable `Class.field` is used only to count the warnings that
+//!   separating instances removed;
+//! - *may happen in parallel*: a warning needs a region of one thread to run between two
+//!   regions of another. Regions ordered in every schedule cannot: the analysis runs its own
+//!   happens-before pass (the same `HappensBefore`) over the edges that order every schedule,
+//!   fork, join, send and receive, leaving out lock edges, which only record which critical
+//!   section happened to go first (with them, any two regions on one lock would look ordered). A
+//!   warning whose regions never run in parallel is dropped (`--no-mhp` keeps them). Orders
+//!   made through locks (a flag set and polled under a lock) are not seen, so the filter errs
+//!   on the side of keeping warnings.
+//!
+//! Memory is bounded by the number of distinct views per thread, not by the trace: per (thread,
+//! view) the analysis keeps the view once, the events of its first region, and four numbers.
+//! Two views of different threads *may run in parallel* when some region of one is unordered
+//! with some region of the other; this is decided exactly, online: when a region `B'` of thread
+//! `u` ends, a region `B` of thread `t` that ended earlier is unordered with it iff
+//! `epoch(B.end) > clock(B'.begin)[t]`, so only the latest end of each view of `t` matters, and
+//! `t`'s views are kept in order of their latest end so that the scan stops at the first one
+//! ordered before `B'` (or already examined at the previous end of `B'`'s view).
+//!
+//! This module knows events, happens-before and views; the sensors know none of that.
+
+use crate::driver::{Analysis, AnalysisOutput};
+use hindsight_order::{HappensBefore, VectorClock};
+use hindsight_report::EventRef;
+use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
+use hindsight_views::sensors::{Warning, LIMIT};
+use hindsight_views::view::{add_bits, Kind, Mark, View};
+use hindsight_views::{
+    detect_counted, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews,
+    ViewId,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+/// Which regions are atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regions {
+    /// `begin`/`end` blocks if the trace has any, lock regions otherwise.
+    Auto,
+    Blocks,
+    Locks,
+    Both,
+}
+
+impl Regions {
+    fn name(self) -> &'static str {
+        match self {
+            // Still `Auto` at the end: the trace had no block, lock regions were used.
+            Regions::Auto => "locks",
+            Regions::Blocks => "blocks",
+            Regions::Locks => "locks",
+            Regions::Both => "both",
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// How many pairs of views the may-happen-in-parallel relation records at most (64 MB or so).
+/// Past it the relation is saturated: every pair is taken to run in parallel, so the filter
+/// removes only what program order rules out, never a warning it cannot justify.
+const MAX_PARALLEL_PAIRS: usize = 1 << 22;
+
+/// An access event of a region: index and location.
+type At = (u64, Option<LocId>);
+
+/// One variable of the open region: its bits and its first read and first write.
+#[derive(Clone, Copy)]
+struct Entry {
+    var: u32,
+    bits: u8,
+    read: Option<At>,
+    write: Option<At>,
+}
+
+#[derive(Default)]
+struct ThreadState {
+    depth: u32,
+    locks: u32,
+    active: bool,
+    begin: u64,
+    begin_clock: VectorClock,
+    entries: Vec<Entry>,
+    /// Position of a variable in `entries`, once a region is too long for a linear scan.
+    index: FxHashMap<u32, u32>,
+    /// The region's accesses in order, replayed at class level when two of its variables are
+    /// one class-level variable (the marks then depend on the order).
+    log: Vec<(u32, Kind)>,
+}
+
+/// A view of one thread: the first region that produced it, and what the may-happen-in-parallel
+/// filter needs of all its regions.
+struct Slot {
+    thread: u32,
+    view: ViewId,
+    first_begin: u64,
+    first_end: u64,
+    first_events: Vec<Entry>,
+    last_begin: u64,
+    /// Epoch of the latest end, and its trace index + 1 (0: none yet).
+    last_end_epoch: u32,
+    last_end_seq: u64,
+    /// Neighbours in the thread's list of slots by latest end, most recent first.
+    prev: u32,
+    next: u32,
+    /// Per thread, how many of its slots are known to run in parallel with this one.
+    known: Vec<u32>,
+}
+
+fn bump(counts: &mut Vec<u32>, i: usize) {
+    if counts.len() <= i {
+        counts.resize(i + 1, 0);
+    }
+    counts[i] += 1;
+}
+
+/// Views interned by contents.
+#[derive(Default)]
+struct Interner {
+    ids: FxHashMap<Box<[(u32, u8)]>, ViewId>,
+    views: Vec<View>,
+}
+
+impl Interner {
+    fn intern(&mut self, entries: &[(u32, u8)]) -> ViewId {
+        if let Some(&id) = self.ids.get(entries) {
+            return id;
+        }
+        let id = self.views.len() as ViewId;
+        self.views.push(View::from_entries(entries.to_vec()));
+        self.ids.insert(entries.into(), id);
+        id
+    }
+}
+
+/// The paper's class-level views (`Class.field` for every `Class#id.field`), kept only once the
+/// trace names an instance.
+#[derive(Default)]
+struct ClassLevel {
+    views: Interner,
+    /// Per thread, which class-level views it has.
+    threads: Vec<Vec<bool>>,
+    /// The class-level view of each view, when renaming its variables gives it (`NONE`: not
+    /// computed yet, `COLLIDES`: two of its variables are one class-level variable).
+    of_view: Vec<u32>,
+}
+
+const COLLIDES: u32 = u32::MAX - 1;
+
+impl ClassLevel {
+    fn insert(&mut self, t: usize, id: ViewId) {
+        if self.threads.len() <= t {
+            self.threads.resize(t + 1, Vec::new());
+        }
+        let set = &mut self.threads[t];
+        if set.len() <= id as usize {
+            set.resize(id as usize + 1, false);
+        }
+        set[id as usize] = true;
+    }
+
+    /// The class-level view of `view` if renaming gives it.
+    fn renamed(&mut self, view: ViewId, views: &Interner, var_class: &[u32]) -> u32 {
+        if let Some(&id) = self.of_view.get(view as usize) {
+            if id != NONE {
+                return id;
+            }
+        }
+        let mut entries: Vec<(u32, u8)> = views.views[view as usize]
+            .entries()
+            .iter()
+            .map(|&(v, b)| (var_class[v as usize], b))
+            .collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        let id = if entries.windows(2).any(|w| w[0].0 == w[1].0) {
+            COLLIDES
+        } else {
+            self.views.intern(&entries)
+        };
+        if self.of_view.len() <= view as usize {
+            self.of_view.resize(view as usize + 1, NONE);
+        }
+        self.of_view[view as usize] = id;
+        id
+    }
+}
+
+/// The `views` analysis over a trace.
+pub struct DynamicViews {
+    regions: Regions,
+    mhp: bool,
+    threads: Vec<ThreadState>,
+    views: Interner,
+    /// Per thread, the slot of each view (`NONE`: the thread has no such view).
+    slot_of: Vec<Vec<u32>>,
+    slots: Vec<Slot>,
+    /// Per thread, its most recently ended slot.
+    heads: Vec<u32>,
+    parallel: FxHashSet<(u32, u32)>,
+    /// Per thread, its number of slots.
+    slot_count: Vec<u32>,
+    /// Class-level variable of each trace variable (`NONE`: not seen yet).
+    var_class: Vec<u32>,
+    class_names: Vec<String>,
+    class_ids: FxHashMap<String, u32>,
+    class: Option<ClassLevel>,
+    scratch: Vec<(u32, u8)>,
+    region_count: u64,
+    /// Happens-before without lock edges (see the module comment).
+    must: HappensBefore,
+}
+
+impl DynamicViews {
+    pub fn new(regions: Regions, mhp: bool) -> DynamicViews {
+        DynamicViews {
+            regions,
+            mhp,
+            threads: Vec::new(),
+            views: Interner::default(),
+            slot_of: Vec::new(),
+            slots: Vec::new(),
+            heads: Vec::new(),
+            parallel: FxHashSet::default(),
+            slot_count: Vec::new(),
+            var_class: Vec::new(),
+            class_names: Vec::new(),
+            class_ids: FxHashMap::default(),
+            class: None,
+            scratch: Vec::new(),
+            region_count: 0,
+            must: HappensBefore::new(),
+        }
+    }
+
+    /// Every distinct view of every thread so far, with its thread.
+    pub fn thread_views(&self) -> Vec<(ThreadId, View)> {
+        self.slots
+            .iter()
+            .map(|s| {
+                (
+                    ThreadId(s.thread),
+                    self.views.views[s.view as usize].clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// The pairs of (thread, view) some of whose regions are unordered (the may-happen-in-
+    /// parallel relation, recorded only when the filter is on).
+    pub fn parallel_views(&self) -> Vec<((ThreadId, View), (ThreadId, View))> {
+        let of = |s: u32| {
+            let s = &self.slots[s as usize];
+            (
+                ThreadId(s.thread),
+                self.views.views[s.view as usize].clone(),
+            )
+        };
+        self.parallel.iter().map(|&(a, b)| (of(a), of(b))).collect()
+    }
+
+    fn slot_index(&self, t: u32, v: ViewId) -> u32 {
+        self.slot_of[t as usize][v as usize]
+    }
+
+    fn counts_blocks(&self) -> bool {
+        matches!(self.regions, Regions::Blocks | Regions::Both)
+    }
+
+    fn counts_locks(&self) -> bool {
+        matches!(self.regions, Regions::Auto | Regions::Locks | Regions::Both)
+    }
+
+    /// The first `begin` of an `Auto` run: from now on only blocks are regions, and the lock
+    /// regions seen so far are forgotten.
+    #[cold]
+    fn switch_to_blocks(&mut self) {
+        let mhp = self.mhp;
+        let var_class = std::mem::take(&mut self.var_class);
+        let (names, ids) = (
+            std::mem::take(&mut self.class_names),
+            std::mem::take(&mut self.class_ids),
+        );
+        let must = std::mem::take(&mut self.must);
+        *self = DynamicViews::new(Regions::Blocks, mhp);
+        self.must = must;
+        self.var_class = var_class;
+        self.class_names = names;
+        self.class_ids = ids;
+    }
+
+    #[inline]
+    fn thread(&mut self, t: ThreadId) -> &mut ThreadState {
+        if t.index() >= self.threads.len() {
+            self.threads
+                .resize_with(t.index() + 1, ThreadState::default);
+            self.heads.resize(t.index() + 1, NONE);
+            self.slot_count.resize(t.index() + 1, 0);
+        }
+        &mut self.threads[t.index()]
+    }
+
+    fn start(&mut self, e: &Event) {
+        let th = &mut self.threads[e.thread.index()];
+        th.active = true;
+        th.begin = e.index;
+        th.begin_clock.copy_from(self.must.clock(e.thread));
+        th.entries.clear();
+        th.index.clear();
+        th.log.clear();
+    }
+
+    /// The class-level variable of `x`, interning it on first sight.
+    #[inline]
+    fn class_of(&mut self, x: VarId, names: &Names) -> u32 {
+        if x.index() < self.var_class.len() && self.var_class[x.index()] != NONE {
+            return self.var_class[x.index()];
+        }
+        self.new_var(x, names)
+    }
+
+    #[cold]
+    fn new_var(&mut self, x: VarId, names: &Names) -> u32 {
+        if x.index() >= self.var_class.len() {
+            self.var_class.resize(x.index() + 1, NONE);
+        }
+        let name = names.var(x);
+        let class = class_name(name);
+        let id = match self.class_ids.get(class.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.class_names.len() as u32;
+                self.class_names.push(class.clone());
+                self.class_ids.insert(class.clone(), id);
+                id
+            }
+        };
+        self.var_class[x.index()] = id;
+        if class != name && self.class.is_none() {
+            self.start_class_level();
+        }
+        id
+    }
+
+    /// The first instance variable: until now every variable was its own class-level variable,
+    /// so the class-level views so far are the views renamed.
+    #[cold]
+    fn start_class_level(&mut self) {
+        let mut level = ClassLevel::default();
+        for i in 0..self.slots.len() {
+            let (t, view) = (self.slots[i].thread, self.slots[i].view);
+            let id = level.renamed(view, &self.views, &self.var_class);
+            level.insert(t as usize, id);
+        }
+        self.class = Some(level);
+    }
+
+    #[inline]
+    fn access(&mut self, e: &Event, x: VarId, kind: Kind, names: &Names) {
+        self.class_of(x, names);
+        let th = &mut self.threads[e.thread.index()];
+        th.log.push((x.0, kind));
+        let at = (e.index, e.loc);
+        let i = if th.entries.len() <= 16 {
+            th.entries.iter().position(|en| en.var == x.0)
+        } else {
+            if th.index.len() < th.entries.len() {
+                for (i, en) in th.entries.iter().enumerate() {
+                    th.index.insert(en.var, i as u32);
+                }
+            }
+            th.index.get(&x.0).map(|&i| i as usize)
+        };
+        let en = match i {
+            Some(i) => &mut th.entries[i],
+            None => {
+                th.entries.push(Entry {
+                    var: x.0,
+                    bits: 0,
+                    read: None,
+                    write: None,
+                });
+                if !th.index.is_empty() {
+                    th.index.insert(x.0, (th.entries.len() - 1) as u32);
+                }
+                th.entries.last_mut().expect("just pushed")
+            }
+        };
+        en.bits = add_bits(en.bits, kind, Mark::Open);
+        match kind {
+            Kind::Read => {
+                en.read.get_or_insert(at);
+            }
+            Kind::Write => {
+                en.write.get_or_insert(at);
+            }
+        }
+    }
+
+    fn end(&mut self, e: &Event) {
+        let t = e.thread;
+        let th = &mut self.threads[t.index()];
+        th.active = false;
+        if th.entries.is_empty() {
+            return;
+        }
+        self.region_count += 1;
+        th.entries.sort_unstable_by_key(|en| en.var);
+        self.scratch.clear();
+        self.scratch
+            .extend(th.entries.iter().map(|en| (en.var, en.bits)));
+        let view = self.views.intern(&self.scratch);
+        let begin = th.begin;
+        if self.slot_of.len() <= t.index() {
+            self.slot_of.resize(t.index() + 1, Vec::new());
+        }
+        let of = &mut self.slot_of[t.index()];
+        if of.len() <= view as usize {
+            of.resize(view as usize + 1, NONE);
+        }
+        let slot = match of[view as usize] {
+            s if s != NONE => s,
+            _ => {
+                let s = self.slots.len() as u32;
+                self.slots.push(Slot {
+                    thread: t.0,
+                    view,
+                    first_begin: begin,
+                    first_end: e.index,
+                    first_events: th.entries.clone(),
+                    last_begin: begin,
+                    last_end_epoch: 0,
+                    last_end_seq: 0,
+                    prev: NONE,
+                    next: NONE,
+                    known: Vec::new(),
+                });
+                self.slot_count[t.index()] += 1;
+                self.slot_of[t.index()][view as usize] = s;
+                s
+            }
+        };
+        if let Some(level) = &mut self.class {
+            let mut id = level.renamed(view, &self.views, &self.var_class);
+            if id == COLLIDES {
+                let mut entries: Vec<(u32, u8)> = Vec::new();
+                for &(v, kind) in &th.log {
+                    let c = self.var_class[v as usize];
+                    match entries.iter_mut().find(|e| e.0 == c) {
+                        Some(e) => e.1 = add_bits(e.1, kind, Mark::Open),
+                        None => entries.push((c, add_bits(0, kind, Mark::Open))),
+                    }
+                }
+                entries.sort_unstable_by_key(|e| e.0);
+                id = level.views.intern(&entries);
+            }
+            level.insert(t.index(), id);
+        }
+        if self.mhp && self.parallel.len() < MAX_PARALLEL_PAIRS {
+            self.mark_parallel(slot, t);
+        }
+        let epoch = self.must.clock(t).get(t);
+        let s = &mut self.slots[slot as usize];
+        s.last_begin = begin;
+        s.last_end_epoch = epoch;
+        s.last_end_seq = e.index + 1;
+        self.move_to_front(slot, t);
+    }
+
+    /// Marks every view of another thread with a region unordered with the region of `slot`
+    /// that just ended (see the module comment).
+    fn mark_parallel(&mut self, slot: u32, t: ThreadId) {
+        let prev = self.slots[slot as usize].last_end_seq;
+        for u in 0..self.heads.len() {
+            // Once every view of `u` is known to run in parallel with this one, there is nothing
+            // left to learn about `u` (the common case in long racy runs).
+            let known = self.slots[slot as usize].known.get(u).copied().unwrap_or(0);
+            if u == t.index() || known == self.slot_count[u] {
+                continue;
+            }
+            let c = self.threads[t.index()].begin_clock.get(ThreadId(u as u32));
+            let mut s = self.heads[u];
+            while s != NONE {
+                let d = &self.slots[s as usize];
+                if d.last_end_epoch <= c || d.last_end_seq <= prev {
+                    break;
+                }
+                let next = d.next;
+                if self.parallel.insert((s.min(slot), s.max(slot))) {
+                    bump(&mut self.slots[slot as usize].known, u);
+                    bump(&mut self.slots[s as usize].known, t.index());
+                }
+                s = next;
+            }
+        }
+    }
+
+    /// Opens and closes regions, and adds the accesses made inside them.
+    #[inline]
+    fn region_event(&mut self, e: &Event, names: &Names) {
+        let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
+        match &e.op {
+            Op::Read(x) if self.thread(e.thread).active => {
+                self.access(e, *x, Kind::Read, names);
+            }
+            Op::Write(x) if self.thread(e.thread).active => {
+                self.access(e, *x, Kind::Write, names);
+            }
+            Op::Acquire(_) if locks => {
+                let th = self.thread(e.thread);
+                th.locks += 1;
+                if !th.active {
+                    self.start(e);
+                }
+            }
+            Op::Release(_) if locks => {
+                let th = self.thread(e.thread);
+                th.locks = th.locks.saturating_sub(1);
+                if th.active && th.locks == 0 && !(blocks && th.depth > 0) {
+                    self.end(e);
+                }
+            }
+            Op::Begin(_) if blocks || self.regions == Regions::Auto => {
+                if self.regions == Regions::Auto {
+                    self.switch_to_blocks();
+                }
+                let th = self.thread(e.thread);
+                th.depth += 1;
+                if !th.active {
+                    self.start(e);
+                }
+            }
+            Op::End if blocks || self.regions == Regions::Auto => {
+                let th = self.thread(e.thread);
+                if th.depth > 0 {
+                    th.depth -= 1;
+                    if th.active && th.depth == 0 && !(locks && th.locks > 0) {
+                        self.end(e);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn move_to_front(&mut self, slot: u32, t: ThreadId) {
+        let head = self.heads[t.index()];
+        if head == slot {
+            return;
+        }
+        let (p, n) = {
+            let s = &self.slots[slot as usize];
+            (s.prev, s.next)
+        };
+        if p != NONE {
+            self.slots[p as usize].next = n;
+        }
+        if n != NONE {
+            self.slots[n as usize].prev = p;
+        }
+        let s = &mut self.slots[slot as usize];
+        s.prev = NONE;
+        s.next = head;
+        if head != NONE {
+            self.slots[head as usize].prev = slot;
+        }
+        self.heads[t.index()] = slot;
+    }
+}
+
+/// The class-level name of a trace variable: `Class#id.field` is `Class.field`; any other name
+/// is its own.
+pub fn class_name(var: &str) -> String {
+    if let Some(dot) = var.rfind('.') {
+        if let Some(hash) = var[..dot].find('#') {
+            return format!("{}{}", &var[..hash], &var[dot..]);
+        }
+    }
+    var.to_owned()
+}
+
+impl Analysis for DynamicViews {
+    fn name(&self) -> &'static str {
+        "views"
+    }
+
+    #[inline]
+    fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        let ordering = !matches!(e.op, Op::Acquire(_) | Op::Release(_));
+        if ordering {
+            self.must.before(e);
+        } else {
+            self.must.before(&Event::new(e.index, e.thread, Op::End));
+        }
+        self.region_event(e, names);
+        if ordering {
+            self.must.after(e);
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
+        let this = *self;
+        let unclosed = this.threads.iter().filter(|t| t.active).count();
+        // Threads with views, in id order; `order[k]` is the trace thread of knowledge thread k.
+        let mut per_thread: Vec<Vec<(ViewId, u32)>> = vec![Vec::new(); this.threads.len()];
+        for (i, s) in this.slots.iter().enumerate() {
+            per_thread[s.thread as usize].push((s.view, i as u32));
+        }
+        let mut order = Vec::new();
+        let mut threads = Vec::new();
+        for (t, list) in per_thread.iter_mut().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            list.sort_unstable();
+            order.push(t as u32);
+            threads.push(ThreadViews {
+                name: names.thread(ThreadId(t as u32)).to_owned(),
+                views: list.iter().map(|e| e.0).collect(),
+            });
+        }
+        let var_names: Vec<String> = (0..names.vars.len())
+            .map(|v| names.var(VarId(v as u32)).to_owned())
+            .collect();
+        let k = Knowledge {
+            var_names,
+            views: this.views.views.clone(),
+            threads,
+        };
+        let (mut warnings, truncated) = detect_counted(&k);
+
+        let mut removed_by_instances = 0;
+        if let Some(level) = &this.class {
+            let mut threads = Vec::new();
+            for &t in &order {
+                let views: Vec<ViewId> = level
+                    .threads
+                    .get(t as usize)
+                    .map(|s| (0..s.len() as u32).filter(|&i| s[i as usize]).collect())
+                    .unwrap_or_default();
+                threads.push(ThreadViews {
+                    name: names.thread(ThreadId(t)).to_owned(),
+                    views,
+                });
+            }
+            let kc = Knowledge {
+                var_names: this.class_names.clone(),
+                views: level.views.views.clone(),
+                threads,
+            };
+            let class_warnings = detect_counted(&kc).0;
+            let seen: FxHashSet<(&str, [usize; 2], Vec<u32>)> = warnings
+                .iter()
+                .map(|w| (w.kind, w.threads, lift(&w.variables, &this.var_class)))
+                .collect();
+            removed_by_instances = class_warnings
+                .iter()
+                .filter(|w| !seen.contains(&(w.kind, w.threads, w.variables.clone())))
+                .count();
+        }
+
+        let mut removed_by_mhp = 0;
+        let ctx = Context {
+            this: &this,
+            order: &order,
+            names,
+        };
+        if this.mhp {
+            let (kept, removed) = mhp_filter(warnings, &ctx);
+            warnings = kept;
+            removed_by_mhp = removed;
+        }
+        let mut out = AnalysisOutput {
+            findings: findings(&k, &warnings, &ctx),
+            rules: rules(),
+            ..AnalysisOutput::default()
+        };
+        summary(
+            &mut out,
+            &this,
+            &k,
+            &warnings,
+            removed_by_instances,
+            removed_by_mhp,
+            unclosed,
+        );
+        if truncated {
+            out.summary
+                .insert("sensor_limit_reached".into(), Value::from(LIMIT));
+        }
+        if this.mhp && this.parallel.len() >= MAX_PARALLEL_PAIRS {
+            out.summary
+                .insert("mhp_saturated".into(), Value::from(true));
+        }
+        out
+    }
+}
+
+fn summary(
+    out: &mut AnalysisOutput,
+    this: &DynamicViews,
+    k: &Knowledge,
+    warnings: &[Warning],
+    removed_by_instances: usize,
+    removed_by_mhp: usize,
+    unclosed: usize,
+) {
+    let (races, stale) = hindsight_views::count_kinds(warnings);
+    let s = &mut out.summary;
+    s.insert("regions".into(), Value::from(this.regions.name()));
+    s.insert("atomic_regions".into(), Value::from(this.region_count));
+    s.insert("views".into(), Value::from(k.views.len()));
+    s.insert("high_level_races".into(), Value::from(races));
+    s.insert("stale_values".into(), Value::from(stale));
+    s.insert(
+        "removed_by_instances".into(),
+        Value::from(removed_by_instances),
+    );
+    if this.mhp {
+        s.insert("removed_by_mhp".into(), Value::from(removed_by_mhp));
+    } else {
+        s.insert("mhp".into(), Value::from("off"));
+    }
+    if unclosed > 0 {
+        s.insert("unclosed_regions".into(), Value::from(unclosed));
+    }
+}
+
+/// Class-level variables of trace variables, sorted and without repeats.
+fn lift(vars: &[u32], var_class: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = vars.iter().map(|&v| var_class[v as usize]).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+struct Context<'a> {
+    this: &'a DynamicViews,
+    order: &'a [u32],
+    names: &'a Names,
+}
+
+impl Context<'_> {
+    fn slot(&self, t: usize, v: ViewId) -> &Slot {
+        &self.this.slots[self.this.slot_index(self.order[t], v) as usize]
+    }
+}
+
+impl Schedule for Context<'_> {
+    fn may_run_in_parallel(&self, t1: usize, v1: ViewId, t2: usize, v2: ViewId) -> bool {
+        let a = self.this.slot_index(self.order[t1], v1);
+        let b = self.this.slot_index(self.order[t2], v2);
+        t1 != t2
+            && (self.this.parallel.len() >= MAX_PARALLEL_PAIRS
+                || self.this.parallel.contains(&(a.min(b), a.max(b))))
+    }
+
+    fn may_precede(&self, t: usize, a: ViewId, b: ViewId) -> bool {
+        self.slot(t, a).first_end < self.slot(t, b).last_begin
+    }
+}
+
+impl Provenance for Context<'_> {
+    fn origin(&self, t: usize, v: ViewId) -> String {
+        let s = self.slot(t, v);
+        format!("events #{}..#{}", s.first_begin, s.first_end)
+    }
+
+    fn events(&self, t: usize, v: ViewId, vars: &[u32]) -> Vec<EventRef> {
+        let s = self.slot(t, v);
+        let thread = self.names.thread(ThreadId(s.thread)).to_owned();
+        let mut out = Vec::new();
+        for en in s.first_events.iter().filter(|en| vars.contains(&en.var)) {
+            let var = self.names.var(VarId(en.var));
+            for (at, op) in [(en.read, "r"), (en.write, "w")] {
+                if let Some((index, loc)) = at {
+                    out.push(EventRef {
+                        index,
+                        thread: thread.clone(),
+                        op: format!("{op}({var})"),
+                        location: loc.map(|l| self.names.location(l).to_owned()),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
