@@ -5,7 +5,8 @@
 //! usual validating pass, or a poset file), choosing the enumerator, the progress line, and
 //! turning satisfying states into findings. The algorithms live in `hindsight_states::cuts`.
 
-use crate::{display_path, read_trace, trace_info, warnings, FormatArg, InputArgs, Located};
+use crate::output::{open_trace, pipelined, print_warnings};
+use crate::{display_path, trace_error, FormatArg, Located};
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use hindsight_order::HappensBefore;
@@ -19,14 +20,13 @@ use hindsight_states::cuts::poset_file::{
 use hindsight_states::cuts::predicate::{parse_predicate, Bound, Predicate};
 use hindsight_states::cuts::quicklex::QuickLex;
 use hindsight_states::cuts::{bounded, Algorithm, Visitor};
-use hindsight_stream::{Analysis, AnalysisOutput};
+use hindsight_stream::reports::{pass_warnings, trace_info};
+use hindsight_stream::{observe_any, Observer, RunOptions};
 use hindsight_trace::{ErrorKind, Event, Names, ThreadId};
 use serde_json::{Map, Value};
-use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -126,19 +126,19 @@ pub fn gen_poset(args: &GenPosetArgs) -> anyhow::Result<u8> {
 
 /// Builds the poset while the driver streams and validates the trace.
 struct Collect {
-    builder: Rc<RefCell<PosetBuilder>>,
+    builder: PosetBuilder,
     predicate: Option<Predicate>,
     merge: bool,
 }
 
-impl Analysis for Collect {
+impl Observer for Collect {
     fn name(&self) -> &'static str {
         "cuts"
     }
     fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         let relevant =
             |e: &Event, n: &Names| self.predicate.as_ref().is_none_or(|p| p.relevant(e, n));
-        self.builder.borrow_mut().add(
+        self.builder.add(
             e,
             names,
             &Selection {
@@ -147,9 +147,6 @@ impl Analysis for Collect {
             },
         );
         Ok(())
-    }
-    fn finish(self: Box<Self>, _: &Names) -> AnalysisOutput {
-        AnalysisOutput::default()
     }
 }
 
@@ -533,25 +530,24 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     } else {
         let every = args.every_event || predicate.is_none();
         let merge = !every && predicate.as_ref().is_some_and(Predicate::is_race_only);
-        let builder = Rc::new(RefCell::new(PosetBuilder::default()));
-        let collect = Collect {
-            builder: builder.clone(),
+        let mut collect = Collect {
+            builder: PosetBuilder::default(),
             predicate: if every { None } else { predicate.clone() },
             merge,
         };
-        let input = InputArgs {
-            trace: args.input.clone(),
+        let mut reader = open_trace(&args.input)?;
+        let format = reader.format();
+        let options = RunOptions {
             strict: args.strict,
+            pipeline: pipelined(1),
         };
-        let (mut outcome, format) = read_trace(&input, vec![Box::new(collect)])?;
-        report.warnings = warnings(&args.input, &outcome);
-        report.trace = trace_info(&args.input, format, &outcome);
-        let names = std::mem::take(&mut outcome.names);
-        drop(outcome);
-        let builder = Rc::try_unwrap(builder)
-            .map_err(|_| anyhow::anyhow!("the poset builder is still shared"))?
-            .into_inner();
-        builder.finish(names)
+        let pass = observe_any(&mut reader, &mut [&mut collect], options)
+            .map_err(|e| trace_error(&args.input, e))?;
+        let name = display_path(&args.input);
+        report.warnings = pass_warnings(&name, &pass.warnings, &pass.warning_counts);
+        print_warnings(&report.warnings);
+        report.trace = trace_info(&name, format, &pass.stats);
+        collect.builder.finish(pass.names)
     };
     let bound = bind(predicate.as_ref(), &tp)?;
     let poset = &tp.poset;
@@ -640,10 +636,10 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     s.insert("seconds".into(), Value::from((seconds * 1e6).round() / 1e6));
     if args.count {
         report.findings.clear();
-        crate::print_report(&report, args.format)?;
+        crate::output::print_report(&report, args.format)?;
         return Ok(0);
     }
-    crate::print_report(&report, args.format)?;
+    crate::output::print_report(&report, args.format)?;
     Ok(report.exit_code() as u8)
 }
 

@@ -10,8 +10,10 @@
 pub mod check;
 pub mod models;
 pub mod parse;
+pub mod report;
 pub mod simulate;
 
 pub use check::{check, CheckOptions, Outcome, PartitionResult, Verdict};
 pub use models::{model_by_name, Model, MODELS};
 pub use parse::{History, HistoryError, Op, Val};
+pub use report::{analyse, parse_init};

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 
-pub use sarif::render_sarif;
+pub use sarif::{render_sarif, render_sarif_runs};
 pub use text::render_text;
 
 /// One event as a finding shows it.
@@ -64,6 +64,14 @@ pub struct Report {
     pub warnings: Vec<String>,
     #[serde(skip)]
     pub rules: Vec<Rule>,
+    /// The analysis stopped before deciding (a budget ran out): with no findings, the answer
+    /// is "unknown", not "clean".
+    #[serde(skip)]
+    pub unknown: bool,
+    /// The text rendering, where the analysis lays out its own (a counterexample run, say)
+    /// rather than the generic one of findings and summary.
+    #[serde(skip)]
+    pub text: Option<String>,
 }
 
 impl Report {
@@ -76,12 +84,21 @@ impl Report {
             summary: Map::new(),
             warnings: Vec::new(),
             rules: Vec::new(),
+            unknown: false,
+            text: None,
         }
     }
 
-    /// The process exit status the report calls for: 1 with findings, 0 without.
+    /// The process exit status the report calls for: 1 with findings, else 3 if the analysis
+    /// could not decide (unknown), else 0.
     pub fn exit_code(&self) -> i32 {
-        i32::from(!self.findings.is_empty())
+        if !self.findings.is_empty() {
+            1
+        } else if self.unknown {
+            3
+        } else {
+            0
+        }
     }
 }
 
@@ -122,5 +139,43 @@ pub fn render(report: &Report, format: OutputFormat, out: &mut dyn Write) -> io:
             out.write_all(b"\n")
         }
         OutputFormat::Sarif => render_sarif(report, out),
+    }
+}
+
+/// Renders the reports of several analyses of one input (`hindsight check`): text one after
+/// the other, JSON as `{"tool":"hindsight","analysis":"check","reports":[...]}` where each
+/// element is the object the analysis alone prints, SARIF as one log with a run per analysis.
+pub fn render_all(reports: &[Report], format: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        OutputFormat::Text => reports.iter().try_for_each(|r| render_text(r, out)),
+        OutputFormat::Json => {
+            #[derive(Serialize)]
+            struct Check<'a> {
+                tool: &'static str,
+                analysis: &'static str,
+                reports: &'a [Report],
+            }
+            let check = Check {
+                tool: "hindsight",
+                analysis: "check",
+                reports,
+            };
+            serde_json::to_writer_pretty(&mut *out, &check)?;
+            out.write_all(b"\n")
+        }
+        OutputFormat::Sarif => render_sarif_runs(reports, out),
+    }
+}
+
+/// The exit status of several reports together: 1 if any has findings, else 3 if any is
+/// unknown, else 0.
+pub fn exit_code_of_all(reports: &[Report]) -> i32 {
+    let codes: Vec<i32> = reports.iter().map(Report::exit_code).collect();
+    if codes.contains(&1) {
+        1
+    } else if codes.contains(&3) {
+        3
+    } else {
+        0
     }
 }

@@ -81,7 +81,23 @@ fn result(kind: &str, title: String, findings: &[&Finding]) -> SarifResult {
     b
 }
 
+/// One SARIF log with one run for the report.
 pub fn render_sarif(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    render_sarif_runs(std::slice::from_ref(report), out)
+}
+
+/// One SARIF log with one run per report (several analyses of one input: `hindsight check`).
+pub fn render_sarif_runs(reports: &[Report], out: &mut dyn Write) -> io::Result<()> {
+    let sarif = Sarif::builder()
+        .schema(SCHEMA_URL.to_owned())
+        .version(serde_json::json!("2.1.0"))
+        .runs(reports.iter().map(run).collect::<Vec<_>>())
+        .build();
+    serde_json::to_writer_pretty(&mut *out, &sarif)?;
+    out.write_all(b"\n")
+}
+
+fn run(report: &Report) -> Run {
     // One result per group (e.g. per racy variable), else per finding.
     let groups = crate::grouped(&report.findings);
     let results: Vec<SarifResult> = groups
@@ -115,15 +131,8 @@ pub fn render_sarif(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         .version(env!("CARGO_PKG_VERSION").to_owned())
         .rules(rules)
         .build();
-    let run = Run::builder()
+    Run::builder()
         .tool(Tool::builder().driver(driver).build())
         .results(results)
-        .build();
-    let sarif = Sarif::builder()
-        .schema(SCHEMA_URL.to_owned())
-        .version(serde_json::json!("2.1.0"))
-        .runs(vec![run])
-        .build();
-    serde_json::to_writer_pretty(&mut *out, &sarif)?;
-    out.write_all(b"\n")
+        .build()
 }

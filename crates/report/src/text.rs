@@ -20,6 +20,9 @@ fn scalar(v: &Value) -> String {
 
 /// Findings in the order of their groups' first appearance, each group under a heading.
 pub fn render_text(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    if let Some(text) = &report.text {
+        return out.write_all(text.as_bytes());
+    }
     let groups = crate::grouped(&report.findings);
     for (group, findings) in &groups {
         if let Some(g) = group {

@@ -1,18 +1,23 @@
 //! One streaming pass: validate each event, advance happens-before, hand the event to every
 //! analysis of the chain.
 
-use crate::pipeline::{run_pipelined, BatchCursor, BatchError};
+use crate::pipeline::{observe_pipelined, BatchCursor, BatchError};
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
+use hindsight_syntax::{Diagnostic, Severity};
 use hindsight_trace::{
-    AnyReader, CallRef, ErrorKind, Event, EventSource, Names, Op, TraceError, Validator, Warning,
+    AnyReader, CallRef, ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator,
+    Warning,
 };
 use serde_json::{Map, Value};
 use std::cell::{Cell, Ref, RefCell};
 
-/// What every analysis implements. `on_event` sees events in trace order, each with the
-/// happens-before state positioned at it (`hb.clock(e.thread)` is the event's vector clock).
-pub trait Analysis {
+/// What the streaming pass hands events to. `on_event` sees events in trace order, each with
+/// the happens-before state positioned at it (`hb.clock(e.thread)` is the event's vector
+/// clock). An observer's product is its own: an [`Analysis`] finishes into findings, while
+/// (say) a poset builder is taken back by its owner after the pass ([`observe`] borrows its
+/// observers, so nothing needs to be passed out through shared cells).
+pub trait Observer {
     /// The analysis' name on the command line, e.g. `races`.
     fn name(&self) -> &'static str;
 
@@ -40,10 +45,10 @@ pub trait Analysis {
         self.on_event(&call.whole(), hb, names)
     }
 
-    /// Sees a batch of the pipelined driver when this analysis runs alone. Not meant to be
-    /// overridden: the default, compiled for each analysis, walks the batch calling this
-    /// analysis' own `on_event` and `on_call` directly, which spares one dynamic call per event
-    /// and lets them be inlined into the walk.
+    /// Sees a batch of the pipelined driver when this observer runs alone. Not meant to be
+    /// overridden: the default, compiled for each observer, walks the batch calling its own
+    /// `on_event` and `on_call` directly, which spares one dynamic call per event and lets
+    /// them be inlined into the walk.
     fn on_batch(&mut self, batch: &mut BatchCursor<'_>) -> Result<(), BatchError> {
         batch.run(self)
     }
@@ -56,7 +61,11 @@ pub trait Analysis {
     fn findings_job(&mut self) -> Option<FindingsJob> {
         None
     }
+}
 
+/// An observer whose product is findings: what the trace commands run, several at once under
+/// `hindsight check`.
+pub trait Analysis: Observer {
     /// Turns what was gathered into findings, with names resolved: all but those handed over
     /// by `findings_job`, and a summary of everything.
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput;
@@ -120,6 +129,20 @@ pub struct AnalysisOutput {
     pub findings: Vec<Finding>,
     pub summary: Map<String, Value>,
     pub rules: Vec<Rule>,
+    /// What the analysis has to say about inputs it accepted: about the trace (`input` unset;
+    /// the report names the trace), or about an input of its own such as a spec file.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A warning of an analysis about the trace it accepted, at `position` (the report names the
+/// trace).
+pub fn trace_warning(position: Position, message: String) -> Diagnostic {
+    Diagnostic {
+        input: None,
+        position,
+        severity: Severity::Warning,
+        message,
+    }
 }
 
 /// Counts that describe a trace, for reports and `hindsight stats`.
@@ -218,8 +241,44 @@ pub struct RunOptions {
     pub pipeline: bool,
 }
 
-/// What a pass produced: one output per analysis, in the order given, plus facts about the
-/// trace.
+/// What a pass over a whole trace produced, besides what its observers gathered.
+pub struct Pass {
+    pub stats: TraceStats,
+    pub warnings: Vec<Warning>,
+    pub warning_counts: Vec<(&'static str, u64)>,
+    pub names: Names,
+    /// Per observer, the findings its jobs built during the pass ([`Observer::findings_job`]).
+    pub built: Vec<Vec<Finding>>,
+}
+
+impl Pass {
+    /// Finishes `analyses`, the observers of this pass, into their outputs.
+    pub fn finish(mut self, analyses: Vec<Box<dyn Analysis>>) -> RunOutcome {
+        let mut built = std::mem::take(&mut self.built).into_iter();
+        let outputs = analyses
+            .into_iter()
+            .map(|a| {
+                let name = a.name();
+                let mut out = a.finish(&self.names);
+                if let Some(mut findings) = built.next() {
+                    findings.append(&mut out.findings);
+                    out.findings = findings;
+                }
+                (name, out)
+            })
+            .collect();
+        RunOutcome {
+            outputs,
+            stats: self.stats,
+            warnings: self.warnings,
+            warning_counts: self.warning_counts,
+            names: self.names,
+        }
+    }
+}
+
+/// What a pass of analyses produced: one output per analysis, in the order given, plus facts
+/// about the trace.
 pub struct RunOutcome {
     pub outputs: Vec<(&'static str, AnalysisOutput)>,
     pub stats: TraceStats,
@@ -228,34 +287,63 @@ pub struct RunOutcome {
     pub names: Names,
 }
 
-/// [`run`] over a file opened with `hindsight_trace::open`, dispatching on the format once
+/// [`observe`] over a file opened with `hindsight_trace::open`, dispatching on the format once
 /// rather than at every event; pipelined over two threads when `options.pipeline` is set.
-pub fn run_any(
+pub fn observe_any(
     source: &mut AnyReader,
-    analyses: Vec<Box<dyn Analysis>>,
+    observers: &mut [&mut dyn Observer],
     options: RunOptions,
-) -> Result<RunOutcome, TraceError> {
+) -> Result<Pass, TraceError> {
     if options.pipeline {
         let batch = crate::pipeline::BATCH_EVENTS;
         return match source {
-            AnyReader::Text(r) => run_pipelined(r, analyses, options, batch),
-            AnyReader::Binary(r) => run_pipelined(r, analyses, options, batch),
+            AnyReader::Text(r) => observe_pipelined(r, observers, options, batch),
+            AnyReader::Binary(r) => observe_pipelined(r, observers, options, batch),
         };
     }
     match source {
-        AnyReader::Text(r) => run(r, analyses, options),
-        AnyReader::Binary(r) => run(r, analyses, options),
+        AnyReader::Text(r) => observe(r, observers, options),
+        AnyReader::Binary(r) => observe(r, observers, options),
     }
 }
 
-/// Runs `analyses` over `source` in one pass. Errors carry the position of the offending event.
-pub fn run<S: EventSource>(
-    source: &mut S,
-    analyses: Vec<Box<dyn Analysis>>,
+/// Runs `analyses` over a file opened with `hindsight_trace::open` ([`observe_any`]) and
+/// finishes them.
+pub fn run_any(
+    source: &mut AnyReader,
+    mut analyses: Vec<Box<dyn Analysis>>,
     options: RunOptions,
 ) -> Result<RunOutcome, TraceError> {
-    let mut analyses = analyses;
-    let needs_lock_valid = analyses
+    let pass = observe_any(source, &mut observers(&mut analyses), options)?;
+    Ok(pass.finish(analyses))
+}
+
+/// Runs `analyses` over `source` in one pass ([`observe`]) and finishes them.
+pub fn run<S: EventSource>(
+    source: &mut S,
+    mut analyses: Vec<Box<dyn Analysis>>,
+    options: RunOptions,
+) -> Result<RunOutcome, TraceError> {
+    let pass = observe(source, &mut observers(&mut analyses), options)?;
+    Ok(pass.finish(analyses))
+}
+
+/// The analyses, lent as the observers of a pass.
+pub(crate) fn observers(analyses: &mut [Box<dyn Analysis>]) -> Vec<&mut dyn Observer> {
+    analyses
+        .iter_mut()
+        .map(|a| &mut **a as &mut dyn Observer)
+        .collect()
+}
+
+/// Hands every event of `source` to `observers`, in one pass and one thread. Errors carry the
+/// position of the offending event.
+pub fn observe<S: EventSource>(
+    source: &mut S,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+) -> Result<Pass, TraceError> {
+    let needs_lock_valid = observers
         .iter()
         .find(|a| a.needs_lock_valid())
         .map(|a| a.name());
@@ -271,7 +359,7 @@ pub fn run<S: EventSource>(
         }
         by_op[e.op.kind()] += 1;
         hb.before(e);
-        for a in analyses.iter_mut() {
+        for a in observers.iter_mut() {
             a.on_event(e, &hb, source.names())
                 .map_err(|kind| TraceError::new(pos, kind))?;
         }
@@ -279,8 +367,7 @@ pub fn run<S: EventSource>(
     }
     let names = source.take_names();
     validator.finish(&names)?;
-    Ok(finish_run(
-        analyses,
+    Ok(finish_pass(
         &by_op,
         names,
         Vec::new(),
@@ -289,40 +376,26 @@ pub fn run<S: EventSource>(
     ))
 }
 
-/// The outcome of a pass whose every event has been seen and validated.
-pub(crate) fn finish_run(
-    analyses: Vec<Box<dyn Analysis>>,
+/// The pass whose every event has been seen and validated.
+pub(crate) fn finish_pass(
     by_op: &OpCounts,
     names: Names,
     built: Vec<Vec<Finding>>,
     warnings: Vec<Warning>,
     warning_counts: Vec<(&'static str, u64)>,
-) -> RunOutcome {
+) -> Pass {
     let mut stats = TraceStats::from_op_counts(by_op);
     stats.threads = names.threads.len();
     stats.variables = names.vars.len();
     stats.locks = names.locks.len();
     stats.messages = names.msgs.len();
     stats.objects = names.objects.len();
-    let mut built = built.into_iter();
-    let outputs = analyses
-        .into_iter()
-        .map(|a| {
-            let name = a.name();
-            let mut out = a.finish(&names);
-            if let Some(mut findings) = built.next() {
-                findings.append(&mut out.findings);
-                out.findings = findings;
-            }
-            (name, out)
-        })
-        .collect();
-    RunOutcome {
-        outputs,
+    Pass {
         stats,
         warnings,
         warning_counts,
         names,
+        built,
     }
 }
 
@@ -342,7 +415,7 @@ mod tests {
     /// Counts events; declares that its theory needs lock-valid traces.
     struct NeedsLocks(u64);
 
-    impl Analysis for NeedsLocks {
+    impl Observer for NeedsLocks {
         fn name(&self) -> &'static str {
             "needs-locks"
         }
@@ -353,6 +426,9 @@ mod tests {
             self.0 += 1;
             Ok(())
         }
+    }
+
+    impl Analysis for NeedsLocks {
         fn finish(self: Box<Self>, _: &Names) -> AnalysisOutput {
             let mut out = AnalysisOutput::default();
             out.summary.insert("seen".into(), Value::from(self.0));

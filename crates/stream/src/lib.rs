@@ -15,10 +15,12 @@ pub mod commute;
 pub mod driver;
 pub mod pipeline;
 pub mod races;
+pub mod reports;
 pub mod views;
 
 pub use driver::{
-    run, run_any, Analysis, AnalysisOutput, FindingsJob, LentCall, RunOptions, RunOutcome,
-    TraceStats,
+    observe, observe_any, run, run_any, Analysis, AnalysisOutput, FindingsJob, LentCall, Observer,
+    Pass, RunOptions, RunOutcome, TraceStats,
 };
-pub use pipeline::{run_pipelined, BatchCursor, BatchError};
+pub use pipeline::{observe_pipelined, run_pipelined, BatchCursor, BatchError};
+pub use reports::{analyse_trace, TraceRun};

@@ -45,7 +45,8 @@
 //! between the reader and the chain of [`Analysis`] objects, nothing more.
 
 use crate::driver::{
-    finish_run, lock_invalid, Analysis, FindingsJob, LentCall, OpCounts, RunOptions, RunOutcome,
+    finish_pass, lock_invalid, observers, Analysis, FindingsJob, LentCall, Observer, OpCounts,
+    Pass, RunOptions, RunOutcome,
 };
 use hindsight_order::HappensBefore;
 use hindsight_report::Finding;
@@ -154,16 +155,29 @@ enum ReadEnd {
     Abandoned,
 }
 
-/// Runs `analyses` over `source` in one pass, reading in a second thread; batches hold
-/// `batch_events` events (at least 1). Returns exactly what [`crate::driver::run`] returns.
+/// Runs `analyses` over `source` in one pass, reading in a second thread ([`observe_pipelined`]),
+/// and finishes them. Returns exactly what [`crate::driver::run`] returns.
 pub fn run_pipelined<S: EventSource + Send>(
     source: &mut S,
-    analyses: Vec<Box<dyn Analysis>>,
+    mut analyses: Vec<Box<dyn Analysis>>,
     options: RunOptions,
     batch_events: usize,
 ) -> Result<RunOutcome, TraceError> {
+    let pass = observe_pipelined(source, &mut observers(&mut analyses), options, batch_events)?;
+    Ok(pass.finish(analyses))
+}
+
+/// Hands every event of `source` to `observers` in one pass, reading in a second thread;
+/// batches hold `batch_events` events (at least 1). Returns exactly what
+/// [`crate::driver::observe`] returns.
+pub fn observe_pipelined<S: EventSource + Send>(
+    source: &mut S,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    batch_events: usize,
+) -> Result<Pass, TraceError> {
     let batch_events = batch_events.max(1);
-    let needs_lock_valid = analyses
+    let needs_lock_valid = observers
         .iter()
         .find(|a| a.needs_lock_valid())
         .map(|a| a.name());
@@ -187,12 +201,12 @@ pub fn run_pipelined<S: EventSource + Send>(
             };
             stage.run(&full_tx, &empty_rx)
         });
-        let analysed = analyse(analyses, full_rx, empty_tx);
+        let analysed = analyse(observers, full_rx, empty_tx);
         let read = match reader.join() {
             Ok(read) => read,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        let analyses = analysed?;
+        analysed?;
         match read {
             ReadEnd::Finished {
                 by_op,
@@ -200,14 +214,7 @@ pub fn run_pipelined<S: EventSource + Send>(
                 built,
                 warnings,
                 warning_counts,
-            } => Ok(finish_run(
-                analyses,
-                &by_op,
-                *names,
-                built,
-                warnings,
-                warning_counts,
-            )),
+            } => Ok(finish_pass(&by_op, *names, built, warnings, warning_counts)),
             ReadEnd::Failed(e) => Err(e),
             // Stage 1 stops early only when stage 2 has returned an error.
             ReadEnd::Abandoned => unreachable!("stage 2 returned without an error"),
@@ -408,10 +415,10 @@ impl<S: EventSource> ReadStage<'_, S> {
 /// Stage 2: orders and analyses the events of each batch, then hands the batch back.
 /// Returning drops both channel ends, which stops stage 1 when an analysis fails.
 fn analyse(
-    mut analyses: Vec<Box<dyn Analysis>>,
+    observers: &mut [&mut dyn Observer],
     full: Receiver<Batch>,
     empty: SyncSender<Batch>,
-) -> Result<Vec<Box<dyn Analysis>>, TraceError> {
+) -> Result<(), TraceError> {
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
     // Where a call is built whole for the analyses that ask (see `LentCall`).
@@ -424,14 +431,14 @@ fn analyse(
             names: &mut names,
             whole_call: &whole_call,
         };
-        let done = match &mut analyses[..] {
+        let done = match &mut *observers {
             [one] => one.on_batch(&mut cursor),
             several => cursor.run(&mut Several(several)),
         };
         if let Err((i, kind)) = done {
             return Err(TraceError::new(batch.positions[i], kind));
         }
-        for (k, a) in analyses.iter_mut().enumerate() {
+        for (k, a) in observers.iter_mut().enumerate() {
             if let Some(job) = a.findings_job() {
                 batch.jobs.push((k, job));
             }
@@ -443,7 +450,7 @@ fn analyse(
             break;
         }
     }
-    Ok(analyses)
+    Ok(())
 }
 
 /// A batch as stage 2 walks it, with the state it advances: the happens-before pass and the
@@ -510,7 +517,7 @@ pub(crate) trait EventSink {
     ) -> Result<(), ErrorKind>;
 }
 
-impl<A: Analysis + ?Sized> EventSink for A {
+impl<A: Observer + ?Sized> EventSink for A {
     #[inline(always)]
     fn event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         self.on_event(e, hb, names)
@@ -527,9 +534,9 @@ impl<A: Analysis + ?Sized> EventSink for A {
     }
 }
 
-struct Several<'a>(&'a mut [Box<dyn Analysis>]);
+struct Several<'a, 'b>(&'a mut [&'b mut dyn Observer]);
 
-impl EventSink for Several<'_> {
+impl EventSink for Several<'_, '_> {
     fn event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         self.0.iter_mut().try_for_each(|a| a.on_event(e, hb, names))
     }

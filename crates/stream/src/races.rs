@@ -11,7 +11,7 @@
 //! is a single FastTrack epoch; it grows only with accesses that really race (or with concurrent
 //! reads, FastTrack's read-shared mode).
 
-use crate::driver::{Analysis, AnalysisOutput, LentCall};
+use crate::driver::{Analysis, AnalysisOutput, LentCall, Observer};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
@@ -324,7 +324,7 @@ fn describe(&(_, write): &(Access, bool)) -> &'static str {
     }
 }
 
-impl Analysis for Races {
+impl Observer for Races {
     fn name(&self) -> &'static str {
         "races"
     }
@@ -343,7 +343,9 @@ impl Analysis for Races {
     fn on_call(&mut self, _: &LentCall<'_>, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
         Ok(())
     }
+}
 
+impl Analysis for Races {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
         let mut out = AnalysisOutput::default();
         let mut racy_vars = FxHashSet::default();

@@ -29,7 +29,7 @@
 //!
 //! This module knows events, happens-before and views; the sensors know none of that.
 
-use crate::driver::{Analysis, AnalysisOutput};
+use crate::driver::{Analysis, AnalysisOutput, Observer};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::EventRef;
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
@@ -588,7 +588,7 @@ pub fn class_name(var: &str) -> String {
     var.to_owned()
 }
 
-impl Analysis for DynamicViews {
+impl Observer for DynamicViews {
     fn name(&self) -> &'static str {
         "views"
     }
@@ -607,7 +607,9 @@ impl Analysis for DynamicViews {
         }
         Ok(())
     }
+}
 
+impl Analysis for DynamicViews {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
         let this = *self;
         let unclosed = this.threads.iter().filter(|t| t.active).count();

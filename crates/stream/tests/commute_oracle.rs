@@ -10,6 +10,7 @@ use hindsight_stream::commute::spec::{self, Val};
 use hindsight_stream::commute::{compile_file, val, Binding, Commute, CompiledSpec};
 use hindsight_stream::races::Races;
 use hindsight_stream::Analysis;
+use hindsight_stream::Observer;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::{Call, EventSource, Names, ObjId, Op, SymId, TextReader, Trace, Value};
 use proptest::prelude::*;

@@ -11,7 +11,7 @@ use hindsight_stream::commute::builtin::builtin;
 use hindsight_stream::commute::{compile_file, spec, Binding, Commute};
 use hindsight_stream::races::Races;
 use hindsight_stream::{
-    run, run_any, run_pipelined, Analysis, AnalysisOutput, RunOptions, RunOutcome,
+    run, run_any, run_pipelined, Analysis, AnalysisOutput, Observer, RunOptions, RunOutcome,
 };
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::generate::{generate, GenConfig};
@@ -75,7 +75,7 @@ fn seen(result: Result<RunOutcome, TraceError>) -> Seen {
 /// hands the same to the second; both must see exactly the events the sequential driver shows.
 struct Echo(Vec<String>);
 
-impl Analysis for Echo {
+impl Observer for Echo {
     fn name(&self) -> &'static str {
         "echo"
     }
@@ -83,6 +83,9 @@ impl Analysis for Echo {
         self.0.push(format!("{e:?}"));
         Ok(())
     }
+}
+
+impl Analysis for Echo {
     fn finish(self: Box<Self>, _: &Names) -> AnalysisOutput {
         let mut out = AnalysisOutput::default();
         out.summary.insert("events".into(), self.0.into());

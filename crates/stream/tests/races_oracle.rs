@@ -5,7 +5,7 @@
 use hindsight_order::reference::EventClocks;
 use hindsight_order::HappensBefore;
 use hindsight_stream::races::Races;
-use hindsight_stream::{run, Analysis, RunOptions};
+use hindsight_stream::{run, Observer, RunOptions};
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::{Op, Trace, VarId};
 use proptest::prelude::*;

@@ -7,7 +7,7 @@
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_source::views::{lang, symbolic};
 use hindsight_stream::views::{class_name, DynamicViews, Regions};
-use hindsight_stream::{run, Analysis, RunOptions};
+use hindsight_stream::{run, Observer, RunOptions};
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::{Op, TextReader, ThreadId, Trace};
 use hindsight_views::sensors::{
@@ -751,8 +751,9 @@ fn bad_programs_are_located() {
 fn unknown_procedures_are_assumed_the_worst_and_named() {
     let src = "class C { f; g; }\nglobal o: C;\nproc p(c: C) { atomic { mystery(c); } atomic { c.frob(); } }\nthread T { p(o); }";
     let sv = symbolic::analyse(&lang::parse(src).unwrap(), "u.mv").unwrap();
+    let warnings: Vec<String> = sv.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(
-        sv.warnings,
+        warnings,
         [
             "u.mv:3:25: warning: unknown procedure (not declared) `mystery`: assumed to read and write every field of its receiver and object arguments",
             "u.mv:3:50: warning: unknown procedure (not declared) `C.frob`: assumed to read and write every field of its receiver and object arguments",

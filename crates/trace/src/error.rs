@@ -1,28 +1,6 @@
 //! Errors and warnings about a trace, each with the place in the file it concerns.
 
-use std::fmt;
-
-/// Where in its file a problem is: a text line, a byte of a binary file, or (for traces built in
-/// memory) an event index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Position {
-    Line(u64),
-    Byte(u64),
-    Event(u64),
-    /// The problem concerns the file as a whole (it cannot be opened, it is empty, ...).
-    File,
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Position::Line(n) => write!(f, "line {n}"),
-            Position::Byte(n) => write!(f, "byte {n}"),
-            Position::Event(n) => write!(f, "event {n}"),
-            Position::File => f.write_str("file"),
-        }
-    }
-}
+pub use hindsight_syntax::Position;
 
 /// What makes a trace unusable. Each variant is one line of explanation.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -4,20 +4,7 @@
 //! It owns only the shape of programs and their source positions; what a program means lives
 //! in `ir.rs`, what class it is in `classify.rs`.
 
-use std::fmt;
-
-/// A 1-based line and column in the source file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Pos {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl fmt::Display for Pos {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.line, self.col)
-    }
-}
+pub use hindsight_syntax::Pos;
 
 /// A whole file.
 #[derive(Clone, Debug, Default)]

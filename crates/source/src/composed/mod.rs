@@ -22,37 +22,14 @@ pub mod generate;
 pub mod ir;
 pub mod lexer;
 pub mod parser;
+pub mod report;
 pub mod verify;
 
-use ast::Pos;
-use std::fmt;
-
-/// A lexical or syntax error at a position of the source.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub pos: Pos,
-    pub message: String,
-}
-
-impl SyntaxError {
-    pub fn new(pos: Pos, message: impl Into<String>) -> SyntaxError {
-        SyntaxError {
-            pos,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for SyntaxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.pos, self.message)
-    }
-}
-
-impl std::error::Error for SyntaxError {}
+pub use hindsight_syntax::SyntaxError;
 
 pub use classify::{classify, Class, Classification, Reason};
 pub use parser::parse;
+pub use report::analyse_file;
 pub use verify::{verify, Counterexample, VerifyResult};
 
 /// The verdict the report gives an operation.

@@ -4,3 +4,64 @@
 
 pub mod lang;
 pub mod symbolic;
+
+use hindsight_report::Report;
+use hindsight_syntax::{Diagnostic, Position, Severity};
+use hindsight_views::sensors::LIMIT;
+use hindsight_views::{count_kinds, detect_counted, findings, rules};
+use serde_json::Value;
+
+/// A program of the views language analysed: the report, and the warnings about the program
+/// (in the order they go to standard error).
+pub struct ProgramRun {
+    pub report: Report,
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl ProgramRun {
+    /// Under `--strict` every warning is an error: the first one, as an error.
+    pub fn strict_error(&self) -> Option<Diagnostic> {
+        self.warnings.first().map(|w| Diagnostic {
+            severity: Severity::Error,
+            ..w.clone()
+        })
+    }
+}
+
+/// Parses the program `text` (named `input`), computes the views of its threads and runs the
+/// sensors over them.
+pub fn analyse_program(text: &str, input: &str) -> Result<ProgramRun, Diagnostic> {
+    let located = |e: lang::LangError| Diagnostic::error(input, Position::At(e.pos), e.message);
+    let prog = lang::parse(text).map_err(located)?;
+    let views = symbolic::analyse(&prog, input).map_err(located)?;
+    let k = &views.knowledge;
+    let (warnings, truncated) = detect_counted(k);
+    let (races, stale) = count_kinds(&warnings);
+    let mut report = Report::new("views");
+    report.trace.insert("path".into(), Value::from(input));
+    report.trace.insert("format".into(), Value::from("program"));
+    report
+        .trace
+        .insert("threads".into(), Value::from(k.threads.len()));
+    report.findings = findings(k, &warnings, &views);
+    report.rules = rules();
+    report
+        .summary
+        .insert("views".into(), Value::from(k.views.len()));
+    report
+        .summary
+        .insert("high_level_races".into(), Value::from(races));
+    report
+        .summary
+        .insert("stale_values".into(), Value::from(stale));
+    if truncated {
+        report
+            .summary
+            .insert("sensor_limit_reached".into(), Value::from(LIMIT));
+    }
+    report.warnings = views.warnings.iter().map(Diagnostic::to_string).collect();
+    Ok(ProgramRun {
+        report,
+        warnings: views.warnings,
+    })
+}

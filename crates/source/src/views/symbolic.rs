@@ -14,6 +14,7 @@
 
 use super::lang::{Call, Class, Expr, LangError, Native, Pos, Proc, Program, Stmt, Type};
 use hindsight_report::EventRef;
+use hindsight_syntax::{Diagnostic, Position};
 use hindsight_views::view::{Access, Kind, Mark, View};
 use hindsight_views::{Knowledge, Provenance, ThreadViews, ViewId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -23,7 +24,7 @@ pub struct StaticViews {
     pub knowledge: Knowledge,
     /// Per thread, per view: the first region that produced it.
     pub origins: Vec<FxHashMap<ViewId, String>>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Provenance for StaticViews {
@@ -63,7 +64,7 @@ struct Exec<'p> {
     in_progress: Vec<&'p str>,
     recursive: bool,
     warned: FxHashSet<String>,
-    warnings: Vec<String>,
+    warnings: Vec<Diagnostic>,
 }
 
 fn err(pos: Pos, m: impl Into<String>) -> LangError {
@@ -658,9 +659,10 @@ impl<'p> Exec<'p> {
 
     fn warn(&mut self, pos: Pos, name: &str, what: &str) {
         if self.warned.insert(name.to_owned()) {
-            self.warnings.push(format!(
-                "{}:{}: warning: {what} `{name}`: assumed to read and write every field of its receiver and object arguments",
-                self.file, pos
+            self.warnings.push(Diagnostic::warning(
+                self.file,
+                Position::At(pos),
+                format!("{what} `{name}`: assumed to read and write every field of its receiver and object arguments"),
             ));
         }
     }

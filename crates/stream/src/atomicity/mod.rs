@@ -32,9 +32,10 @@ pub mod reference;
 pub mod schedule;
 pub mod witness;
 
-use crate::driver::{Analysis, AnalysisOutput};
+use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Rule};
+use hindsight_trace::Position;
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
 use nesting::{NonNested, Pid, Profiles, ThreadLocks};
 use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
@@ -444,7 +445,7 @@ fn describe_non_nested(v: &NonNested, names: &Names) -> String {
     )
 }
 
-impl Analysis for Atomicity {
+impl Observer for Atomicity {
     fn name(&self) -> &'static str {
         "atomicity"
     }
@@ -457,7 +458,9 @@ impl Analysis for Atomicity {
     fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         self.step(e, names)
     }
+}
 
+impl Analysis for Atomicity {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
         let (classes, checks) = self.violations_counted();
         let shown = if self.options.all {
@@ -518,6 +521,22 @@ impl Analysis for Atomicity {
                 Value::from(self.non_nested_count),
             );
         }
+        let (kept, count) = self.non_nested_warnings(names);
+        for (index, what) in &kept {
+            out.warnings.push(trace_warning(
+                Position::Event(*index),
+                format!("{what} (accepted: --ignore-non-nested)"),
+            ));
+        }
+        if count > kept.len() as u64 {
+            out.warnings.push(trace_warning(
+                Position::File,
+                format!(
+                    "{} more non-nested release(s) not shown",
+                    count - kept.len() as u64
+                ),
+            ));
+        }
         out.rules.push(Rule {
             id: "atomicity-violation",
             description: "Two accesses in one transaction of a thread and a conflicting access of another thread that some inferred run (locks and fork/join respected) executes between them (CAV'09 minimal serializability)",
@@ -529,7 +548,7 @@ impl Analysis for Atomicity {
 impl Atomicity {
     /// The non-nested releases accepted under `--ignore-non-nested` (first few), with the event
     /// index of each, worded for a warning; and how many there were in all.
-    pub fn non_nested_warnings(&self, names: &Names) -> (Vec<(u64, String)>, u64) {
+    fn non_nested_warnings(&self, names: &Names) -> (Vec<(u64, String)>, u64) {
         (
             self.non_nested
                 .iter()

@@ -23,18 +23,7 @@ mod parser;
 pub use parser::parse;
 use std::fmt;
 
-/// A position in the source, 1-based.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub struct Pos {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl fmt::Display for Pos {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.line, self.col)
-    }
-}
+pub use hindsight_syntax::Pos;
 
 /// A syntax or semantic error at a position.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,13 +1,12 @@
-//! `hindsight lin`: linearizability of a recorded history.
+//! The report of `hindsight lin`: a history read, checked against a model, and each failing
+//! part told as a finding.
 
-use crate::Located;
-use anyhow::{bail, Context};
-use hindsight_history::check::Verdict;
-use hindsight_history::parse::parse_history;
-use hindsight_history::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
+use crate::check::Verdict;
+use crate::parse::parse_history;
+use crate::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
 use hindsight_report::{EventRef, Finding, Report, Rule};
+use hindsight_syntax::{Diagnostic, Position};
 use serde_json::{Map, Value};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// `--init` values: integers, `nil`, `true`/`false`, anything else a string.
@@ -44,28 +43,36 @@ fn event(op: &Op, path: &str) -> EventRef {
     }
 }
 
-/// Reads, checks and reports; returns the report and the exit status (0 linearizable,
-/// 1 not, 3 unknown).
-pub fn run(
-    path: &Path,
+/// Checks the history `text` (named `input`) against the model `model_name` (with initial
+/// value `init`, as `--init` writes it), giving up after `timeout` seconds. The report is
+/// unknown if the search gave up.
+pub fn analyse(
+    text: &str,
+    input: &str,
     model_name: &str,
     init: Option<&str>,
     timeout: Option<f64>,
-) -> anyhow::Result<(Report, u8)> {
+) -> Result<Report, Diagnostic> {
     let Some(model) = model_by_name(model_name, init.map(parse_init)) else {
-        bail!("no model `{model_name}` (there are: {})", MODELS.join(", "));
+        return Err(Diagnostic::usage(format!(
+            "no model `{model_name}` (there are: {})",
+            MODELS.join(", ")
+        )));
     };
-    let shown = crate::display_path(path);
-    let text = if path.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
-    } else {
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?
+    let timeout = match timeout {
+        Some(t) if !(0.0..=1e9).contains(&t) => {
+            return Err(Diagnostic::usage(format!(
+                "--timeout takes a number of seconds from 0 to 1e9, not {t}"
+            )))
+        }
+        t => t,
     };
-    let history: History = parse_history(&text)
-        .map_err(|e| Located(format!("{shown}:{}: error: {}", e.line, e.message)))?;
+    let shown = input.to_owned();
+    let history: History = parse_history(text)
+        .map_err(|e| Diagnostic::error(input, Position::Line(e.line), e.message))?;
     for op in &history.ops {
         if let Err(m) = model.validate(op) {
-            return Err(Located(format!("{shown}:{}: error: {m}", op.invoke_line)).into());
+            return Err(Diagnostic::error(input, Position::Line(op.invoke_line), m));
         }
     }
     let options = CheckOptions {
@@ -169,10 +176,6 @@ pub fn run(
         "milliseconds".into(),
         Value::from(elapsed.as_secs_f64() * 1e3),
     );
-    let code = match outcome.verdict {
-        Verdict::Linearizable => 0,
-        Verdict::NotLinearizable => 1,
-        Verdict::Unknown => 3,
-    };
-    Ok((report, code))
+    report.unknown = outcome.verdict == Verdict::Unknown;
+    Ok(report)
 }

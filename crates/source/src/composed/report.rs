@@ -1,68 +1,47 @@
-//! `hindsight composed`: linearizability of composed map operations via data independence
-//! (VINE, ISSTA'14). Reads the file, runs `hindsight_source::composed`, and turns each
-//! operation's class and verdict into the report (JSON `summary.operations`, one finding per
-//! violation located at a line of the file) or into the text the paper's figures suggest.
+//! The report of `hindsight composed`: each operation's class and verdict, as findings and a
+//! summary, and as the text the paper's figures suggest.
 
-use crate::{FormatArg, Located};
-use anyhow::{bail, Context};
+use super::{analyse_one, parse, Analysed, Class, Verdict};
 use hindsight_report::{EventRef, Finding, Report, Rule};
-use hindsight_source::composed::{self, Analysed, Class, Verdict};
+use hindsight_syntax::{Diagnostic, Position};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
-use std::path::Path;
 use std::time::Instant;
 
-/// Reads, classifies, verifies and prints; returns the exit status (1 if any operation is not
-/// linearizable).
-pub fn run(
-    path: &Path,
+/// Classifies and verifies the operations of `text` (named `input`), or only `operation`;
+/// `bounded` also checks data-dependent operations on a small domain. The report's text is
+/// the layout the paper's figures suggest (each operation's verdict, counterexample runs step
+/// by step); its JSON has `summary.operations` and one finding per violation, located at a
+/// line of the input.
+pub fn analyse_file(
+    text: &str,
+    input: &str,
     bounded: bool,
     operation: Option<&str>,
-    format: FormatArg,
-) -> anyhow::Result<u8> {
-    let shown = crate::display_path(path);
-    let text = if path.as_os_str() == "-" {
-        io::read_to_string(io::stdin()).context("cannot read standard input")?
-    } else {
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?
-    };
-    let mut program = composed::parse(&text).map_err(|e| {
-        Located(format!(
-            "{shown}:{}:{}: error: {}",
-            e.pos.line, e.pos.col, e.message
-        ))
-    })?;
+) -> Result<Report, Diagnostic> {
+    let mut program =
+        parse(text).map_err(|e| Diagnostic::error(input, Position::At(e.pos), e.message))?;
     if let Some(name) = operation {
         if !program.operations.iter().any(|o| o.name == name) {
             let names: Vec<&str> = program.operations.iter().map(|o| o.name.as_str()).collect();
-            bail!(
-                "{shown} has no operation `{name}` (it has: {})",
+            return Err(Diagnostic::usage(format!(
+                "{input} has no operation `{name}` (it has: {})",
                 names.join(", ")
-            );
+            )));
         }
         program.operations.retain(|o| o.name == name);
     }
     let mut results = Vec::new();
     for op in &program.operations {
         let started = Instant::now();
-        let a = composed::analyse_one(&program, op, bounded);
+        let a = analyse_one(&program, op, bounded);
         results.push((a, started.elapsed().as_secs_f64() * 1e3));
     }
-    let report = report(&shown, &results);
-    match format {
-        FormatArg::Text => {
-            let stdout = io::stdout();
-            let mut out = io::BufWriter::new(stdout.lock());
-            write_text(&mut out, &results)?;
-            out.flush()?;
-        }
-        _ => crate::print_report(&report, format)?,
-    }
-    Ok(u8::from(
-        results
-            .iter()
-            .any(|(a, _)| a.verdict == Verdict::NotLinearizable),
-    ))
+    let mut report = report(input, &results);
+    let mut text = Vec::new();
+    write_text(&mut text, &results).expect("writing to memory");
+    report.text = Some(String::from_utf8(text).expect("the text is UTF-8"));
+    Ok(report)
 }
 
 fn class_text(a: &Analysed) -> String {

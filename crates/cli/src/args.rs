@@ -1,0 +1,322 @@
+//! The command line of `hindsight`: every command, argument and option, with its help text.
+//! Nothing here runs anything.
+
+use crate::{cuts, reach};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "hindsight",
+    version,
+    about = "Predicts the concurrency bugs other schedules of one recorded run could hit",
+    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage), 3 unknown (lin: timeout)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Read and analyse a trace in one thread (by default, with a second core, one thread reads
+    /// and validates while the other analyses, and findings are built on every core; the
+    /// results are the same).
+    #[arg(long, global = true)]
+    pub one_thread: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TraceFormatArg {
+    Text,
+    Binary,
+}
+
+#[derive(clap::Args)]
+pub struct InputArgs {
+    /// The trace: RAPID's STD text format, our text superset, or binary `.hst` (sniffed);
+    /// `-` reads standard input.
+    pub trace: PathBuf,
+    /// Treat every warning about the trace as an error (exit status 2).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Happens-before data races: every access that races with an earlier one, with the latest
+    /// such partner.
+    Races {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Atomicity violations under nested locking (CAV'09): two accesses in one transaction
+    /// (`begin`..`end`) of a thread and a conflicting access of another thread that some
+    /// inferred run executes between them.
+    Atomicity {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Every violating triple (e1, f, e2), not one per witness class.
+        #[arg(long)]
+        all: bool,
+        /// Build, replay-check and show an inferred run for each finding.
+        #[arg(long)]
+        schedule: bool,
+        /// Accept releases that break nested locking, with a warning.
+        #[arg(long)]
+        ignore_non_nested: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Commutativity races (PLDI'14): method calls on one object that may run in either order
+    /// and that the object's spec does not say commute.
+    #[command(group(clap::ArgGroup::new("source").required(true).args(["spec", "builtin"])))]
+    Commute {
+        /// The trace (not needed with --explain); `-` reads standard input.
+        #[arg(required_unless_present = "explain")]
+        trace: Option<PathBuf>,
+        /// A spec file declaring object types, their methods and when they commute.
+        #[arg(long)]
+        spec: Option<PathBuf>,
+        /// A shipped spec: map, set, register or counter.
+        #[arg(long)]
+        builtin: Option<String>,
+        /// Binds an object of the trace to a type of the spec (needed when it declares several).
+        #[arg(long = "bind", value_name = "OBJECT=TYPE")]
+        bind: Vec<String>,
+        /// Prints the access points each action touches and the conflict relation, then exits.
+        #[arg(long)]
+        explain: bool,
+        /// Checks every pair directly against the formulas (Section 5.1), without access points.
+        #[arg(long)]
+        direct: bool,
+        /// Treat every warning about the trace as an error (exit status 2).
+        #[arg(long)]
+        strict: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Linearizability of a recorded history (client invocations and completions, as JSON
+    /// Lines, Jepsen/Knossos EDN or Jepsen's log) against a model. Exit status 3: unknown
+    /// (timeout).
+    Lin {
+        /// The history (`-` for standard input).
+        history: PathBuf,
+        /// register, kv, set, queue, counter or mutex.
+        #[arg(long)]
+        model: String,
+        /// The initial value of the object (e.g. `--init 0`); integers, nil, true/false, or a
+        /// string.
+        #[arg(long)]
+        init: Option<String>,
+        /// Give up after this many seconds and answer "unknown" (exit status 3).
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Linearizability of composed concurrent-map operations (VINE, ISSTA'14): classifies each
+    /// operation of FILE as SCM/VCM/FCM or data-dependent and verifies the data-independent
+    /// ones for all keys and values.
+    Composed {
+        /// The operations, in a small Java-like language (`-` for standard input).
+        file: PathBuf,
+        /// Also check data-dependent operations on a small domain (can find bugs, proves
+        /// nothing).
+        #[arg(long)]
+        bounded: bool,
+        /// Only this operation.
+        #[arg(long)]
+        operation: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// High-level data races and stale values (MoTH, PADTAD'11) from the views of atomic
+    /// regions: of a trace, or of a program in the views language (`.mv`).
+    Views {
+        /// A trace (text, binary; `-` for standard input) or a program (`.mv`).
+        input: PathBuf,
+        /// Which regions of a trace are atomic (default: blocks if the trace has any, else
+        /// lock regions).
+        #[arg(long, value_enum)]
+        regions: Option<RegionsArg>,
+        /// Keep warnings whose regions can never run in parallel (traces).
+        #[arg(long)]
+        no_mhp: bool,
+        /// Treat every warning about the input as an error (exit status 2).
+        #[arg(long)]
+        strict: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+    /// Several trace analyses in one pass over the trace (RoadRunner's tool chain): each
+    /// analysis reports exactly as its own command would. Exit status: 1 if any has findings.
+    Check(CheckArgs),
+    /// Predicate detection: enumerates the consistent global states of a trace's poset (or a
+    /// poset file) with BFS, Lex, QuickLex or ParaMount and reports those satisfying a predicate.
+    Cuts(cuts::CutsArgs),
+    /// Generates a random poset like the ParaMount/QuickLex benchmarks (`d-N`, `w-N`) in the
+    /// poset file format.
+    GenPoset(cuts::GenPosetArgs),
+    /// Predicate detection under locking constraints (the loset model): reachable, strongly
+    /// feasible and valid, over every lock schedule of the run at once.
+    Reach(reach::ReachArgs),
+    /// Converts a trace between the text and binary formats, losslessly.
+    Convert {
+        /// Input trace (`-` for standard input).
+        input: PathBuf,
+        /// Output file (`-` for standard output); `.hst` means binary unless --to says otherwise.
+        output: PathBuf,
+        /// Output format (default: from the output's extension).
+        #[arg(long, value_enum)]
+        to: Option<TraceFormatArg>,
+    },
+    /// Generates a random valid trace (for tests and benchmarks).
+    Gen {
+        /// Number of events.
+        #[arg(long, default_value_t = 1000)]
+        events: u64,
+        /// Number of threads (T0 forks and joins the others).
+        #[arg(long, default_value_t = 4)]
+        threads: u32,
+        /// Seed of the pseudo-random generator: the same seed gives the same trace.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Number of shared variables.
+        #[arg(long, default_value_t = 16)]
+        vars: u32,
+        /// Number of locks (variable x_i is guarded by lock L_(i mod locks)).
+        #[arg(long, default_value_t = 4)]
+        locks: u32,
+        /// Maximum lock nesting depth.
+        #[arg(long, default_value_t = 2)]
+        depth: u32,
+        /// Fraction of accesses made without the guard lock (these may race).
+        #[arg(long, default_value_t = 0.05)]
+        unprotected: f64,
+        /// Probability per step of opening an atomic block (begin/end).
+        #[arg(long, default_value_t = 0.0)]
+        blocks: f64,
+        /// Turn every access into an action on a dictionary `m_i` over this many keys
+        /// (put/get/size with consistent results), for `commute --builtin map`.
+        #[arg(long, default_value_t = 0)]
+        map_keys: u32,
+        /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Generates a client history against a linearizable object (JSON Lines), optionally with
+    /// injected anomalies, for `hindsight lin` tests and benchmarks.
+    GenHistory(GenHistoryArgs),
+    /// Counts the events, threads, variables and locks of a trace and checks it.
+    Stats {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output format (`text` or `json`).
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct GenHistoryArgs {
+    /// register, kv, set, queue, counter or mutex.
+    #[arg(long, default_value = "register")]
+    pub model: String,
+    #[arg(long, default_value_t = 5)]
+    pub clients: u32,
+    /// Operations invoked.
+    #[arg(long, default_value_t = 200)]
+    pub ops: u32,
+    /// Keys (kv only).
+    #[arg(long, default_value_t = 8)]
+    pub keys: u32,
+    /// Size of the value domain.
+    #[arg(long, default_value_t = 5)]
+    pub values: u32,
+    /// Probability that a read returns an older value (an injected anomaly).
+    #[arg(long, default_value_t = 0.0)]
+    pub stale_reads: f64,
+    /// Probability that a completed write never takes effect (an injected anomaly).
+    #[arg(long, default_value_t = 0.0)]
+    pub lost_writes: f64,
+    /// Probability that an operation's outcome is recorded as unknown (`info`).
+    #[arg(long, default_value_t = 0.0)]
+    pub info: f64,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output file; standard output if omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// `--regions`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum RegionsArg {
+    /// `begin`/`end` blocks.
+    Blocks,
+    /// Outermost lock regions (from the first acquire to the release of the last lock held).
+    Locks,
+    /// Either: a region lasts while the thread is in a block or holds a lock.
+    Both,
+}
+
+/// The analyses `check` chains.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum AnalysisArg {
+    Races,
+    Commute,
+    Atomicity,
+    Views,
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The analyses to run, in the order their reports are printed.
+    #[arg(long, value_enum, value_delimiter = ',', required = true)]
+    pub analyses: Vec<AnalysisArg>,
+    /// commute: a spec file declaring object types, their methods and when they commute.
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// commute: a shipped spec (map, set, register or counter).
+    #[arg(long)]
+    pub builtin: Option<String>,
+    /// commute: binds an object of the trace to a type of the spec.
+    #[arg(long = "bind", value_name = "OBJECT=TYPE")]
+    pub bind: Vec<String>,
+    /// commute: checks every pair directly against the formulas (Section 5.1).
+    #[arg(long)]
+    pub direct: bool,
+    /// atomicity: every violating triple, not one per witness class.
+    #[arg(long)]
+    pub all: bool,
+    /// atomicity: build, replay-check and show an inferred run for each finding.
+    #[arg(long)]
+    pub schedule: bool,
+    /// atomicity: accept releases that break nested locking, with a warning.
+    #[arg(long)]
+    pub ignore_non_nested: bool,
+    /// views: which regions are atomic (default: blocks if the trace has any, else lock regions).
+    #[arg(long, value_enum)]
+    pub regions: Option<RegionsArg>,
+    /// views: keep warnings whose regions can never run in parallel.
+    #[arg(long)]
+    pub no_mhp: bool,
+    /// Output format: text (each report in turn), json (`{"analysis":"check","reports":[...]}`)
+    /// or sarif (one run per analysis).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+}

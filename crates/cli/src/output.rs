@@ -1,0 +1,85 @@
+//! What the commands share to read their inputs and print what they get back: inputs by path
+//! (`-` for standard input), reports in a chosen format, warnings on standard error, and the
+//! exit status a run calls for.
+
+use crate::args::FormatArg;
+use anyhow::Context;
+use hindsight_report::{render, render_all, OutputFormat, Report};
+use hindsight_syntax::{input_name, Diagnostic};
+use hindsight_trace::{AnyReader, Position};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Set once from `--one-thread`, before any trace is read.
+pub static ONE_THREAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a pass over a trace with `analyses` analyses runs pipelined over two threads.
+pub fn pipelined(analyses: usize) -> bool {
+    // With no analysis (`stats`) the second thread would have only happens-before to do while
+    // the first, filling batches, does about as much as the whole one-thread pass.
+    analyses > 0
+        && !ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed)
+        && hindsight_stream::pipeline::worthwhile()
+}
+
+/// The whole text of an input (`-`: standard input).
+pub fn read_text(path: &Path) -> anyhow::Result<String> {
+    if path.as_os_str() == "-" {
+        io::read_to_string(io::stdin()).context("cannot read standard input")
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", input_name(path)))
+    }
+}
+
+/// A trace opened for reading, its format sniffed.
+pub fn open_trace(path: &Path) -> Result<AnyReader, Diagnostic> {
+    hindsight_trace::open(path)
+        .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))
+}
+
+/// Where `pos` is in the input at `path`, as a diagnostic starts.
+pub fn place(path: &Path, pos: Position) -> String {
+    Diagnostic::place(&input_name(path), pos)
+}
+
+pub fn output_format(format: FormatArg) -> OutputFormat {
+    match format {
+        FormatArg::Text => OutputFormat::Text,
+        FormatArg::Json => OutputFormat::Json,
+        FormatArg::Sarif => OutputFormat::Sarif,
+    }
+}
+
+pub fn print_report(report: &Report, format: FormatArg) -> anyhow::Result<()> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    render(report, output_format(format), &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints the reports of several analyses of one input (`check`).
+pub fn print_reports(reports: &[Report], format: FormatArg) -> anyhow::Result<()> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    render_all(reports, output_format(format), &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints lines to standard error.
+pub fn print_warnings<S: std::fmt::Display>(lines: &[S]) {
+    for l in lines {
+        eprintln!("{l}");
+    }
+}
+
+/// Writes `text` to the file at `output`, or to standard output without one (or with `-`).
+pub fn write_output(output: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    match output {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))
+        }
+        _ => Ok(io::stdout().write_all(text.as_bytes())?),
+    }
+}

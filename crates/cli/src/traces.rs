@@ -1,0 +1,262 @@
+//! The commands over one trace: `races`, `atomicity`, `commute`, `views`, `check` (several of
+//! them in one pass) and `stats`, and the trace utilities `convert` and `gen`. Each builds the
+//! analyses its options ask for, hands them to `hindsight_stream::analyse_trace` and prints the
+//! reports.
+
+use crate::args::{AnalysisArg, CheckArgs, FormatArg, InputArgs, RegionsArg, TraceFormatArg};
+use crate::output::{
+    open_trace, pipelined, print_report, print_reports, print_warnings, read_text,
+};
+use anyhow::{bail, Context};
+use hindsight_source::views::analyse_program;
+use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
+use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
+use hindsight_stream::commute::Commute;
+use hindsight_stream::races::Races;
+use hindsight_stream::views::{DynamicViews, Regions};
+use hindsight_stream::{analyse_trace, Analysis, RunOptions, TraceRun};
+use hindsight_syntax::{input_name, Diagnostic};
+use hindsight_trace::generate::{generate, GenConfig};
+use hindsight_trace::{BinaryWriter, EventSource, Format, Names, TextWriter};
+use serde_json::Value;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Runs `analyses` over the trace in one pass and prints the trace's warnings.
+fn run(input: &InputArgs, analyses: Vec<Box<dyn Analysis>>) -> anyhow::Result<TraceRun> {
+    let mut reader = open_trace(&input.trace)?;
+    let options = RunOptions {
+        strict: input.strict,
+        pipeline: pipelined(analyses.len()),
+    };
+    let run = analyse_trace(&mut reader, &input_name(&input.trace), analyses, options)?;
+    print_warnings(&run.warnings);
+    Ok(run)
+}
+
+/// Runs one analysis over the trace and prints its report.
+pub fn analyse(
+    input: &InputArgs,
+    format: FormatArg,
+    analysis: Box<dyn Analysis>,
+) -> anyhow::Result<u8> {
+    let mut run = run(input, vec![analysis])?;
+    let report = run.reports.remove(0);
+    print_report(&report, format)?;
+    let code = report.exit_code() as u8;
+    // A report can hold a hundred thousand findings of a dozen allocations each; the process
+    // ends right after this, so they are not freed one by one.
+    std::mem::forget(report);
+    Ok(code)
+}
+
+pub fn races(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
+    analyse(input, format, Box::new(Races::new()))
+}
+
+pub fn atomicity(
+    input: &InputArgs,
+    format: FormatArg,
+    options: AtomicityOptions,
+) -> anyhow::Result<u8> {
+    analyse(input, format, Box::new(Atomicity::new(options)))
+}
+
+/// The spec `--spec` or `--builtin` names, loaded, with its warnings printed.
+fn spec(spec: Option<&Path>, builtin: Option<&str>, direct: bool) -> anyhow::Result<LoadedSpecs> {
+    let loaded = match (spec, builtin) {
+        (Some(p), _) => load(&read_text(p)?, &p.display().to_string(), direct)?,
+        (None, Some(name)) => load(builtin_text(name)?, &format!("<builtin {name}>"), direct)?,
+        (None, None) => bail!("give a spec with --spec FILE or --builtin NAME"),
+    };
+    Ok(loaded)
+}
+
+pub struct CommuteArgs<'a> {
+    pub trace: Option<&'a Path>,
+    pub spec: Option<&'a Path>,
+    pub builtin: Option<&'a str>,
+    pub bind: &'a [String],
+    pub explain: bool,
+    pub direct: bool,
+    pub strict: bool,
+    pub format: FormatArg,
+}
+
+pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
+    let loaded = spec(a.spec, a.builtin, a.direct)?;
+    if a.explain {
+        print_warnings(&loaded.warnings);
+        print!("{}", explain(&loaded.specs));
+        return Ok(0);
+    }
+    let binding = binding(&loaded.specs, a.bind)?;
+    print_warnings(&loaded.warnings);
+    let Some(trace) = a.trace else {
+        bail!("give a trace to analyse (or --explain)");
+    };
+    let input = InputArgs {
+        trace: trace.to_owned(),
+        strict: a.strict,
+    };
+    let analysis = Commute::new(loaded.specs, binding).with_spec_warnings(loaded.warnings);
+    analyse(&input, a.format, Box::new(analysis))
+}
+
+/// The extension of programs in the views language.
+const PROGRAM_EXTENSION: &str = "mv";
+
+fn regions(arg: Option<RegionsArg>) -> Regions {
+    match arg {
+        None => Regions::Auto,
+        Some(RegionsArg::Blocks) => Regions::Blocks,
+        Some(RegionsArg::Locks) => Regions::Locks,
+        Some(RegionsArg::Both) => Regions::Both,
+    }
+}
+
+pub fn views(
+    input: &InputArgs,
+    regions_arg: Option<RegionsArg>,
+    no_mhp: bool,
+    format: FormatArg,
+) -> anyhow::Result<u8> {
+    let path = &input.trace;
+    if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
+        let analysis = DynamicViews::new(regions(regions_arg), !no_mhp);
+        return analyse(input, format, Box::new(analysis));
+    }
+    if regions_arg.is_some() || no_mhp {
+        bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", input_name(path)))?;
+    let run = analyse_program(&text, &input_name(path))?;
+    print_warnings(&run.warnings);
+    if input.strict {
+        if let Some(e) = run.strict_error() {
+            return Err(e.into());
+        }
+    }
+    print_report(&run.report, format)?;
+    Ok(run.report.exit_code() as u8)
+}
+
+pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
+    let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
+    for (i, which) in a.analyses.iter().enumerate() {
+        if a.analyses[..i].contains(which) {
+            bail!("--analyses names `{which:?}` twice");
+        }
+        analyses.push(match which {
+            AnalysisArg::Races => Box::new(Races::new()),
+            AnalysisArg::Atomicity => Box::new(Atomicity::new(AtomicityOptions {
+                all: a.all,
+                schedule: a.schedule,
+                ignore_non_nested: a.ignore_non_nested,
+            })),
+            AnalysisArg::Views => Box::new(DynamicViews::new(regions(a.regions), !a.no_mhp)),
+            AnalysisArg::Commute => {
+                let loaded = spec(a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
+                let binding = binding(&loaded.specs, &a.bind)?;
+                print_warnings(&loaded.warnings);
+                Box::new(Commute::new(loaded.specs, binding).with_spec_warnings(loaded.warnings))
+            }
+        });
+    }
+    let run = run(&a.input, analyses)?;
+    print_reports(&run.reports, a.format)?;
+    let code = hindsight_report::exit_code_of_all(&run.reports) as u8;
+    std::mem::forget(run);
+    Ok(code)
+}
+
+pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
+    let run = run(input, Vec::new())?;
+    let mut info = run.info;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match format {
+        FormatArg::Text => {
+            for (k, v) in &info {
+                match v {
+                    Value::String(s) => writeln!(out, "{k}: {s}")?,
+                    v => writeln!(out, "{k}: {v}")?,
+                }
+            }
+            writeln!(out, "warnings: {}", run.warning_total)?;
+        }
+        FormatArg::Json => {
+            info.insert("warnings".into(), Value::from(run.warnings));
+            serde_json::to_writer_pretty(&mut out, &info)?;
+            writeln!(out)?;
+        }
+        FormatArg::Sarif => bail!("`stats` prints text or json"),
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// A sink for events in either format.
+enum TraceSink {
+    Text(TextWriter<Box<dyn Write>>),
+    Binary(BinaryWriter<Box<dyn Write>>),
+}
+
+impl TraceSink {
+    fn create(path: Option<&Path>, format: Format) -> anyhow::Result<TraceSink> {
+        let out: Box<dyn Write> = match path {
+            Some(p) if p.as_os_str() != "-" => Box::new(BufWriter::with_capacity(
+                1 << 20,
+                File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            )),
+            _ => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
+        };
+        Ok(match format {
+            Format::Text => TraceSink::Text(TextWriter::new(out)),
+            Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),
+        })
+    }
+
+    fn write(&mut self, e: &hindsight_trace::Event, names: &Names) -> io::Result<()> {
+        match self {
+            TraceSink::Text(w) => w.write_event(e, names),
+            TraceSink::Binary(w) => w.write_event(e, names),
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        match self {
+            TraceSink::Text(w) => w.finish().map(drop),
+            TraceSink::Binary(w) => w.finish().map(drop),
+        }
+    }
+}
+
+pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyhow::Result<u8> {
+    let format = match to {
+        Some(TraceFormatArg::Text) => Format::Text,
+        Some(TraceFormatArg::Binary) => Format::Binary,
+        None => Format::from_extension(output),
+    };
+    let name = input_name(input);
+    let wrap = |e: hindsight_trace::TraceError| Diagnostic::error(&name, e.pos, e.kind.to_string());
+    let mut reader = open_trace(input)?;
+    let mut sink = TraceSink::create(Some(output), format)?;
+    while reader.advance().map_err(wrap)? {
+        sink.write(reader.current(), reader.names())
+            .with_context(|| format!("cannot write {}", input_name(output)))?;
+    }
+    sink.finish()?;
+    Ok(0)
+}
+
+pub fn gen(config: &GenConfig, output: Option<&Path>) -> anyhow::Result<u8> {
+    let format = output.map_or(Format::Text, Format::from_extension);
+    let mut sink = TraceSink::create(output, format)?;
+    let mut names = Names::default();
+    generate(config, &mut names, |e, names| sink.write(e, names))?;
+    sink.finish()?;
+    Ok(0)
+}
