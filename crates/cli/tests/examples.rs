@@ -104,6 +104,28 @@ fn races() {
 }
 
 #[test]
+fn check_chains() {
+    for t in [
+        "examples/hosts.txt",
+        "examples/bank.std",
+        "examples/views/account.std",
+    ] {
+        for f in FORMATS {
+            check(&[
+                "check",
+                t,
+                "--analyses",
+                "races,commute,atomicity,views",
+                "--builtin",
+                "map",
+                "--format",
+                f,
+            ]);
+        }
+    }
+}
+
+#[test]
 fn atomicity() {
     let mut inputs = examples("examples/atomicity", ".std");
     inputs.extend([
