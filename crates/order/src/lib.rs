@@ -8,6 +8,7 @@
 
 pub mod clock;
 pub mod hb;
+#[cfg(feature = "oracle")]
 pub mod reference;
 
 pub use clock::{Epoch, VectorClock};

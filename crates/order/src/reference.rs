@@ -1,6 +1,11 @@
 //! The textbook happens-before relation, computed the slow way: a full vector clock per event,
 //! with every event starting a new epoch of its thread. Nothing here is shared with the
 //! streaming pass in [`crate::hb`], so that tests can hold one against the other.
+//!
+//! It is the literal reference the property tests hold the fast code against (the streaming
+//! pass in `tests/hb_reference.rs`, and the analyses built on it in other crates' tests).
+//! Test support, not API: compiled only with the `oracle` feature, which those tests enable
+//! through their dev-dependencies.
 
 use crate::clock::VectorClock;
 use hindsight_trace::{Op, ThreadId, Trace};

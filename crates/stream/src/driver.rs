@@ -76,8 +76,9 @@ pub type FindingsJob = Box<dyn FnOnce(&Names) -> Vec<Finding> + Send>;
 
 /// A call event whose call is kept apart from the event: the pipelined driver keeps calls'
 /// values in flat arrays, and building a [`Call`](hindsight_trace::Call) of them for every
-/// call cost it a tenth of its time. An analysis reads the parts, or asks for the whole event,
-/// which is then built once for all the analyses that ask.
+/// call would copy every value again, on the busier stage, for analyses that mostly read only
+/// the parts. An analysis reads the parts, or asks for the whole event, which is then built
+/// once for all the analyses that ask.
 pub struct LentCall<'a> {
     /// The event's index, thread and location; its operation is a stand-in, not the call.
     pub at: &'a Event,

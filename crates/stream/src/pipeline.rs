@@ -7,24 +7,23 @@
 //! position and the names the reader defined for it. Stage 2 (the calling thread) owns
 //! everything after: the happens-before pass and the analyses, which therefore need not be
 //! `Send`. The pass can be at most as fast as its slower stage: reading a binary trace costs
-//! about as much as happens-before plus an analysis, so the gain is there (on this
-//! repository's 2-core VM, `races` 1.2-1.45x and `commute` 1.2-1.4x over a binary trace, from
-//! the benches: the batches add work, and the stages are not equal), while a text trace is
-//! bound by parsing and gains nothing. On one core the stages take turns, at a cost.
+//! about as much as happens-before plus an analysis, so the gain is there (less than twofold:
+//! the batches add work, and the stages are not equal; `BENCHMARKS.md` has the figures), while
+//! a text trace is bound by parsing and gains nothing. On one core the stages take turns, at a
+//! cost.
 //!
-//! Events travel in batches of a few thousand so that the cost of crossing threads is paid per
+//! Events travel in batches of thousands so that the cost of crossing threads is paid per
 //! batch, not per event. Batches go round in a loop (full ones to stage 2, emptied ones back),
 //! so that in steady state nothing is allocated. A batch owns no boxes: a call's object,
 //! method and values sit in arrays of their own, so stage 1 only stores into memory stage 2
 //! last read, and stage 2 reads it front to back, handing out the other events where they lie
 //! and lending each call as a [`LentCall`] whose values stay in the batch. Moving the reader's
-//! events themselves (swapping them into the batch) was tried first and was slower than one
-//! thread: every swap loads the slot's previous event, a cache line the other core last wrote,
-//! and every call sends stage 2 after a box and two vectors written on the other core.
+//! events themselves (swapping them into the batch) is slower than one thread: every swap
+//! loads the slot's previous event, a cache line the other core last wrote, and every call
+//! sends stage 2 after a box and two vectors written on the other core.
 //! Stage 1 reads through [`EventSource::advance_splitting_calls`], so that the binary reader
-//! decodes a call's values straight into the batch: decoding them into the reader's call and
-//! copying them from there cost stage 1 about 25 M instructions per 1 M events more (332 M
-//! against 307 M on a trace of 73% calls).
+//! decodes a call's values straight into the batch rather than into the reader's call, from
+//! which stage 1 would then copy every value a second time.
 //!
 //! Stage 2 keeps a replica of the reader's [`Names`], interning each batch's new names in id
 //! order just before the event that defined them, so every analysis sees exactly the names the
@@ -33,13 +32,13 @@
 //! validation error comes before what the analyses say (stage 1 sends the events before its
 //! error, stage 2 analyses them, then returns stage 1's error unless an analysis failed first).
 //!
-//! Stage 2 is the slower stage for a costly analysis such as `commute`: on its generated map
-//! workload (15 M events, 74 k races) the reading thread waited about a quarter of the pass.
-//! So stage 2 hands over what can be done elsewhere: after each batch it asks every analysis
-//! for a findings job ([`Analysis::findings_job`]) and sends the jobs back with the emptied
-//! batch, and stage 1 builds those findings before refilling it (and, after the last batch,
-//! until stage 2 hangs up). Built after the pass on two cores, those findings added 0.12-0.20 s
-//! to a run of about 1.1 s; stage 1 builds them in about 0.23 s of its spare time.
+//! Stage 2 is the slower stage for a costly analysis such as `commute`, so the reading thread
+//! spends part of the pass waiting for it. So stage 2 hands over what can be done elsewhere:
+//! after each batch it asks every analysis for a findings job ([`Analysis::findings_job`]) and
+//! sends the jobs back with the emptied batch, and stage 1 builds those findings before
+//! refilling it (and, after the last batch, until stage 2 hangs up). Findings built after the
+//! pass would lengthen the run by their whole cost; built by stage 1, they take time it would
+//! otherwise spend waiting.
 //!
 //! This module must not know any analysis, file format or command-line option: it moves events
 //! between the reader and the chain of [`Analysis`] objects, nothing more.
@@ -60,9 +59,9 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Events per batch (about 60 bytes each with positions and call values, so the batches in
 /// flight take a few MiB). A stage that waits sleeps, and waking it costs tens of
-/// microseconds (an inter-processor interrupt, dearer still in a virtual machine): on the
-/// 2-core VM `commute` on 15 M events ran best of 3 in 2.7 s with batches of 1024, 2.0 s with
-/// 4096 and 1.8 s with 16384 or 32768.
+/// microseconds (an inter-processor interrupt, dearer still in a virtual machine), so a batch
+/// is large enough that wake-ups are rare: the smallest of the sizes measured that ran as fast
+/// as any larger one (`BENCHMARKS.md`, "Pipeline").
 pub const BATCH_EVENTS: usize = 16384;
 
 /// Batches that exist at once: one being filled, one being analysed, the rest waiting so that

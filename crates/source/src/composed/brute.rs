@@ -9,6 +9,11 @@
 //!
 //! It shares only the single-step semantics of `ir.rs` with the verifier: no environment
 //! transitions, no linearization points, no renaming (each thread's objects differ).
+//!
+//! It is the literal reference the property tests (`tests/composed_oracle.rs`) hold the fast
+//! code (classifier and verifier) against. Test support, not API: compiled only with the
+//! `oracle` feature, which this crate's tests enable through a dev-dependency on the crate
+//! itself.
 
 use super::ast::MapMethod;
 use super::ir::{apply_map, Code, Local, Outcome, Shared, Step, Stuck, Value};

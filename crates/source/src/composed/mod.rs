@@ -9,13 +9,14 @@
 //! verified against Definition 3.1 over every interleaving with environment transitions on one
 //! key and two values (`verify.rs`, Theorem 4.1 makes that a proof for all keys and values);
 //! data-dependent ones can be checked on a small domain (`bounded.rs`, not a proof).
-//! `brute.rs` is the independent oracle: two threads running the operation, checked against
-//! the map's sequential specification.
+//! `brute.rs` (with the `oracle` feature, for tests) is the independent oracle: two threads
+//! running the operation, checked against the map's sequential specification.
 //!
 //! This module knows nothing of traces, files or output formats.
 
 pub mod ast;
 pub mod bounded;
+#[cfg(feature = "oracle")]
 pub mod brute;
 pub mod classify;
 pub mod generate;

@@ -28,6 +28,7 @@
 
 pub mod nesting;
 pub mod pairing;
+#[cfg(feature = "oracle")]
 pub mod reference;
 pub mod schedule;
 pub mod witness;

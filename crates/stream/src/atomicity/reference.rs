@@ -4,6 +4,10 @@
 //! every triple `(e1, f, e2)` checked against it. Quadratic per pair and cubic overall: for
 //! tests on small traces only. It shares no code with the linear algorithm.
 //!
+//! It is the literal reference the property tests (`tests/atomicity_oracle.rs`) hold the fast
+//! code against. Test support, not API: compiled only with the `oracle` feature, which this
+//! crate's tests enable through a dev-dependency on the crate itself.
+//!
 //! Two verdicts per triple:
 //! - `reaches`: some inferred run executes `e1`, then `f`, with `e2` not yet executed (the
 //!   condition of Lemma 2 and Theorem 1, which the linear algorithm decides);

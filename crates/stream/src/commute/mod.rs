@@ -1217,8 +1217,8 @@ fn finding(r: &Race, compiled: &CompiledSpec, names: &Names) -> Finding {
     ];
     // "{a.op} by {a.thread} (#{a.index}) does not commute with the earlier {p.op} by
     // {p.thread} (#{p.index}), and they may run in either order", built piece by piece into
-    // a string of its final size: through `format!` it took a fifth of a finding's
-    // instructions.
+    // a string of its final size: `format!`'s formatting machinery and the string's regrowth
+    // are a large part of a finding's cost.
     let mut message =
         String::with_capacity(a.op.len() + a.thread.len() + p.op.len() + p.thread.len() + 128);
     let tails = [
@@ -1270,10 +1270,10 @@ impl Observer for Commute {
         self.action(call.at, &call.call, hb, names)
     }
 
-    /// The races found since the last job. Findings take some seven thousand instructions
-    /// each, a tenth of the pass on a trace with a race every hundred actions, and the
-    /// pipeline's reading thread has time to spare: on 15 M events with 74 k races, building
-    /// them at the end took 0.12-0.20 s of the run's 1.1-1.3 s, on two cores.
+    /// The races found since the last job. A finding costs as much as thousands of events, so
+    /// on a trace with many races building them is a sizeable part of the pass, and the
+    /// pipeline's reading thread has time to spare: built there while the pass goes on, they
+    /// no longer add to the run's length.
     fn findings_job(&mut self) -> Option<FindingsJob> {
         if self.races.is_empty() {
             return None;
@@ -1297,8 +1297,8 @@ impl Analysis for Commute {
             ..AnalysisOutput::default()
         };
         // The races not handed over (all of them without the pipeline) are independent:
-        // rayon builds them on every core, in order. The allocator limits the gain: 74 k
-        // findings took 0.10-0.21 s on two cores against 0.15-0.22 s on one.
+        // rayon builds them on every core, in order. The allocator, which the cores share,
+        // limits the gain.
         let races = std::mem::take(&mut self.races);
         self.count(&races);
         let specs = &self.specs;
