@@ -8,6 +8,7 @@
 //! `HINDSIGHT_BENCH_STATS=1` adds Lex2's counts of checks and normalizations per row,
 //! `HINDSIGHT_BENCH_SIZES=1` only prints each row's shape and number of states).
 
+use hindsight_rng::SplitMix64;
 use hindsight_states::reach::enumerate::{enumerate, Lex};
 use hindsight_states::reach::loset::Loset;
 use hindsight_states::reach::search::{simulate, Order};
@@ -16,25 +17,11 @@ use std::hash::{BuildHasher, Hasher};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A run of `threads` threads (T0 forks the others first), each a sequence of `sections`
 /// critical sections on one of `locks` locks (sometimes two nested) with accesses inside and
 /// between, recorded by a random scheduler that respects the locks.
 fn trace(threads: usize, sections: usize, locks: usize, crossing: bool, seed: u64) -> Loset {
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = SplitMix64::new(seed);
     let mut names = Names::default();
     for t in 0..threads {
         names
@@ -111,7 +98,7 @@ fn trace(threads: usize, sections: usize, locks: usize, crossing: bool, seed: u6
             programs[t].remove(pc[t]);
             continue;
         }
-        let t = ready[rng.below(ready.len() as u64) as usize];
+        let t = *rng.pick(&ready);
         let op = programs[t][pc[t]].clone();
         pc[t] += 1;
         match &op {

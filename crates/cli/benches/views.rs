@@ -13,6 +13,7 @@ mod common;
 
 use common::{best_of, validate_hb};
 
+use hindsight_rng::SplitMix64;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::{BinaryWriter, Event, NameKind, Names, Op, TextWriter, ThreadId};
@@ -21,20 +22,6 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 use std::time::Instant;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Atomic blocks: (class, accesses as (is write, field)).
 const TEMPLATES: &[(&str, &[(bool, &str)])] = &[
@@ -64,7 +51,7 @@ const WORKERS: u32 = 8;
 /// Writes `events` events (about) to both sinks.
 fn generate(events: u64, mut sink: impl FnMut(&Event, &Names)) {
     let mut names = Names::default();
-    let mut rng = Rng(0x2545F4914F6CDD1D);
+    let mut rng = SplitMix64::new(0x2545_F491_4F6C_DD1D);
     let thread = |names: &mut Names, i: u32| {
         ThreadId(
             names
@@ -112,7 +99,7 @@ fn generate(events: u64, mut sink: impl FnMut(&Event, &Names)) {
                 // and ordered by happens-before like any other.
                 pending[w].extend([Op::Acquire(lock), Op::Release(lock)]);
             } else {
-                let (class, accesses) = TEMPLATES[rng.below(TEMPLATES.len() as u64) as usize];
+                let (class, accesses) = *rng.pick(TEMPLATES);
                 let inst = rng.below(INSTANCES);
                 pending[w].push(Op::Begin(None));
                 for &(write, field) in accesses.iter().rev().collect::<Vec<_>>().into_iter().rev() {

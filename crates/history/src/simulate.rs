@@ -32,6 +32,7 @@
 //! after all other records, where an unknown outcome means the same thing.
 
 use super::parse::{History, Op, Val};
+use hindsight_rng::SplitMix64;
 use std::collections::{BTreeSet, VecDeque};
 
 /// What to generate.
@@ -134,33 +135,6 @@ fn json(v: &Val) -> serde_json::Value {
         Val::Int(i) => (*i).into(),
         Val::Str(s) => s.clone().into(),
         Val::List(vs) => vs.iter().map(json).collect(),
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, 2014), written out here rather than taken from the `rand`
-/// crate so that a seed names the same history forever: `rand`'s generators and distributions
-/// may change between versions, this one never will.
-#[derive(Clone, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 if `n == 0`), by multiply-high; the bias does not matter here.
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// Draws nothing for a probability of 0, so that anomaly-free histories do not depend on
-    /// the anomaly settings' draws.
-    fn chance(&mut self, p: f64) -> bool {
-        p > 0.0 && (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64) < p
     }
 }
 
@@ -381,7 +355,7 @@ impl<'a> Sim<'a> {
         Sim {
             config,
             kind,
-            rng: SplitMix64(config.seed),
+            rng: SplitMix64::new(config.seed),
             state,
             past,
             drafts: Vec::new(),
@@ -483,7 +457,7 @@ impl<'a> Sim<'a> {
             if actions.is_empty() {
                 break;
             }
-            match actions[self.rng.below(actions.len() as u64) as usize] {
+            match *self.rng.pick(&actions) {
                 Action::Invoke(c) => {
                     let process = self.clients[c].0;
                     let Some((f, key, input)) = self.next_op(c) else {
@@ -550,7 +524,7 @@ impl<'a> Sim<'a> {
                 .filter(|&v| Some(v) != out.as_ref())
                 .collect();
             if !older.is_empty() {
-                out = Some(older[self.rng.below(older.len() as u64) as usize].clone());
+                out = Some((*self.rng.pick(&older)).clone());
             }
         }
         // The values reads may return later as stale ones (kept only when they are wanted).
@@ -702,12 +676,6 @@ mod tests {
             };
             assert_ne!(simulate(&c), simulate(&other), "{model}");
         }
-    }
-
-    #[test]
-    fn splitmix_matches_the_reference() {
-        // Pins the generator: a change here changes every seeded history in tests and benches.
-        assert_eq!(SplitMix64(0).next_u64(), 0xE220_A839_7B1D_CDAF);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! and a superset of them otherwise; and every schedule shown replays as an inferred run with
 //! `e1`, `f`, `e2` in order, reaching `e2` exactly when some inferred run does.
 
+use hindsight_rng::SplitMix64;
 use hindsight_stream::atomicity::reference::{verdicts, Triple};
 use hindsight_stream::atomicity::{Atomicity, Options};
 use hindsight_trace::{Event, LockId, NameKind, Names, Op, ThreadId, Trace, VarId};
@@ -312,13 +313,8 @@ proptest! {
 /// stream.)
 #[test]
 fn random_traces_cover_the_interesting_cases() {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = SplitMix64::new(0x2545_F491_4F6C_DD1D);
+    let mut next = || rng.next_u64();
     let (mut violating, mut deadlocking, mut forked, mut cases) = (0, 0, 0, 0);
     for _ in 0..600 {
         let len = 8 + (next() % 32) as usize;

@@ -4,6 +4,7 @@
 
 use hindsight_order::reference::EventClocks;
 use hindsight_order::HappensBefore;
+use hindsight_rng::SplitMix64;
 use hindsight_stream::races::Races;
 use hindsight_stream::{run, Observer, RunOptions};
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
@@ -99,13 +100,8 @@ proptest! {
 /// Long traces with few threads exercise the read-shared and multi-writer states.
 #[test]
 fn long_random_traces_match() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as u8
-    };
+    let mut rng = SplitMix64::new(0x5EED);
+    let mut next = || rng.next_u64() as u8;
     for round in 0..200 {
         let choices: Vec<(u8, u8, u8)> = (0..300).map(|_| (next(), next(), next())).collect();
         let shape = Shape {

@@ -5,6 +5,7 @@
 //! `examples/views`, static and dynamic; bad programs.
 
 use hindsight_order::{HappensBefore, VectorClock};
+use hindsight_rng::SplitMix64;
 use hindsight_source::views::{lang, symbolic};
 use hindsight_stream::views::{class_name, DynamicViews, Regions};
 use hindsight_stream::{run, Observer, RunOptions};
@@ -771,14 +772,11 @@ fn random_programs_never_panic() {
         ".", "if", "while", "else", "1", "native", "reads", ",", "return", "var", "global", "this",
         "f", "+", "==", "!", "-", "null",
     ];
-    let mut seed = 0x9e3779b97f4a7c15u64;
+    let mut rng = SplitMix64::new(0x5EED);
     for _ in 0..3000 {
         let mut src = String::new();
-        for _ in 0..(seed % 40) {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            src.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+        for _ in 0..rng.modulo(40) {
+            src.push_str(rng.pick::<&str>(&pieces));
             src.push(' ');
         }
         if let Ok(p) = lang::parse(&src) {

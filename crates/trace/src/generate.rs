@@ -37,6 +37,7 @@
 use crate::event::{Call, Event, Op, Value};
 use crate::names::{Interner, LocId, LockId, Names, ObjId, SymId, ThreadId, VarId};
 use crate::source::Trace;
+use hindsight_rng::{Prob, SplitMix64};
 use rustc_hash::FxHashMap;
 use std::convert::Infallible;
 use std::fmt::Write as _;
@@ -120,48 +121,6 @@ fn forked_threads(events: u64, threads: u32, strict: bool) -> u32 {
         forked
     };
     forked as u32
-}
-
-/// SplitMix64 (Steele, Lea and Flood, 2014), written out here rather than taken from the `rand`
-/// crate so that a seed names the same trace forever: `rand`'s generators and distributions
-/// may change between versions, this one never will.
-#[derive(Clone, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 if `n == 0`), by Lemire's multiply-high; the bias, below
-    /// `n / 2^64`, does not matter here.
-    #[inline]
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// Draws nothing for a probability of 0 (the common `blocks: 0.0`, `unprotected: 0.0`).
-    #[inline]
-    fn chance(&mut self, p: Prob) -> bool {
-        p.0 != 0 && (self.next_u64() >> 11) < p.0
-    }
-}
-
-/// A probability as a threshold on 53 random bits: 0 never passes, 1 always does.
-#[derive(Clone, Copy, Debug)]
-struct Prob(u64);
-
-impl Prob {
-    fn new(p: f64) -> Prob {
-        // `p >= 0.0` is false for NaN.
-        let p = if p >= 0.0 { p.min(1.0) } else { 0.0 };
-        Prob((p * (1u64 << 53) as f64) as u64)
-    }
 }
 
 /// Below this many names of a kind, ids are cached in a vector; above, the rare names beyond it
@@ -331,14 +290,18 @@ impl<'n> Gen<'n> {
         let used_locks = config.locks.min(vars);
         let depth = config.max_depth.min(used_locks);
         let unprotected = Prob::new(config.unprotected);
-        let forked = forked_threads(config.events, threads, depth > 0 && unprotected.0 == 0);
+        let forked = forked_threads(
+            config.events,
+            threads,
+            depth > 0 && unprotected == Prob::NEVER,
+        );
         Gen {
             names,
             thread_names: NameCache::new("T", forked + 1),
             var_names: NameCache::new("x", vars),
             lock_names: NameCache::new("L", used_locks),
             loc_names: NameCache::new("gen.rs:", FIRST_LINE + LOCATIONS),
-            rng: SplitMix64(config.seed),
+            rng: SplitMix64::new(config.seed),
             vars,
             locks: config.locks,
             used_locks,
@@ -419,7 +382,7 @@ impl<'n> Gen<'n> {
                 self.end(t, sink)
             };
         }
-        if !th.in_block && s >= 4 && self.rng.chance(self.blocks) {
+        if !th.in_block && s >= 4 && self.rng.passes(self.blocks) {
             return self.begin(t, sink);
         }
         if !self.protect {
@@ -450,7 +413,7 @@ impl<'n> Gen<'n> {
     where
         S: FnMut(&Event, &Names) -> Result<(), E>,
     {
-        if self.rng.chance(self.stay) {
+        if self.rng.passes(self.stay) {
             return self.access(t, sink);
         }
         let th = &self.threads[t as usize];
@@ -458,7 +421,7 @@ impl<'n> Gen<'n> {
         let top = th.held[th.held.len() - 1];
         let can_nest = nest && s >= 3 && held < self.depth && top + 1 < self.used_locks;
         let can_release = held > if th.in_block { th.block_base } else { 0 };
-        if can_nest && (!can_release || self.rng.chance(self.nest)) {
+        if can_nest && (!can_release || self.rng.passes(self.nest)) {
             let l = top + 1 + self.rng.below(u64::from(self.used_locks - top - 1)) as u32;
             match self.holders.get(l) {
                 NONE => self.acquire(t, l, sink),
@@ -521,10 +484,10 @@ impl<'n> Gen<'n> {
         S: FnMut(&Event, &Names) -> Result<(), E>,
     {
         let held = &self.threads[t as usize].held;
-        let x = if held.is_empty() || self.rng.chance(self.unprotected) {
+        let x = if held.is_empty() || self.rng.passes(self.unprotected) {
             self.rng.below(u64::from(self.vars)) as u32
         } else {
-            let l = held[self.rng.below(held.len() as u64) as usize];
+            let l = *self.rng.pick(held);
             // The variables guarded by `l` are l, l + locks, l + 2 locks, ... below vars.
             let guarded = u64::from(self.vars - 1 - l) / u64::from(self.locks) + 1;
             (u64::from(l) + u64::from(self.locks) * self.rng.below(guarded)) as u32
@@ -677,14 +640,14 @@ impl Maps {
                 Value::Int(i64::from(v))
             }
         };
-        let k = (rng.next_u64() % u64::from(keys)) as usize;
-        let roll = rng.next_u64() % 10;
+        let k = rng.modulo(u64::from(keys)) as usize;
+        let roll = rng.modulo(10);
         if write {
             // Values 1..=3, and now and then nil (a removal).
             let v = if roll == 0 {
                 0
             } else {
-                1 + (rng.next_u64() % 3) as u8
+                1 + rng.modulo(3) as u8
             };
             let old = contents[k];
             *size += i64::from(old == 0 && v != 0) - i64::from(old != 0 && v == 0);
@@ -886,7 +849,7 @@ mod tests {
 
     /// Varied configurations, small and degenerate ones included.
     fn configs(count: u64) -> Vec<GenConfig> {
-        let mut rng = SplitMix64(0xC0FFEE);
+        let mut rng = SplitMix64::new(0xC0FFEE);
         let fractions = [0.0, 0.0, 0.05, 0.3, 1.0, -1.0, 2.0, f64::NAN];
         let mut out = Vec::new();
         for i in 0..count {
@@ -901,8 +864,8 @@ mod tests {
                 vars: rng.below(40) as u32,
                 locks: rng.below(10) as u32,
                 max_depth: rng.below(5) as u32,
-                unprotected: fractions[rng.below(fractions.len() as u64) as usize],
-                blocks: [0.0, 0.1, 0.5, 1.0, f64::NAN][rng.below(5) as usize],
+                unprotected: *rng.pick(&fractions),
+                blocks: *rng.pick(&[0.0, 0.1, 0.5, 1.0, f64::NAN]),
                 seed: rng.next_u64(),
                 map_keys: 0,
             });
@@ -931,12 +894,9 @@ mod tests {
         );
     }
 
-    /// The PRNG is part of the format of a seed: pin its output.
+    /// The start of the default trace (the generator's own stream is pinned in hindsight-rng).
     #[test]
-    fn generate_splitmix64_is_pinned() {
-        let mut rng = SplitMix64(0);
-        assert_eq!(rng.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(rng.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+    fn generate_default_start_is_pinned() {
         let first: Vec<_> = generate_trace(&GenConfig::default()).events[..6]
             .iter()
             .map(|e| e.op.mnemonic())
@@ -1271,7 +1231,7 @@ pub fn generate_nested<E>(
     let vars = config.vars.max(1);
     let locks = config.locks;
     let depth = config.max_depth.min(locks) as usize;
-    let mut rng = SplitMix64(config.seed);
+    let mut rng = SplitMix64::new(config.seed);
     let thread_ids: Vec<ThreadId> = (0..threads)
         .map(|t| {
             ThreadId(
@@ -1341,7 +1301,7 @@ pub fn generate_nested<E>(
         };
         let op = op.unwrap_or_else(|| {
             let mut x = rng.below(u64::from(vars)) as u32;
-            if !rng.chance(shared) {
+            if !rng.passes(shared) {
                 // The thread's own variables: t, t + threads, t + 2 threads, ...
                 let own = (vars as usize).saturating_sub(t).div_ceil(threads) as u64;
                 if own > 0 {

@@ -6,6 +6,7 @@ use common::arb;
 use common::{
     binary_error, name_lists, read_binary, read_text, render, to_binary, to_text, Trickle,
 };
+use hindsight_rng::SplitMix64;
 use hindsight_trace::binary::{MAGIC, VERSION};
 use hindsight_trace::{
     BinaryReader, Call, ErrorKind, Event, EventSource, Format, Op, Position, Step, Trace,
@@ -148,13 +149,8 @@ fn positions_are_record_offsets() {
 /// RAPID-style lines: a few threads, variables named after object hashes and fields, locks, and
 /// numeric source locations; many more events than names.
 fn realistic_text(events: usize) -> String {
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = SplitMix64::new(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next_u64();
     let vars: Vec<String> = (0..2000)
         .map(|i| {
             let r = next();

@@ -3,40 +3,25 @@
 //! replace), null checks, `containsKey`, comparisons of the key with constants (FCM) and
 //! compare-and-set retry loops (VCM), nested to a given depth.
 //!
-//! It knows only the surface syntax of `parser.rs`.
+//! It knows only the surface syntax of `parser.rs`. The same seed gives the same text (the
+//! generator is hindsight-rng's), so a failing property-test case can be replayed.
 
-/// A small deterministic generator (xorshift).
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+use hindsight_rng::SplitMix64;
 
 const VARS: &[&str] = &["a", "b"];
 const VALUES: &[&str] = &["v", "n", "a", "b", "new Obj()"];
 
-fn stmts(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
+fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize) {
     let count = 1 + g.below(3);
     for _ in 0..count {
         stmt(g, depth, out, indent);
     }
 }
 
-fn stmt(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
+fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize) {
     let pad = " ".repeat(indent);
-    let x = g.pick(VARS);
-    let val = g.pick(VALUES);
+    let x = *g.pick(VARS);
+    let val = *g.pick(VALUES);
     let choice = g.below(if depth == 0 { 9 } else { 13 });
     let line = match choice {
         0 => format!("{x} = m.get(k);"),
@@ -67,7 +52,7 @@ fn stmt(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
         }
         _ => {
             // `c` always comes from get(k), so the replace keeps the operation a VCM.
-            let new = g.pick(&["n", "v", "new Obj()"]);
+            let new = *g.pick(&["n", "v", "new Obj()"]);
             format!(
                 "while (true) {{\n{pad}  Object c = m.get(k);\n{pad}  if (c == null) {{\n{pad}    if (m.putIfAbsent(k, {new}) == null) return {new};\n{pad}  }} else {{\n{pad}    if (m.replace(k, c, {new})) return c;\n{pad}  }}\n{pad}}}"
             )
@@ -80,10 +65,10 @@ fn stmt(g: &mut Gen, depth: u32, out: &mut String, indent: usize) {
 
 /// One operation named `name` over the map `m`, nested `depth` deep.
 pub fn operation(seed: u64, depth: u32, name: &str) -> String {
-    let mut g = Gen(seed | 1);
+    let mut g = SplitMix64::new(seed);
     let mut body = String::new();
     stmts(&mut g, depth, &mut body, 2);
-    let last = g.pick(VARS);
+    let last = *g.pick(VARS);
     format!(
         "Object {name}(String k, Object v) {{\n  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
     )
@@ -93,9 +78,11 @@ pub fn operation(seed: u64, depth: u32, name: &str) -> String {
 pub fn file(seed: u64, count: usize, depth: u32) -> String {
     let mut s = String::from("ConcurrentHashMap<String, Object> m;\n");
     for i in 0..count {
+        // Consecutive seeds, not multiples of SplitMix64's increment: seeds k increments apart
+        // start streams k draws apart, which would make each operation a shifted copy of the
+        // one before.
         s.push_str(&operation(
-            seed.wrapping_add(i as u64)
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            seed.wrapping_add(i as u64),
             depth,
             &format!("op{i}"),
         ));

@@ -6,6 +6,7 @@
 //! It owns only the random computation; it knows nothing of enumeration.
 
 use super::poset::Poset;
+use hindsight_rng::SplitMix64;
 
 /// The parameters of a random message-passing computation.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,25 +60,6 @@ pub const D_RECEIVE: f64 = 1.0;
 pub const W_SEND: f64 = 0.3;
 pub const W_RECEIVE: f64 = 1.0;
 
-/// SplitMix64: small, fast, and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p && p > 0.0
-    }
-}
-
 /// A random computation: at each step a process with events left takes one step; it receives
 /// the waiting messages oldest first, each with probability `receive` (stopping at the first it
 /// leaves waiting), then sends one to a random
@@ -88,7 +70,7 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
     if n == 0 {
         return poset;
     }
-    let mut rng = Rng(config.seed ^ 0x005E_ED0F_CAFE);
+    let mut rng = SplitMix64::new(config.seed ^ 0x005E_ED0F_CAFE);
     let mut left: Vec<usize> = (0..n)
         .map(|p| config.events / n + usize::from(p < config.events % n))
         .collect();
@@ -96,17 +78,17 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
     let mut inbox: Vec<std::collections::VecDeque<Vec<u32>>> = vec![Default::default(); n];
     let mut active: Vec<usize> = (0..n).filter(|&p| left[p] > 0).collect();
     while !active.is_empty() {
-        let a = rng.below(active.len());
+        let a = rng.modulo(active.len() as u64) as usize;
         let p = active[a];
         clocks[p][p] += 1;
-        while !inbox[p].is_empty() && rng.chance(config.receive) {
+        while !inbox[p].is_empty() && rng.unit_at_most(config.receive) {
             let sent = inbox[p].pop_front().expect("non-empty inbox");
             for (c, s) in clocks[p].iter_mut().zip(&sent) {
                 *c = (*c).max(*s);
             }
         }
-        if n > 1 && rng.chance(config.send) {
-            let mut q = rng.below(n - 1);
+        if n > 1 && rng.unit_at_most(config.send) {
+            let mut q = rng.modulo(n as u64 - 1) as usize;
             if q >= p {
                 q += 1;
             }

@@ -37,6 +37,7 @@ use super::ecl::render_const;
 use super::spec::{
     Cmp, Commute, Const, Formula, Method, ObjectSpec, Side, Span, SpecError, SpecFile, Term, Val,
 };
+use hindsight_rng::SplitMix64;
 use std::collections::BTreeSet;
 
 /// Most assignments the symmetry check enumerates before it samples instead.
@@ -873,15 +874,6 @@ fn symmetry_domain(consts: &[Const], per_gap: usize) -> Vec<Const> {
     domain
 }
 
-/// The deterministic generator of the sampled symmetry check (SplitMix64).
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Checks that `formula`, a rule relating `method` to itself, is symmetric (see the module
 /// documentation for how).
 fn check_symmetric(
@@ -939,10 +931,10 @@ fn check_symmetric(
             break;
         }
     } else {
-        let mut state = 0x5EED_C0DE_u64;
+        let mut rng = SplitMix64::new(0x5EED_C0DE);
         for _ in 0..SYMMETRY_LIMIT {
             for c in choice.iter_mut() {
-                *c = (splitmix(&mut state) % d as u64) as usize;
+                *c = rng.modulo(d as u64) as usize;
             }
             if let Some(before) = asymmetric(&choice) {
                 found = Some(before);
