@@ -1,84 +1,55 @@
-//! Tokens of the views language, each with its position. Comments are `//` to end of line.
+//! Tokens of the views language, each with its span. Comments are `//` to end of line.
 
-use super::{LangError, Pos};
+use hindsight_syntax::{Scanner, Span, SyntaxError, Token};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Ident(String),
-    Int(i64),
-    /// Punctuation and operators: `{ } ( ) ; , . : := + - * / % == != < <= > >= && || !`.
-    Punct(&'static str),
-    Eof,
-}
-
+/// Punctuation and operators, longest first so that `:=` wins over `:`. `=` is only there to
+/// be refused with a hint.
 const PUNCTS: &[&str] = &[
     ":=", "==", "!=", "<=", ">=", "&&", "||", "{", "}", "(", ")", ";", ",", ".", ":", "+", "-",
     "*", "/", "%", "<", ">", "!", "=",
 ];
 
-pub fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, LangError> {
-    let bytes = src.as_bytes();
+pub fn lex(src: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
+    let mut s = Scanner::new(src);
     let mut out = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    while i < bytes.len() {
-        let c = bytes[i];
-        let pos = Pos { line, col };
-        if c == b'\n' {
-            i += 1;
-            line += 1;
-            col = 1;
+    while let Some(c) = s.peek() {
+        let start = s.pos();
+        let token = if c.is_ascii_whitespace() {
+            s.bump();
             continue;
-        }
-        if c.is_ascii_whitespace() {
-            i += 1;
-            col += 1;
+        } else if s.rest().starts_with("//") {
+            s.eat_while(|c| c != '\n');
             continue;
-        }
-        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            col += (i - start) as u32;
-            out.push((Tok::Ident(src[start..i].to_owned()), pos));
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_digit() {
-                i += 1;
-            }
-            col += (i - start) as u32;
-            let n = src[start..i]
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            Token::Ident(
+                s.eat_while(|c| c.is_ascii_alphanumeric() || c == '_')
+                    .to_owned(),
+            )
+        } else if c.is_ascii_digit() {
+            let digits = s.eat_while(|c| c.is_ascii_digit());
+            let n = digits
                 .parse::<i64>()
-                .map_err(|_| LangError::new(pos, "integer too large"))?;
-            out.push((Tok::Int(n), pos));
-            continue;
-        }
-        match PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {
-            Some(&"=") => {
-                return Err(LangError::new(
-                    pos,
-                    "unexpected `=`: assignment is `:=`, equality `==`",
-                ))
+                .map_err(|_| SyntaxError::new(start, "integer too large"))?;
+            Token::Int(n)
+        } else {
+            match s.eat_any(PUNCTS) {
+                Some("=") => {
+                    return Err(SyntaxError::new(
+                        start,
+                        "unexpected `=`: assignment is `:=`, equality `==`",
+                    ))
+                }
+                Some(p) => Token::Punct(p),
+                None => {
+                    return Err(SyntaxError::new(
+                        start,
+                        format!("unexpected character `{c}`"),
+                    ))
+                }
             }
-            Some(p) => {
-                i += p.len();
-                col += p.len() as u32;
-                out.push((Tok::Punct(p), pos));
-            }
-            None => {
-                let ch = src[i..].chars().next().unwrap_or('?');
-                return Err(LangError::new(pos, format!("unexpected character `{ch}`")));
-            }
-        }
+        };
+        out.push((token, s.span_from(start)));
     }
-    out.push((Tok::Eof, Pos { line, col }));
+    out.push((Token::End, s.span_from(s.pos())));
     Ok(out)
 }
