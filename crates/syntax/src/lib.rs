@@ -2,8 +2,9 @@
 //! ([`Pos`], [`Span`], [`Position`]), how a problem there is told ([`SyntaxError`],
 //! [`LineError`], [`Diagnostic`], rendered compiler-style as `FILE:LINE:COL: error: MESSAGE`),
 //! and the pieces hand-written lexers and parsers are built from: a [`Scanner`] that keeps
-//! lines and columns for lexers, and a [`Cursor`] over [`Token`]s for recursive-descent
-//! parsers, with a bound on nesting ([`MAX_NESTING`]).
+//! lines and columns for lexers, [`tokenize`] that runs a lexer over a text, and a [`Cursor`]
+//! over the [`Token`]s for recursive-descent parsers, with a bound on nesting
+//! ([`MAX_NESTING`]).
 //!
 //! This crate owns positions, their rendering and the mechanics of reading text. It knows no
 //! input language, no trace, no analysis; it never opens a file or prints.
@@ -12,7 +13,7 @@ mod cursor;
 mod scan;
 
 pub use cursor::{check_nesting, Cursor, Mark, Token, MAX_NESTING};
-pub use scan::Scanner;
+pub use scan::{tokenize, Scanner};
 
 use std::fmt;
 

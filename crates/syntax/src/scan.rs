@@ -1,7 +1,33 @@
 //! [`Scanner`]: the characters of a text as a lexer reads them, with the position of the next
-//! one kept up to date, so that no lexer counts lines and columns itself.
+//! one kept up to date, so that no lexer counts lines and columns itself; and [`tokenize`], the
+//! loop every lexer runs over it.
 
-use crate::{Pos, Span};
+use crate::{Pos, Span, SyntaxError, Token};
+
+/// Splits `text` into tokens, each with its span, then a [`Token::End`] where the text ends.
+/// `token` is called with the scanner at the next character (also given), and the tokens so far;
+/// it reads at least that character and returns the token read, or `None` for what is skipped
+/// (whitespace, a comment).
+pub fn tokenize(
+    text: &str,
+    mut token: impl FnMut(
+        &mut Scanner<'_>,
+        char,
+        &[(Token, Span)],
+    ) -> Result<Option<Token>, SyntaxError>,
+) -> Result<Vec<(Token, Span)>, SyntaxError> {
+    let mut s = Scanner::new(text);
+    let mut out = Vec::new();
+    while let Some(c) = s.peek() {
+        let (start, offset) = (s.pos(), s.offset());
+        if let Some(t) = token(&mut s, c, &out)? {
+            out.push((t, s.span_from(start)));
+        }
+        assert!(s.offset() > offset, "a lexer reads something at {start}");
+    }
+    out.push((Token::End, s.span_from(s.pos())));
+    Ok(out)
+}
 
 /// A text being read character by character. Lines are counted at `\n`; columns count
 /// characters (not bytes), both from 1.
@@ -84,11 +110,70 @@ impl<'a> Scanner<'a> {
         true
     }
 
-    /// Reads the first of `options` the rest starts with (list longer ones first).
-    pub fn eat_any(&mut self, options: &[&'static str]) -> Option<&'static str> {
-        let found = *options.iter().find(|o| self.rest().starts_with(**o))?;
-        self.eat(found);
-        Some(found)
+    /// Reads the first of `puncts` the rest starts with (list longer ones first); at anything
+    /// else, the error "unexpected character".
+    pub fn punct(&mut self, puncts: &[&'static str]) -> Result<Token, SyntaxError> {
+        match puncts.iter().find(|p| self.rest().starts_with(**p)) {
+            Some(p) => {
+                self.eat(p);
+                Ok(Token::Punct(p))
+            }
+            None => Err(SyntaxError::new(
+                self.pos,
+                match self.peek() {
+                    Some(c) => format!("unexpected character `{c}`"),
+                    None => "unexpected end of input".to_owned(),
+                },
+            )),
+        }
+    }
+
+    /// Reads up to the end of the line (not the line break).
+    pub fn skip_line(&mut self) {
+        self.eat_while(|c| c != '\n');
+    }
+
+    /// Reads an optional `-` and the decimal digits after it: their value, or their text when
+    /// the value does not fit in 64 bits.
+    pub fn integer(&mut self) -> Result<i64, &'a str> {
+        let from = self.at;
+        self.eat("-");
+        self.eat_while(|c| c.is_ascii_digit());
+        let text = self.since(from);
+        text.parse().map_err(|_| text)
+    }
+
+    /// Reads a string literal from its opening `"` to its closing one; returns its value. A
+    /// line break or the end of the input before the closing `"` is the error `unterminated`,
+    /// at the opening one. After a backslash, `escape` is given the next character (`None` at
+    /// the end of the input) and where the backslash is, and says what the two stand for or
+    /// what is wrong.
+    pub fn string_literal(
+        &mut self,
+        unterminated: &str,
+        escape: impl Fn(Option<char>, Pos) -> Result<char, SyntaxError>,
+    ) -> Result<String, SyntaxError> {
+        let start = self.pos;
+        self.bump();
+        let mut value = String::new();
+        loop {
+            match self.peek() {
+                None | Some('\n') => return Err(SyntaxError::new(start, unterminated)),
+                Some('"') => {
+                    self.bump();
+                    return Ok(value);
+                }
+                Some('\\') => {
+                    value.push(escape(self.peek_nth(1), self.pos)?);
+                    self.bump();
+                    self.bump();
+                }
+                Some(c) => {
+                    value.push(c);
+                    self.bump();
+                }
+            }
+        }
     }
 
     /// Reads characters while `f` holds for them; returns them.
@@ -128,9 +213,63 @@ mod tests {
         assert!(!s.eat("//"));
         s.eat_while(|c| c != '\n');
         assert_eq!(s.since(from), "//x");
-        assert_eq!(s.eat_any(&["\n\n", "\n"]), Some("\n"));
-        assert_eq!(s.eat_any(&["y"]), None);
+        assert_eq!(s.punct(&["\n\n", "\n"]), Ok(Token::Punct("\n")));
+        assert_eq!(
+            s.punct(&["y"]).unwrap_err().to_string(),
+            "3:1: unexpected character `z`"
+        );
         assert_eq!(s.bump(), Some('z'));
         assert_eq!((s.bump(), s.peek(), s.pos()), (None, None, Pos::new(3, 2)));
+    }
+
+    #[test]
+    fn integers_and_strings() {
+        let mut s = Scanner::new("-12 99999999999999999999 \"a\\nb\" \"a\\q\" \"open\nx\"");
+        assert_eq!(s.integer(), Ok(-12));
+        s.bump();
+        assert_eq!(s.integer(), Err("99999999999999999999"));
+        s.bump();
+        let escape = |c: Option<char>, at: Pos| match c {
+            Some('n') => Ok('\n'),
+            _ => Err(SyntaxError::new(at, "bad escape")),
+        };
+        assert_eq!(s.string_literal("open", escape), Ok("a\nb".to_owned()));
+        s.bump();
+        assert_eq!(
+            s.string_literal("open", escape).unwrap_err().to_string(),
+            "1:35: bad escape"
+        );
+        let mut s = Scanner::new(" \"open\nx\"");
+        s.bump();
+        assert_eq!(
+            s.string_literal("unterminated", escape)
+                .unwrap_err()
+                .to_string(),
+            "1:2: unterminated"
+        );
+    }
+
+    #[test]
+    fn tokenize_spans_tokens_and_ends_with_end() {
+        let tokens = tokenize("ab  12\n", |s, c, _| {
+            Ok(if c.is_whitespace() {
+                s.bump();
+                None
+            } else if c.is_ascii_digit() {
+                Some(Token::Int(s.integer().unwrap()))
+            } else {
+                Some(Token::Ident(s.eat_while(char::is_alphabetic).to_owned()))
+            })
+        })
+        .unwrap();
+        let span = |l1, c1, l2, c2| Span::new(Pos::new(l1, c1), Pos::new(l2, c2));
+        assert_eq!(
+            tokens,
+            [
+                (Token::Ident("ab".into()), span(1, 1, 1, 3)),
+                (Token::Int(12), span(1, 5, 1, 7)),
+                (Token::End, span(2, 1, 2, 1)),
+            ]
+        );
     }
 }

@@ -26,7 +26,7 @@
 //! `stop`, method `at`, `arg0 == 3` and `arg1 == up`; `begin(name)` has label `name`.
 
 use super::poset::{Poset, TracePoset};
-use hindsight_syntax::{Cursor, Pos, Scanner, Span, SyntaxError, Token};
+use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use hindsight_trace::{Event, Names, Op, Value, VarId};
 use std::fmt;
 
@@ -471,71 +471,38 @@ const PUNCTS: &[&str] = &[
 ];
 
 fn lex(text: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
-    let mut s = Scanner::new(text);
-    let mut out: Vec<(Token, Span)> = Vec::new();
-    while let Some(c) = s.peek() {
+    tokenize(text, |s, c, before| {
         let start = s.pos();
         // `-` before a digit is a sign where an operand starts (first, or after an operator or
         // bracket) and the subtraction elsewhere.
         let signed = c == '-'
             && s.peek_nth(1).is_some_and(|d| d.is_ascii_digit())
-            && matches!(out.last(), Some((Token::Punct(_), _)) | None);
+            && matches!(before.last(), Some((Token::Punct(_), _)) | None);
         let token = if c.is_whitespace() {
             s.bump();
-            continue;
+            return Ok(None);
         } else if c == '#' {
-            s.eat_while(|c| c != '\n');
-            continue;
+            s.skip_line();
+            return Ok(None);
         } else if c.is_ascii_digit() || signed {
-            let from = s.offset();
-            s.bump();
-            s.eat_while(|c| c.is_ascii_digit());
-            let digits = s.since(from);
-            let v = digits.parse::<i64>().map_err(|_| {
+            Token::Int(s.integer().map_err(|digits| {
                 SyntaxError::new(start, format!("number `{digits}` is out of range"))
-            })?;
-            Token::Int(v)
+            })?)
         } else if c.is_alphanumeric() || c == '_' {
             Token::Ident(
                 s.eat_while(|c| c.is_alphanumeric() || "_.$".contains(c))
                     .to_owned(),
             )
         } else if c == '"' {
-            s.bump();
-            let mut v = String::new();
-            loop {
-                match s.peek() {
-                    None | Some('\n') => {
-                        return Err(SyntaxError::new(start, "unterminated string"))
-                    }
-                    Some('"') => {
-                        s.bump();
-                        break;
-                    }
-                    // A backslash keeps the next character, whatever it is.
-                    Some('\\') if s.peek_nth(1).is_some() => {
-                        s.bump();
-                        v.extend(s.bump());
-                    }
-                    Some(c) => {
-                        v.push(c);
-                        s.bump();
-                    }
-                }
-            }
-            Token::Str(v)
-        } else if let Some(p) = s.eat_any(PUNCTS) {
-            Token::Punct(p)
+            // A backslash keeps the next character, whatever it is.
+            Token::Str(s.string_literal("unterminated string", |c, _| {
+                c.ok_or_else(|| SyntaxError::new(start, "unterminated string"))
+            })?)
         } else {
-            return Err(SyntaxError::new(
-                start,
-                format!("unexpected character `{c}`"),
-            ));
+            s.punct(PUNCTS)?
         };
-        out.push((token, s.span_from(start)));
-    }
-    out.push((Token::End, s.span_from(s.pos())));
-    Ok(out)
+        Ok(Some(token))
+    })
 }
 
 fn describe(t: &Token) -> String {

@@ -36,7 +36,7 @@
 
 use super::ecl::render_const;
 use super::spec::{Cmp, Commute, Const, Formula, Method, ObjectSpec, Side, SpecFile, Term, Val};
-use hindsight_syntax::{Cursor, Pos, Scanner, Span, SyntaxError, Token};
+use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use std::collections::BTreeSet;
 
 /// Most assignments the symmetry check enumerates before it samples instead.
@@ -66,16 +66,14 @@ const PUNCTS: [&str; 17] = [
 const CMPS: [&str; 6] = ["==", "!=", "<", "<=", ">", ">="];
 
 fn lex(text: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
-    let mut s = Scanner::new(text);
-    let mut out = Vec::new();
-    while let Some(c) = s.peek() {
+    tokenize(text, |s, c, _| {
         let start = s.pos();
         let token = if c.is_whitespace() {
             s.bump();
-            continue;
+            return Ok(None);
         } else if c == '#' || s.rest().starts_with("//") {
-            s.eat_while(|c| c != '\n');
-            continue;
+            s.skip_line();
+            return Ok(None);
         } else if c.is_ascii_alphabetic() || c == '_' {
             Token::Ident(
                 s.eat_while(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -84,76 +82,35 @@ fn lex(text: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
         } else if c.is_ascii_digit()
             || (c == '-' && s.peek_nth(1).is_some_and(|d| d.is_ascii_digit()))
         {
-            let from = s.offset();
-            s.bump();
-            s.eat_while(|c| c.is_ascii_digit());
-            let digits = s.since(from);
-            let value = digits.parse::<i64>().map_err(|_| {
+            Token::Int(s.integer().map_err(|digits| {
                 SyntaxError::new(start, format!("integer `{digits}` does not fit in 64 bits"))
-            })?;
-            Token::Int(value)
+            })?)
         } else if c == '"' {
-            s.bump();
-            Token::Str(string(&mut s, start)?)
-        } else if let Some(p) = s.eat_any(&PUNCTS) {
-            Token::Punct(p)
+            Token::Str(s.string_literal("unterminated string", |c, at| match c {
+                Some('"') => Ok('"'),
+                Some('\\') => Ok('\\'),
+                Some('n') => Ok('\n'),
+                Some('t') => Ok('\t'),
+                Some('r') => Ok('\r'),
+                None | Some('\n') => Err(SyntaxError::new(start, "unterminated string")),
+                Some(other) => Err(SyntaxError::new(
+                    at,
+                    format!("unknown escape `\\{other}` in string (known: \\\" \\\\ \\n \\t \\r)"),
+                )),
+            })?)
         } else {
-            let hint = match c {
-                '=' => " (did you mean `==`?)",
-                '&' => " (did you mean `&&`?)",
-                '|' => " (did you mean `||`?)",
-                _ => "",
-            };
-            return Err(SyntaxError::new(
-                start,
-                format!("unexpected character `{c}`{hint}"),
-            ));
-        };
-        out.push((token, s.span_from(start)));
-    }
-    out.push((Token::End, s.span_from(s.pos())));
-    Ok(out)
-}
-
-/// The rest of a string literal opened at `start`, up to and including its closing quote.
-fn string(s: &mut Scanner, start: Pos) -> Result<String, SyntaxError> {
-    let mut value = String::new();
-    loop {
-        match s.peek() {
-            None | Some('\n') => return Err(SyntaxError::new(start, "unterminated string")),
-            Some('"') => {
-                s.bump();
-                return Ok(value);
-            }
-            Some('\\') => {
-                let escaped = match s.peek_nth(1) {
-                    Some('"') => '"',
-                    Some('\\') => '\\',
-                    Some('n') => '\n',
-                    Some('t') => '\t',
-                    Some('r') => '\r',
-                    None | Some('\n') => {
-                        return Err(SyntaxError::new(start, "unterminated string"))
-                    }
-                    Some(other) => {
-                        return Err(SyntaxError::new(
-                            s.pos(),
-                            format!(
-                            "unknown escape `\\{other}` in string (known: \\\" \\\\ \\n \\t \\r)"
-                        ),
-                        ))
-                    }
+            s.punct(&PUNCTS).map_err(|mut e| {
+                e.message += match c {
+                    '=' => " (did you mean `==`?)",
+                    '&' => " (did you mean `&&`?)",
+                    '|' => " (did you mean `||`?)",
+                    _ => "",
                 };
-                value.push(escaped);
-                s.bump();
-                s.bump();
-            }
-            Some(c) => {
-                value.push(c);
-                s.bump();
-            }
-        }
-    }
+                e
+            })?
+        };
+        Ok(Some(token))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
