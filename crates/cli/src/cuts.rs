@@ -14,14 +14,13 @@ use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_states::cuts::generate::{config_by_name, generate_poset};
 use hindsight_states::cuts::paramount::{paramount, Online};
 use hindsight_states::cuts::poset::{Poset, PosetBuilder, Selection, TracePoset};
-use hindsight_states::cuts::poset_file::{
-    looks_like_poset, parse_poset, write_poset, PosetFileError, PosetStream,
-};
+use hindsight_states::cuts::poset_file::{looks_like_poset, parse_poset, write_poset, PosetStream};
 use hindsight_states::cuts::predicate::{parse_predicate, Bound, Predicate};
 use hindsight_states::cuts::quicklex::QuickLex;
 use hindsight_states::cuts::{bounded, Algorithm, Visitor};
 use hindsight_stream::reports::{pass_warnings, trace_info};
 use hindsight_stream::{observe_any, Observer, RunOptions};
+use hindsight_syntax::SyntaxError;
 use hindsight_trace::{ErrorKind, Event, Names, ThreadId};
 use serde_json::{Map, Value};
 use std::io::{BufRead, IsTerminal, Write};
@@ -161,7 +160,7 @@ fn read_predicate(text: &str) -> anyhow::Result<Predicate> {
     parse_predicate(&source).map_err(|e| {
         Located(format!(
             "{shown}:{}:{}: error: {}",
-            e.line, e.column, e.message
+            e.pos.line, e.pos.col, e.message
         ))
         .into()
     })
@@ -179,10 +178,10 @@ fn poset_input(path: &Path) -> anyhow::Result<TracePoset> {
     Ok(events_free(poset))
 }
 
-fn located(shown: &str, e: &PosetFileError) -> Located {
+fn located(shown: &str, e: &SyntaxError) -> Located {
     Located(format!(
         "{shown}:{}:{}: error: {}",
-        e.line, e.column, e.message
+        e.pos.line, e.pos.col, e.message
     ))
 }
 
@@ -212,7 +211,7 @@ fn bind<'a>(
         Some(p) => Some(p.bind(tp).map_err(|e| {
             Located(format!(
                 "<predicate>:{}:{}: error: {}",
-                e.line, e.column, e.message
+                e.pos.line, e.pos.col, e.message
             ))
         })?),
         None => None,

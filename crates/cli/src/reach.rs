@@ -242,7 +242,7 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
             parse_predicate(text).map_err(|e| {
                 Located(format!(
                     "<predicate>:{}:{}: error: {}",
-                    e.line, e.column, e.message
+                    e.pos.line, e.pos.col, e.message
                 ))
             })
         })
@@ -252,7 +252,7 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
         (Some(p), Some(proj)) => Some(p.bind(&proj.poset).map_err(|e| {
             Located(format!(
                 "<predicate>:{}:{}: error: {}",
-                e.line, e.column, e.message
+                e.pos.line, e.pos.col, e.message
             ))
         })?),
         _ => None,

@@ -15,5 +15,5 @@ pub mod simulate;
 
 pub use check::{check, CheckOptions, Outcome, PartitionResult, Verdict};
 pub use models::{model_by_name, Model, MODELS};
-pub use parse::{History, HistoryError, Op, Val};
+pub use parse::{History, Op, Val};
 pub use report::{analyse, parse_init};

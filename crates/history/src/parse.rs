@@ -73,38 +73,21 @@ pub struct History {
     pub ops: Vec<Op>,
 }
 
-/// A malformed history, with its line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HistoryError {
-    pub line: u64,
-    pub message: String,
-}
-
-impl fmt::Display for HistoryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for HistoryError {}
-
 // ---------------------------------------------------------------------------------------------
 // Readers.
 //
 // All three formats are reduced to a stream of records (process, type, function, value, key),
 // which one builder pairs into operations with Jepsen's semantics.
 
+use hindsight_syntax::{check_nesting, LineError};
 use rustc_hash::FxHashMap;
-
-/// Nesting deeper than this is rejected (an error, not a stack overflow).
-const MAX_DEPTH: usize = 128;
 
 /// Reads a history in any of the supported formats, sniffed from the first non-blank line:
 /// a line starting with `{"` is JSON Lines ([`parse_jsonl`]); one starting with `{:`, `[`,
 /// `(`, `#` or `;` is EDN ([`parse_edn`]); text with a tab-separated `process\t:type\t:f\tvalue`
 /// line or a `jepsen.util` logger is Jepsen's log ([`parse_jepsen_log`]). Empty input is the
 /// empty history.
-pub fn parse_history(text: &str) -> Result<History, HistoryError> {
+pub fn parse_history(text: &str) -> Result<History, LineError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some((line_no, first)) = text
         .lines()
@@ -143,7 +126,7 @@ pub fn parse_history(text: &str) -> Result<History, HistoryError> {
     if first.starts_with('[') {
         return parse_edn(text);
     }
-    Err(HistoryError {
+    Err(LineError {
         line: line_no,
         message: "unrecognized history format: expected JSON Lines \
                   ({\"process\": 0, \"type\": \"invoke\", ...}), EDN ({:process 0, :type :invoke, \
@@ -157,7 +140,7 @@ pub fn parse_history(text: &str) -> Result<History, HistoryError> {
 /// `"nemesis"` marks an operation that is not a client's, which is skipped), `type` (`invoke`,
 /// `ok`, `fail` or `info`), `f`, `value` (absent means `null`) and optionally `key`; other
 /// fields are ignored. Values are `null`, booleans, integers, strings and arrays.
-pub fn parse_jsonl(text: &str) -> Result<History, HistoryError> {
+pub fn parse_jsonl(text: &str) -> Result<History, LineError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder::default();
     for (i, raw) in text.lines().enumerate() {
@@ -166,7 +149,7 @@ pub fn parse_jsonl(text: &str) -> Result<History, HistoryError> {
         if raw.is_empty() {
             continue;
         }
-        let err = |message: String| HistoryError { line, message };
+        let err = |message: String| LineError { line, message };
         let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| {
             let full = e.to_string();
             let msg = match full.rfind(" at line ") {
@@ -244,7 +227,7 @@ pub fn parse_jsonl(text: &str) -> Result<History, HistoryError> {
 /// or list, laid out over lines in any way. `:process`, `:type`, `:f`, `:value` (absent means
 /// `nil`) and `:key` are read; other keys (`:time`, `:index`, `:error`, ...) are ignored.
 /// Operations whose process is not an integer (`:nemesis`) are skipped.
-pub fn parse_edn(text: &str) -> Result<History, HistoryError> {
+pub fn parse_edn(text: &str) -> Result<History, LineError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut reader = EdnReader::new(text, 1);
     let mut builder = Builder::default();
@@ -252,7 +235,7 @@ pub fn parse_edn(text: &str) -> Result<History, HistoryError> {
         match reader.next_item()? {
             Item::Eof => break,
             Item::Close(c, line) => {
-                return Err(HistoryError {
+                return Err(LineError {
                     line,
                     message: format!("unexpected `{}`", c as char),
                 })
@@ -263,14 +246,14 @@ pub fn parse_edn(text: &str) -> Result<History, HistoryError> {
                 loop {
                     match reader.next_item()? {
                         Item::Eof => {
-                            return Err(HistoryError {
+                            return Err(LineError {
                                 line,
                                 message: format!("`{}` opened here is never closed", open as char),
                             })
                         }
                         Item::Close(c, _) if c == close => break,
                         Item::Close(c, l) => {
-                            return Err(HistoryError {
+                            return Err(LineError {
                                 line: l,
                                 message: format!(
                                     "unexpected `{}` inside `{}` opened on line {line}",
@@ -279,7 +262,7 @@ pub fn parse_edn(text: &str) -> Result<History, HistoryError> {
                             })
                         }
                         Item::Open(_, l) => {
-                            return Err(HistoryError {
+                            return Err(LineError {
                                 line: l,
                                 message: "expected an operation map, got a nested vector or list"
                                     .to_string(),
@@ -300,7 +283,7 @@ pub fn parse_edn(text: &str) -> Result<History, HistoryError> {
 /// `INFO  jepsen.util - 3\t:ok\t:read\t4`. The process is the last word before the first tab
 /// of the form; the value is an EDN value. Every other line is ignored; operations whose
 /// process is not an integer (`:nemesis`) are skipped.
-pub fn parse_jepsen_log(text: &str) -> Result<History, HistoryError> {
+pub fn parse_jepsen_log(text: &str) -> Result<History, LineError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder::default();
     for (i, raw) in text.lines().enumerate() {
@@ -308,7 +291,7 @@ pub fn parse_jepsen_log(text: &str) -> Result<History, HistoryError> {
         let Some(fields) = log_op_fields(raw) else {
             continue;
         };
-        let err = |message: String| HistoryError { line, message };
+        let err = |message: String| LineError { line, message };
         let process = match fields.process.strip_prefix(':') {
             Some(_) => continue, // the nemesis, or another non-client
             None => fields
@@ -406,8 +389,8 @@ struct Builder {
 }
 
 impl Builder {
-    fn push(&mut self, r: Record) -> Result<(), HistoryError> {
-        let err = |message: String| HistoryError {
+    fn push(&mut self, r: Record) -> Result<(), LineError> {
+        let err = |message: String| LineError {
             line: r.line,
             message,
         };
@@ -648,8 +631,8 @@ impl<'a> EdnReader<'a> {
         self.bytes().get(self.pos).copied()
     }
 
-    fn error(&self, message: impl Into<String>) -> HistoryError {
-        HistoryError {
+    fn error(&self, message: impl Into<String>) -> LineError {
+        LineError {
             line: self.line,
             message: format!("malformed EDN: {}", message.into()),
         }
@@ -678,14 +661,12 @@ impl<'a> EdnReader<'a> {
     }
 
     /// The next item at the top: `[` and `(` are returned unread as [`Item::Open`].
-    fn next_item(&mut self) -> Result<Item, HistoryError> {
+    fn next_item(&mut self) -> Result<Item, LineError> {
         self.item(0, true)
     }
 
-    fn item(&mut self, depth: usize, top: bool) -> Result<Item, HistoryError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error(format!("nested more than {MAX_DEPTH} deep")));
-        }
+    fn item(&mut self, depth: usize, top: bool) -> Result<Item, LineError> {
+        check_nesting(depth).map_err(|m| self.error(m))?;
         loop {
             self.skip_whitespace();
             let line = self.line;
@@ -714,7 +695,7 @@ impl<'a> EdnReader<'a> {
     }
 
     /// The next form, which must be there.
-    fn required(&mut self, depth: usize, what: &str) -> Result<Edn, HistoryError> {
+    fn required(&mut self, depth: usize, what: &str) -> Result<Edn, LineError> {
         match self.item(depth, false)? {
             Item::Form(form, _) => Ok(form),
             Item::Eof => Err(self.error(format!("{what}, found the end"))),
@@ -724,7 +705,7 @@ impl<'a> EdnReader<'a> {
     }
 
     /// Reads the elements of a sequence whose opening delimiter `open` (on `line`) was read.
-    fn read_seq(&mut self, open: u8, line: u64, depth: usize) -> Result<Edn, HistoryError> {
+    fn read_seq(&mut self, open: u8, line: u64, depth: usize) -> Result<Edn, LineError> {
         let close = match open {
             b'[' => b']',
             b'(' => b')',
@@ -742,7 +723,7 @@ impl<'a> EdnReader<'a> {
                     )))
                 }
                 Item::Eof => {
-                    return Err(HistoryError {
+                    return Err(LineError {
                         line,
                         message: format!(
                             "malformed EDN: `{}` opened here is never closed",
@@ -756,10 +737,8 @@ impl<'a> EdnReader<'a> {
     }
 
     /// A form starting at the current (non-whitespace, non-closing) byte.
-    fn form(&mut self, depth: usize) -> Result<Edn, HistoryError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error(format!("nested more than {MAX_DEPTH} deep")));
-        }
+    fn form(&mut self, depth: usize) -> Result<Edn, LineError> {
+        check_nesting(depth).map_err(|m| self.error(m))?;
         let line = self.line;
         let Some(b) = self.peek() else {
             return Err(self.error("unexpected end"));
@@ -774,7 +753,7 @@ impl<'a> EdnReader<'a> {
                     return Ok(Edn::Seq(items));
                 }
                 if items.len() % 2 != 0 {
-                    return Err(HistoryError {
+                    return Err(LineError {
                         line,
                         message: "malformed EDN: a map needs an even number of forms".to_string(),
                     });
@@ -895,12 +874,12 @@ impl<'a> EdnReader<'a> {
     }
 
     /// The rest of a string whose opening quote (on `line`) was read.
-    fn string(&mut self, line: u64) -> Result<String, HistoryError> {
+    fn string(&mut self, line: u64) -> Result<String, LineError> {
         let mut out = String::new();
         let mut seg = self.pos;
         loop {
             let Some(b) = self.peek() else {
-                return Err(HistoryError {
+                return Err(LineError {
                     line,
                     message: "malformed EDN: string opened here is never closed".to_string(),
                 });
@@ -956,7 +935,7 @@ impl<'a> EdnReader<'a> {
     }
 
     /// A character literal whose backslash was read.
-    fn character(&mut self) -> Result<Edn, HistoryError> {
+    fn character(&mut self) -> Result<Edn, LineError> {
         let Some(first) = self.text[self.pos..].chars().next() else {
             return Err(self.error("a backslash at the end"));
         };
@@ -1038,8 +1017,8 @@ fn edn_name(e: Edn) -> Result<String, String> {
 }
 
 /// Feeds the operation map `form` (on `line`) to the builder.
-fn edn_record(form: Edn, line: u64, builder: &mut Builder) -> Result<(), HistoryError> {
-    let err = |message: String| HistoryError { line, message };
+fn edn_record(form: Edn, line: u64, builder: &mut Builder) -> Result<(), LineError> {
+    let err = |message: String| LineError { line, message };
     let form = match form {
         Edn::Tagged(inner) => *inner,
         other => other,

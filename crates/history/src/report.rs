@@ -68,8 +68,7 @@ pub fn analyse(
         t => t,
     };
     let shown = input.to_owned();
-    let history: History = parse_history(text)
-        .map_err(|e| Diagnostic::error(input, Position::Line(e.line), e.message))?;
+    let history: History = parse_history(text).map_err(|e| e.in_input(input))?;
     for op in &history.ops {
         if let Err(m) = model.validate(op) {
             return Err(Diagnostic::error(input, Position::Line(op.invoke_line), m));

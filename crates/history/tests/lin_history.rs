@@ -3,8 +3,9 @@
 //! operation per process, nothing after `info`).
 
 use hindsight_history::parse::{
-    parse_edn, parse_history, parse_jepsen_log, parse_jsonl, History, HistoryError, Op, Val,
+    parse_edn, parse_history, parse_jepsen_log, parse_jsonl, History, Op, Val,
 };
+use hindsight_syntax::LineError;
 use proptest::prelude::*;
 
 fn int(i: i64) -> Val {
@@ -52,7 +53,7 @@ fn op(
     (p, f.to_string(), input, output, invoke, ret)
 }
 
-fn err(r: Result<History, HistoryError>) -> HistoryError {
+fn err(r: Result<History, LineError>) -> LineError {
     match r {
         Ok(h) => panic!("expected an error, got {h:?}"),
         Err(e) => e,

@@ -365,9 +365,25 @@ fn predicate_errors_have_line_and_column() {
     ];
     for (text, line, column, want) in cases {
         let e = parse_predicate(text).unwrap_err();
-        assert_eq!((e.line, e.column), (line, column), "{text}: {e}");
+        assert_eq!((e.pos.line, e.pos.col), (line, column), "{text}: {e}");
         assert!(e.message.contains(want), "{text}: {e}");
     }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    use hindsight_states::cuts::predicate::parse_predicate;
+    for deep in [
+        format!("{}race", "(".repeat(100_000)),
+        format!("{}race", "!".repeat(100_000)),
+        format!("exists({}op == w)", "(".repeat(100_000)),
+        format!("exists({}op == w)", "!".repeat(100_000)),
+    ] {
+        let e = parse_predicate(&deep).unwrap_err();
+        assert_eq!(e.message, "nested more than 128 deep", "{e}");
+    }
+    let nested = format!("{}race{}", "(".repeat(100), ")".repeat(100));
+    assert!(parse_predicate(&nested).is_ok());
 }
 
 /// Whether the event lines of `text` come in an order consistent with their clocks: each

@@ -1,9 +1,19 @@
 //! What every reader and parser of hindsight shares: where something is in an input
-//! ([`Pos`], [`Position`]) and how a problem there is told ([`SyntaxError`], [`Diagnostic`],
-//! rendered compiler-style as `FILE:LINE:COL: error: MESSAGE`).
+//! ([`Pos`], [`Span`], [`Position`]), how a problem there is told ([`SyntaxError`],
+//! [`LineError`], [`Diagnostic`], rendered compiler-style as `FILE:LINE:COL: error: MESSAGE`),
+//! and the pieces hand-written lexers and parsers are built from: a [`Scanner`] that keeps
+//! lines and columns for lexers, [`tokenize`] that runs a lexer over a text, and a [`Cursor`]
+//! over the [`Token`]s for recursive-descent parsers, with a bound on nesting
+//! ([`MAX_NESTING`]).
 //!
-//! This crate owns positions and their rendering. It knows no input language, no trace, no
-//! analysis; it never opens a file or prints.
+//! This crate owns positions, their rendering and the mechanics of reading text. It knows no
+//! input language, no trace, no analysis; it never opens a file or prints.
+
+mod cursor;
+mod scan;
+
+pub use cursor::{check_nesting, Cursor, Mark, Token, MAX_NESTING};
+pub use scan::{tokenize, Scanner};
 
 use std::fmt;
 
@@ -23,6 +33,20 @@ impl Pos {
 impl fmt::Display for Pos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Where a token lies: the position of its first character and the position just past its
+/// last, so that a message can point at the start and a renderer can cover the whole token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    pub fn new(start: Pos, end: Pos) -> Span {
+        Span { start, end }
     }
 }
 
@@ -54,6 +78,37 @@ impl fmt::Display for SyntaxError {
 }
 
 impl std::error::Error for SyntaxError {}
+
+/// An error about a whole line of a line-oriented input (a history, ...), where a column would
+/// say nothing more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    /// 1-based.
+    pub line: u64,
+    pub message: String,
+}
+
+impl LineError {
+    pub fn new(line: u64, message: impl Into<String>) -> LineError {
+        LineError {
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// The error as a diagnostic about `input` (the input's name as the user gave it).
+    pub fn in_input(&self, input: &str) -> Diagnostic {
+        Diagnostic::error(input, Position::Line(self.line), self.message.clone())
+    }
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for LineError {}
 
 /// Where in its input a problem is: a line and column of a text, a whole text line, a byte of
 /// a binary file, an event of a trace built in memory, or the input as a whole.
@@ -191,5 +246,8 @@ mod tests {
                 .to_string(),
             "p:1:2: error: x"
         );
+        let line = LineError::new(4, "y");
+        assert_eq!(line.to_string(), "line 4: y");
+        assert_eq!(line.in_input("h.edn").to_string(), "h.edn:4: error: y");
     }
 }

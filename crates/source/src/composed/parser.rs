@@ -6,11 +6,14 @@
 //! and enclosing `class X { .. }` blocks are accepted and ignored so code can be pasted.
 //!
 //! It owns syntax and name resolution (which receiver is a map, which names exist); errors
-//! carry line and column. It knows nothing of classes or verification.
+//! carry line and column. Classes, statements, expressions, prefix operators and type arguments
+//! nest at most [`MAX_NESTING`](hindsight_syntax::MAX_NESTING) deep. It knows nothing of classes
+//! (SCM, VCM, FCM) or verification.
 
 use super::ast::*;
-use super::lexer::{lex, Tok, Token};
+use super::lexer::lex;
 use super::SyntaxError;
+use hindsight_syntax::{Cursor, Token};
 use std::collections::HashSet;
 
 const MODIFIERS: &[&str] = &[
@@ -31,98 +34,39 @@ const KEYWORDS: &[&str] = &[
 ];
 
 struct Parser {
-    toks: Vec<Token>,
-    at: usize,
+    c: Cursor,
 }
 
 type R<T> = Result<T, SyntaxError>;
 
+fn describe(t: &Token) -> String {
+    match t {
+        Token::Str(s) => format!("string \"{s}\""),
+        Token::End => "end of file".into(),
+        t => t.to_string(),
+    }
+}
+
 impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.at].tok
-    }
-    fn peek_at(&self, n: usize) -> &Tok {
-        &self.toks[(self.at + n).min(self.toks.len() - 1)].tok
-    }
-    fn pos(&self) -> Pos {
-        self.toks[self.at].pos
-    }
-    fn bump(&mut self) -> Token {
-        let t = self.toks[self.at].clone();
-        if self.at + 1 < self.toks.len() {
-            self.at += 1;
-        }
-        t
-    }
-    fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Tok::Punct(q) if *q == p)
-    }
-    fn is_word(&self, w: &str) -> bool {
-        matches!(self.peek(), Tok::Ident(s) if s == w)
-    }
-    fn eat(&mut self, p: &str) -> bool {
-        if self.is(p) {
-            self.bump();
-            true
-        } else {
-            false
-        }
-    }
-    fn eat_word(&mut self, w: &str) -> bool {
-        if self.is_word(w) {
-            self.bump();
-            true
-        } else {
-            false
-        }
-    }
-    fn describe(&self) -> String {
-        match self.peek() {
-            Tok::Ident(s) => format!("`{s}`"),
-            Tok::Int(n) => format!("`{n}`"),
-            Tok::Str(s) => format!("string \"{s}\""),
-            Tok::Punct(p) => format!("`{p}`"),
-            Tok::Eof => "end of file".into(),
-        }
-    }
-    fn expect(&mut self, p: &str) -> R<Pos> {
-        if self.is(p) {
-            Ok(self.bump().pos)
-        } else {
-            Err(SyntaxError::new(
-                self.pos(),
-                format!("expected `{p}`, found {}", self.describe()),
-            ))
-        }
-    }
     fn ident(&mut self, what: &str) -> R<(String, Pos)> {
-        match self.peek().clone() {
-            Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()) => {
-                let pos = self.bump().pos;
-                Ok((s, pos))
-            }
-            _ => Err(SyntaxError::new(
-                self.pos(),
-                format!("expected {what}, found {}", self.describe()),
-            )),
-        }
+        self.c.ident(what, KEYWORDS)
     }
 
     fn skip_annotations_and_modifiers(&mut self) -> bool {
         let mut is_final = false;
         loop {
-            if self.is("@") {
-                self.bump();
-                let _ = self.bump();
-                if self.is("(") {
+            if self.c.is("@") {
+                self.c.bump();
+                self.c.bump();
+                if self.c.is("(") {
                     self.skip_balanced("(", ")");
                 }
                 continue;
             }
-            match self.peek() {
-                Tok::Ident(s) if MODIFIERS.contains(&s.as_str()) => {
+            match self.c.peek() {
+                Token::Ident(s) if MODIFIERS.contains(&s.as_str()) => {
                     is_final |= s == "final";
-                    self.bump();
+                    self.c.bump();
                 }
                 _ => return is_final,
             }
@@ -132,42 +76,49 @@ impl Parser {
     fn skip_balanced(&mut self, open: &str, close: &str) {
         let mut depth = 0;
         loop {
-            if self.is(open) {
+            if self.c.is(open) {
                 depth += 1;
-            } else if self.is(close) {
+            } else if self.c.is(close) {
                 depth -= 1;
                 if depth == 0 {
-                    self.bump();
+                    self.c.bump();
                     return;
                 }
-            } else if *self.peek() == Tok::Eof {
+            } else if self.c.at_end() {
                 return;
             }
-            self.bump();
+            self.c.bump();
         }
     }
 
     /// `Name(.Name)*(<args>)?([])*`; returns its text.
     fn ty(&mut self) -> R<String> {
+        self.c.enter()?;
+        let text = self.ty_inner()?;
+        self.c.leave();
+        Ok(text)
+    }
+
+    fn ty_inner(&mut self) -> R<String> {
         let (mut text, _) = self.ident("a type")?;
-        while self.is(".") && matches!(self.peek_at(1), Tok::Ident(_)) {
-            self.bump();
+        while self.c.is(".") && matches!(self.c.peek_n(1), Token::Ident(_)) {
+            self.c.bump();
             text.push('.');
             text.push_str(&self.ident("a type")?.0);
         }
-        if self.is("<") {
-            self.bump();
+        if self.c.is("<") {
+            self.c.bump();
             text.push('<');
             let mut first = true;
-            while !self.is(">") {
+            while !self.c.is(">") {
                 if !first {
-                    self.expect(",")?;
+                    self.c.expect(",")?;
                     text.push_str(", ");
                 }
                 first = false;
-                if self.eat("?") {
+                if self.c.eat("?") {
                     text.push('?');
-                    if self.eat_word("extends") || self.eat_word("super") {
+                    if self.c.eat_word("extends") || self.c.eat_word("super") {
                         text.push_str(" extends ");
                         text.push_str(&self.ty()?);
                     }
@@ -175,12 +126,12 @@ impl Parser {
                     text.push_str(&self.ty()?);
                 }
             }
-            self.expect(">")?;
+            self.c.expect(">")?;
             text.push('>');
         }
-        while self.is("[") && matches!(self.peek_at(1), Tok::Punct("]")) {
-            self.bump();
-            self.bump();
+        while self.c.is("[") && matches!(self.c.peek_n(1), Token::Punct("]")) {
+            self.c.bump();
+            self.c.bump();
             text.push_str("[]");
         }
         Ok(text)
@@ -188,19 +139,19 @@ impl Parser {
 
     /// Whether a declaration `Type name` starts here (without consuming anything).
     fn at_declaration(&mut self) -> bool {
-        let save = self.at;
-        let is_final = self.is_word("final");
+        let save = self.c.save();
+        let is_final = self.c.is_word("final");
         if is_final {
-            self.bump();
+            self.c.bump();
         }
-        let ok = match self.peek() {
-            Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()) => {
+        let ok = match self.c.peek() {
+            Token::Ident(s) if !KEYWORDS.contains(&s.as_str()) => {
                 self.ty().is_ok()
-                    && matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()))
+                    && matches!(self.c.peek(), Token::Ident(s) if !KEYWORDS.contains(&s.as_str()))
             }
             _ => false,
         };
-        self.at = save;
+        self.c.restore(save);
         ok
     }
 
@@ -212,53 +163,55 @@ impl Parser {
 
     fn members(&mut self, program: &mut Program, in_class: bool) -> R<()> {
         loop {
-            if *self.peek() == Tok::Eof {
+            if self.c.at_end() {
                 if in_class {
                     return Err(SyntaxError::new(
-                        self.pos(),
+                        self.c.pos(),
                         "expected `}` closing the class",
                     ));
                 }
                 return Ok(());
             }
-            if in_class && self.eat("}") {
+            if in_class && self.c.eat("}") {
                 return Ok(());
             }
-            if self.eat(";") {
+            if self.c.eat(";") {
                 continue;
             }
-            if self.is_word("package") || self.is_word("import") {
-                while !self.is(";") && *self.peek() != Tok::Eof {
-                    self.bump();
+            if self.c.is_word("package") || self.c.is_word("import") {
+                while !self.c.is(";") && !self.c.at_end() {
+                    self.c.bump();
                 }
-                self.expect(";")?;
+                self.c.expect(";")?;
                 continue;
             }
             let is_final = self.skip_annotations_and_modifiers();
-            if self.is_word("class") || self.is_word("interface") {
-                self.bump();
+            if self.c.is_word("class") || self.c.is_word("interface") {
+                self.c.bump();
                 self.ident("a class name")?;
-                while !self.is("{") && *self.peek() != Tok::Eof {
-                    self.bump();
+                while !self.c.is("{") && !self.c.at_end() {
+                    self.c.bump();
                 }
-                self.expect("{")?;
+                self.c.expect("{")?;
+                self.c.enter()?;
                 self.members(program, true)?;
+                self.c.leave();
                 continue;
             }
-            let start = self.pos();
+            let start = self.c.pos();
             let ty = self.ty()?;
             // A constructor-less method with a generic return type is `<T> T name(..)`: not
             // supported; the common forms are `Type name(..)` and `Type name = ..;`.
             let (name, pos) = self.ident("a field or method name")?;
-            if self.is("(") {
+            if self.c.is("(") {
                 program.operations.push(self.operation(name, start)?);
             } else {
-                let init = if self.eat("=") {
+                let init = if self.c.eat("=") {
                     Some(self.expr()?)
                 } else {
                     None
                 };
-                self.expect(";")?;
+                self.c.expect(";")?;
                 program.fields.push(Field {
                     name,
                     ty,
@@ -271,11 +224,11 @@ impl Parser {
     }
 
     fn operation(&mut self, name: String, pos: Pos) -> R<Operation> {
-        self.expect("(")?;
+        self.c.expect("(")?;
         let mut params = Vec::new();
-        while !self.is(")") {
+        while !self.c.is(")") {
             if !params.is_empty() {
-                self.expect(",")?;
+                self.c.expect(",")?;
             }
             self.skip_annotations_and_modifiers();
             let ty = self.ty()?;
@@ -286,14 +239,14 @@ impl Parser {
                 pos: ppos,
             });
         }
-        self.expect(")")?;
-        if self.eat_word("throws") {
+        self.c.expect(")")?;
+        if self.c.eat_word("throws") {
             self.ty()?;
-            while self.eat(",") {
+            while self.c.eat(",") {
                 self.ty()?;
             }
         }
-        self.expect("{")?;
+        self.c.expect("{")?;
         let (body, end_line) = self.block_rest()?;
         Ok(Operation {
             name,
@@ -308,13 +261,13 @@ impl Parser {
     fn block_rest(&mut self) -> R<(Vec<Stmt>, u32)> {
         let mut out = Vec::new();
         loop {
-            if self.is("}") {
-                let line = self.bump().pos.line;
+            if self.c.is("}") {
+                let line = self.c.bump().line;
                 return Ok((out, line));
             }
-            if *self.peek() == Tok::Eof {
+            if self.c.at_end() {
                 return Err(SyntaxError::new(
-                    self.pos(),
+                    self.c.pos(),
                     "expected `}`, found end of file",
                 ));
             }
@@ -325,7 +278,7 @@ impl Parser {
     /// One statement, or the body of a branch/loop (a block or a single statement).
     fn body(&mut self) -> R<Vec<Stmt>> {
         let mut out = Vec::new();
-        if self.eat("{") {
+        if self.c.eat("{") {
             out = self.block_rest()?.0;
         } else {
             self.stmt_into(&mut out)?;
@@ -333,26 +286,34 @@ impl Parser {
         Ok(out)
     }
 
+    /// One statement, appended to `out` (a declaration may append several).
     fn stmt_into(&mut self, out: &mut Vec<Stmt>) -> R<()> {
-        let pos = self.pos();
+        self.c.enter()?;
+        self.stmt_inner(out)?;
+        self.c.leave();
+        Ok(())
+    }
+
+    fn stmt_inner(&mut self, out: &mut Vec<Stmt>) -> R<()> {
+        let pos = self.c.pos();
         let mk = |kind| Stmt { kind, pos };
-        if self.eat(";") {
+        if self.c.eat(";") {
             return Ok(());
         }
-        if self.eat("{") {
+        if self.c.eat("{") {
             let (b, _) = self.block_rest()?;
             out.push(mk(StmtKind::Block(b)));
             return Ok(());
         }
-        if let Tok::Ident(w) = self.peek().clone() {
+        if let Token::Ident(w) = self.c.peek().clone() {
             match w.as_str() {
                 "if" => {
-                    self.bump();
-                    self.expect("(")?;
+                    self.c.bump();
+                    self.c.expect("(")?;
                     let cond = self.expr()?;
-                    self.expect(")")?;
+                    self.c.expect(")")?;
                     let then = self.body()?;
-                    let els = if self.eat_word("else") {
+                    let els = if self.c.eat_word("else") {
                         self.body()?
                     } else {
                         Vec::new()
@@ -361,10 +322,10 @@ impl Parser {
                     return Ok(());
                 }
                 "while" => {
-                    self.bump();
-                    self.expect("(")?;
+                    self.c.bump();
+                    self.c.expect("(")?;
                     let cond = self.expr()?;
-                    self.expect(")")?;
+                    self.c.expect(")")?;
                     let body = self.body()?;
                     out.push(mk(StmtKind::Loop {
                         cond: Some(cond),
@@ -374,59 +335,59 @@ impl Parser {
                     return Ok(());
                 }
                 "for" => {
-                    self.bump();
-                    self.expect("(")?;
+                    self.c.bump();
+                    self.c.expect("(")?;
                     let mut init = Vec::new();
-                    if !self.is(";") {
+                    if !self.c.is(";") {
                         self.simple_into(&mut init)?;
                     }
-                    self.expect(";")?;
-                    let cond = if self.is(";") {
+                    self.c.expect(";")?;
+                    let cond = if self.c.is(";") {
                         None
                     } else {
                         Some(self.expr()?)
                     };
-                    self.expect(";")?;
+                    self.c.expect(";")?;
                     let mut update = Vec::new();
-                    while !self.is(")") {
+                    while !self.c.is(")") {
                         if !update.is_empty() {
-                            self.expect(",")?;
+                            self.c.expect(",")?;
                         }
                         self.simple_into(&mut update)?;
                     }
-                    self.expect(")")?;
+                    self.c.expect(")")?;
                     let body = self.body()?;
                     init.push(mk(StmtKind::Loop { cond, body, update }));
                     out.push(mk(StmtKind::Block(init)));
                     return Ok(());
                 }
                 "break" => {
-                    self.bump();
-                    self.expect(";")?;
+                    self.c.bump();
+                    self.c.expect(";")?;
                     out.push(mk(StmtKind::Break));
                     return Ok(());
                 }
                 "continue" => {
-                    self.bump();
-                    self.expect(";")?;
+                    self.c.bump();
+                    self.c.expect(";")?;
                     out.push(mk(StmtKind::Continue));
                     return Ok(());
                 }
                 "return" => {
-                    self.bump();
-                    let value = if self.is(";") {
+                    self.c.bump();
+                    let value = if self.c.is(";") {
                         None
                     } else {
                         Some(self.expr()?)
                     };
-                    self.expect(";")?;
+                    self.c.expect(";")?;
                     out.push(mk(StmtKind::Return(value)));
                     return Ok(());
                 }
                 "throw" => {
-                    self.bump();
+                    self.c.bump();
                     let e = self.expr()?;
-                    self.expect(";")?;
+                    self.c.expect(";")?;
                     out.push(mk(StmtKind::Throw(e)));
                     return Ok(());
                 }
@@ -440,19 +401,19 @@ impl Parser {
             }
         }
         self.simple_into(out)?;
-        self.expect(";")?;
+        self.c.expect(";")?;
         Ok(())
     }
 
     /// A declaration, assignment, increment or expression, without the `;`.
     fn simple_into(&mut self, out: &mut Vec<Stmt>) -> R<()> {
-        let pos = self.pos();
+        let pos = self.c.pos();
         if self.at_declaration() {
-            self.eat_word("final");
+            self.c.eat_word("final");
             self.ty()?;
             loop {
                 let (name, npos) = self.ident("a variable name")?;
-                let init = if self.eat("=") {
+                let init = if self.c.eat("=") {
                     Some(self.expr()?)
                 } else {
                     None
@@ -461,14 +422,14 @@ impl Parser {
                     kind: StmtKind::Decl { name, init },
                     pos: npos,
                 });
-                if !self.eat(",") {
+                if !self.c.eat(",") {
                     return Ok(());
                 }
             }
         }
         let target = self.expr()?;
-        let op = match self.peek() {
-            Tok::Punct(p @ ("=" | "+=" | "-=" | "++" | "--")) => Some(*p),
+        let op = match self.c.peek() {
+            Token::Punct(p @ ("=" | "+=" | "-=" | "++" | "--")) => Some(*p),
             _ => None,
         };
         let Some(op) = op else {
@@ -496,7 +457,7 @@ impl Parser {
                 "only variables can be assigned (field access is not supported)",
             ));
         };
-        let opos = self.bump().pos;
+        let opos = self.c.bump();
         let var = || Box::new(target.clone());
         let value = match op {
             "=" => self.expr()?,
@@ -531,22 +492,24 @@ impl Parser {
     }
 
     fn expr(&mut self) -> R<Expr> {
-        let c = self.binary(0)?;
-        if self.is("?") {
-            let pos = self.bump().pos;
+        self.c.enter()?;
+        let mut e = self.binary(0)?;
+        if self.c.is("?") {
+            let pos = self.c.bump();
             let a = self.expr()?;
-            self.expect(":")?;
+            self.c.expect(":")?;
             let b = self.expr()?;
-            return Ok(Expr {
-                kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+            e = Expr {
+                kind: ExprKind::Cond(Box::new(e), Box::new(a), Box::new(b)),
                 pos,
-            });
+            };
         }
-        Ok(c)
+        self.c.leave();
+        Ok(e)
     }
 
     fn binop(&self) -> Option<(BinOp, u8)> {
-        let Tok::Punct(p) = self.peek() else {
+        let Token::Punct(p) = self.c.peek() else {
             return None;
         };
         Some(match *p {
@@ -574,7 +537,7 @@ impl Parser {
             if prec <= min {
                 break;
             }
-            let pos = self.bump().pos;
+            let pos = self.c.bump();
             let rhs = self.binary(prec)?;
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
@@ -585,43 +548,49 @@ impl Parser {
     }
 
     fn unary(&mut self) -> R<Expr> {
-        let pos = self.pos();
-        if self.eat("!") {
-            let e = self.unary()?;
+        let pos = self.c.pos();
+        if self.c.eat("!") {
             return Ok(Expr {
-                kind: ExprKind::Not(Box::new(e)),
+                kind: ExprKind::Not(self.operand()?),
                 pos,
             });
         }
-        if self.eat("-") {
-            let e = self.unary()?;
+        if self.c.eat("-") {
             return Ok(Expr {
-                kind: ExprKind::Neg(Box::new(e)),
+                kind: ExprKind::Neg(self.operand()?),
                 pos,
             });
         }
         self.postfix()
     }
 
+    /// The operand of a prefix operator, one level deeper.
+    fn operand(&mut self) -> R<Box<Expr>> {
+        self.c.enter()?;
+        let e = self.unary()?;
+        self.c.leave();
+        Ok(Box::new(e))
+    }
+
     fn args(&mut self) -> R<Vec<Expr>> {
-        self.expect("(")?;
+        self.c.expect("(")?;
         let mut args = Vec::new();
-        while !self.is(")") {
+        while !self.c.is(")") {
             if !args.is_empty() {
-                self.expect(",")?;
+                self.c.expect(",")?;
             }
             args.push(self.expr()?);
         }
-        self.expect(")")?;
+        self.c.expect(")")?;
         Ok(args)
     }
 
     fn postfix(&mut self) -> R<Expr> {
         let mut e = self.primary()?;
-        while self.is(".") {
-            self.bump();
+        while self.c.is(".") {
+            self.c.bump();
             let (name, pos) = self.ident("a method name")?;
-            if !self.is("(") {
+            if !self.c.is("(") {
                 if matches!(e.kind, ExprKind::This) {
                     e = Expr {
                         kind: ExprKind::Var(name),
@@ -656,37 +625,37 @@ impl Parser {
     }
 
     fn primary(&mut self) -> R<Expr> {
-        let pos = self.pos();
-        let kind = match self.peek().clone() {
-            Tok::Int(n) => {
-                self.bump();
+        let pos = self.c.pos();
+        let kind = match self.c.peek().clone() {
+            Token::Int(n) => {
+                self.c.bump();
                 ExprKind::Int(n)
             }
-            Tok::Str(s) => {
-                self.bump();
+            Token::Str(s) => {
+                self.c.bump();
                 ExprKind::Str(s)
             }
-            Tok::Punct("(") => {
-                self.bump();
+            Token::Punct("(") => {
+                self.c.bump();
                 let e = self.expr()?;
-                self.expect(")")?;
+                self.c.expect(")")?;
                 return Ok(e);
             }
-            Tok::Ident(w) => match w.as_str() {
+            Token::Ident(w) => match w.as_str() {
                 "null" => {
-                    self.bump();
+                    self.c.bump();
                     ExprKind::Null
                 }
                 "true" | "false" => {
-                    self.bump();
+                    self.c.bump();
                     ExprKind::Bool(w == "true")
                 }
                 "this" => {
-                    self.bump();
+                    self.c.bump();
                     ExprKind::This
                 }
                 "new" => {
-                    self.bump();
+                    self.c.bump();
                     let class = self.ty()?;
                     let args = self.args()?;
                     ExprKind::New { class, args }
@@ -698,8 +667,8 @@ impl Parser {
                     ))
                 }
                 _ => {
-                    self.bump();
-                    if self.is("(") {
+                    self.c.bump();
+                    if self.c.is("(") {
                         // An unqualified call: a base method of the enclosing map (Fig. 5).
                         let args = self.args()?;
                         ExprKind::Call {
@@ -715,12 +684,7 @@ impl Parser {
                     }
                 }
             },
-            _ => {
-                return Err(SyntaxError::new(
-                    pos,
-                    format!("expected an expression, found {}", self.describe()),
-                ))
-            }
+            _ => return Err(self.c.expected("an expression")),
         };
         Ok(Expr { kind, pos })
     }
@@ -909,8 +873,9 @@ fn resolve_expr(e: &mut Expr, scope: &Scope) -> R<()> {
 
 /// Parses a file of composed operations; names are resolved and checked.
 pub fn parse(src: &str) -> Result<Program, SyntaxError> {
-    let toks = lex(src)?;
-    let mut p = Parser { toks, at: 0 };
+    let mut p = Parser {
+        c: Cursor::new(lex(src)?, describe),
+    };
     let mut program = p.program()?;
     let mut seen = HashSet::new();
     for f in &program.fields {
@@ -961,7 +926,33 @@ pub fn parse(src: &str) -> Result<Program, SyntaxError> {
         resolve_stmts(&mut op.body, &scope)?;
     }
     if program.operations.is_empty() {
-        return Err(SyntaxError::new(p.pos(), "the file defines no operation"));
+        return Err(SyntaxError::new(p.c.pos(), "the file defines no operation"));
     }
     Ok(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let op = |body: &str| {
+            format!("ConcurrentHashMap<Integer, Integer> m;\nint op(int k) {{ {body} }}")
+        };
+        for deep in [
+            op(&format!("return {}k;", "(".repeat(100_000))),
+            op(&format!("return {}k;", "!".repeat(100_000))),
+            op(&format!("return {}k;", "k > 0 ? k : ".repeat(100_000))),
+            op(&"{ ".repeat(100_000)),
+            op(&"if (k > 0) ".repeat(100_000)),
+            format!("{}Integer> m;", "Map<".repeat(100_000)),
+            "class A { ".repeat(100_000),
+        ] {
+            let e = parse(&deep).unwrap_err();
+            assert_eq!(e.message, "nested more than 128 deep", "{e}");
+        }
+        let nested = op(&format!("return {}k{};", "(".repeat(100), ")".repeat(100)));
+        assert!(parse(&nested).is_ok());
+    }
 }

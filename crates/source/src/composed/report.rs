@@ -3,7 +3,7 @@
 
 use super::{analyse_one, parse, Analysed, Class, Verdict};
 use hindsight_report::{EventRef, Finding, Report, Rule};
-use hindsight_syntax::{Diagnostic, Position};
+use hindsight_syntax::Diagnostic;
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 use std::time::Instant;
@@ -19,8 +19,7 @@ pub fn analyse_file(
     bounded: bool,
     operation: Option<&str>,
 ) -> Result<Report, Diagnostic> {
-    let mut program =
-        parse(text).map_err(|e| Diagnostic::error(input, Position::At(e.pos), e.message))?;
+    let mut program = parse(text).map_err(|e| e.in_input(input))?;
     if let Some(name) = operation {
         if !program.operations.iter().any(|o| o.name == name) {
             let names: Vec<&str> = program.operations.iter().map(|o| o.name.as_str()).collect();

@@ -6,7 +6,7 @@ pub mod lang;
 pub mod symbolic;
 
 use hindsight_report::Report;
-use hindsight_syntax::{Diagnostic, Position, Severity};
+use hindsight_syntax::{Diagnostic, Severity};
 use hindsight_views::sensors::LIMIT;
 use hindsight_views::{count_kinds, detect_counted, findings, rules};
 use serde_json::Value;
@@ -31,7 +31,7 @@ impl ProgramRun {
 /// Parses the program `text` (named `input`), computes the views of its threads and runs the
 /// sensors over them.
 pub fn analyse_program(text: &str, input: &str) -> Result<ProgramRun, Diagnostic> {
-    let located = |e: lang::LangError| Diagnostic::error(input, Position::At(e.pos), e.message);
+    let located = |e: lang::SyntaxError| e.in_input(input);
     let prog = lang::parse(text).map_err(located)?;
     let views = symbolic::analyse(&prog, input).map_err(located)?;
     let k = &views.knowledge;

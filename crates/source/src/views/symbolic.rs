@@ -12,7 +12,7 @@
 //!
 //! This module knows the language's AST and views; it does not parse, and knows no sensor.
 
-use super::lang::{Call, Class, Expr, LangError, Native, Pos, Proc, Program, Stmt, Type};
+use super::lang::{Call, Class, Expr, Native, Pos, Proc, Program, Stmt, SyntaxError, Type};
 use hindsight_report::EventRef;
 use hindsight_syntax::{Diagnostic, Position};
 use hindsight_views::view::{Access, Kind, Mark, View};
@@ -67,13 +67,13 @@ struct Exec<'p> {
     warnings: Vec<Diagnostic>,
 }
 
-fn err(pos: Pos, m: impl Into<String>) -> LangError {
-    LangError::new(pos, m)
+fn err(pos: Pos, m: impl Into<String>) -> SyntaxError {
+    SyntaxError::new(pos, m)
 }
 
 /// Runs the symbolic execution of every thread of `prog`; `file` names the program in
 /// origins and warnings.
-pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, LangError> {
+pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, SyntaxError> {
     let mut x = Exec::new(prog, file)?;
     let mut per_thread: Vec<(String, Vec<Region>)> = Vec::new();
     for round in 0.. {
@@ -152,7 +152,7 @@ pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, LangError> {
 }
 
 impl<'p> Exec<'p> {
-    fn new(prog: &'p Program, file: &'p str) -> Result<Exec<'p>, LangError> {
+    fn new(prog: &'p Program, file: &'p str) -> Result<Exec<'p>, SyntaxError> {
         let mut x = Exec {
             file,
             classes: FxHashMap::default(),
@@ -262,7 +262,7 @@ impl<'p> Exec<'p> {
         id
     }
 
-    fn type_of(&self, e: &Expr, env: &Env) -> Result<Type, LangError> {
+    fn type_of(&self, e: &Expr, env: &Env) -> Result<Type, SyntaxError> {
         Ok(match e {
             Expr::Var(v) => match env.get(&v.name) {
                 Some(t) => t.clone(),
@@ -279,7 +279,7 @@ impl<'p> Exec<'p> {
         })
     }
 
-    fn class_of(&self, e: &Expr, env: &Env) -> Result<&'p Class, LangError> {
+    fn class_of(&self, e: &Expr, env: &Env) -> Result<&'p Class, SyntaxError> {
         match self.type_of(e, env)? {
             Type::Class(c) => Ok(self.classes[c.as_str()]),
             Type::Int => Err(err(
@@ -289,7 +289,7 @@ impl<'p> Exec<'p> {
         }
     }
 
-    fn field(&self, c: &'p Class, f: &super::lang::Ident) -> Result<&'p Type, LangError> {
+    fn field(&self, c: &'p Class, f: &super::lang::Ident) -> Result<&'p Type, SyntaxError> {
         c.fields
             .iter()
             .find(|x| x.name.name == f.name)
@@ -307,14 +307,14 @@ impl<'p> Exec<'p> {
         stmts: &'p [Stmt],
         env: &mut Env,
         mode: &mut Mode,
-    ) -> Result<(), LangError> {
+    ) -> Result<(), SyntaxError> {
         for s in stmts {
             self.stmt(s, env, mode)?;
         }
         Ok(())
     }
 
-    fn stmt(&mut self, s: &'p Stmt, env: &mut Env, mode: &mut Mode) -> Result<(), LangError> {
+    fn stmt(&mut self, s: &'p Stmt, env: &mut Env, mode: &mut Mode) -> Result<(), SyntaxError> {
         match s {
             Stmt::Skip => {}
             Stmt::Var(name, ty) => {
@@ -409,7 +409,7 @@ impl<'p> Exec<'p> {
         Ok(())
     }
 
-    fn eval(&mut self, e: &'p Expr, env: &mut Env, mode: &mut Mode) -> Result<(), LangError> {
+    fn eval(&mut self, e: &'p Expr, env: &mut Env, mode: &mut Mode) -> Result<(), SyntaxError> {
         match e {
             Expr::Int(_) | Expr::Null => {}
             Expr::Var(_) => {
@@ -434,7 +434,7 @@ impl<'p> Exec<'p> {
         Ok(())
     }
 
-    fn call(&mut self, c: &'p Call, env: &mut Env, mode: &mut Mode) -> Result<(), LangError> {
+    fn call(&mut self, c: &'p Call, env: &mut Env, mode: &mut Mode) -> Result<(), SyntaxError> {
         if let Some(r) = &c.receiver {
             self.eval(r, env, mode)?;
         }
@@ -525,7 +525,7 @@ impl<'p> Exec<'p> {
 
     /// `spec(proc)`: the view of a procedure's body from the empty view. Within a recursive
     /// cycle the callee's view of the previous round stands in until the views stabilise.
-    fn spec(&mut self, p: &'p Proc) -> Result<View, LangError> {
+    fn spec(&mut self, p: &'p Proc) -> Result<View, SyntaxError> {
         let name = p.name.name.as_str();
         if let Some(v) = self.specs.get(name) {
             return Ok(v.clone());
@@ -554,7 +554,7 @@ impl<'p> Exec<'p> {
 
     /// The view of a native procedure: its writes, then its reads (so that a value it reads
     /// is taken to escape: the conservative side for stale values).
-    fn native_spec(&mut self, n: &'p Native) -> Result<View, LangError> {
+    fn native_spec(&mut self, n: &'p Native) -> Result<View, SyntaxError> {
         if n.reads.is_none() && n.writes.is_none() {
             let shown = match &n.class {
                 Some(c) => format!("{}.{}", c.name, n.name.name),
@@ -638,7 +638,7 @@ impl<'p> Exec<'p> {
         receiver: Option<&'p Class>,
         env: &Env,
         _: bool,
-    ) -> Result<View, LangError> {
+    ) -> Result<View, SyntaxError> {
         let shown = match receiver {
             Some(r) => format!("{}.{}", r.name.name, c.name.name),
             None => c.name.name.clone(),
@@ -687,7 +687,7 @@ fn params_env(p: &Proc) -> Env {
         .collect()
 }
 
-fn check_arity(c: &Call, n: usize) -> Result<(), LangError> {
+fn check_arity(c: &Call, n: usize) -> Result<(), SyntaxError> {
     if c.args.len() != n {
         return Err(err(
             c.name.pos,

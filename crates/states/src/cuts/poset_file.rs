@@ -8,30 +8,13 @@
 //! needs the lines in an order consistent with the clocks), and writing that format; it knows nothing of enumeration.
 
 use super::poset::Poset;
-use std::fmt;
+use hindsight_syntax::{Pos, SyntaxError};
 
-/// What is wrong with a poset file, and where (1-based line and column).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PosetFileError {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for PosetFileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
-}
-
-impl std::error::Error for PosetFileError {}
-
-fn err(line: usize, column: usize, message: impl Into<String>) -> PosetFileError {
-    PosetFileError {
-        line,
-        column,
-        message: message.into(),
-    }
+/// The error `message` at 1-based line `line` and column `column` (in bytes: poset files are
+/// ASCII).
+fn err(line: usize, column: usize, message: impl Into<String>) -> SyntaxError {
+    let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    SyntaxError::new(Pos::new(at(line), at(column)), message)
 }
 
 /// Whether `text` looks like a poset file: its first significant line starts `DIGITS:(`.
@@ -82,7 +65,7 @@ impl Cursor<'_> {
     fn column(&self) -> usize {
         self.at + 1
     }
-    fn expect(&mut self, c: u8, what: &str) -> Result<(), PosetFileError> {
+    fn expect(&mut self, c: u8, what: &str) -> Result<(), SyntaxError> {
         self.skip_spaces();
         if self.text.get(self.at) == Some(&c) {
             self.at += 1;
@@ -91,7 +74,7 @@ impl Cursor<'_> {
             Err(err(self.line, self.column(), format!("expected {what}")))
         }
     }
-    fn number(&mut self, what: &str) -> Result<u32, PosetFileError> {
+    fn number(&mut self, what: &str) -> Result<u32, SyntaxError> {
         self.skip_spaces();
         let start = self.at;
         let mut v: u64 = 0;
@@ -113,7 +96,7 @@ impl Cursor<'_> {
     }
 }
 
-fn parse_line(text: &str, line: usize) -> Result<EventLine, PosetFileError> {
+fn parse_line(text: &str, line: usize) -> Result<EventLine, SyntaxError> {
     let mut c = Cursor {
         text: text.as_bytes(),
         at: 0,
@@ -160,7 +143,7 @@ pub fn event_line(
     raw: &str,
     line: usize,
     first: Option<(usize, usize)>,
-) -> Result<Option<EventLine>, PosetFileError> {
+) -> Result<Option<EventLine>, SyntaxError> {
     let t = raw.trim_end_matches('\r');
     let trimmed = t.trim_start();
     if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -168,7 +151,7 @@ pub fn event_line(
     }
     let indent = t.len() - trimmed.len();
     let l = parse_line(trimmed, line).map_err(|mut e| {
-        e.column += indent;
+        e.pos.col = e.pos.col.saturating_add(indent as u32);
         e
     })?;
     if l.clock.len() > MAX_PROCESSES {
@@ -227,7 +210,7 @@ fn check_clock(
     l: &EventLine,
     streaming: bool,
     line_of: impl Fn(usize, u32) -> usize,
-) -> Result<(), PosetFileError> {
+) -> Result<(), SyntaxError> {
     let (p, n) = (l.pid, poset.processes());
     let own = l.clock[p];
     let prev = poset.clock(p, own - 1);
@@ -292,7 +275,7 @@ fn check_clock(
 /// are in range, each process's own components are exactly 1, 2, ..., clocks grow along a
 /// process, each clock names existing events whose clocks it dominates, and no event happens
 /// before itself.
-pub fn parse_poset(text: &str) -> Result<Poset, PosetFileError> {
+pub fn parse_poset(text: &str) -> Result<Poset, SyntaxError> {
     let mut lines: Vec<EventLine> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let first = lines.first().map(|f| (f.clock.len(), f.line));
@@ -368,7 +351,7 @@ pub struct PosetStream {
 impl PosetStream {
     /// Parses line `line` (1-based); `Ok(None)` for a blank or comment line. The first event
     /// line fixes the dimension. `raw` may keep its line ending.
-    pub fn parse(&mut self, raw: &str, line: usize) -> Result<Option<EventLine>, PosetFileError> {
+    pub fn parse(&mut self, raw: &str, line: usize) -> Result<Option<EventLine>, SyntaxError> {
         let raw = raw.strip_suffix('\n').unwrap_or(raw);
         let l = event_line(raw, line, self.first)?;
         if let (None, Some(l)) = (self.first, &l) {
@@ -380,7 +363,7 @@ impl PosetStream {
 
     /// Checks `l`, from [`PosetStream::parse`], against `read`, the poset of every event read
     /// before it (its processes those of the first line); on success the caller appends it.
-    pub fn check(&mut self, l: &EventLine, read: &Poset) -> Result<(), PosetFileError> {
+    pub fn check(&mut self, l: &EventLine, read: &Poset) -> Result<(), SyntaxError> {
         let p = l.pid;
         let own = l.clock[p];
         let have = read.len(p);
@@ -413,7 +396,7 @@ impl PosetStream {
 /// Reads a poset file through [`PosetStream`], as `hindsight cuts --online` does: the lines
 /// must come in an order consistent with the clocks. On such files it accepts and rejects
 /// exactly what [`parse_poset`] does.
-pub fn parse_poset_in_order(text: &str) -> Result<Poset, PosetFileError> {
+pub fn parse_poset_in_order(text: &str) -> Result<Poset, SyntaxError> {
     let mut stream = PosetStream::default();
     let mut poset = Poset::new(0);
     for (i, raw) in text.lines().enumerate() {

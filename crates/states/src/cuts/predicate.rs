@@ -8,7 +8,8 @@
 //! elements ([`Predicate::bind`]); the bound form answers for a frontier. It knows nothing of
 //! how frontiers are produced, so any enumerator (or a later model's) can feed it.
 //!
-//! Language (whitespace free, `#` starts a comment to the end of the line):
+//! Language (whitespace free, `#` starts a comment to the end of the line; brackets and `!`
+//! nest at most [`MAX_NESTING`](hindsight_syntax::MAX_NESTING) deep):
 //! ```text
 //! expr  := expr '||' expr | expr '&&' expr | '!' expr | sum CMP sum | '(' expr ')'
 //!        | 'true' | 'false' | 'race' | 'race' '(' VAR ')'
@@ -25,24 +26,9 @@
 //! `stop`, method `at`, `arg0 == 3` and `arg1 == up`; `begin(name)` has label `name`.
 
 use super::poset::{Poset, TracePoset};
+use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use hindsight_trace::{Event, Names, Op, Value, VarId};
 use std::fmt;
-
-/// A parse or binding error at a 1-based line and column of the predicate text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PredicateError {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for PredicateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
-}
-
-impl std::error::Error for PredicateError {}
 
 /// A field of an event that a condition looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,7 +107,7 @@ pub enum Expr {
     /// A data race between two frontier events (on the variable, if given).
     Race(Option<String>),
     /// The frontier event of a thread (by name or process number) matches `conds[i]`.
-    At(Literal, usize, (usize, usize)),
+    At(Literal, usize, Pos),
 }
 
 /// A parsed predicate: its expression and the conditions it counts with.
@@ -214,14 +200,10 @@ impl Predicate {
     }
 
     /// Binds the predicate to a poset and the events of its elements.
-    pub fn bind<'a>(&'a self, poset: &'a TracePoset) -> Result<Bound<'a>, PredicateError> {
+    pub fn bind<'a>(&'a self, poset: &'a TracePoset) -> Result<Bound<'a>, SyntaxError> {
         let n = poset.poset.processes();
         if self.conds.len() > 64 {
-            return Err(PredicateError {
-                line: 1,
-                column: 1,
-                message: "at most 64 conditions".into(),
-            });
+            return Err(SyntaxError::new(Pos::new(1, 1), "at most 64 conditions"));
         }
         let names = &poset.names;
         let mut masks: Vec<Vec<u64>> = Vec::with_capacity(n);
@@ -246,7 +228,7 @@ impl Predicate {
         let mut at = Vec::new();
         collect_at(&self.expr, &mut at);
         let mut threads = Vec::new();
-        for (who, _, (line, column)) in at {
+        for (who, _, pos) in at {
             let p = match &who {
                 Literal::Int(i) if *i >= 0 && (*i as usize) < n => Some(*i as usize),
                 Literal::Int(_) => None,
@@ -256,11 +238,10 @@ impl Predicate {
                     .position(|&th| names.thread(th) == t.as_str()),
             };
             let Some(p) = p else {
-                return Err(PredicateError {
-                    line,
-                    column,
-                    message: format!("no thread `{who}` has an event relevant to the predicate"),
-                });
+                return Err(SyntaxError::new(
+                    pos,
+                    format!("no thread `{who}` has an event relevant to the predicate"),
+                ));
             };
             threads.push((who, p));
         }
@@ -287,7 +268,7 @@ impl Cond {
     }
 }
 
-fn collect_at(e: &Expr, out: &mut Vec<(Literal, usize, (usize, usize))>) {
+fn collect_at(e: &Expr, out: &mut Vec<(Literal, usize, Pos)>) {
     match e {
         Expr::At(who, c, pos) => out.push((who.clone(), *c, *pos)),
         Expr::Not(a) => collect_at(a, out),
@@ -479,134 +460,67 @@ impl Bound<'_> {
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Ident(String),
-    Int(i64),
-    Str(String),
-    Sym(&'static str),
-    End,
-}
-
 struct Parser {
-    toks: Vec<(Tok, usize, usize)>,
-    at: usize,
+    c: Cursor,
     conds: Vec<Cond>,
 }
 
-fn lex(text: &str) -> Result<Vec<(Tok, usize, usize)>, PredicateError> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
-    let bad = |line, column, message: String| PredicateError {
-        line,
-        column,
-        message,
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        let (l0, c0) = (line, col);
-        if c == '\n' {
-            i += 1;
-            line += 1;
-            col = 1;
-            continue;
-        }
-        if c.is_whitespace() {
-            i += 1;
-            col += 1;
-            continue;
-        }
-        if c == '#' {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c.is_ascii_digit()
-            || (c == '-'
-                && chars.get(i + 1).is_some_and(char::is_ascii_digit)
-                && matches!(out.last(), Some((Tok::Sym(_), _, _)) | None))
-        {
-            let start = i;
-            i += 1;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            let s: String = chars[start..i].iter().collect();
-            col += i - start;
-            let v = s
-                .parse::<i64>()
-                .map_err(|_| bad(l0, c0, format!("number `{s}` is out of range")))?;
-            out.push((Tok::Int(v), l0, c0));
-            continue;
-        }
-        if c.is_alphanumeric() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || "_.$".contains(chars[i])) {
-                i += 1;
-            }
-            col += i - start;
-            out.push((Tok::Ident(chars[start..i].iter().collect()), l0, c0));
-            continue;
-        }
-        if c == '"' {
-            let mut s = String::new();
-            i += 1;
-            col += 1;
-            loop {
-                match chars.get(i) {
-                    None | Some('\n') => return Err(bad(l0, c0, "unterminated string".into())),
-                    Some('"') => {
-                        i += 1;
-                        col += 1;
-                        break;
-                    }
-                    Some('\\') if i + 1 < chars.len() => {
-                        s.push(chars[i + 1]);
-                        i += 2;
-                        col += 2;
-                    }
-                    Some(&ch) => {
-                        s.push(ch);
-                        i += 1;
-                        col += 1;
-                    }
-                }
-            }
-            out.push((Tok::Str(s), l0, c0));
-            continue;
-        }
-        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-        let sym = ["&&", "||", "==", "!=", "<=", ">="]
-            .into_iter()
-            .find(|s| *s == two)
-            .or_else(|| {
-                ["!", "<", ">", "(", ")", ",", "+", "-"]
-                    .into_iter()
-                    .find(|s| s.starts_with(c))
-            });
-        let Some(sym) = sym else {
-            return Err(bad(l0, c0, format!("unexpected character `{c}`")));
+/// Longest first, so that `<=` wins over `<`.
+const PUNCTS: &[&str] = &[
+    "&&", "||", "==", "!=", "<=", ">=", "!", "<", ">", "(", ")", ",", "+", "-",
+];
+
+fn lex(text: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
+    tokenize(text, |s, c, before| {
+        let start = s.pos();
+        // `-` before a digit is a sign where an operand starts (first, or after an operator or
+        // bracket) and the subtraction elsewhere.
+        let signed = c == '-'
+            && s.peek_nth(1).is_some_and(|d| d.is_ascii_digit())
+            && matches!(before.last(), Some((Token::Punct(_), _)) | None);
+        let token = if c.is_whitespace() {
+            s.bump();
+            return Ok(None);
+        } else if c == '#' {
+            s.skip_line();
+            return Ok(None);
+        } else if c.is_ascii_digit() || signed {
+            Token::Int(s.integer().map_err(|digits| {
+                SyntaxError::new(start, format!("number `{digits}` is out of range"))
+            })?)
+        } else if c.is_alphanumeric() || c == '_' {
+            Token::Ident(
+                s.eat_while(|c| c.is_alphanumeric() || "_.$".contains(c))
+                    .to_owned(),
+            )
+        } else if c == '"' {
+            // A backslash keeps the next character, whatever it is.
+            Token::Str(s.string_literal("unterminated string", |c, _| {
+                c.ok_or_else(|| SyntaxError::new(start, "unterminated string"))
+            })?)
+        } else {
+            s.punct(PUNCTS)?
         };
-        i += sym.len();
-        col += sym.len();
-        out.push((Tok::Sym(sym), l0, c0));
+        Ok(Some(token))
+    })
+}
+
+fn describe(t: &Token) -> String {
+    match t {
+        Token::End => "the end".to_owned(),
+        t => t.to_string(),
     }
-    out.push((Tok::End, line, col));
-    Ok(out)
 }
 
 /// Parses a predicate.
-pub fn parse_predicate(text: &str) -> Result<Predicate, PredicateError> {
+pub fn parse_predicate(text: &str) -> Result<Predicate, SyntaxError> {
     let mut p = Parser {
-        toks: lex(text)?,
-        at: 0,
+        c: Cursor::new(lex(text)?, describe),
         conds: Vec::new(),
     };
     let expr = p.expr()?;
-    if p.peek() != &Tok::End {
-        return Err(p.error("expected `&&`, `||` or the end of the predicate"));
+    if !p.c.at_end() {
+        return Err(p.c.expected("`&&`, `||` or the end of the predicate"));
     }
     Ok(Predicate {
         expr,
@@ -621,121 +535,82 @@ enum Operand {
 }
 
 impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.at].0
-    }
-    fn pos(&self) -> (usize, usize) {
-        (self.toks[self.at].1, self.toks[self.at].2)
-    }
-    fn error(&self, message: &str) -> PredicateError {
-        let (line, column) = self.pos();
-        let found = match self.peek() {
-            Tok::Ident(s) => format!("`{s}`"),
-            Tok::Int(i) => format!("`{i}`"),
-            Tok::Str(s) => format!("\"{s}\""),
-            Tok::Sym(s) => format!("`{s}`"),
-            Tok::End => "the end".to_owned(),
-        };
-        PredicateError {
-            line,
-            column,
-            message: format!("{message}, found {found}"),
-        }
-    }
-    fn eat(&mut self, sym: &str) -> bool {
-        if matches!(self.peek(), Tok::Sym(s) if *s == sym) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn expect(&mut self, sym: &str) -> Result<(), PredicateError> {
-        if self.eat(sym) {
-            Ok(())
-        } else {
-            Err(self.error(&format!("expected `{sym}`")))
-        }
-    }
-    fn eat_word(&mut self, w: &str) -> bool {
-        if matches!(self.peek(), Tok::Ident(s) if s == w) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn expr(&mut self) -> Result<Expr, PredicateError> {
+    fn expr(&mut self) -> Result<Expr, SyntaxError> {
+        self.c.enter()?;
         let mut left = self.and()?;
-        while self.eat("||") {
+        while self.c.eat("||") {
             left = Expr::Or(Box::new(left), Box::new(self.and()?));
         }
+        self.c.leave();
         Ok(left)
     }
-    fn and(&mut self) -> Result<Expr, PredicateError> {
+    fn and(&mut self) -> Result<Expr, SyntaxError> {
         let mut left = self.unary()?;
-        while self.eat("&&") {
+        while self.c.eat("&&") {
             left = Expr::And(Box::new(left), Box::new(self.unary()?));
         }
         Ok(left)
     }
-    fn unary(&mut self) -> Result<Expr, PredicateError> {
-        if self.eat("!") {
-            return Ok(Expr::Not(Box::new(self.unary()?)));
+    fn unary(&mut self) -> Result<Expr, SyntaxError> {
+        if self.c.eat("!") {
+            self.c.enter()?;
+            let e = self.unary()?;
+            self.c.leave();
+            return Ok(Expr::Not(Box::new(e)));
         }
-        let pos = self.pos();
+        let pos = self.c.pos();
         let left = self.operand()?;
-        let op = match self.peek() {
-            Tok::Sym("==") => Some(CmpOp::Eq),
-            Tok::Sym("!=") => Some(CmpOp::Ne),
-            Tok::Sym("<") => Some(CmpOp::Lt),
-            Tok::Sym("<=") => Some(CmpOp::Le),
-            Tok::Sym(">") => Some(CmpOp::Gt),
-            Tok::Sym(">=") => Some(CmpOp::Ge),
+        let op = match self.c.peek() {
+            Token::Punct("==") => Some(CmpOp::Eq),
+            Token::Punct("!=") => Some(CmpOp::Ne),
+            Token::Punct("<") => Some(CmpOp::Lt),
+            Token::Punct("<=") => Some(CmpOp::Le),
+            Token::Punct(">") => Some(CmpOp::Gt),
+            Token::Punct(">=") => Some(CmpOp::Ge),
             _ => None,
         };
         match (left, op) {
             (Operand::Bool(e), None) => Ok(e),
-            (Operand::Num(_), None) => Err(PredicateError {
-                line: pos.0,
-                column: pos.1,
-                message: "a number is not a predicate: compare it (e.g. `count(op == w) >= 2`)"
-                    .into(),
-            }),
-            (Operand::Bool(_), Some(_)) => {
-                Err(self.error("a predicate cannot be compared; use `&&`, `||` or `!`"))
-            }
+            (Operand::Num(_), None) => Err(SyntaxError::new(
+                pos,
+                "a number is not a predicate: compare it (e.g. `count(op == w) >= 2`)",
+            )),
+            (Operand::Bool(_), Some(_)) => Err(SyntaxError::new(
+                self.c.pos(),
+                format!(
+                    "a predicate cannot be compared; use `&&`, `||` or `!`, found {}",
+                    self.c.found()
+                ),
+            )),
             (Operand::Num(a), Some(op)) => {
-                self.at += 1;
-                let rpos = self.pos();
+                self.c.bump();
+                let rpos = self.c.pos();
                 match self.operand()? {
                     Operand::Num(b) => Ok(Expr::Cmp(a, op, b)),
-                    Operand::Bool(_) => Err(PredicateError {
-                        line: rpos.0,
-                        column: rpos.1,
-                        message: "expected a number after the comparison".into(),
-                    }),
+                    Operand::Bool(_) => Err(SyntaxError::new(
+                        rpos,
+                        "expected a number after the comparison",
+                    )),
                 }
             }
         }
     }
     /// A sum of numeric terms, or a single boolean primary.
-    fn operand(&mut self) -> Result<Operand, PredicateError> {
+    fn operand(&mut self) -> Result<Operand, SyntaxError> {
         let first = self.primary()?;
         let Operand::Num(mut n) = first else {
             return Ok(first);
         };
         loop {
-            let add = if self.eat("+") {
+            let add = if self.c.eat("+") {
                 true
-            } else if self.eat("-") {
+            } else if self.c.eat("-") {
                 false
             } else {
                 return Ok(Operand::Num(n));
             };
             let Operand::Num(m) = self.primary()? else {
-                return Err(self.error("expected a number"));
+                return Err(self.c.expected("a number"));
             };
             n = if add {
                 Num::Add(Box::new(n), Box::new(m))
@@ -744,52 +619,52 @@ impl Parser {
             };
         }
     }
-    fn primary(&mut self) -> Result<Operand, PredicateError> {
-        let pos = self.pos();
-        match self.peek().clone() {
-            Tok::Int(i) => {
-                self.at += 1;
+    fn primary(&mut self) -> Result<Operand, SyntaxError> {
+        let pos = self.c.pos();
+        match self.c.peek().clone() {
+            Token::Int(i) => {
+                self.c.bump();
                 Ok(Operand::Num(Num::Int(i)))
             }
-            Tok::Sym("(") => {
-                self.at += 1;
+            Token::Punct("(") => {
+                self.c.bump();
                 let e = self.expr()?;
-                self.expect(")")?;
+                self.c.expect(")")?;
                 Ok(Operand::Bool(e))
             }
-            Tok::Ident(w) => {
-                self.at += 1;
+            Token::Ident(w) => {
+                self.c.bump();
                 match w.as_str() {
                     "true" => Ok(Operand::Bool(Expr::Bool(true))),
                     "false" => Ok(Operand::Bool(Expr::Bool(false))),
                     "race" => {
-                        if self.eat("(") {
+                        if self.c.eat("(") {
                             let v = self.name("a variable")?;
-                            self.expect(")")?;
+                            self.c.expect(")")?;
                             Ok(Operand::Bool(Expr::Race(Some(v))))
                         } else {
                             Ok(Operand::Bool(Expr::Race(None)))
                         }
                     }
                     "count" => {
-                        self.expect("(")?;
+                        self.c.expect("(")?;
                         let c = self.cond_index()?;
                         let mut by = Vec::new();
-                        if self.eat_word("by") {
+                        if self.c.eat_word("by") {
                             loop {
                                 by.push(self.field()?);
-                                if !self.eat(",") {
+                                if !self.c.eat(",") {
                                     break;
                                 }
                             }
                         }
-                        self.expect(")")?;
+                        self.c.expect(")")?;
                         Ok(Operand::Num(Num::Count(c, by)))
                     }
                     "exists" => {
-                        self.expect("(")?;
+                        self.c.expect("(")?;
                         let c = self.cond_index()?;
-                        self.expect(")")?;
+                        self.c.expect(")")?;
                         Ok(Operand::Bool(Expr::Cmp(
                             Num::Count(c, Vec::new()),
                             CmpOp::Ge,
@@ -797,14 +672,14 @@ impl Parser {
                         )))
                     }
                     "atleast" => {
-                        self.expect("(")?;
-                        let Tok::Int(k) = *self.peek() else {
-                            return Err(self.error("expected the number of threads"));
+                        self.c.expect("(")?;
+                        let Token::Int(k) = *self.c.peek() else {
+                            return Err(self.c.expected("the number of threads"));
                         };
-                        self.at += 1;
-                        self.expect(",")?;
+                        self.c.bump();
+                        self.c.expect(",")?;
                         let c = self.cond_index()?;
-                        self.expect(")")?;
+                        self.c.expect(")")?;
                         Ok(Operand::Bool(Expr::Cmp(
                             Num::Count(c, Vec::new()),
                             CmpOp::Ge,
@@ -812,54 +687,53 @@ impl Parser {
                         )))
                     }
                     "at" => {
-                        self.expect("(")?;
-                        let tpos = self.pos();
+                        self.c.expect("(")?;
+                        let tpos = self.c.pos();
                         let who = self.literal("a thread name or process number")?;
-                        self.expect(",")?;
+                        self.c.expect(",")?;
                         let c = self.cond_index()?;
-                        self.expect(")")?;
+                        self.c.expect(")")?;
                         Ok(Operand::Bool(Expr::At(who, c, tpos)))
                     }
-                    _ => Err(PredicateError {
-                        line: pos.0,
-                        column: pos.1,
-                        message: format!(
+                    _ => Err(SyntaxError::new(
+                        pos,
+                        format!(
                             "unknown word `{w}`: expected true, false, race, count, exists, atleast, at, a number or `(`"
                         ),
-                    }),
+                    )),
                 }
             }
-            _ => Err(self.error("expected a predicate or a number")),
+            _ => Err(self.c.expected("a predicate or a number")),
         }
     }
-    fn name(&mut self, what: &str) -> Result<String, PredicateError> {
-        match self.peek().clone() {
-            Tok::Ident(s) | Tok::Str(s) => {
-                self.at += 1;
+    fn name(&mut self, what: &str) -> Result<String, SyntaxError> {
+        match self.c.peek().clone() {
+            Token::Ident(s) | Token::Str(s) => {
+                self.c.bump();
                 Ok(s)
             }
-            _ => Err(self.error(&format!("expected {what}"))),
+            _ => Err(self.c.expected(what)),
         }
     }
-    fn literal(&mut self, what: &str) -> Result<Literal, PredicateError> {
-        match self.peek().clone() {
-            Tok::Ident(s) | Tok::Str(s) => {
-                self.at += 1;
+    fn literal(&mut self, what: &str) -> Result<Literal, SyntaxError> {
+        match self.c.peek().clone() {
+            Token::Ident(s) | Token::Str(s) => {
+                self.c.bump();
                 Ok(Literal::Text(s))
             }
-            Tok::Int(i) => {
-                self.at += 1;
+            Token::Int(i) => {
+                self.c.bump();
                 Ok(Literal::Int(i))
             }
-            _ => Err(self.error(&format!("expected {what}"))),
+            _ => Err(self.c.expected(what)),
         }
     }
-    fn field(&mut self) -> Result<Field, PredicateError> {
-        let pos = self.pos();
-        let Tok::Ident(w) = self.peek().clone() else {
-            return Err(self.error(&format!("expected a field ({FIELDS})")));
+    fn field(&mut self) -> Result<Field, SyntaxError> {
+        let pos = self.c.pos();
+        let Token::Ident(w) = self.c.peek().clone() else {
+            return Err(self.c.expected(&format!("a field ({FIELDS})")));
         };
-        self.at += 1;
+        self.c.bump();
         let numbered = |prefix: &str| w.strip_prefix(prefix).and_then(|d| d.parse::<usize>().ok());
         Ok(match w.as_str() {
             "op" => Field::Op,
@@ -877,50 +751,54 @@ impl Parser {
                 } else if let Some(i) = numbered("result") {
                     Field::Result(i)
                 } else {
-                    return Err(PredicateError {
-                        line: pos.0,
-                        column: pos.1,
-                        message: format!("unknown field `{w}` (fields: {FIELDS})"),
-                    });
+                    return Err(SyntaxError::new(
+                        pos,
+                        format!("unknown field `{w}` (fields: {FIELDS})"),
+                    ));
                 }
             }
         })
     }
-    fn cond_index(&mut self) -> Result<usize, PredicateError> {
+    fn cond_index(&mut self) -> Result<usize, SyntaxError> {
         let c = self.cond()?;
         self.conds.push(c);
         Ok(self.conds.len() - 1)
     }
-    fn cond(&mut self) -> Result<Cond, PredicateError> {
+    fn cond(&mut self) -> Result<Cond, SyntaxError> {
+        self.c.enter()?;
         let mut left = self.cond_and()?;
-        while self.eat("||") {
+        while self.c.eat("||") {
             left = Cond::Or(Box::new(left), Box::new(self.cond_and()?));
         }
+        self.c.leave();
         Ok(left)
     }
-    fn cond_and(&mut self) -> Result<Cond, PredicateError> {
+    fn cond_and(&mut self) -> Result<Cond, SyntaxError> {
         let mut left = self.cond_unary()?;
-        while self.eat("&&") {
+        while self.c.eat("&&") {
             left = Cond::And(Box::new(left), Box::new(self.cond_unary()?));
         }
         Ok(left)
     }
-    fn cond_unary(&mut self) -> Result<Cond, PredicateError> {
-        if self.eat("!") {
-            return Ok(Cond::Not(Box::new(self.cond_unary()?)));
+    fn cond_unary(&mut self) -> Result<Cond, SyntaxError> {
+        if self.c.eat("!") {
+            self.c.enter()?;
+            let c = self.cond_unary()?;
+            self.c.leave();
+            return Ok(Cond::Not(Box::new(c)));
         }
-        if self.eat("(") {
+        if self.c.eat("(") {
             let c = self.cond()?;
-            self.expect(")")?;
+            self.c.expect(")")?;
             return Ok(c);
         }
         let f = self.field()?;
-        let eq = if self.eat("==") {
+        let eq = if self.c.eat("==") {
             true
-        } else if self.eat("!=") {
+        } else if self.c.eat("!=") {
             false
         } else {
-            return Err(self.error("expected `==` or `!=` after the field"));
+            return Err(self.c.expected("`==` or `!=` after the field"));
         };
         let lit = self.literal("a value (a name, a number or a string)")?;
         Ok(Cond::Is(f, eq, lit))

@@ -14,12 +14,13 @@
 //! exact because values are totally ordered (`!(a < b)` is `b <= a`), so `!(k1 == k2)` is the
 //! L_S atom `k1 != k2`. Disjunction is commutative, so `B || X` is accepted as well as `X || B`.
 
-use super::spec::{Cmp, Const, Formula, Side, Span, Term};
+use super::spec::{Cmp, Const, Formula, Side, Term};
+use hindsight_syntax::Pos;
 use std::fmt;
 
 /// Negation normal form without `Not`: negations pushed through `&&`/`||` (De Morgan) and into
 /// the atoms by flipping the comparison, `true`/`false` folded out of conjunctions and
-/// disjunctions, nested conjunctions and disjunctions flattened. Atoms keep their spans.
+/// disjunctions, nested conjunctions and disjunctions flattened. Atoms keep their positions.
 /// Equivalent to `f` on every pair of actions.
 pub fn nnf(f: &Formula) -> Formula {
     nnf_signed(f, false)
@@ -34,7 +35,7 @@ fn nnf_signed(f: &Formula, negate: bool) -> Formula {
             cmp,
             left,
             right,
-            span,
+            pos,
         } => {
             if !negate {
                 return f.clone();
@@ -50,7 +51,7 @@ fn nnf_signed(f: &Formula, negate: bool) -> Formula {
                 cmp,
                 left: left.clone(),
                 right: right.clone(),
-                span: *span,
+                pos: *pos,
             }
         }
         Formula::Not(g, _) => nnf_signed(g, !negate),
@@ -101,7 +102,7 @@ pub enum EclClass {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotEcl {
     /// The first atom of the offending subformula.
-    pub span: Span,
+    pub pos: Pos,
     /// The offending subformula, rendered (in negation normal form).
     pub subformula: String,
     pub reason: String,
@@ -112,7 +113,7 @@ impl fmt::Display for NotEcl {
         write!(
             f,
             "{}: {} (in `{}`)",
-            self.span, self.reason, self.subformula
+            self.pos, self.reason, self.subformula
         )
     }
 }
@@ -145,13 +146,13 @@ fn relates_both(left: &Term, right: &Term) -> bool {
     matches!((side_of(left), side_of(right)), (Some(a), Some(b)) if a != b)
 }
 
-/// The span of the first atom of `f`, if any.
-fn first_span(f: &Formula) -> Option<Span> {
+/// The pos of the first atom of `f`, if any.
+fn first_pos(f: &Formula) -> Option<Pos> {
     match f {
         Formula::True | Formula::False => None,
-        Formula::Atom { span, .. } => Some(*span),
-        Formula::Not(_, span) => Some(*span),
-        Formula::And(fs) | Formula::Or(fs) => fs.iter().find_map(first_span),
+        Formula::Atom { pos, .. } => Some(*pos),
+        Formula::Not(_, pos) => Some(*pos),
+        Formula::And(fs) | Formula::Or(fs) => fs.iter().find_map(first_pos),
     }
 }
 
@@ -162,7 +163,7 @@ fn class_of(f: &Formula, names: &[Vec<String>; 2]) -> Result<EclClass, NotEcl> {
             cmp,
             left,
             right,
-            span,
+            pos,
         } => {
             if !relates_both(left, right) {
                 Ok(EclClass::B)
@@ -171,7 +172,7 @@ fn class_of(f: &Formula, names: &[Vec<String>; 2]) -> Result<EclClass, NotEcl> {
             } else {
                 let text = render(f, names);
                 Err(NotEcl {
-                    span: *span,
+                    pos: *pos,
                     reason: format!(
                         "`{text}` compares a parameter of each action; ECL allows only `!=` \
                          between the two actions"
@@ -214,7 +215,7 @@ fn class_of(f: &Formula, names: &[Vec<String>; 2]) -> Result<EclClass, NotEcl> {
                 [] => Ok(EclClass::B),
                 [_] => Ok(EclClass::X),
                 [a, b, ..] => Err(NotEcl {
-                    span: first_span(b).or_else(|| first_span(f)).unwrap_or_default(),
+                    pos: first_pos(b).or_else(|| first_pos(f)).unwrap_or_default(),
                     reason: format!(
                         "a disjunction may relate the two actions in at most one disjunct \
                          (X ::= X ∨ B): `{}` and `{}` both do",
@@ -404,7 +405,7 @@ mod tests {
     #[test]
     fn not_in_ecl() {
         let e = class("k1 < k2").unwrap_err();
-        assert_eq!(e.span, Span { line: 3, col: 45 });
+        assert_eq!(e.pos, Pos { line: 3, col: 45 });
         assert_eq!(e.subformula, "k1 < k2");
         assert_eq!(
             e.reason,
@@ -422,7 +423,7 @@ mod tests {
             .reason
             .starts_with("`k1 == k2` compares a parameter of each action"));
         let e = class("(k1 != k2 && v1 == v2)").unwrap_err();
-        assert_eq!((e.span.col, e.subformula.as_str()), (58, "v1 == v2"));
+        assert_eq!((e.pos.col, e.subformula.as_str()), (58, "v1 == v2"));
         // `!(k1 != k2)` is `k1 == k2`; `k1 > k2` is `k2 < k1`.
         assert_eq!(
             class("v1 == p1 || !(k1 != k2)").unwrap_err().subformula,
@@ -430,7 +431,7 @@ mod tests {
         );
         assert_eq!(class("k1 > k2").unwrap_err().subformula, "k2 < k1");
         let e = class("(k1 != k2) || (v1 != v2)").unwrap_err();
-        assert_eq!(e.span, Span { line: 3, col: 60 });
+        assert_eq!(e.pos, Pos { line: 3, col: 60 });
         assert_eq!(e.subformula, "k1 != k2 || v1 != v2");
         assert_eq!(
             e.reason,
@@ -443,7 +444,7 @@ mod tests {
             e.subformula,
             "k1 != k2 || v1 == nil || (p1 != p2 && k2 == nil)"
         );
-        assert_eq!(e.span.col, 84);
+        assert_eq!(e.pos.col, 84);
         // De Morgan turns a conjunction of two relating atoms into such a disjunction.
         let e = class("!(k1 == k2 && v1 == v2)").unwrap_err();
         assert_eq!(e.subformula, "k1 != k2 || v1 != v2");
@@ -479,11 +480,11 @@ mod tests {
             "false"
         );
         assert_eq!(nnf_text("!false"), "true");
-        // Spans are kept.
+        // Positions are kept.
         let (f, _) = rule("!(k1 == k2)");
         assert_eq!(
-            first_span(&nnf(&f)),
-            Some(Span { line: 3, col: 47 }),
+            first_pos(&nnf(&f)),
+            Some(Pos { line: 3, col: 47 }),
             "the atom's, not the `!`'s"
         );
     }
@@ -496,7 +497,7 @@ mod tests {
             cmp,
             left,
             right,
-            span: Span::default(),
+            pos: Pos::default(),
         };
         let ne = atom(Cmp::Ne, p(Side::First), p(Side::Second));
         let s = |c: Const| atom(Cmp::Eq, p(Side::First), Term::Const(c));
@@ -504,14 +505,14 @@ mod tests {
             Formula::Or(vec![ne.clone(), s(Const::Nil)]),
             Formula::And(vec![
                 s(Const::Int(-4)),
-                Formula::Not(Box::new(s(Const::Sym("true".into()))), Span::default()),
+                Formula::Not(Box::new(s(Const::Sym("true".into()))), Pos::default()),
             ]),
             Formula::Not(
                 Box::new(Formula::And(vec![
                     s(Const::Str("a\"b\\c\n\t\r".into())),
                     Formula::True,
                 ])),
-                Span::default(),
+                Pos::default(),
             ),
             Formula::And(vec![]),
             Formula::Or(vec![]),
@@ -525,8 +526,8 @@ mod tests {
         assert_eq!(
             render(
                 &Formula::Not(
-                    Box::new(Formula::Not(Box::new(ne), Span::default())),
-                    Span::default()
+                    Box::new(Formula::Not(Box::new(ne), Pos::default())),
+                    Pos::default()
                 ),
                 &names
             ),
@@ -564,7 +565,7 @@ mod tests {
                     cmp,
                     left,
                     right,
-                    span: Span { line: 1, col },
+                    pos: Pos { line: 1, col },
                 }
             }),
         ];
@@ -572,7 +573,7 @@ mod tests {
             prop_oneof![
                 inner
                     .clone()
-                    .prop_map(|f| Formula::Not(Box::new(f), Span { line: 1, col: 1 })),
+                    .prop_map(|f| Formula::Not(Box::new(f), Pos { line: 1, col: 1 })),
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Formula::And),
                 prop::collection::vec(inner, 0..4).prop_map(Formula::Or),
             ]
@@ -600,11 +601,11 @@ mod tests {
         }
     }
 
-    fn atom_spans(f: &Formula, out: &mut Vec<Span>) {
+    fn atom_positions(f: &Formula, out: &mut Vec<Pos>) {
         match f {
-            Formula::Atom { span, .. } => out.push(*span),
-            Formula::Not(g, _) => atom_spans(g, out),
-            Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|g| atom_spans(g, out)),
+            Formula::Atom { pos, .. } => out.push(*pos),
+            Formula::Not(g, _) => atom_positions(g, out),
+            Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|g| atom_positions(g, out)),
             Formula::True | Formula::False => {}
         }
     }
@@ -625,8 +626,8 @@ mod tests {
             prop_assert_eq!(nnf(&g), g.clone());
             // Every atom of the normal form comes from an atom of `f`.
             let (mut before, mut after) = (Vec::new(), Vec::new());
-            atom_spans(&f, &mut before);
-            atom_spans(&g, &mut after);
+            atom_positions(&f, &mut before);
+            atom_positions(&g, &mut after);
             prop_assert!(after.iter().all(|s| before.contains(s)));
             // Classification never panics, and a formula and its normal form agree.
             prop_assert_eq!(classify(&f), classify(&g));

@@ -3,9 +3,9 @@
 //! `--explain` text.
 
 use super::builtin::{builtin, BUILTINS};
-use super::spec::{self, SpecError};
+use super::spec;
 use super::{compile_file, Binding, CompiledSpec};
-use hindsight_syntax::{Diagnostic, Pos, Position};
+use hindsight_syntax::{Diagnostic, Position, SyntaxError};
 use rustc_hash::FxHashMap;
 
 /// The compiled specs and the warnings about them (rules outside ECL).
@@ -27,8 +27,7 @@ pub fn builtin_text(name: &str) -> Result<&'static str, Diagnostic> {
 /// Parses and compiles the spec `text`, named `origin` in diagnostics; `force_direct` checks
 /// every pair directly against the formulas (Section 5.1).
 pub fn load(text: &str, origin: &str, force_direct: bool) -> Result<LoadedSpecs, Diagnostic> {
-    let at = |span: spec::Span| Position::At(Pos::new(span.line, span.col));
-    let wrap = |e: SpecError| Diagnostic::error(origin, at(e.span), e.message);
+    let wrap = |e: SyntaxError| e.in_input(origin);
     let file = spec::parse(text).map_err(wrap)?;
     if file.objects.is_empty() {
         return Err(Diagnostic::usage(format!(
@@ -42,7 +41,7 @@ pub fn load(text: &str, origin: &str, force_direct: bool) -> Result<LoadedSpecs,
         .map(|e| {
             Diagnostic::warning(
                 origin,
-                at(e.span),
+                Position::At(e.pos),
                 format!(
                     "{} (in `{}`); this pair is checked directly against every earlier action (linear per action)",
                     e.reason, e.subformula

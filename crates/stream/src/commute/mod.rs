@@ -23,13 +23,13 @@ pub mod translate;
 use crate::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
-use hindsight_syntax::Diagnostic;
+use hindsight_syntax::{Diagnostic, SyntaxError};
 use hindsight_trace::event::DisplayValue;
 use hindsight_trace::{CallRef, ErrorKind, Event, LocId, Names, ObjId, Op, SymId, ThreadId, Value};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value as Json;
-use spec::{ObjectSpec, SpecError, SpecFile, Val};
+use spec::{ObjectSpec, SpecFile, Val};
 use std::sync::Arc;
 use translate::Representation;
 
@@ -191,12 +191,12 @@ impl CompiledSpec {
         self.rep.atoms[m][bit].eval(|i| val(journal.unpack(params[i]), names))
     }
 
-    pub fn compile(spec: ObjectSpec, force_direct: bool) -> Result<CompiledSpec, SpecError> {
+    pub fn compile(spec: ObjectSpec, force_direct: bool) -> Result<CompiledSpec, SyntaxError> {
         // Records and method entries keep a method's index in 16 bits, `u16::MAX` being
         // "not looked up".
         if spec.methods.len() >= usize::from(u16::MAX) {
-            return Err(SpecError {
-                span: spec.span,
+            return Err(SyntaxError {
+                pos: spec.pos,
                 message: format!(
                     "object `{}` has {} methods; at most {} are supported",
                     spec.name,
@@ -207,8 +207,8 @@ impl CompiledSpec {
         }
         for m in &spec.methods {
             if m.params.len() > MAX_PARAMS {
-                return Err(SpecError {
-                    span: m.span,
+                return Err(SyntaxError {
+                    pos: m.pos,
                     message: format!(
                         "method `{}` has {} parameters; at most {MAX_PARAMS} are supported",
                         m.name,
@@ -309,7 +309,7 @@ impl CompiledSpec {
 }
 
 /// Compiles every object of a spec file.
-pub fn compile_file(file: SpecFile, force_direct: bool) -> Result<Vec<CompiledSpec>, SpecError> {
+pub fn compile_file(file: SpecFile, force_direct: bool) -> Result<Vec<CompiledSpec>, SyntaxError> {
     file.objects
         .into_iter()
         .map(|o| CompiledSpec::compile(o, force_direct))
@@ -1323,6 +1323,7 @@ impl Analysis for Commute {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hindsight_syntax::Pos;
 
     /// Method indices live in 16 bits: a spec with more methods is refused, not truncated.
     #[test]
@@ -1331,18 +1332,18 @@ mod tests {
             name: format!("m{i}"),
             params: Vec::new(),
             args: 0,
-            span: spec::Span::default(),
+            pos: Pos::default(),
         };
         let object = |n: usize| ObjectSpec {
             name: "Big".into(),
             methods: (0..n).map(method).collect(),
             rules: Vec::new(),
-            span: spec::Span { line: 3, col: 1 },
+            pos: Pos { line: 3, col: 1 },
         };
         let err = CompiledSpec::compile(object(usize::from(u16::MAX)), false)
             .err()
             .expect("refused");
-        assert_eq!(err.span, spec::Span { line: 3, col: 1 });
+        assert_eq!(err.pos, Pos { line: 3, col: 1 });
         assert!(err.message.contains("at most 65534"), "{}", err.message);
         assert!(CompiledSpec::compile(object(3), false).is_ok());
     }

@@ -21,7 +21,8 @@
 //! a comparison follows them, in which case they are the symbols `true` and `false`; `true`,
 //! `false` and `nil` cannot name parameters. Rules and methods may come in any order within an
 //! object. Syntax errors are reported first, then the errors of the checking pass, object by
-//! object and rule by rule.
+//! object and rule by rule. Parentheses and `!` nest at most
+//! [`MAX_NESTING`](hindsight_syntax::MAX_NESTING) deep.
 //!
 //! A rule relating a method to itself must be symmetric (Definition 4.1): `φ(x1; x2)` must be
 //! equivalent to `φ(x2; x1)`. This is checked by evaluating both on every assignment of values
@@ -34,9 +35,8 @@
 //! pseudo-random sample of that many is checked instead, which may miss an asymmetry.
 
 use super::ecl::render_const;
-use super::spec::{
-    Cmp, Commute, Const, Formula, Method, ObjectSpec, Side, Span, SpecError, SpecFile, Term, Val,
-};
+use super::spec::{Cmp, Commute, Const, Formula, Method, ObjectSpec, Side, SpecFile, Term, Val};
+use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use hindsight_rng::SplitMix64;
 use std::collections::BTreeSet;
 
@@ -44,156 +44,80 @@ use std::collections::BTreeSet;
 pub const SYMMETRY_LIMIT: u64 = 2_000_000;
 
 /// Parses a spec file. Errors carry line and column (1-based, in characters).
-pub fn parse(text: &str) -> Result<SpecFile, SpecError> {
-    let toks = lex(text)?;
-    let objects = Parser { toks, pos: 0 }.file()?;
+pub fn parse(text: &str) -> Result<SpecFile, SyntaxError> {
+    let c = Cursor::new(lex(text)?, describe);
+    let objects = Parser { c }.file()?;
     check(objects)
-}
-
-fn error(span: Span, message: impl Into<String>) -> SpecError {
-    SpecError {
-        span,
-        message: message.into(),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Lexer
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Ident(String),
-    Int(i64),
-    Str(String),
-    Punct(&'static str),
-    Eof,
-}
-
-impl Tok {
-    fn describe(&self) -> String {
-        match self {
-            Tok::Ident(s) => format!("`{s}`"),
-            Tok::Int(i) => format!("`{i}`"),
-            Tok::Str(s) => format!("string {}", render_const(&Const::Str(s.clone()))),
-            Tok::Punct(p) => format!("`{p}`"),
-            Tok::Eof => "end of input".to_owned(),
-        }
+fn describe(t: &Token) -> String {
+    match t {
+        Token::Str(s) => format!("string {}", render_const(&Const::Str(s.clone()))),
+        t => t.to_string(),
     }
 }
 
-const TWO_CHAR: [&str; 7] = ["->", "==", "!=", "<=", ">=", "&&", "||"];
-const ONE_CHAR: [&str; 10] = ["{", "}", "(", ")", ",", ";", ":", "<", ">", "!"];
+/// Longest first, so that `<=` wins over `<`.
+const PUNCTS: [&str; 17] = [
+    "->", "==", "!=", "<=", ">=", "&&", "||", "{", "}", "(", ")", ",", ";", ":", "<", ">", "!",
+];
 const CMPS: [&str; 6] = ["==", "!=", "<", "<=", ">", ">="];
 
-fn lex(text: &str) -> Result<Vec<(Tok, Span)>, SpecError> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    // Every token and comment is on one line, so advancing by `n` characters moves `col`.
-    while i < chars.len() {
-        let c = chars[i];
-        let span = Span { line, col };
-        let next = chars.get(i + 1).copied();
-        if c == '\n' {
-            i += 1;
-            line += 1;
-            col = 1;
-        } else if c.is_whitespace() {
-            i += 1;
-            col += 1;
-        } else if c == '#' || (c == '/' && next == Some('/')) {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-                col += 1;
-            }
+fn lex(text: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
+    tokenize(text, |s, c, _| {
+        let start = s.pos();
+        let token = if c.is_whitespace() {
+            s.bump();
+            return Ok(None);
+        } else if c == '#' || s.rest().starts_with("//") {
+            s.skip_line();
+            return Ok(None);
         } else if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            col += (i - start) as u32;
-            out.push((Tok::Ident(chars[start..i].iter().collect()), span));
-        } else if c.is_ascii_digit() || (c == '-' && next.is_some_and(|d| d.is_ascii_digit())) {
-            let start = i;
-            i += 1;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            col += (i - start) as u32;
-            let digits: String = chars[start..i].iter().collect();
-            let value = digits
-                .parse::<i64>()
-                .map_err(|_| error(span, format!("integer `{digits}` does not fit in 64 bits")))?;
-            out.push((Tok::Int(value), span));
+            Token::Ident(
+                s.eat_while(|c| c.is_ascii_alphanumeric() || c == '_')
+                    .to_owned(),
+            )
+        } else if c.is_ascii_digit()
+            || (c == '-' && s.peek_nth(1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            Token::Int(s.integer().map_err(|digits| {
+                SyntaxError::new(start, format!("integer `{digits}` does not fit in 64 bits"))
+            })?)
         } else if c == '"' {
-            i += 1;
-            col += 1;
-            let mut s = String::new();
-            loop {
-                match chars.get(i) {
-                    None | Some('\n') => return Err(error(span, "unterminated string")),
-                    Some('"') => {
-                        i += 1;
-                        col += 1;
-                        break;
-                    }
-                    Some('\\') => {
-                        let escaped = match chars.get(i + 1) {
-                            Some('"') => '"',
-                            Some('\\') => '\\',
-                            Some('n') => '\n',
-                            Some('t') => '\t',
-                            Some('r') => '\r',
-                            None | Some('\n') => return Err(error(span, "unterminated string")),
-                            Some(other) => {
-                                return Err(error(
-                                    Span { line, col },
-                                    format!(
-                                        "unknown escape `\\{other}` in string (known: \\\" \\\\ \\n \\t \\r)"
-                                    ),
-                                ))
-                            }
-                        };
-                        s.push(escaped);
-                        i += 2;
-                        col += 2;
-                    }
-                    Some(&ch) => {
-                        s.push(ch);
-                        i += 1;
-                        col += 1;
-                    }
-                }
-            }
-            out.push((Tok::Str(s), span));
+            Token::Str(s.string_literal("unterminated string", |c, at| match c {
+                Some('"') => Ok('"'),
+                Some('\\') => Ok('\\'),
+                Some('n') => Ok('\n'),
+                Some('t') => Ok('\t'),
+                Some('r') => Ok('\r'),
+                None | Some('\n') => Err(SyntaxError::new(start, "unterminated string")),
+                Some(other) => Err(SyntaxError::new(
+                    at,
+                    format!("unknown escape `\\{other}` in string (known: \\\" \\\\ \\n \\t \\r)"),
+                )),
+            })?)
         } else {
-            let two: String = chars[i..chars.len().min(i + 2)].iter().collect();
-            let punct = TWO_CHAR
-                .iter()
-                .find(|p| **p == two)
-                .or_else(|| ONE_CHAR.iter().find(|p| p.starts_with(c)));
-            let Some(&p) = punct else {
-                let hint = match c {
+            s.punct(&PUNCTS).map_err(|mut e| {
+                e.message += match c {
                     '=' => " (did you mean `==`?)",
                     '&' => " (did you mean `&&`?)",
                     '|' => " (did you mean `||`?)",
                     _ => "",
                 };
-                return Err(error(span, format!("unexpected character `{c}`{hint}")));
-            };
-            i += p.len();
-            col += p.len() as u32;
-            out.push((Tok::Punct(p), span));
-        }
-    }
-    out.push((Tok::Eof, Span { line, col }));
-    Ok(out)
+                e
+            })?
+        };
+        Ok(Some(token))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Raw syntax
 
-type Name = (String, Span);
+type Name = (String, Pos);
 
 struct RawObject {
     name: Name,
@@ -216,17 +140,17 @@ struct RawHeader {
 struct FullHeader {
     args: Vec<Name>,
     /// The `)` closing the arguments.
-    args_close: Span,
+    args_close: Pos,
     results: Vec<Name>,
     /// The last token of the header.
-    end: Span,
+    end: Pos,
 }
 
 struct RawRule {
-    span: Span,
+    pos: Pos,
     sides: [RawHeader; 2],
     formula: RawFormula,
-    formula_span: Span,
+    formula_pos: Pos,
 }
 
 enum RawTerm {
@@ -241,9 +165,9 @@ enum RawFormula {
         cmp: Cmp,
         left: RawTerm,
         right: RawTerm,
-        span: Span,
+        pos: Pos,
     },
-    Not(Box<RawFormula>, Span),
+    Not(Box<RawFormula>, Pos),
     And(Vec<RawFormula>),
     Or(Vec<RawFormula>),
 }
@@ -252,149 +176,91 @@ enum RawFormula {
 // Parser
 
 struct Parser {
-    toks: Vec<(Tok, Span)>,
-    pos: usize,
+    c: Cursor,
 }
 
-type PResult<T> = Result<T, SpecError>;
+type PResult<T> = Result<T, SyntaxError>;
 
 impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.pos].0
-    }
-
-    fn peek_at(&self, k: usize) -> &Tok {
-        &self.toks[(self.pos + k).min(self.toks.len() - 1)].0
-    }
-
-    fn span(&self) -> Span {
-        self.toks[self.pos].1
-    }
-
-    fn bump(&mut self) -> (Tok, Span) {
-        let t = self.toks[self.pos].clone();
-        if self.pos + 1 < self.toks.len() {
-            self.pos += 1;
-        }
-        t
-    }
-
-    fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Tok::Punct(q) if *q == p)
-    }
-
-    fn is_keyword(&self, kw: &str) -> bool {
-        matches!(self.peek(), Tok::Ident(s) if s == kw)
-    }
-
-    fn eat(&mut self, p: &str) -> Option<Span> {
-        if self.is(p) {
-            Some(self.bump().1)
-        } else {
-            None
-        }
-    }
-
-    fn unexpected(&self, expected: &str) -> SpecError {
-        error(
-            self.span(),
-            format!("expected {expected}, found {}", self.peek().describe()),
-        )
-    }
-
-    fn expect(&mut self, p: &str, expected: &str) -> PResult<Span> {
-        self.eat(p).ok_or_else(|| self.unexpected(expected))
-    }
-
-    fn ident(&mut self, expected: &str) -> PResult<Name> {
-        match self.peek() {
-            Tok::Ident(s) => {
-                let s = s.clone();
-                Ok((s, self.bump().1))
-            }
-            _ => Err(self.unexpected(expected)),
-        }
-    }
-
     fn param(&mut self) -> PResult<Name> {
-        let (name, span) = self.ident("a parameter name")?;
+        let (name, pos) = self.c.ident("a parameter name", &[])?;
         if matches!(name.as_str(), "true" | "false" | "nil") {
-            return Err(error(
-                span,
+            return Err(SyntaxError::new(
+                pos,
                 format!("`{name}` is a constant and cannot name a parameter"),
             ));
         }
-        Ok((name, span))
+        Ok((name, pos))
     }
 
     /// `( params? )` after the `(`; returns the names and the closing `)`.
-    fn param_list(&mut self) -> PResult<(Vec<Name>, Span)> {
+    fn param_list(&mut self) -> PResult<(Vec<Name>, Pos)> {
         let mut names = Vec::new();
-        if let Some(close) = self.eat(")") {
-            return Ok((names, close));
+        if self.c.is(")") {
+            return Ok((names, self.c.bump()));
         }
         loop {
             names.push(self.param()?);
-            if let Some(close) = self.eat(")") {
-                return Ok((names, close));
+            if self.c.is(")") {
+                return Ok((names, self.c.bump()));
             }
-            self.expect(",", "`,` or `)`")?;
+            self.c.expect_as(",", "`,` or `)`")?;
         }
     }
 
     /// `-> p` or `-> (a, b)`, if present; returns the names and the last token.
-    fn results(&mut self) -> PResult<Option<(Vec<Name>, Span)>> {
-        if self.eat("->").is_none() {
+    fn results(&mut self) -> PResult<Option<(Vec<Name>, Pos)>> {
+        if !self.c.eat("->") {
             return Ok(None);
         }
-        if self.eat("(").is_some() {
+        if self.c.eat("(") {
             return self.param_list().map(Some);
         }
-        let (name, span) = self.param()?;
-        Ok(Some((vec![(name, span)], span)))
+        let (name, pos) = self.param()?;
+        Ok(Some((vec![(name, pos)], pos)))
     }
 
     fn file(mut self) -> PResult<Vec<RawObject>> {
         let mut objects = Vec::new();
-        while *self.peek() != Tok::Eof {
-            if !self.is_keyword("object") {
-                return Err(self.unexpected("`object`"));
+        while *self.c.peek() != Token::End {
+            if !self.c.is_word("object") {
+                return Err(self.c.expected("`object`"));
             }
-            self.bump();
+            self.c.bump();
             objects.push(self.object()?);
         }
         Ok(objects)
     }
 
     fn object(&mut self) -> PResult<RawObject> {
-        let name = self.ident("an object name")?;
-        self.expect("{", "`{`")?;
+        let name = self.c.ident("an object name", &[])?;
+        self.c.expect_as("{", "`{`")?;
         let mut object = RawObject {
             name,
             methods: Vec::new(),
             rules: Vec::new(),
         };
         loop {
-            if self.eat("}").is_some() {
+            if self.c.eat("}") {
                 return Ok(object);
-            } else if self.is_keyword("method") {
-                self.bump();
+            } else if self.c.is_word("method") {
+                self.c.bump();
                 object.methods.push(self.method()?);
-            } else if self.is_keyword("commute") {
-                let span = self.bump().1;
-                object.rules.push(self.rule(span)?);
+            } else if self.c.is_word("commute") {
+                let pos = self.c.bump();
+                object.rules.push(self.rule(pos)?);
             } else {
-                return Err(self.unexpected("`method`, `commute` or `}`"));
+                return Err(self.c.expected("`method`, `commute` or `}`"));
             }
         }
     }
 
     fn method(&mut self) -> PResult<RawMethod> {
-        let name = self.ident("a method name")?;
-        self.expect("(", "`(`")?;
+        let name = self.c.ident("a method name", &[])?;
+        self.c.expect_as("(", "`(`")?;
         let (args, _) = self.param_list()?;
         let results = self.results()?.map(|(r, _)| r).unwrap_or_default();
-        self.expect(";", "`->` or `;`")?;
+        self.c.expect_as(";", "`->` or `;`")?;
         Ok(RawMethod {
             name,
             args,
@@ -403,8 +269,8 @@ impl Parser {
     }
 
     fn header(&mut self) -> PResult<RawHeader> {
-        let method = self.ident("a method name")?;
-        if self.eat("(").is_none() {
+        let method = self.c.ident("a method name", &[])?;
+        if !self.c.eat("(") {
             return Ok(RawHeader { method, full: None });
         }
         let (args, args_close) = self.param_list()?;
@@ -420,29 +286,29 @@ impl Parser {
         })
     }
 
-    fn rule(&mut self, span: Span) -> PResult<RawRule> {
+    fn rule(&mut self, pos: Pos) -> PResult<RawRule> {
         let first = self.header()?;
         let expected = if first.full.is_some() {
             "`,`"
         } else {
             "`(` or `,`"
         };
-        self.expect(",", expected)?;
+        self.c.expect_as(",", expected)?;
         let second = self.header()?;
         let expected = match &second.full {
             None => "`(` or `:`",
             Some(h) if h.results.is_empty() => "`->` or `:`",
             Some(_) => "`:`",
         };
-        self.expect(":", expected)?;
-        let formula_span = self.span();
+        self.c.expect_as(":", expected)?;
+        let formula_pos = self.c.pos();
         let formula = self.or()?;
-        self.expect(";", "`&&`, `||` or `;`")?;
+        self.c.expect_as(";", "`&&`, `||` or `;`")?;
         Ok(RawRule {
-            span,
+            pos,
             sides: [first, second],
             formula,
-            formula_span,
+            formula_pos,
         })
     }
 
@@ -453,7 +319,7 @@ impl Parser {
                 RawFormula::Or(inner) => fs.extend(inner),
                 f => fs.push(f),
             }
-            if self.eat("||").is_none() {
+            if !self.c.eat("||") {
                 break;
             }
         }
@@ -471,7 +337,7 @@ impl Parser {
                 RawFormula::And(inner) => fs.extend(inner),
                 f => fs.push(f),
             }
-            if self.eat("&&").is_none() {
+            if !self.c.eat("&&") {
                 break;
             }
         }
@@ -482,46 +348,52 @@ impl Parser {
         })
     }
 
-    fn is_cmp(t: &Tok) -> bool {
-        matches!(t, Tok::Punct(p) if CMPS.contains(p))
+    fn is_cmp(t: &Token) -> bool {
+        matches!(t, Token::Punct(p) if CMPS.contains(p))
     }
 
     fn unary(&mut self) -> PResult<RawFormula> {
-        if let Some(span) = self.eat("!") {
-            return Ok(RawFormula::Not(Box::new(self.unary()?), span));
+        if self.c.is("!") {
+            let pos = self.c.bump();
+            self.c.enter()?;
+            let f = self.unary()?;
+            self.c.leave();
+            return Ok(RawFormula::Not(Box::new(f), pos));
         }
-        if self.eat("(").is_some() {
+        if self.c.eat("(") {
+            self.c.enter()?;
             let f = self.or()?;
-            self.expect(")", "`&&`, `||` or `)`")?;
+            self.c.leave();
+            self.c.expect_as(")", "`&&`, `||` or `)`")?;
             return Ok(f);
         }
-        if let Tok::Ident(s) = self.peek() {
-            if !Self::is_cmp(self.peek_at(1)) {
+        if let Token::Ident(s) = self.c.peek() {
+            if !Self::is_cmp(self.c.peek_n(1)) {
                 match s.as_str() {
                     "true" => {
-                        self.bump();
+                        self.c.bump();
                         return Ok(RawFormula::True);
                     }
                     "false" => {
-                        self.bump();
+                        self.c.bump();
                         return Ok(RawFormula::False);
                     }
                     _ => {}
                 }
             }
         }
-        let span = self.span();
-        let left_tok = self.peek().describe();
+        let pos = self.c.pos();
+        let left_tok = self.c.found();
         let left = self.term("a formula (`!`, `(`, `true`, `false` or a comparison)")?;
-        let cmp = match self.peek() {
-            Tok::Punct(p) if CMPS.contains(p) => *p,
+        let cmp = match self.c.peek() {
+            Token::Punct(p) if CMPS.contains(p) => *p,
             _ => {
-                return Err(self.unexpected(&format!(
+                return Err(self.c.expected(&format!(
                     "a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) after {left_tok}"
                 )))
             }
         };
-        self.bump();
+        self.c.bump();
         let right = self.term(&format!("a parameter or a constant after `{cmp}`"))?;
         let (cmp, left, right) = match cmp {
             "==" => (Cmp::Eq, left, right),
@@ -535,22 +407,22 @@ impl Parser {
             cmp,
             left,
             right,
-            span,
+            pos,
         })
     }
 
     fn term(&mut self, expected: &str) -> PResult<RawTerm> {
-        let term = match self.peek() {
-            Tok::Ident(s) => match s.as_str() {
+        let term = match self.c.peek() {
+            Token::Ident(s) => match s.as_str() {
                 "nil" => RawTerm::Const(Const::Nil),
                 "true" | "false" => RawTerm::Const(Const::Sym(s.clone())),
-                _ => RawTerm::Name((s.clone(), self.span())),
+                _ => RawTerm::Name((s.clone(), self.c.pos())),
             },
-            Tok::Int(i) => RawTerm::Const(Const::Int(*i)),
-            Tok::Str(s) => RawTerm::Const(Const::Str(s.clone())),
-            _ => return Err(self.unexpected(expected)),
+            Token::Int(i) => RawTerm::Const(Const::Int(*i)),
+            Token::Str(s) => RawTerm::Const(Const::Str(s.clone())),
+            _ => return Err(self.c.expected(expected)),
         };
-        self.bump();
+        self.c.bump();
         Ok(term)
     }
 }
@@ -561,14 +433,11 @@ impl Parser {
 fn check(objects: Vec<RawObject>) -> PResult<SpecFile> {
     let mut file = SpecFile::default();
     for raw in objects {
-        let (name, span) = &raw.name;
+        let (name, pos) = &raw.name;
         if let Some(prev) = file.objects.iter().find(|o| &o.name == name) {
-            return Err(error(
-                *span,
-                format!(
-                    "duplicate object `{name}` (first declared at {})",
-                    prev.span
-                ),
+            return Err(SyntaxError::new(
+                *pos,
+                format!("duplicate object `{name}` (first declared at {})", prev.pos),
             ));
         }
         file.objects.push(check_object(raw)?);
@@ -577,29 +446,29 @@ fn check(objects: Vec<RawObject>) -> PResult<SpecFile> {
 }
 
 fn check_object(raw: RawObject) -> PResult<ObjectSpec> {
-    let (name, span) = raw.name;
+    let (name, pos) = raw.name;
     let mut object = ObjectSpec {
         name,
         methods: Vec::new(),
         rules: Vec::new(),
-        span,
+        pos,
     };
     for m in raw.methods {
-        let (name, span) = m.name;
+        let (name, pos) = m.name;
         if let Some(prev) = object.methods.iter().find(|p| p.name == name) {
-            return Err(error(
-                span,
+            return Err(SyntaxError::new(
+                pos,
                 format!(
                     "duplicate method `{name}` in object `{}` (first declared at {})",
-                    object.name, prev.span
+                    object.name, prev.pos
                 ),
             ));
         }
         let params: Vec<&Name> = m.args.iter().chain(&m.results).collect();
-        for (i, (p, pspan)) in params.iter().enumerate() {
+        for (i, (p, ppos)) in params.iter().enumerate() {
             if let Some((_, first)) = params[..i].iter().find(|(q, _)| q == p) {
-                return Err(error(
-                    *pspan,
+                return Err(SyntaxError::new(
+                    *ppos,
                     format!(
                         "parameter `{p}` of method `{name}` is declared twice (first at {first})"
                     ),
@@ -610,7 +479,7 @@ fn check_object(raw: RawObject) -> PResult<ObjectSpec> {
             name,
             params: params.into_iter().map(|(p, _)| p.clone()).collect(),
             args: m.args.len(),
-            span,
+            pos,
         });
     }
     for rule in raw.rules {
@@ -623,7 +492,7 @@ fn check_object(raw: RawObject) -> PResult<ObjectSpec> {
 fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
     let mut index = [0usize; 2];
     for (side, h) in rule.sides.iter().enumerate() {
-        let (name, span) = &h.method;
+        let (name, pos) = &h.method;
         index[side] = object.method(name).ok_or_else(|| {
             let known: Vec<&str> = object.methods.iter().map(|m| m.name.as_str()).collect();
             let known = if known.is_empty() {
@@ -631,8 +500,8 @@ fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
             } else {
                 format!("its methods: {}", known.join(", "))
             };
-            error(
-                *span,
+            SyntaxError::new(
+                *pos,
                 format!(
                     "unknown method `{name}` in object `{}` ({known})",
                     object.name
@@ -645,9 +514,9 @@ fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
         let Some(full) = &h.full else { continue };
         let m = &object.methods[index[side]];
         if full.args.len() != m.args {
-            let span = full.args.get(m.args).map_or(full.args_close, |a| a.1);
-            return Err(error(
-                span,
+            let pos = full.args.get(m.args).map_or(full.args_close, |a| a.1);
+            return Err(SyntaxError::new(
+                pos,
                 format!(
                     "wrong number of arguments for `{}`: expected {}, got {}",
                     m.name,
@@ -657,9 +526,9 @@ fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
             ));
         }
         if full.results.len() != m.results() {
-            let span = full.results.get(m.results()).map_or(full.end, |r| r.1);
-            return Err(error(
-                span,
+            let pos = full.results.get(m.results()).map_or(full.end, |r| r.1);
+            return Err(SyntaxError::new(
+                pos,
                 format!(
                     "wrong number of results for `{}`: expected {}, got {}",
                     m.name,
@@ -681,16 +550,16 @@ fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
         .filter_map(|h| h.full.as_ref())
         .flat_map(|f| f.args.iter().chain(&f.results))
         .collect();
-    for (i, (p, span)) in all.iter().enumerate() {
+    for (i, (p, pos)) in all.iter().enumerate() {
         if let Some((_, first)) = all[..i].iter().find(|(q, _)| q == p) {
-            return Err(error(
-                *span,
+            return Err(SyntaxError::new(
+                *pos,
                 format!("parameter `{p}` is named twice in the rule (first at {first})"),
             ));
         }
     }
     let method_names = [&rule.sides[0].method.0, &rule.sides[1].method.0];
-    let formula = resolve(&rule.formula, &names, &|name: &str, span: Span| {
+    let formula = resolve(&rule.formula, &names, &|name: &str, pos: Pos| {
         let all: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
         let shorthand = rule.sides.iter().any(|h| h.full.is_none());
         let message = if all.is_empty() && shorthand {
@@ -712,7 +581,7 @@ fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
                 all.join(", ")
             )
         };
-        error(span, message)
+        SyntaxError::new(pos, message)
     })?;
     let (first, second) = (index[0], index[1]);
     if let Some(prev) = object
@@ -720,23 +589,23 @@ fn check_rule(object: &ObjectSpec, rule: RawRule) -> PResult<Commute> {
         .iter()
         .find(|r| (r.first, r.second) == (first, second) || (r.first, r.second) == (second, first))
     {
-        return Err(error(
-            rule.span,
+        return Err(SyntaxError::new(
+            rule.pos,
             format!(
                 "duplicate rule for `{}` and `{}` (first given at {})",
-                method_names[0], method_names[1], prev.span
+                method_names[0], method_names[1], prev.pos
             ),
         ));
     }
     if first == second {
-        check_symmetric(&formula, &object.methods[first], &names, rule.formula_span)?;
+        check_symmetric(&formula, &object.methods[first], &names, rule.formula_pos)?;
     }
     Ok(Commute {
         first,
         second,
         names,
         formula,
-        span: rule.span,
+        pos: rule.pos,
     })
 }
 
@@ -756,18 +625,18 @@ fn example_header(m: &Method, suffix: usize) -> String {
 fn resolve(
     f: &RawFormula,
     names: &[Vec<String>; 2],
-    unknown: &dyn Fn(&str, Span) -> SpecError,
+    unknown: &dyn Fn(&str, Pos) -> SyntaxError,
 ) -> PResult<Formula> {
     let term = |t: &RawTerm| -> PResult<Term> {
         match t {
             RawTerm::Const(c) => Ok(Term::Const(c.clone())),
-            RawTerm::Name((name, span)) => {
+            RawTerm::Name((name, pos)) => {
                 for (side, list) in [Side::First, Side::Second].into_iter().zip(names) {
                     if let Some(index) = list.iter().position(|n| n == name) {
                         return Ok(Term::Param { side, index });
                     }
                 }
-                Err(unknown(name, *span))
+                Err(unknown(name, *pos))
             }
         }
     };
@@ -781,14 +650,14 @@ fn resolve(
             cmp,
             left,
             right,
-            span,
+            pos,
         } => Formula::Atom {
             cmp: *cmp,
             left: term(left)?,
             right: term(right)?,
-            span: *span,
+            pos: *pos,
         },
-        RawFormula::Not(g, span) => Formula::Not(Box::new(resolve(g, names, unknown)?), *span),
+        RawFormula::Not(g, pos) => Formula::Not(Box::new(resolve(g, names, unknown)?), *pos),
         RawFormula::And(fs) => Formula::And(all(fs)?),
         RawFormula::Or(fs) => Formula::Or(all(fs)?),
     })
@@ -880,7 +749,7 @@ fn check_symmetric(
     formula: &Formula,
     method: &Method,
     names: &[Vec<String>; 2],
-    span: Span,
+    pos: Pos,
 ) -> PResult<()> {
     let mut relevant = BTreeSet::new();
     let mut consts = Vec::new();
@@ -956,8 +825,8 @@ fn check_symmetric(
             assignment.push(format!("{}={value}", name(side, i)));
         }
     }
-    Err(error(
-        span,
+    Err(SyntaxError::new(
+        pos,
         format!(
             "commute {m}, {m} is not symmetric: with {}, swapping the two actions changes the \
              result (from {before} to {})",
@@ -997,8 +866,8 @@ object Map {
         }
     }
 
-    fn at(line: u32, col: u32) -> Span {
-        Span { line, col }
+    fn at(line: u32, col: u32) -> Pos {
+        Pos { line, col }
     }
 
     fn atom(cmp: Cmp, left: Term, right: Term, line: u32, col: u32) -> Formula {
@@ -1006,7 +875,7 @@ object Map {
             cmp,
             left,
             right,
-            span: at(line, col),
+            pos: at(line, col),
         }
     }
 
@@ -1036,7 +905,7 @@ object Map {
         assert_eq!(file.objects.len(), 1);
         let map = &file.objects[0];
         assert_eq!(map.name, "Map");
-        assert_eq!(map.span, at(2, 8));
+        assert_eq!(map.pos, at(2, 8));
         assert_eq!(
             map.methods,
             vec![
@@ -1044,26 +913,26 @@ object Map {
                     name: "put".into(),
                     params: strs(&["k", "v", "p"]),
                     args: 2,
-                    span: at(3, 10),
+                    pos: at(3, 10),
                 },
                 Method {
                     name: "get".into(),
                     params: strs(&["k", "v"]),
                     args: 1,
-                    span: at(3, 34),
+                    pos: at(3, 34),
                 },
                 Method {
                     name: "size".into(),
                     params: strs(&["r"]),
                     args: 0,
-                    span: at(3, 55),
+                    pos: at(3, 55),
                 },
             ]
         );
         assert_eq!(map.rules.len(), 6);
         let put_put = &map.rules[0];
         assert_eq!((put_put.first, put_put.second), (0, 0));
-        assert_eq!(put_put.span, at(4, 3));
+        assert_eq!(put_put.pos, at(4, 3));
         assert_eq!(
             put_put.names,
             [strs(&["k1", "v1", "p1"]), strs(&["k2", "v2", "p2"])]
@@ -1109,7 +978,7 @@ object Map {
             assert_eq!(rule.formula, Formula::True);
         }
         assert_eq!(
-            map.rule(2, 0).map(|(r, s)| (r.span, s)),
+            map.rule(2, 0).map(|(r, s)| (r.pos, s)),
             Some((at(6, 3), true))
         );
     }
@@ -1436,5 +1305,30 @@ object Map {
             err("object Map {\n  method put(k) -> p;"),
             "2:22: expected `method`, `commute` or `}`, found end of input"
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = |open: &str| {
+            rule_err(&format!(
+                "  commute get(a) -> b, get(c) -> d : {}a == c;",
+                open.repeat(100_000)
+            ))
+        };
+        assert!(
+            deep("(").ends_with("nested more than 128 deep"),
+            "{}",
+            deep("(")
+        );
+        assert!(
+            deep("!").ends_with("nested more than 128 deep"),
+            "{}",
+            deep("!")
+        );
+        let nested = format!("{}a == c{}", "(".repeat(100), ")".repeat(100));
+        assert!(parse(&format!(
+            "object M {{ method get(k) -> v;\n  commute get(a) -> b, get(c) -> d : {nested};\n}}"
+        ))
+        .is_ok());
     }
 }

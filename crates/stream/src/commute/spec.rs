@@ -11,36 +11,8 @@
 //! }
 //! ```
 
+use hindsight_syntax::{Pos, SyntaxError};
 use std::cmp::Ordering;
-use std::fmt;
-
-/// A place in a spec file, 1-based.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl fmt::Display for Span {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.line, self.col)
-    }
-}
-
-/// An error in a spec file, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError {
-    pub span: Span,
-    pub message: String,
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.span, self.message)
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 /// A constant written in a formula.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -87,9 +59,9 @@ pub enum Formula {
         cmp: Cmp,
         left: Term,
         right: Term,
-        span: Span,
+        pos: Pos,
     },
-    Not(Box<Formula>, Span),
+    Not(Box<Formula>, Pos),
     And(Vec<Formula>),
     Or(Vec<Formula>),
 }
@@ -102,7 +74,7 @@ pub struct Method {
     pub params: Vec<String>,
     /// How many of `params` are arguments.
     pub args: usize,
-    pub span: Span,
+    pub pos: Pos,
 }
 
 impl Method {
@@ -121,7 +93,7 @@ pub struct Commute {
     /// `commute get, get : true;`).
     pub names: [Vec<String>; 2],
     pub formula: Formula,
-    pub span: Span,
+    pub pos: Pos,
 }
 
 /// `object Map { ... }`
@@ -130,7 +102,7 @@ pub struct ObjectSpec {
     pub name: String,
     pub methods: Vec<Method>,
     pub rules: Vec<Commute>,
-    pub span: Span,
+    pub pos: Pos,
 }
 
 impl ObjectSpec {
@@ -263,6 +235,6 @@ impl Formula {
 }
 
 /// Parses a spec file. Errors carry line and column.
-pub fn parse(text: &str) -> Result<SpecFile, SpecError> {
+pub fn parse(text: &str) -> Result<SpecFile, SyntaxError> {
     crate::commute::parse::parse(text)
 }

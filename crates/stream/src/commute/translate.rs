@@ -20,7 +20,8 @@
 //! (Section 5.1), and the representation records which pairs those are.
 
 use super::ecl::{classify_named, nnf, NotEcl};
-use super::spec::{Cmp, Const, Formula, ObjectSpec, Side, Span, SpecError, Term, Val};
+use super::spec::{Cmp, Const, Formula, ObjectSpec, Side, Term, Val};
+use hindsight_syntax::{Pos, SyntaxError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -211,13 +212,13 @@ struct OrientedRule {
     formula: Formula,
 }
 
-fn spec_error(span: Span, message: String) -> SpecError {
-    SpecError { span, message }
+fn spec_error(pos: Pos, message: String) -> SyntaxError {
+    SyntaxError { pos, message }
 }
 
 /// Translates the rules of `spec`. With `force_direct`, no pair is translated and every pair is
 /// checked directly (the baseline of Section 5.1).
-pub fn translate(spec: &ObjectSpec, force_direct: bool) -> Result<Representation, SpecError> {
+pub fn translate(spec: &ObjectSpec, force_direct: bool) -> Result<Representation, SyntaxError> {
     let n = spec.methods.len();
     let params: Vec<usize> = spec.methods.iter().map(|m| m.params.len()).collect();
     let mut direct = vec![false; n * n];
@@ -258,7 +259,7 @@ pub fn translate(spec: &ObjectSpec, force_direct: bool) -> Result<Representation
     for (m, list) in atoms.iter().enumerate() {
         if list.len() > MAX_ATOMS {
             return Err(spec_error(
-                spec.methods[m].span,
+                spec.methods[m].pos,
                 format!(
                     "method `{}` is constrained by {} distinct conditions; at most {MAX_ATOMS} are supported",
                     spec.methods[m].name,

@@ -1,84 +1,44 @@
-//! Tokens of the views language, each with its position. Comments are `//` to end of line.
+//! Tokens of the views language, each with its span. Comments are `//` to end of line.
 
-use super::{LangError, Pos};
+use hindsight_syntax::{tokenize, Span, SyntaxError, Token};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Ident(String),
-    Int(i64),
-    /// Punctuation and operators: `{ } ( ) ; , . : := + - * / % == != < <= > >= && || !`.
-    Punct(&'static str),
-    Eof,
-}
-
+/// Punctuation and operators, longest first so that `:=` wins over `:`. `=` is only there to
+/// be refused with a hint.
 const PUNCTS: &[&str] = &[
     ":=", "==", "!=", "<=", ">=", "&&", "||", "{", "}", "(", ")", ";", ",", ".", ":", "+", "-",
     "*", "/", "%", "<", ">", "!", "=",
 ];
 
-pub fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, LangError> {
-    let bytes = src.as_bytes();
-    let mut out = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    while i < bytes.len() {
-        let c = bytes[i];
-        let pos = Pos { line, col };
-        if c == b'\n' {
-            i += 1;
-            line += 1;
-            col = 1;
-            continue;
-        }
-        if c.is_ascii_whitespace() {
-            i += 1;
-            col += 1;
-            continue;
-        }
-        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
+pub fn lex(src: &str) -> Result<Vec<(Token, Span)>, SyntaxError> {
+    tokenize(src, |s, c, _| {
+        let start = s.pos();
+        let token = if c.is_ascii_whitespace() {
+            s.bump();
+            return Ok(None);
+        } else if s.rest().starts_with("//") {
+            s.skip_line();
+            return Ok(None);
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            Token::Ident(
+                s.eat_while(|c| c.is_ascii_alphanumeric() || c == '_')
+                    .to_owned(),
+            )
+        } else if c.is_ascii_digit() {
+            Token::Int(
+                s.integer()
+                    .map_err(|_| SyntaxError::new(start, "integer too large"))?,
+            )
+        } else {
+            match s.punct(PUNCTS)? {
+                Token::Punct("=") => {
+                    return Err(SyntaxError::new(
+                        start,
+                        "unexpected `=`: assignment is `:=`, equality `==`",
+                    ))
+                }
+                t => t,
             }
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            col += (i - start) as u32;
-            out.push((Tok::Ident(src[start..i].to_owned()), pos));
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_digit() {
-                i += 1;
-            }
-            col += (i - start) as u32;
-            let n = src[start..i]
-                .parse::<i64>()
-                .map_err(|_| LangError::new(pos, "integer too large"))?;
-            out.push((Tok::Int(n), pos));
-            continue;
-        }
-        match PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {
-            Some(&"=") => {
-                return Err(LangError::new(
-                    pos,
-                    "unexpected `=`: assignment is `:=`, equality `==`",
-                ))
-            }
-            Some(p) => {
-                i += p.len();
-                col += p.len() as u32;
-                out.push((Tok::Punct(p), pos));
-            }
-            None => {
-                let ch = src[i..].chars().next().unwrap_or('?');
-                return Err(LangError::new(pos, format!("unexpected character `{ch}`")));
-            }
-        }
-    }
-    out.push((Tok::Eof, Pos { line, col }));
-    Ok(out)
+        };
+        Ok(Some(token))
+    })
 }

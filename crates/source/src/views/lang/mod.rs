@@ -14,40 +14,16 @@
 //! thread T2 { reset(coord); }
 //! ```
 //!
-//! This module owns the syntax (lexer, AST, parser) and its errors (line:column); what the
-//! syntax means for views is `symbolic.rs`'s business.
+//! This module owns the syntax (lexer, AST, parser); its errors are [`SyntaxError`]s at a line
+//! and column. Blocks, expressions and prefix operators nest at most
+//! [`MAX_NESTING`](hindsight_syntax::MAX_NESTING) deep. What the syntax means for views is
+//! `symbolic.rs`'s business.
 
 mod lexer;
 mod parser;
 
+pub use hindsight_syntax::{Pos, SyntaxError};
 pub use parser::parse;
-use std::fmt;
-
-pub use hindsight_syntax::Pos;
-
-/// A syntax or semantic error at a position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LangError {
-    pub pos: Pos,
-    pub message: String,
-}
-
-impl LangError {
-    pub fn new(pos: Pos, message: impl Into<String>) -> LangError {
-        LangError {
-            pos,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for LangError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.pos, self.message)
-    }
-}
-
-impl std::error::Error for LangError {}
 
 /// A name and where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]

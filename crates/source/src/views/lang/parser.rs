@@ -1,11 +1,11 @@
 //! Recursive-descent parser of the views language (grammar in `mod.rs`'s example and the README).
 
-use super::lexer::{lex, Tok};
+use super::lexer::lex;
 use super::*;
+use hindsight_syntax::{Cursor, Token};
 
 struct Parser {
-    toks: Vec<(Tok, Pos)>,
-    at: usize,
+    c: Cursor,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -14,183 +14,118 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// Parses a program; the first error stops.
-pub fn parse(src: &str) -> Result<Program, LangError> {
+pub fn parse(src: &str) -> Result<Program, SyntaxError> {
     let mut p = Parser {
-        toks: lex(src)?,
-        at: 0,
+        c: Cursor::new(lex(src)?, describe),
     };
     let mut prog = Program::default();
     loop {
-        let pos = p.pos();
-        match p.peek().clone() {
-            Tok::Eof => break,
-            Tok::Ident(k) => match k.as_str() {
+        let pos = p.c.pos();
+        match p.c.peek().clone() {
+            Token::End => break,
+            Token::Ident(k) => match k.as_str() {
                 "class" => prog.classes.push(p.class()?),
                 "global" => prog.globals.push(p.global()?),
                 "atomic" | "proc" => prog.procs.push(p.proc()?),
                 "native" => prog.natives.push(p.native()?),
                 "thread" => prog.threads.push(p.thread()?),
                 _ => {
-                    return Err(LangError::new(
+                    return Err(SyntaxError::new(
                         pos,
                         format!("expected `class`, `global`, `proc`, `atomic proc`, `native proc` or `thread`, found `{k}`"),
                     ))
                 }
             },
-            t => {
-                return Err(LangError::new(
-                    pos,
-                    format!(
-                        "expected a declaration, found {}",
-                        describe(&t)
-                    ),
-                ))
-            }
+            _ => return Err(p.c.expected("a declaration")),
         }
     }
     Ok(prog)
 }
 
-fn describe(t: &Tok) -> String {
+fn describe(t: &Token) -> String {
     match t {
-        Tok::Ident(s) => format!("`{s}`"),
-        Tok::Int(n) => format!("`{n}`"),
-        Tok::Punct(p) => format!("`{p}`"),
-        Tok::Eof => "the end of the file".into(),
+        Token::End => "the end of the file".into(),
+        t => t.to_string(),
     }
 }
 
 impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.at].0
-    }
-    fn pos(&self) -> Pos {
-        self.toks[self.at].1
-    }
-    fn bump(&mut self) -> (Tok, Pos) {
-        let t = self.toks[self.at].clone();
-        if self.at + 1 < self.toks.len() {
-            self.at += 1;
-        }
-        t
-    }
-    fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Tok::Punct(q) if *q == p)
-    }
-    fn is_kw(&self, k: &str) -> bool {
-        matches!(self.peek(), Tok::Ident(s) if s == k)
-    }
-    fn eat(&mut self, p: &str) -> bool {
-        if self.is(p) {
-            self.bump();
-            true
-        } else {
-            false
-        }
-    }
-    fn expect(&mut self, p: &str) -> Result<Pos, LangError> {
-        let pos = self.pos();
-        if self.eat(p) {
-            Ok(pos)
-        } else {
-            Err(LangError::new(
-                pos,
-                format!("expected `{p}`, found {}", describe(self.peek())),
-            ))
-        }
-    }
-    fn expect_kw(&mut self, k: &str) -> Result<Pos, LangError> {
-        let pos = self.pos();
-        if self.is_kw(k) {
-            self.bump();
-            Ok(pos)
-        } else {
-            Err(LangError::new(
-                pos,
-                format!("expected `{k}`, found {}", describe(self.peek())),
-            ))
-        }
-    }
     /// A name that is not a keyword (`this` is allowed: annotations and receivers use it).
-    fn ident(&mut self, what: &str) -> Result<Ident, LangError> {
-        let pos = self.pos();
-        match self.peek().clone() {
-            Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()) => {
-                self.bump();
-                Ok(Ident { name: s, pos })
-            }
-            t => Err(LangError::new(
-                pos,
-                format!("expected {what}, found {}", describe(&t)),
-            )),
-        }
+    fn ident(&mut self, what: &str) -> Result<Ident, SyntaxError> {
+        let (name, pos) = self.c.ident(what, KEYWORDS)?;
+        Ok(Ident { name, pos })
     }
-    fn ty(&mut self) -> Result<Type, LangError> {
-        if self.is_kw("int") {
-            self.bump();
+    fn ty(&mut self) -> Result<Type, SyntaxError> {
+        if self.c.is_word("int") {
+            self.c.bump();
             return Ok(Type::Int);
         }
         Ok(Type::Class(self.ident("a type (`int` or a class)")?.name))
     }
 
-    fn class(&mut self) -> Result<Class, LangError> {
-        self.expect_kw("class")?;
+    fn class(&mut self) -> Result<Class, SyntaxError> {
+        self.c.expect_word("class")?;
         let name = self.ident("a class name")?;
-        self.expect("{")?;
+        self.c.expect("{")?;
         let mut fields = Vec::new();
-        while !self.is("}") {
+        while !self.c.is("}") {
             let f = self.ident("a field name")?;
-            let ty = if self.eat(":") { self.ty()? } else { Type::Int };
-            if !self.eat(";") && !self.eat(",") && !self.is("}") {
-                return Err(LangError::new(
-                    self.pos(),
-                    format!("expected `;` after field, found {}", describe(self.peek())),
-                ));
+            let ty = if self.c.eat(":") {
+                self.ty()?
+            } else {
+                Type::Int
+            };
+            if !self.c.eat(";") && !self.c.eat(",") && !self.c.is("}") {
+                return Err(self.c.expected("`;` after field"));
             }
             fields.push(Field { name: f, ty });
         }
-        self.expect("}")?;
+        self.c.expect("}")?;
         Ok(Class { name, fields })
     }
 
-    fn global(&mut self) -> Result<Global, LangError> {
-        self.expect_kw("global")?;
+    fn global(&mut self) -> Result<Global, SyntaxError> {
+        self.c.expect_word("global")?;
         let name = self.ident("a global name")?;
-        self.expect(":")?;
+        self.c.expect(":")?;
         let class = self.ident("a class name")?;
-        self.expect(";")?;
+        self.c.expect(";")?;
         Ok(Global { name, class })
     }
 
-    fn params(&mut self) -> Result<Vec<Param>, LangError> {
-        self.expect("(")?;
+    fn params(&mut self) -> Result<Vec<Param>, SyntaxError> {
+        self.c.expect("(")?;
         let mut params = Vec::new();
-        if !self.is(")") {
+        if !self.c.is(")") {
             loop {
                 let name = self.ident("a parameter name")?;
-                let ty = if self.eat(":") { self.ty()? } else { Type::Int };
+                let ty = if self.c.eat(":") {
+                    self.ty()?
+                } else {
+                    Type::Int
+                };
                 params.push(Param { name, ty });
-                if !self.eat(",") {
+                if !self.c.eat(",") {
                     break;
                 }
             }
         }
-        self.expect(")")?;
+        self.c.expect(")")?;
         Ok(params)
     }
 
-    fn proc(&mut self) -> Result<Proc, LangError> {
-        let atomic = self.is_kw("atomic");
+    fn proc(&mut self) -> Result<Proc, SyntaxError> {
+        let atomic = self.c.is_word("atomic");
         if atomic {
-            self.bump();
+            self.c.bump();
         }
-        self.expect_kw("proc")?;
+        self.c.expect_word("proc")?;
         let name = self.ident("a procedure name")?;
         let params = self.params()?;
         let body = self.block()?;
         if let Some(i) = body.iter().position(|s| matches!(s, Stmt::Return(_))) {
             if i + 1 != body.len() {
-                return Err(LangError::new(
+                return Err(SyntaxError::new(
                     name.pos,
                     format!("`return` must be the last statement of `{}`", name.name),
                 ));
@@ -204,11 +139,11 @@ impl Parser {
         })
     }
 
-    fn native(&mut self) -> Result<Native, LangError> {
-        self.expect_kw("native")?;
-        self.expect_kw("proc")?;
+    fn native(&mut self) -> Result<Native, SyntaxError> {
+        self.c.expect_word("native")?;
+        self.c.expect_word("proc")?;
         let first = self.ident("a procedure name")?;
-        let (class, name) = if self.eat(".") {
+        let (class, name) = if self.c.eat(".") {
             (Some(first), self.ident("a method name")?)
         } else {
             (None, first)
@@ -216,38 +151,38 @@ impl Parser {
         let params = self.params()?;
         let (mut reads, mut writes) = (None, None);
         loop {
-            let which = if self.is_kw("reads") {
+            let which = if self.c.is_word("reads") {
                 &mut reads
-            } else if self.is_kw("writes") {
+            } else if self.c.is_word("writes") {
                 &mut writes
             } else {
                 break;
             };
-            let pos = self.pos();
+            let pos = self.c.pos();
             if which.is_some() {
-                return Err(LangError::new(pos, "annotation given twice"));
+                return Err(SyntaxError::new(pos, "annotation given twice"));
             }
-            self.bump();
-            self.expect("(")?;
+            self.c.bump();
+            self.c.expect("(")?;
             let mut targets = Vec::new();
-            if !self.is(")") {
+            if !self.c.is(")") {
                 loop {
                     let base = self.ident("`this` or a parameter")?;
-                    let field = if self.eat(".") {
+                    let field = if self.c.eat(".") {
                         Some(self.ident("a field name")?)
                     } else {
                         None
                     };
                     targets.push(Target { base, field });
-                    if !self.eat(",") {
+                    if !self.c.eat(",") {
                         break;
                     }
                 }
             }
-            self.expect(")")?;
+            self.c.expect(")")?;
             *which = Some(targets);
         }
-        self.expect(";")?;
+        self.c.expect(";")?;
         Ok(Native {
             class,
             name,
@@ -257,106 +192,105 @@ impl Parser {
         })
     }
 
-    fn thread(&mut self) -> Result<Thread, LangError> {
-        let pos = self.expect_kw("thread")?;
+    fn thread(&mut self) -> Result<Thread, SyntaxError> {
+        let pos = self.c.expect_word("thread")?;
         let mut names = vec![self.ident("a thread name")?];
-        while self.eat(",") {
+        while self.c.eat(",") {
             names.push(self.ident("a thread name")?);
         }
         let body = self.block()?;
         if body.iter().any(|s| matches!(s, Stmt::Return(_))) {
-            return Err(LangError::new(pos, "a thread body cannot `return`"));
+            return Err(SyntaxError::new(pos, "a thread body cannot `return`"));
         }
         Ok(Thread { names, body, pos })
     }
 
-    fn block(&mut self) -> Result<Vec<Stmt>, LangError> {
-        self.expect("{")?;
+    fn block(&mut self) -> Result<Vec<Stmt>, SyntaxError> {
+        self.c.expect("{")?;
+        self.c.enter()?;
         let mut out = Vec::new();
-        while !self.is("}") {
-            if matches!(self.peek(), Tok::Eof) {
-                return Err(LangError::new(self.pos(), "unclosed `{`"));
+        while !self.c.is("}") {
+            if self.c.at_end() {
+                return Err(SyntaxError::new(self.c.pos(), "unclosed `{`"));
             }
-            let pos = self.pos();
+            let pos = self.c.pos();
             let s = self.stmt()?;
             if matches!(out.last(), Some(Stmt::Return(_))) {
-                return Err(LangError::new(pos, "statement after `return`"));
+                return Err(SyntaxError::new(pos, "statement after `return`"));
             }
             out.push(s);
         }
-        self.expect("}")?;
+        self.c.expect("}")?;
+        self.c.leave();
         Ok(out)
     }
 
-    fn stmt(&mut self) -> Result<Stmt, LangError> {
-        let pos = self.pos();
-        if self.is_kw("skip") {
-            self.bump();
-            self.expect(";")?;
+    fn stmt(&mut self) -> Result<Stmt, SyntaxError> {
+        let pos = self.c.pos();
+        if self.c.is_word("skip") {
+            self.c.bump();
+            self.c.expect(";")?;
             return Ok(Stmt::Skip);
         }
-        if self.is_kw("atomic") {
-            self.bump();
+        if self.c.is_word("atomic") {
+            self.c.bump();
             return Ok(Stmt::Atomic(self.block()?, pos));
         }
-        if self.is_kw("if") {
+        if self.c.is_word("if") {
             return self.if_stmt();
         }
-        if self.is_kw("while") {
-            self.bump();
+        if self.c.is_word("while") {
+            self.c.bump();
             let c = self.expr()?;
             let body = self.block()?;
             return Ok(Stmt::While(c, body));
         }
-        if self.is_kw("var") {
-            self.bump();
+        if self.c.is_word("var") {
+            self.c.bump();
             let name = self.ident("a variable name")?;
-            self.expect(":")?;
+            self.c.expect(":")?;
             let ty = self.ty()?;
-            self.expect(";")?;
+            self.c.expect(";")?;
             return Ok(Stmt::Var(name, ty));
         }
-        if self.is_kw("return") {
-            self.bump();
-            let e = if self.is(";") {
+        if self.c.is_word("return") {
+            self.c.bump();
+            let e = if self.c.is(";") {
                 None
             } else {
                 Some(self.expr()?)
             };
-            self.expect(";")?;
+            self.c.expect(";")?;
             return Ok(Stmt::Return(e));
         }
         let target = self.postfix()?;
-        if self.eat(":=") {
+        if self.c.eat(":=") {
             if !matches!(target, Expr::Var(_) | Expr::Field(..)) {
-                return Err(LangError::new(
+                return Err(SyntaxError::new(
                     pos,
                     "only a variable or a field can be assigned",
                 ));
             }
             let value = self.expr()?;
-            self.expect(";")?;
+            self.c.expect(";")?;
             return Ok(Stmt::Assign(target, value));
         }
         match target {
             Expr::Call(c) => {
-                self.expect(";")?;
+                self.c.expect(";")?;
                 Ok(Stmt::Call(c))
             }
-            _ => Err(LangError::new(
-                self.pos(),
-                format!("expected `:=` or a call, found {}", describe(self.peek())),
-            )),
+            _ => Err(self.c.expected("`:=` or a call")),
         }
     }
 
-    fn if_stmt(&mut self) -> Result<Stmt, LangError> {
-        self.expect_kw("if")?;
+    fn if_stmt(&mut self) -> Result<Stmt, SyntaxError> {
+        self.c.expect_word("if")?;
         let c = self.expr()?;
         let then = self.block()?;
-        let otherwise = if self.is_kw("else") {
-            self.bump();
-            if self.is_kw("if") {
+        let otherwise = if self.c.is_word("else") {
+            self.c.bump();
+            if self.c.is_word("if") {
                 vec![self.if_stmt()?]
             } else {
                 self.block()?
@@ -367,11 +301,14 @@ impl Parser {
         Ok(Stmt::If(c, then, otherwise))
     }
 
-    fn expr(&mut self) -> Result<Expr, LangError> {
-        self.binary(0)
+    fn expr(&mut self) -> Result<Expr, SyntaxError> {
+        self.c.enter()?;
+        let e = self.binary(0)?;
+        self.c.leave();
+        Ok(e)
     }
 
-    fn binary(&mut self, level: usize) -> Result<Expr, LangError> {
+    fn binary(&mut self, level: usize) -> Result<Expr, SyntaxError> {
         const LEVELS: &[&[(&str, BinOp)]] = &[
             &[("||", BinOp::Or)],
             &[("&&", BinOp::And)],
@@ -392,7 +329,7 @@ impl Parser {
         let mut left = self.binary(level + 1)?;
         'outer: loop {
             for &(p, op) in LEVELS[level] {
-                if self.eat(p) {
+                if self.c.eat(p) {
                     let right = self.binary(level + 1)?;
                     left = Expr::Binary(Box::new(left), op, Box::new(right));
                     continue 'outer;
@@ -402,54 +339,62 @@ impl Parser {
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, LangError> {
-        if self.eat("!") {
-            return Ok(Expr::Not(Box::new(self.unary()?)));
+    fn unary(&mut self) -> Result<Expr, SyntaxError> {
+        if self.c.eat("!") {
+            return Ok(Expr::Not(self.operand()?));
         }
-        if self.eat("-") {
-            return Ok(Expr::Neg(Box::new(self.unary()?)));
+        if self.c.eat("-") {
+            return Ok(Expr::Neg(self.operand()?));
         }
         self.postfix()
     }
 
-    fn args(&mut self) -> Result<Vec<Expr>, LangError> {
-        self.expect("(")?;
+    /// The operand of a prefix operator, one level deeper.
+    fn operand(&mut self) -> Result<Box<Expr>, SyntaxError> {
+        self.c.enter()?;
+        let e = self.unary()?;
+        self.c.leave();
+        Ok(Box::new(e))
+    }
+
+    fn args(&mut self) -> Result<Vec<Expr>, SyntaxError> {
+        self.c.expect("(")?;
         let mut args = Vec::new();
-        if !self.is(")") {
+        if !self.c.is(")") {
             loop {
                 args.push(self.expr()?);
-                if !self.eat(",") {
+                if !self.c.eat(",") {
                     break;
                 }
             }
         }
-        self.expect(")")?;
+        self.c.expect(")")?;
         Ok(args)
     }
 
-    fn postfix(&mut self) -> Result<Expr, LangError> {
-        let mut e = match self.peek().clone() {
-            Tok::Int(n) => {
-                self.bump();
+    fn postfix(&mut self) -> Result<Expr, SyntaxError> {
+        let mut e = match self.c.peek().clone() {
+            Token::Int(n) => {
+                self.c.bump();
                 Expr::Int(n)
             }
-            Tok::Punct("(") => {
-                self.bump();
+            Token::Punct("(") => {
+                self.c.bump();
                 let e = self.expr()?;
-                self.expect(")")?;
+                self.c.expect(")")?;
                 e
             }
-            Tok::Ident(k) if k == "null" => {
-                self.bump();
+            Token::Ident(k) if k == "null" => {
+                self.c.bump();
                 Expr::Null
             }
-            Tok::Ident(k) if k == "true" || k == "false" => {
-                self.bump();
+            Token::Ident(k) if k == "true" || k == "false" => {
+                self.c.bump();
                 Expr::Int(i64::from(k == "true"))
             }
             _ => {
                 let name = self.ident("an expression")?;
-                if matches!(self.peek(), Tok::Punct("(")) {
+                if matches!(self.c.peek(), Token::Punct("(")) {
                     Expr::Call(Call {
                         receiver: None,
                         name,
@@ -460,9 +405,9 @@ impl Parser {
                 }
             }
         };
-        while self.eat(".") {
+        while self.c.eat(".") {
             let f = self.ident("a field or method name")?;
-            if matches!(self.peek(), Tok::Punct("(")) {
+            if matches!(self.c.peek(), Token::Punct("(")) {
                 e = Expr::Call(Call {
                     receiver: Some(Box::new(e)),
                     name: f,
@@ -473,5 +418,29 @@ impl Parser {
             }
         }
         Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        for deep in [
+            format!("thread T {{ x := {}1; }}", "(".repeat(100_000)),
+            format!("thread T {{ x := {}1; }}", "-".repeat(100_000)),
+            format!("thread T {{ x := f({}); }}", "f(".repeat(100_000)),
+            format!("thread T {{ {} }}", "atomic { ".repeat(100_000)),
+        ] {
+            let e = parse(&deep).unwrap_err();
+            assert_eq!(e.message, "nested more than 128 deep", "{e}");
+        }
+        let nested = format!(
+            "thread T {{ x := {}1{}; }}",
+            "(".repeat(100),
+            ")".repeat(100)
+        );
+        assert!(parse(&nested).is_ok());
     }
 }
