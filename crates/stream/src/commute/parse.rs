@@ -36,8 +36,8 @@
 
 use super::ecl::render_const;
 use super::spec::{Cmp, Commute, Const, Formula, Method, ObjectSpec, Side, SpecFile, Term, Val};
-use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use hindsight_rng::SplitMix64;
+use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use std::collections::BTreeSet;
 
 /// Most assignments the symmetry check enumerates before it samples instead.
