@@ -10,5 +10,5 @@ pub mod clock;
 pub mod hb;
 pub mod reference;
 
-pub use clock::{Epoch, VectorClock};
+pub use clock::{join_into, Epoch, VectorClock};
 pub use hb::HappensBefore;
