@@ -135,11 +135,12 @@ impl Observer for Collect {
     fn name(&self) -> &'static str {
         "cuts"
     }
-    fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         let relevant =
             |e: &Event, n: &Names| self.predicate.as_ref().is_none_or(|p| p.relevant(e, n));
         self.builder.add(
             e,
+            hb,
             names,
             &Selection {
                 relevant: &relevant,

@@ -7,7 +7,7 @@ use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_states::cuts::poset::{Poset, TracePoset};
 use hindsight_states::cuts::predicate::{parse_predicate, Predicate};
 use hindsight_states::reach::classes::{Cycle, EdgeKind, Node};
-use hindsight_states::reach::loset::{Ev, Loset};
+use hindsight_states::reach::loset::{Ev, Loset, LosetBuilder};
 use hindsight_states::reach::search::{Invalidity, Validity};
 use hindsight_states::reach::{enumerate, Proof, Reach, Refutation, Verdict};
 use hindsight_trace::Format;
@@ -40,6 +40,14 @@ pub struct ReachArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
+}
+
+/// A loset with what the validator said about its trace.
+struct ReadLoset {
+    loset: Loset,
+    warnings: Vec<hindsight_trace::Warning>,
+    warning_counts: Vec<(&'static str, u64)>,
+    events: u64,
 }
 
 fn event_ref(loset: &Loset, e: Ev) -> EventRef {
@@ -206,7 +214,20 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
     let wrap = |error| trace_error(path, error);
     let mut reader = hindsight_trace::open(path).map_err(wrap)?;
     let trace_format = reader.format();
-    let read = Loset::read(&mut reader, a.input.strict).map_err(wrap)?;
+    let mut builder = LosetBuilder::default();
+    let options = hindsight_stream::RunOptions {
+        strict: a.input.strict,
+        pipeline: false,
+    };
+    let pass =
+        hindsight_stream::observe_any(&mut reader, &mut [&mut builder], options).map_err(wrap)?;
+    let events = builder.events();
+    let read = ReadLoset {
+        loset: builder.finish(pass.names),
+        warnings: pass.warnings,
+        warning_counts: pass.warning_counts,
+        events,
+    };
     let mut warning_lines: Vec<String> = read
         .warnings
         .iter()
