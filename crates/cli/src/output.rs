@@ -38,8 +38,8 @@ pub fn open_trace(path: &Path) -> Result<AnyReader, Diagnostic> {
         .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))
 }
 
-/// Whether the file at `path` starts like a poset file (standard input never does: it is
-/// read once, by the trace reader).
+/// Whether the file at `path` starts like a poset file. Standard input is not looked at (what
+/// is read from it is gone): `--poset` says it holds one.
 pub fn is_poset_file(path: &Path) -> bool {
     if path.as_os_str() == "-" {
         return false;
