@@ -562,41 +562,55 @@ impl<'a> Search<'a> {
     }
 }
 
+impl Search<'_> {
+    /// Every [`PROGRESS_BATCH`] states (and at the first): reports them, and stops if an
+    /// earlier ParaMount interval already found a state.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self) -> ControlFlow<()> {
+        if self.unreported == PROGRESS_BATCH {
+            self.options.progress.states(self.unreported);
+            self.unreported = 0;
+        }
+        match self.best {
+            Some(best) if best.load(Ordering::Relaxed) < self.interval => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    /// Counts and keeps the satisfying state `g`; whether to go on.
+    #[inline(never)]
+    fn satisfied(&mut self, g: &[u32]) -> ControlFlow<()> {
+        self.satisfying += 1;
+        let keep = self.options.keep;
+        if (self.found.len() as u64) < keep {
+            self.found.push(g.to_vec());
+        }
+        if self.options.first {
+            if let Some(best) = self.best {
+                best.fetch_min(self.interval, Ordering::Relaxed);
+            }
+            return ControlFlow::Break(());
+        }
+        if keep > 0 && self.found.len() as u64 >= keep && self.best.is_none() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 impl Visitor for Search<'_> {
-    #[inline]
+    /// Inlined into the enumerators' loops, with the rare paths kept out of them.
+    #[inline(always)]
     fn visit(&mut self, g: &[u32]) -> ControlFlow<()> {
         self.states += 1;
         self.unreported += 1;
         if self.unreported == PROGRESS_BATCH || self.states == 1 {
-            if self.unreported == PROGRESS_BATCH {
-                self.options.progress.states(self.unreported);
-                self.unreported = 0;
-            }
-            if let Some(best) = self.best {
-                if best.load(Ordering::Relaxed) < self.interval {
-                    return ControlFlow::Break(());
-                }
-            }
+            self.checkpoint()?;
         }
-        let Some(bound) = self.bound else {
-            return ControlFlow::Continue(());
-        };
-        if bound.holds(g) {
-            self.satisfying += 1;
-            let keep = self.options.keep;
-            if (self.found.len() as u64) < keep {
-                self.found.push(g.to_vec());
-            }
-            if self.options.first {
-                if let Some(best) = self.best {
-                    best.fetch_min(self.interval, Ordering::Relaxed);
-                }
-                return ControlFlow::Break(());
-            }
-            if keep > 0 && self.found.len() as u64 >= keep && self.best.is_none() {
-                return ControlFlow::Break(());
-            }
+        match self.bound {
+            Some(bound) if bound.holds(g) => self.satisfied(g),
+            _ => ControlFlow::Continue(()),
         }
-        ControlFlow::Continue(())
     }
 }
