@@ -4,8 +4,8 @@
 //! Inputs are a trace (read through the streaming pass of `hindsight-stream`, whose
 //! happens-before clocks give the order), a poset file, or a predicate, each handed over by the
 //! caller as a reader or as text; outputs are states, verdicts, and reports of findings
-//! (`cuts::detect`, `reach::analyse`, one entry point per command). Nothing here opens files,
-//! prints or knows the command line: the caller draws progress from a [`Progress`]. The
+//! ([`cuts::detect()`], [`reach::analyse()`], one entry point per command). Nothing here opens
+//! files, prints or knows the command line: the caller draws progress from a [`Progress`]. The
 //! brute-force references the property tests hold the solvers to are behind the `oracle`
 //! feature.
 

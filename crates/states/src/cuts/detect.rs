@@ -1,6 +1,6 @@
 //! `hindsight cuts` from input to report: the poset (of a trace, built while the streaming pass
 //! validates it; of a poset file, whole or line by line), the predicate bound to it, the chosen
-//! enumerator, and the satisfying states turned into findings ([`super::findings`]).
+//! enumerator, and the satisfying states turned into findings (`findings`).
 //!
 //! It owns the choices of a detection: which events enter the poset, when an enumeration stops,
 //! how ParaMount's intervals are merged back, how online batches grow. The enumerators know

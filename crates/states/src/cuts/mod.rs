@@ -5,7 +5,7 @@
 //! ([`bfs`], [`lex`], [`quicklex`], [`paramount`], and with the `oracle` feature the reference
 //! `brute`) call a [`Visitor`] once per consistent global state and never store states
 //! themselves (BFS apart, whose levels are its nature); predicates ([`predicate`]) look at a
-//! frontier and the events of its elements. [`detect`] ties them into the command, from input
+//! frontier and the events of its elements. [`detect()`] ties them into the command, from input
 //! to report. Nothing here reads files or prints.
 
 pub mod bfs;

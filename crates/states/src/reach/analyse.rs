@@ -1,9 +1,9 @@
 //! `hindsight reach` from trace to report: the loset built while the streaming pass validates
 //! the trace, then what the options ask of it (validity, one state's verdict, counts, the
 //! first state where a predicate holds), each turned into findings and summary entries
-//! ([`super::findings`]).
+//! (`findings`).
 //!
-//! A predicate of `hindsight cuts` is asked of a loset state through a [`Projection`]. Nothing
+//! A predicate of `hindsight cuts` is asked of a loset state through a `Projection`. Nothing
 //! here opens files or prints.
 
 use super::enumerate::{self, Lex};

@@ -6,7 +6,7 @@
 //! reachability exactly by simulation, [`enumerate`] walks the strongly feasible states with the
 //! modified QuickLex (Lex1/Lex2), `brute` (with the `oracle` feature) holds the definitions
 //! applied literally for the oracles. [`Reach`] ties them into the decision flow of Fig. 6.12;
-//! [`analyse`] runs the command from trace to report, asking predicates of `hindsight cuts`
+//! [`analyse()`] runs the command from trace to report, asking predicates of `hindsight cuts`
 //! through a projection of the loset. Nothing here reads files or prints.
 
 pub mod analyse;
