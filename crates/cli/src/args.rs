@@ -168,7 +168,7 @@ pub enum Command {
     Cuts(cuts::CutsArgs),
     /// Generates a random poset like the ParaMount/QuickLex benchmarks (`d-N`, `w-N`) in the
     /// poset file format.
-    GenPoset(cuts::GenPosetArgs),
+    GenPoset(GenPosetArgs),
     /// Predicate detection under locking constraints (the loset model): reachable, strongly
     /// feasible and valid, over every lock schedule of the run at once.
     Reach(reach::ReachArgs),
@@ -227,6 +227,24 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+}
+
+#[derive(clap::Args)]
+pub struct GenPosetArgs {
+    /// `d-N` (10 processes, N events, random messages) or `w-N` (N processes, 480 events).
+    pub family: String,
+    /// Seed of the pseudo-random generator: the same seed gives the same poset.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Probability that an event sends a message (default: the family's).
+    #[arg(long)]
+    pub send: Option<f64>,
+    /// Probability that an event receives a waiting message (default: the family's).
+    #[arg(long)]
+    pub receive: Option<f64>,
+    /// Output file; standard output if omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]

@@ -15,10 +15,10 @@ mod traces;
 use anyhow::bail;
 use args::{Cli, Command};
 use clap::Parser;
+use hindsight_states::cuts::generate::generate_poset_file;
 use hindsight_syntax::{input_name, Diagnostic};
 use output::{print_report, read_text, write_output};
 use std::io;
-use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -44,10 +44,7 @@ fn main() -> ExitCode {
             match e.downcast_ref::<Diagnostic>() {
                 Some(d) if d.input.is_some() => eprintln!("{d}"),
                 Some(d) => eprintln!("hindsight: error: {}", d.message),
-                None => match e.downcast_ref::<Located>() {
-                    Some(l) => eprintln!("{l}"),
-                    None => eprintln!("hindsight: error: {e:#}"),
-                },
+                None => eprintln!("hindsight: error: {e:#}"),
             }
             ExitCode::from(2)
         }
@@ -169,7 +166,11 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             Ok(report.exit_code() as u8)
         }
         Command::Cuts(args) => cuts::run(&args),
-        Command::GenPoset(args) => cuts::gen_poset(&args),
+        Command::GenPoset(a) => {
+            let text = generate_poset_file(&a.family, a.seed, a.send, a.receive)?;
+            write_output(a.output.as_deref(), &text)?;
+            Ok(0)
+        }
         Command::Reach(args) => reach::run(args),
         Command::GenHistory(a) => {
             use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
@@ -192,28 +193,4 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             Ok(0)
         }
     }
-}
-
-// What `cuts` and `reach` still use while their searches move to the library.
-pub use args::{FormatArg, InputArgs};
-pub use output::place;
-
-/// An error in an input file, already worded compiler-style: printed as it is.
-#[derive(Debug)]
-pub struct Located(pub String);
-
-impl std::fmt::Display for Located {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Located {}
-
-fn display_path(path: &Path) -> String {
-    input_name(path)
-}
-
-fn trace_error(path: &Path, error: hindsight_trace::TraceError) -> Diagnostic {
-    Diagnostic::error(&input_name(path), error.pos, error.kind.to_string())
 }

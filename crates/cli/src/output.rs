@@ -5,9 +5,10 @@
 use crate::args::FormatArg;
 use anyhow::Context;
 use hindsight_report::{render, render_all, OutputFormat, Report};
+use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_syntax::{input_name, Diagnostic};
-use hindsight_trace::{AnyReader, Position};
-use std::io::{self, BufWriter, Write};
+use hindsight_trace::AnyReader;
+use std::io::{self, BufRead, BufWriter, Write};
 use std::path::Path;
 
 /// Set once from `--one-thread`, before any trace is read.
@@ -37,9 +38,29 @@ pub fn open_trace(path: &Path) -> Result<AnyReader, Diagnostic> {
         .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))
 }
 
-/// Where `pos` is in the input at `path`, as a diagnostic starts.
-pub fn place(path: &Path, pos: Position) -> String {
-    Diagnostic::place(&input_name(path), pos)
+/// Whether the file at `path` starts like a poset file. Standard input is not looked at (what
+/// is read from it is gone): `--poset` says it holds one.
+pub fn is_poset_file(path: &Path) -> bool {
+    if path.as_os_str() == "-" {
+        return false;
+    }
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = vec![0u8; 4096];
+    let n = std::io::Read::read(&mut f, &mut head).unwrap_or(0);
+    head.truncate(n);
+    looks_like_poset(&String::from_utf8_lossy(&head))
+}
+
+/// The lines of a poset file as they come (`-`: standard input).
+pub fn open_lines(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    let f =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", input_name(path)))?;
+    Ok(Box::new(std::io::BufReader::new(f)))
 }
 
 pub fn output_format(format: FormatArg) -> OutputFormat {

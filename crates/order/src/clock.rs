@@ -47,12 +47,7 @@ impl VectorClock {
     /// Pointwise maximum, in place.
     #[inline]
     pub fn join(&mut self, other: &VectorClock) {
-        if other.0.len() > self.0.len() {
-            self.0.resize(other.0.len(), 0);
-        }
-        for (a, &b) in self.0.iter_mut().zip(&other.0) {
-            *a = (*a).max(b);
-        }
+        join_into(&mut self.0, &other.0);
     }
 
     /// `self ⊑ other`: every component at most the other's.
@@ -71,6 +66,19 @@ impl VectorClock {
 
     pub fn components(&self) -> &[u32] {
         &self.0
+    }
+}
+
+/// Pointwise maximum of two clocks held as plain component vectors, in place: `into` grows to
+/// `other`'s length, missing components being zero. The one join every clock of the workspace
+/// uses, [`VectorClock`]s and the `Vec<u32>` clocks of callers that index them otherwise.
+#[inline]
+pub fn join_into(into: &mut Vec<u32>, other: &[u32]) {
+    if other.len() > into.len() {
+        into.resize(other.len(), 0);
+    }
+    for (a, &b) in into.iter_mut().zip(other) {
+        *a = (*a).max(b);
     }
 }
 

@@ -19,11 +19,17 @@ use hindsight_trace::{Event, Op, ThreadId};
 ///   logged after the join stay unordered with them);
 /// - a receive joins the clock of the latest send of that message id;
 /// - `req`, `begin`, `end`, reads, writes and calls order nothing.
+///
+/// [`HappensBefore::without_lock_edges`] leaves out release -> acquire: what remains orders
+/// events in every schedule of the run, while a lock edge only records which critical section
+/// happened to go first.
 #[derive(Default)]
 pub struct HappensBefore {
     threads: Vec<VectorClock>,
     locks: Vec<VectorClock>,
     messages: Vec<VectorClock>,
+    /// Acquires and releases order nothing.
+    skip_lock_edges: bool,
 }
 
 fn slot(v: &mut Vec<VectorClock>, i: usize) -> &mut VectorClock {
@@ -36,6 +42,15 @@ fn slot(v: &mut Vec<VectorClock>, i: usize) -> &mut VectorClock {
 impl HappensBefore {
     pub fn new() -> HappensBefore {
         HappensBefore::default()
+    }
+
+    /// Happens-before over program order, fork, join and send -> receive only: acquires and
+    /// releases are events like reads, neither joining nor publishing a clock.
+    pub fn without_lock_edges() -> HappensBefore {
+        HappensBefore {
+            skip_lock_edges: true,
+            ..HappensBefore::default()
+        }
     }
 
     #[inline]
@@ -72,6 +87,7 @@ impl HappensBefore {
     fn before_sync(&mut self, e: &Event) {
         let t = e.thread;
         match &e.op {
+            Op::Acquire(_) if self.skip_lock_edges => {}
             Op::Acquire(l) => {
                 if let Some(lc) = self.locks.get(l.index()) {
                     self.threads[t.index()].join(lc);
@@ -106,6 +122,7 @@ impl HappensBefore {
     fn after_sync(&mut self, e: &Event) {
         let t = e.thread;
         match &e.op {
+            Op::Release(_) if self.skip_lock_edges => {}
             Op::Release(l) => {
                 slot(&mut self.locks, l.index()).copy_from(&self.threads[t.index()]);
                 self.threads[t.index()].increment(t);

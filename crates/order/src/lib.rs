@@ -11,5 +11,5 @@ pub mod hb;
 #[cfg(feature = "oracle")]
 pub mod reference;
 
-pub use clock::{Epoch, VectorClock};
+pub use clock::{join_into, Epoch, VectorClock};
 pub use hb::HappensBefore;

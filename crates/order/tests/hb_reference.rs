@@ -4,7 +4,7 @@
 use hindsight_order::reference::EventClocks;
 use hindsight_order::HappensBefore;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
-use hindsight_trace::Op;
+use hindsight_trace::{Op, Trace};
 use proptest::prelude::*;
 
 proptest! {
@@ -54,5 +54,71 @@ proptest! {
                 prop_assert!(!reference.happens_before(j, i));
             }
         }
+    }
+}
+
+/// The trace with its lock operations turned into operations that order nothing.
+fn without_locks(trace: &Trace) -> Trace {
+    let mut t = trace.clone();
+    for e in &mut t.events {
+        if matches!(e.op, Op::Acquire(_) | Op::Release(_)) {
+            e.op = Op::End;
+        }
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Without lock edges, the pass orders events as the reference orders the same trace with
+    /// its acquires and releases erased.
+    #[test]
+    fn without_lock_edges_is_happens_before_of_the_lock_free_trace(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..40),
+        threads in 2u8..=4,
+        odd in any::<bool>(),
+    ) {
+        let trace = trace_from_choices(&choices, Shape { threads, vars: 2, locks: 2, msgs: 2, odd });
+        let reference = EventClocks::compute(&without_locks(&trace));
+        let mut hb = HappensBefore::without_lock_edges();
+        let mut stamps = Vec::new();
+        for e in &trace.events {
+            hb.before(e);
+            stamps.push((hb.epoch(e.thread), hb.clock(e.thread).clone()));
+            hb.after(e);
+        }
+        for j in 0..trace.events.len() {
+            for i in 0..j {
+                prop_assert_eq!(
+                    stamps[i].0.happens_before(&stamps[j].1),
+                    reference.happens_before(i, j),
+                    "events {} and {}", i, j
+                );
+            }
+        }
+    }
+}
+
+/// A release followed by another thread's acquire of the same lock: ordered with lock edges,
+/// not without.
+#[test]
+fn a_critical_section_does_not_order_the_next_without_lock_edges() {
+    use hindsight_trace::TextReader;
+    let text = "T0|fork(T1)\nT0|acq(L)\nT0|w(x)\nT0|rel(L)\nT1|acq(L)\nT1|w(x)\nT1|rel(L)\n";
+    let trace = Trace::collect(&mut TextReader::new(text.as_bytes())).expect("a trace");
+    for (mut hb, ordered) in [
+        (HappensBefore::new(), true),
+        (HappensBefore::without_lock_edges(), false),
+    ] {
+        let mut stamps = Vec::new();
+        for e in &trace.events {
+            hb.before(e);
+            stamps.push((hb.epoch(e.thread), hb.clock(e.thread).clone()));
+            hb.after(e);
+        }
+        // The write of T0 (event 2) against the write of T1 (event 5); the fork orders both.
+        assert_eq!(stamps[2].0.happens_before(&stamps[5].1), ordered);
+        assert!(stamps[0].0.happens_before(&stamps[5].1));
     }
 }

@@ -1,10 +1,32 @@
 //! State-space solvers over one run: the consistent global states of its poset ([`cuts`]) and
 //! the reachable global states of its loset ([`reach`]), after Chang's thesis (2016).
 //!
-//! Inputs are a trace (through the streaming pass of `hindsight-stream`, whose happens-before
-//! clocks give the order) or a poset file; outputs are states, verdicts and findings. Nothing
-//! here opens files or prints; the predicate and poset-file languages are parsed from text the
-//! caller reads.
+//! Inputs are a trace (read through the streaming pass of `hindsight-stream`, whose
+//! happens-before clocks give the order), a poset file, or a predicate, each handed over by the
+//! caller as a reader or as text; outputs are states, verdicts, and reports of findings
+//! ([`cuts::detect()`], [`reach::analyse()`], one entry point per command). Nothing here opens
+//! files, prints or knows the command line: the caller draws progress from a [`Progress`]. The
+//! brute-force references the property tests hold the solvers to are behind the `oracle`
+//! feature.
 
 pub mod cuts;
 pub mod reach;
+
+/// What a long detection tells its caller while it works; the default methods ignore it.
+/// Enumerations report from every worker thread, hence `Sync`.
+pub trait Progress: Sync {
+    /// The input has been read; `warnings` are the lines about it (as in the report).
+    fn input_read(&self, warnings: &[String]) {
+        let _ = warnings;
+    }
+
+    /// `n` more states have been enumerated.
+    fn states(&self, n: u64) {
+        let _ = n;
+    }
+}
+
+/// Progress nobody watches.
+pub struct Quiet;
+
+impl Progress for Quiet {}

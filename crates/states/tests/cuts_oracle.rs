@@ -154,6 +154,67 @@ proptest! {
         check_all(&tp.poset)?;
     }
 
+    /// With any selection of relevant events, merged into event collections or not, the poset
+    /// of a trace is what Section 3.5.4 and Fig. 3.7 say: each thread's elements are its
+    /// relevant events in order, a collection being a longest run of them with no
+    /// synchronisation event in it or between them (with merging; one event each without), and
+    /// component `q` of an element's clock is the number of `q`'s elements whose first event
+    /// happens before (or is) the element's first event.
+    #[test]
+    fn trace_posets_with_selections_follow_the_definition(
+        choices in proptest::collection::vec(any::<(u8, u8, u8)>(), 0..30),
+        odd in any::<bool>(),
+        mask in any::<u16>(),
+        merge in any::<bool>(),
+    ) {
+        use hindsight_trace::{Event, Names, Op};
+        let trace = trace_from_choices(&choices, Shape { odd, ..Shape::default() });
+        let relevant = |e: &Event, _: &Names| mask & (1 << e.op.kind()) != 0;
+        let tp = TracePoset::read(&mut trace.source(), &Selection { relevant: &relevant, merge }).unwrap();
+        let hb = EventClocks::compute(&trace);
+        let sync = |op: &Op| matches!(
+            op,
+            Op::Acquire(_) | Op::Receive(_) | Op::Join(_) | Op::Release(_) | Op::Send(_) | Op::Fork(_)
+        );
+        for (p, &t) in tp.threads.iter().enumerate() {
+            // The thread's relevant events, grouped by the definition.
+            let mut groups: Vec<Vec<u64>> = Vec::new();
+            let mut open = false;
+            for e in trace.events.iter().filter(|e| e.thread == t) {
+                let is_sync = sync(&e.op);
+                if relevant(e, &trace.names) {
+                    match groups.last_mut() {
+                        Some(g) if merge && open && !is_sync => g.push(e.index),
+                        _ => groups.push(vec![e.index]),
+                    }
+                    open = !is_sync;
+                } else if is_sync {
+                    open = false;
+                }
+            }
+            let built: Vec<Vec<u64>> = (1..=tp.poset.len(p))
+                .map(|i| tp.element(p, i).iter().map(|e| e.index).collect())
+                .collect();
+            prop_assert_eq!(&built, &groups, "thread {}", p);
+        }
+        let first = |q: usize, j: u32| tp.element(q, j)[0].index as usize;
+        for p in 0..tp.poset.processes() {
+            for i in 1..=tp.poset.len(p) {
+                for q in 0..tp.poset.processes() {
+                    let before = (1..=tp.poset.len(q))
+                        .filter(|&j| (q, j) == (p, i) || hb.happens_before(first(q, j), first(p, i)))
+                        .count() as u32;
+                    prop_assert_eq!(tp.poset.clock(p, i)[q], before, "element {} of {}, component {}", i, p, q);
+                }
+            }
+        }
+        // Threads without relevant events are not processes.
+        let with_events = (0..trace.names.threads.len())
+            .filter(|&t| trace.events.iter().any(|e| e.thread.index() == t && relevant(e, &trace.names)))
+            .count();
+        prop_assert_eq!(tp.poset.processes(), with_events);
+    }
+
     /// The online ParaMount (Algorithm 6), fed a trace in its order and flushed at random
     /// points, enumerates each state exactly once.
     #[test]

@@ -296,3 +296,38 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Definition 4: the loset orders two events iff happened-before orders them once the
+    /// lock operations are taken out of the trace (lock edges only record which critical
+    /// section went first); a clock component counts the events of a thread ordered before.
+    #[test]
+    fn loset_order_is_happened_before_without_lock_edges(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..30),
+        odd in any::<bool>(),
+    ) {
+        use hindsight_order::reference::EventClocks;
+        use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+        let trace = trace_from_choices(&choices, Shape { odd, ..Shape::default() });
+        let l = Loset::from_events(&trace.events, trace.names.clone());
+        let mut lock_free = trace.clone();
+        for e in &mut lock_free.events {
+            if matches!(e.op, Op::Acquire(_) | Op::Release(_)) {
+                e.op = Op::End;
+            }
+        }
+        let hb = EventClocks::compute(&lock_free);
+        let events: Vec<(usize, u32)> = (0..l.processes())
+            .flat_map(|p| (1..=l.len(p)).map(move |i| (p, i)))
+            .collect();
+        prop_assert_eq!(events.len(), trace.events.len());
+        for &a in &events {
+            for &b in &events {
+                let (i, j) = (l.trace_index(a) as usize, l.trace_index(b) as usize);
+                prop_assert_eq!(l.hb_leq(a, b), i == j || hb.happens_before(i, j), "{:?} {:?}", a, b);
+            }
+        }
+    }
+}

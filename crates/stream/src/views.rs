@@ -238,7 +238,7 @@ impl DynamicViews {
             class: None,
             scratch: Vec::new(),
             region_count: 0,
-            must: HappensBefore::new(),
+            must: HappensBefore::without_lock_edges(),
         }
     }
 
@@ -595,16 +595,9 @@ impl Observer for DynamicViews {
 
     #[inline]
     fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
-        let ordering = !matches!(e.op, Op::Acquire(_) | Op::Release(_));
-        if ordering {
-            self.must.before(e);
-        } else {
-            self.must.before(&Event::new(e.index, e.thread, Op::End));
-        }
+        self.must.before(e);
         self.region_event(e, names);
-        if ordering {
-            self.must.after(e);
-        }
+        self.must.after(e);
         Ok(())
     }
 }

@@ -6,7 +6,9 @@
 //! It owns only the random computation; it knows nothing of enumeration.
 
 use super::poset::Poset;
+use super::poset_file::write_poset;
 use hindsight_rng::SplitMix64;
+use hindsight_syntax::Diagnostic;
 
 /// The parameters of a random message-passing computation.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,4 +106,26 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
         }
     }
     poset
+}
+
+/// `hindsight gen-poset`: the poset file of a poset of the family `name` (see
+/// [`config_by_name`]), with the message rates `send` and `receive` when given (probabilities;
+/// default: the family's).
+pub fn generate_poset_file(
+    name: &str,
+    seed: u64,
+    send: Option<f64>,
+    receive: Option<f64>,
+) -> Result<String, Diagnostic> {
+    let mut config = config_by_name(name, seed).map_err(Diagnostic::usage)?;
+    for (p, option) in [(send, "--send"), (receive, "--receive")] {
+        if p.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
+            return Err(Diagnostic::usage(format!(
+                "{option} is a probability: between 0 and 1"
+            )));
+        }
+    }
+    config.send = send.unwrap_or(config.send);
+    config.receive = receive.unwrap_or(config.receive);
+    Ok(write_poset(&generate_poset(&config)))
 }

@@ -2,13 +2,17 @@
 //! of a run (Chang's thesis, chapters 2-4: the poset model, ParaMount, QuickLex).
 //!
 //! The poset ([`poset`]) comes from a trace or a poset file ([`poset_file`]); the enumerators
-//! ([`bfs`], [`lex`], [`quicklex`], [`paramount`], and the reference [`brute`]) call a
-//! [`Visitor`] once per consistent global state and never store states themselves (BFS apart,
-//! whose levels are its nature); predicates ([`predicate`]) look at a frontier and the events of
-//! its elements. Nothing here reads files or prints.
+//! ([`bfs`], [`lex`], [`quicklex`], [`paramount`], and with the `oracle` feature the reference
+//! `brute`) call a [`Visitor`] once per consistent global state and never store states
+//! themselves (BFS apart, whose levels are its nature); predicates ([`predicate`]) look at a
+//! frontier and the events of its elements. [`detect()`] ties them into the command, from input
+//! to report. Nothing here reads files or prints.
 
 pub mod bfs;
+#[cfg(feature = "oracle")]
 pub mod brute;
+pub mod detect;
+mod findings;
 pub mod generate;
 pub mod lex;
 pub mod paramount;
@@ -17,6 +21,7 @@ pub mod poset_file;
 pub mod predicate;
 pub mod quicklex;
 
+pub use detect::{detect, Enumerator, Input, Options, PredicateText};
 use poset::Poset;
 use std::ops::ControlFlow;
 
@@ -52,6 +57,7 @@ pub enum Algorithm {
     Lex,
     QuickLex,
     /// The reference: every index vector, checked by the definition.
+    #[cfg(feature = "oracle")]
     Brute,
 }
 
@@ -67,6 +73,7 @@ pub fn bounded<V: Visitor + ?Sized>(
         Algorithm::Bfs => bfs::bfs(poset, lo, hi, visit),
         Algorithm::Lex => lex::lex(poset, lo, hi, visit),
         Algorithm::QuickLex => quicklex::QuickLex::new(poset).enumerate(lo, hi, visit),
+        #[cfg(feature = "oracle")]
         Algorithm::Brute => brute::brute(poset, lo, hi, visit),
     }
 }

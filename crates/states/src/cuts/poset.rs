@@ -3,10 +3,12 @@
 //!
 //! It owns the clock layout every enumerator reads, consistency of a frontier, and the
 //! construction of a poset from a trace: which events enter it (Section 3.5.4: only the relevant
-//! ones, optionally merged into event collections) and their happened-before order (program
-//! order, fork/join, release -> acquire, send -> receive). It knows nothing of how states are
-//! enumerated or what a predicate asks.
+//! ones, optionally merged into event collections) with their clocks read off the
+//! happens-before pass of `hindsight-order` (program order, fork/join, release -> acquire,
+//! send -> receive), not computed a second time. It knows nothing of how states are enumerated
+//! or what a predicate asks.
 
+use hindsight_order::HappensBefore;
 use hindsight_trace::{Event, EventSource, Names, Op, ThreadId, TraceError};
 
 /// A poset of events over `n` processes. Event `i` (1-based) of process `p` has the vector clock
@@ -191,190 +193,192 @@ impl TracePoset {
         &self.members[p][s[i as usize - 1] as usize..s[i as usize] as usize]
     }
 
-    /// Reads a whole trace and builds its poset.
+    /// Reads a whole trace (without validating it) and builds its poset.
     pub fn read<S: EventSource>(
         source: &mut S,
         selection: &Selection<'_>,
     ) -> Result<TracePoset, TraceError> {
         let mut builder = PosetBuilder::default();
+        let mut hb = HappensBefore::new();
         while source.advance()? {
-            builder.add(source.current(), source.names(), selection);
+            let e = source.current();
+            hb.before(e);
+            builder.add(e, &hb, source.names(), selection);
+            hb.after(e);
         }
         Ok(builder.finish(source.take_names()))
     }
 }
 
+/// Turns happens-before clocks into poset clocks. In a FastTrack clock, thread `q`'s component
+/// is an epoch of `q`: every event of `q` in that epoch or an earlier one happens before the
+/// clock's event, and no later one does (an epoch of another thread reaches a clock only
+/// through an edge that ends the epoch, so it holds no events yet to come). A poset clock's
+/// component `q` is the number of `q`'s elements before the event, so it is the number of
+/// elements `q` made in epochs up to that epoch: kept per thread as a running count by epoch.
+#[derive(Clone, Debug, Default)]
+pub struct EpochCounts {
+    /// Per thread: `upto[c]` = its elements made in epochs `<= c`.
+    upto: Vec<Vec<u32>>,
+}
+
+impl EpochCounts {
+    /// Counts a new element of thread `t` made in epoch `epoch` (a thread's epochs never go
+    /// back) and returns how many elements `t` has now: the element's own clock component.
+    pub fn add(&mut self, t: usize, epoch: u32) -> u32 {
+        if t >= self.upto.len() {
+            self.upto.resize_with(t + 1, Vec::new);
+        }
+        let v = &mut self.upto[t];
+        let e = epoch as usize;
+        debug_assert!(e + 1 >= v.len(), "epochs of a thread never go back");
+        if v.len() <= e {
+            let total = v.last().copied().unwrap_or(0);
+            v.resize(e + 1, total);
+        }
+        v[e] += 1;
+        v[e]
+    }
+
+    /// The number of elements thread `t` made in epochs up to `epoch`.
+    #[inline]
+    pub fn upto(&self, t: usize, epoch: u32) -> u32 {
+        let Some(v) = self.upto.get(t) else {
+            return 0;
+        };
+        v.get(epoch as usize).or(v.last()).copied().unwrap_or(0)
+    }
+
+    /// The poset clock of element `own` of thread `t`, whose happens-before clock is `hb`,
+    /// into `out` (thread-indexed, as long as `hb`).
+    pub fn clock(&self, t: usize, own: u32, hb: &[u32], out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            hb.iter()
+                .enumerate()
+                .map(|(q, &c)| if q == t { own } else { self.upto(q, c) }),
+        );
+    }
+}
+
 /// Builds the poset of a trace one event at a time (what the online detector of Section 3.5.1
-/// does): a clock per thread, lock and message whose components count relevant elements.
+/// does), each event seen with the happens-before pass positioned at it: elements are made of
+/// the relevant events, and their clocks read off the pass's ([`EpochCounts`]).
 #[derive(Default)]
 pub struct PosetBuilder {
-    threads: Vec<Vec<u32>>,
-    locks: Vec<Vec<u32>>,
-    messages: Vec<Vec<u32>>,
-    /// Per thread: its elements' clocks (thread-indexed, length = threads known then).
-    clocks: Vec<Vec<Vec<u32>>>,
-    members: Vec<Vec<Event>>,
-    starts: Vec<Vec<u32>>,
-    /// Per thread: whether its last element may still absorb a relevant event.
-    open: Vec<bool>,
+    counts: EpochCounts,
+    /// Per thread id.
+    threads: Vec<Elements>,
+    /// Scratch space for one clock.
+    row: Vec<u32>,
     trace_events: u64,
 }
 
-fn join_into(a: &mut Vec<u32>, b: &[u32]) {
-    if b.len() > a.len() {
-        a.resize(b.len(), 0);
-    }
-    for (x, &y) in a.iter_mut().zip(b) {
-        *x = (*x).max(y);
-    }
+/// The elements of one thread so far.
+struct Elements {
+    /// Their clocks, thread-indexed, one after the other; `ends[k]` is where clock `k` ends
+    /// (clocks are as long as the happens-before clock was then).
+    clocks: Vec<u32>,
+    ends: Vec<usize>,
+    members: Vec<Event>,
+    /// As in [`TracePoset::starts`].
+    starts: Vec<u32>,
+    /// Whether the last element may still absorb a relevant event.
+    open: bool,
 }
 
-fn slot(v: &mut Vec<Vec<u32>>, i: usize) -> &mut Vec<u32> {
-    if i >= v.len() {
-        v.resize_with(i + 1, Vec::new);
+impl Default for Elements {
+    fn default() -> Elements {
+        Elements {
+            clocks: Vec::new(),
+            ends: Vec::new(),
+            members: Vec::new(),
+            starts: vec![0],
+            open: false,
+        }
     }
-    &mut v[i]
 }
 
 impl PosetBuilder {
-    fn ensure(&mut self, t: usize) {
-        while self.threads.len() <= t {
-            self.threads.push(Vec::new());
-            self.clocks.push(Vec::new());
-            self.members.push(Vec::new());
-            self.starts.push(vec![0]);
-            self.open.push(false);
-        }
-    }
-
-    /// Adds one trace event. Returns the element it joined or created as `(thread, index)`, or
-    /// `None` if it is not relevant.
+    /// Adds one trace event; `hb` is the happens-before pass between its `before` and `after`
+    /// for this event. Returns the element it joined or created as `(thread, index)`, or `None`
+    /// if it is not relevant.
     pub fn add(
         &mut self,
         e: &Event,
+        hb: &HappensBefore,
         names: &Names,
         selection: &Selection<'_>,
     ) -> Option<(ThreadId, u32)> {
         self.trace_events += 1;
         let t = e.thread.index();
-        self.ensure(t);
-        let sync = match &e.op {
-            Op::Acquire(l) => {
-                if let Some(c) = self.locks.get(l.index()) {
-                    let c = c.clone();
-                    join_into(&mut self.threads[t], &c);
-                }
-                true
-            }
-            Op::Receive(m) => {
-                if let Some(c) = self.messages.get(m.index()) {
-                    let c = c.clone();
-                    join_into(&mut self.threads[t], &c);
-                }
-                true
-            }
-            Op::Join(u) => {
-                self.ensure(u.index());
-                let c = self.threads[u.index()].clone();
-                join_into(&mut self.threads[t], &c);
-                true
-            }
-            Op::Release(_) | Op::Send(_) | Op::Fork(_) => true,
-            _ => false,
-        };
-        if sync {
-            // An incoming edge splits a collection; so does an outgoing one, below.
-            self.open[t] = false;
+        if t >= self.threads.len() {
+            self.threads.resize_with(t + 1, Elements::default);
         }
-        let element = if (selection.relevant)(e, names) {
-            if selection.merge && self.open[t] {
-                self.members[t].push(e.clone());
-                *self.starts[t].last_mut().expect("an open element exists") += 1;
-            } else {
-                let own = slot(&mut self.threads, t);
-                if own.len() <= t {
-                    own.resize(t + 1, 0);
-                }
-                own[t] += 1;
-                let clock = own.clone();
-                self.clocks[t].push(clock);
-                self.members[t].push(e.clone());
-                let end = self.members[t].len() as u32;
-                self.starts[t].push(end);
-                self.open[t] = !sync;
+        // An edge in or out of the event splits a collection.
+        let sync = matches!(
+            e.op,
+            Op::Acquire(_)
+                | Op::Receive(_)
+                | Op::Join(_)
+                | Op::Release(_)
+                | Op::Send(_)
+                | Op::Fork(_)
+        );
+        if !(selection.relevant)(e, names) {
+            if sync {
+                self.threads[t].open = false;
             }
-            Some((e.thread, self.starts[t].len() as u32 - 1))
+            return None;
+        }
+        let th = &mut self.threads[t];
+        if selection.merge && th.open && !sync {
+            th.members.push(e.clone());
+            *th.starts.last_mut().expect("an open element exists") += 1;
         } else {
-            None
-        };
-        match &e.op {
-            Op::Release(l) => {
-                let c = self.threads[t].clone();
-                *slot(&mut self.locks, l.index()) = c;
-            }
-            Op::Send(m) => {
-                let c = self.threads[t].clone();
-                *slot(&mut self.messages, m.index()) = c;
-            }
-            Op::Fork(u) => {
-                self.ensure(u.index());
-                let c = self.threads[t].clone();
-                join_into(&mut self.threads[u.index()], &c);
-            }
-            _ => {}
+            let clock = hb.clock(e.thread).components();
+            let own = self.counts.add(t, clock[t]);
+            self.counts.clock(t, own, clock, &mut self.row);
+            th.clocks.extend_from_slice(&self.row);
+            th.ends.push(th.clocks.len());
+            th.members.push(e.clone());
+            th.starts.push(th.members.len() as u32);
+            th.open = !sync;
         }
-        if sync {
-            self.open[t] = false;
-        }
-        element
-    }
-
-    /// The number of elements of each thread so far (indexed by thread id): the snapshot of
-    /// maximal events that the online ParaMount (Algorithm 6) bounds an interval with.
-    pub fn maximal_events(&self) -> Vec<u32> {
-        self.clocks.iter().map(|c| c.len() as u32).collect()
-    }
-
-    /// The clock of element `i` (1-based) of thread `t`, thread-indexed, zero-padded to `width`.
-    pub fn element_clock(&self, t: usize, i: u32, width: usize) -> Vec<u32> {
-        let mut c = self.clocks[t][i as usize - 1].clone();
-        c.resize(width.max(c.len()), 0);
-        c
-    }
-
-    /// The number of threads seen so far.
-    pub fn thread_count(&self) -> usize {
-        self.threads.len()
+        Some((e.thread, th.starts.len() as u32 - 1))
     }
 
     /// The poset over the threads that have at least one element.
     pub fn finish(self, names: Names) -> TracePoset {
-        let present: Vec<usize> = (0..self.clocks.len())
-            .filter(|&t| !self.clocks[t].is_empty())
+        let present: Vec<usize> = (0..self.threads.len())
+            .filter(|&t| !self.threads[t].ends.is_empty())
             .collect();
         let n = present.len();
         let mut poset = Poset::new(n);
         let mut row = vec![0u32; n];
         for (p, &t) in present.iter().enumerate() {
-            for c in &self.clocks[t] {
+            let th = &self.threads[t];
+            let mut start = 0;
+            for &end in &th.ends {
+                let c = &th.clocks[start..end];
                 for (q, &u) in present.iter().enumerate() {
                     row[q] = c.get(u).copied().unwrap_or(0);
                 }
                 poset.push(p, &row);
+                start = end;
             }
         }
-        let mut members = self.members;
-        let mut starts = self.starts;
+        let mut threads = self.threads;
         TracePoset {
             poset,
             threads: present.iter().map(|&t| ThreadId(t as u32)).collect(),
             members: present
                 .iter()
-                .map(|&t| std::mem::take(&mut members[t]))
+                .map(|&t| std::mem::take(&mut threads[t].members))
                 .collect(),
             starts: present
                 .iter()
-                .map(|&t| std::mem::take(&mut starts[t]))
+                .map(|&t| std::mem::take(&mut threads[t].starts))
                 .collect(),
             names,
             trace_events: self.trace_events,

@@ -3,13 +3,16 @@
 //! locking intervals `(thread, lock, acq, rel)` with the effective locks of every event
 //! (Definition 8).
 //!
-//! It owns the construction from a trace and the static facts every class of global states is
-//! computed from. It knows nothing of which states are feasible, normalization or enumeration.
+//! It owns the construction from a trace, as an observer of the streaming pass of
+//! `hindsight-stream` ([`LosetBuilder`]), and the static facts every class of global states is
+//! computed from. Its order is that of a happens-before pass of `hindsight-order` without lock
+//! edges, turned into counts of events ([`EpochCounts`]). It knows nothing of which states are
+//! feasible, normalization or enumeration.
 
-use crate::cuts::poset::Poset;
-use hindsight_trace::{
-    ErrorKind, Event, EventSource, LockId, Names, Op, ThreadId, TraceError, Validator, Warning,
-};
+use crate::cuts::poset::{EpochCounts, Poset};
+use hindsight_order::HappensBefore;
+use hindsight_stream::Observer;
+use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId};
 
 /// An event of the loset: `(process, index)`, index 1-based.
 pub type Ev = (usize, u32);
@@ -30,16 +33,6 @@ impl Interval {
     pub fn contains(&self, i: u32) -> bool {
         self.acq <= i && self.rel.is_none_or(|r| i < r)
     }
-}
-
-/// A loset read from a trace, with what the validator said about the trace.
-pub struct ReadLoset {
-    pub loset: Loset,
-    /// The warnings kept, and how many of each kind there were.
-    pub warnings: Vec<Warning>,
-    pub warning_counts: Vec<(&'static str, u64)>,
-    /// Events read.
-    pub events: u64,
 }
 
 /// A loset over `n` processes (the threads with at least one event).
@@ -70,42 +63,13 @@ pub struct Loset {
 }
 
 impl Loset {
-    /// The loset of a trace held in memory (the events in trace order).
+    /// The loset of a trace held in memory (the events in trace order), not validated.
     pub fn from_events(events: &[Event], names: Names) -> Loset {
-        let mut b = Builder::default();
+        let mut b = LosetBuilder::default();
         for e in events {
             b.add(e);
         }
         b.finish(names)
-    }
-
-    /// Reads, validates and builds. Out-of-order lock records are accepted (with the
-    /// validator's warning): the loset of such a log may be invalid, which `check_valid`
-    /// decides.
-    pub fn read<S: EventSource>(source: &mut S, strict: bool) -> Result<ReadLoset, TraceError> {
-        let mut validator = Validator::new(strict);
-        let mut b = Builder::default();
-        while source.advance()? {
-            let e = source.current();
-            validator.check(e, source.position(), source.names())?;
-            b.add(e);
-            if b.events_total > u64::from(u32::MAX) / 2 {
-                return Err(TraceError::new(
-                    source.position(),
-                    ErrorKind::Unsupported("`reach` handles at most 2^31 events".into()),
-                ));
-            }
-        }
-        let names = source.take_names();
-        validator.finish(&names)?;
-        let b_events = b.events_total;
-        let loset = b.finish(names);
-        Ok(ReadLoset {
-            loset,
-            warnings: validator.warnings().to_vec(),
-            warning_counts: validator.warning_counts().to_vec(),
-            events: b_events,
-        })
     }
 
     #[inline]
@@ -182,13 +146,17 @@ impl Loset {
     }
 }
 
-/// Builds a loset one trace event at a time.
-#[derive(Default)]
-struct Builder {
-    /// Per thread id: clock over thread ids (no lock edges).
-    clocks: Vec<Vec<u32>>,
-    msgs: Vec<Vec<u32>>,
-    /// Per thread id: its events' clocks.
+/// The most events a loset holds: event indices are `u32`, and searches add to them.
+const MAX_EVENTS: u64 = u32::MAX as u64 / 2;
+
+/// Builds a loset one trace event at a time: lent to the streaming pass as an [`Observer`]
+/// (which validates the trace), or fed events held in memory by [`Loset::from_events`].
+pub struct LosetBuilder {
+    /// Happened-before without lock edges.
+    hb: HappensBefore,
+    counts: EpochCounts,
+    /// Per thread id: its events' clocks (thread-indexed, as long as the happens-before clock
+    /// was then).
     rows: Vec<Vec<Vec<u32>>>,
     events: Vec<Vec<Event>>,
     /// Per thread id: open intervals `(lock, depth, interval)`.
@@ -199,23 +167,50 @@ struct Builder {
     /// Per lock: the thread holding it, for lock validity.
     holder: Vec<Option<ThreadId>>,
     lock_valid: bool,
-    started: bool,
     events_total: u64,
 }
 
-fn join_into(a: &mut Vec<u32>, b: &[u32]) {
-    if b.len() > a.len() {
-        a.resize(b.len(), 0);
-    }
-    for (x, &y) in a.iter_mut().zip(b) {
-        *x = (*x).max(y);
+impl Default for LosetBuilder {
+    fn default() -> LosetBuilder {
+        LosetBuilder {
+            hb: HappensBefore::without_lock_edges(),
+            counts: EpochCounts::default(),
+            rows: Vec::new(),
+            events: Vec::new(),
+            open: Vec::new(),
+            held: Vec::new(),
+            intervals: Vec::new(),
+            holder: Vec::new(),
+            lock_valid: true,
+            events_total: 0,
+        }
     }
 }
 
-impl Builder {
+impl Observer for LosetBuilder {
+    fn name(&self) -> &'static str {
+        "reach"
+    }
+
+    fn on_event(&mut self, e: &Event, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+        if self.events_total >= MAX_EVENTS {
+            return Err(ErrorKind::Unsupported(
+                "`reach` handles at most 2^31 events".into(),
+            ));
+        }
+        self.add(e);
+        Ok(())
+    }
+}
+
+impl LosetBuilder {
+    /// The number of events added.
+    pub fn events(&self) -> u64 {
+        self.events_total
+    }
+
     fn ensure(&mut self, t: usize) {
-        while self.clocks.len() <= t {
-            self.clocks.push(Vec::new());
+        while self.rows.len() <= t {
             self.rows.push(Vec::new());
             self.events.push(Vec::new());
             self.open.push(Vec::new());
@@ -223,34 +218,17 @@ impl Builder {
         }
     }
 
-    fn add(&mut self, e: &Event) {
-        if !self.started {
-            self.started = true;
-            self.lock_valid = true;
-        }
+    /// Adds the next event of the trace.
+    pub fn add(&mut self, e: &Event) {
         self.events_total += 1;
         let t = e.thread.index();
         self.ensure(t);
-        {
-            let own = &mut self.clocks[t];
-            if own.len() <= t {
-                own.resize(t + 1, 0);
-            }
-            own[t] += 1;
-        }
-        let index = self.clocks[t][t];
+        self.hb.before(e);
+        let clock = self.hb.clock(e.thread).components();
+        let index = self.counts.add(t, clock[t]);
+        let mut row = Vec::with_capacity(clock.len());
+        self.counts.clock(t, index, clock, &mut row);
         match &e.op {
-            Op::Receive(m) => {
-                if let Some(c) = self.msgs.get(m.index()) {
-                    let c = c.clone();
-                    join_into(&mut self.clocks[t], &c);
-                }
-            }
-            Op::Join(u) => {
-                self.ensure(u.index());
-                let c = self.clocks[u.index()].clone();
-                join_into(&mut self.clocks[t], &c);
-            }
             Op::Acquire(l) => {
                 if let Some(k) = self.open[t].iter().position(|o| o.0 == *l) {
                     self.open[t][k].1 += 1;
@@ -281,26 +259,14 @@ impl Builder {
             }
             _ => {}
         }
-        self.rows[t].push(self.clocks[t].clone());
+        self.rows[t].push(row);
         self.events[t].push(e.clone());
         self.held[t].push(self.open[t].iter().map(|o| o.2 as u32).collect());
-        match &e.op {
-            Op::Send(m) => {
-                if m.index() >= self.msgs.len() {
-                    self.msgs.resize(m.index() + 1, Vec::new());
-                }
-                self.msgs[m.index()] = self.clocks[t].clone();
-            }
-            Op::Fork(u) => {
-                self.ensure(u.index());
-                let c = self.clocks[t].clone();
-                join_into(&mut self.clocks[u.index()], &c);
-            }
-            _ => {}
-        }
+        self.hb.after(e);
     }
 
-    fn finish(self, names: Names) -> Loset {
+    /// The loset of the events added; `names` names them.
+    pub fn finish(self, names: Names) -> Loset {
         let present: Vec<usize> = (0..self.rows.len())
             .filter(|&t| !self.rows[t].is_empty())
             .collect();
@@ -384,7 +350,7 @@ impl Builder {
             held_start,
             held,
             free_below,
-            lock_valid: self.lock_valid || !self.started,
+            lock_valid: self.lock_valid,
             names,
         }
     }

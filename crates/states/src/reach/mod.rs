@@ -4,15 +4,21 @@
 //! [`loset`] builds the model from a trace, [`classes`] decides the classes of global states
 //! (feasible, lock-free feasible, strongly feasible, viable) and normalizes, [`search`] decides
 //! reachability exactly by simulation, [`enumerate`] walks the strongly feasible states with the
-//! modified QuickLex (Lex1/Lex2), [`brute`] holds the definitions applied literally for the
-//! oracles. [`Reach`] ties them into the decision flow of Fig. 6.12. Nothing here reads files or
-//! prints; predicates come from `hindsight cuts` and are evaluated by the caller.
+//! modified QuickLex (Lex1/Lex2), `brute` (with the `oracle` feature) holds the definitions
+//! applied literally for the oracles. [`Reach`] ties them into the decision flow of Fig. 6.12;
+//! [`analyse()`] runs the command from trace to report, asking predicates of `hindsight cuts`
+//! through a projection of the loset. Nothing here reads files or prints.
 
+pub mod analyse;
+#[cfg(feature = "oracle")]
 pub mod brute;
 pub mod classes;
 pub mod enumerate;
+mod findings;
 pub mod loset;
 pub mod search;
+
+pub use analyse::{analyse, Options};
 
 use classes::{Cycle, Normalization, Normalized};
 use hindsight_trace::LockId;

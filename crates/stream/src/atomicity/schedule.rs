@@ -18,6 +18,7 @@
 
 use super::pairing::Violation;
 use super::{Kept, KeptOp};
+use hindsight_order::join_into;
 use hindsight_trace::{LockId, Names, ThreadId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -278,15 +279,6 @@ impl<'k> Scheduler<'k> {
             (Some(a), Some(b), None) if !run.reaches_e2 && a < b => Ok(()),
             _ => Err("e1, f, e2 are not in order".into()),
         }
-    }
-}
-
-fn join_into(into: &mut Vec<u32>, other: &[u32]) {
-    if into.len() < other.len() {
-        into.resize(other.len(), 0);
-    }
-    for (a, &b) in into.iter_mut().zip(other) {
-        *a = (*a).max(b);
     }
 }
 

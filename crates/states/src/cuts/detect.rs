@@ -1,0 +1,599 @@
+//! `hindsight cuts` from input to report: the poset (of a trace, built while the streaming pass
+//! validates it; of a poset file, whole or line by line), the predicate bound to it, the chosen
+//! enumerator, and the satisfying states turned into findings (`findings`).
+//!
+//! It owns the choices of a detection: which events enter the poset, when an enumeration stops,
+//! how ParaMount's intervals are merged back, how online batches grow. The enumerators know
+//! none of it. It never opens files or prints: the caller hands it a reader and watches the
+//! work through a [`Progress`].
+
+use super::findings::{finding, rule};
+use super::paramount::{paramount, Online};
+use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
+use super::poset_file::{parse_poset, PosetStream};
+use super::predicate::{parse_predicate, Bound, Predicate};
+use super::quicklex::QuickLex;
+use super::{bounded, Algorithm, Visitor};
+use crate::Progress;
+use hindsight_order::HappensBefore;
+use hindsight_report::Report;
+use hindsight_stream::reports::{pass_warnings, trace_info};
+use hindsight_stream::{observe_any, Observer, RunOptions};
+use hindsight_syntax::Diagnostic;
+use hindsight_trace::{AnyReader, ErrorKind, Event, Names, ThreadId};
+use serde_json::Value;
+use std::io::BufRead;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// How the consistent global states are enumerated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enumerator {
+    Bfs,
+    Lex,
+    QuickLex,
+    /// QuickLex on ParaMount's intervals, in parallel.
+    ParaMount,
+}
+
+impl Enumerator {
+    /// The name reports give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Enumerator::Bfs => "bfs",
+            Enumerator::Lex => "lex",
+            Enumerator::QuickLex => "quicklex",
+            Enumerator::ParaMount => "paramount",
+        }
+    }
+
+    /// The sequential enumerator of a whole poset, or of each interval online.
+    fn sequential(self) -> Algorithm {
+        match self {
+            Enumerator::Bfs => Algorithm::Bfs,
+            Enumerator::Lex => Algorithm::Lex,
+            Enumerator::QuickLex | Enumerator::ParaMount => Algorithm::QuickLex,
+        }
+    }
+}
+
+/// A predicate's text, already read, and the name its errors are told against (`<predicate>`,
+/// or the file it came from).
+#[derive(Clone, Debug)]
+pub struct PredicateText {
+    pub text: String,
+    pub name: String,
+}
+
+/// What a detection asks.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The predicate to detect; without one, only `count` makes sense.
+    pub predicate: Option<PredicateText>,
+    pub enumerator: Enumerator,
+    /// Workers of ParaMount and of the online enumerator (default: the number of CPUs).
+    pub threads: Option<usize>,
+    /// Only count the states (and, with a predicate, those satisfying it): no findings.
+    pub count: bool,
+    /// Report every satisfying state, up to `limit`, rather than the first.
+    pub all: bool,
+    pub limit: u64,
+    /// Every event of a trace enters the poset, not only those the predicate looks at.
+    pub every_event: bool,
+    /// Enumerate while a poset file streams in (ParaMount's online form, Algorithm 6): the
+    /// first satisfying state stops the reading.
+    pub online: bool,
+}
+
+/// What a detection reads.
+pub enum Input<'a> {
+    /// A trace, read through the validating streaming pass run with these options.
+    Trace(&'a mut AnyReader, RunOptions),
+    /// The whole text of a poset file.
+    PosetText(&'a str),
+    /// A poset file as it streams in, line by line.
+    PosetLines(&'a mut dyn BufRead),
+}
+
+impl Options {
+    /// Checks the options against each other and parses the predicate, as [`detect`] does
+    /// first: a caller that wants these errors before it opens the input calls it itself.
+    /// `poset` says whether the input is a poset file.
+    pub fn check(&self, poset: bool) -> Result<Option<Predicate>, Diagnostic> {
+        let predicate = self
+            .predicate
+            .as_ref()
+            .map(|p| parse_predicate(&p.text).map_err(|e| e.in_input(&p.name)))
+            .transpose()?;
+        if predicate.is_none() && !self.count {
+            return Err(Diagnostic::usage(
+                "give a predicate to detect (--predicate EXPR) or ask for --count",
+            ));
+        }
+        if self.threads.is_some() && self.enumerator != Enumerator::ParaMount && !self.online {
+            return Err(Diagnostic::usage(
+                "--threads is for --algo paramount or --online",
+            ));
+        }
+        if self.threads == Some(0) {
+            return Err(Diagnostic::usage("--threads must be at least 1"));
+        }
+        if self.online && !poset {
+            // The online enumerator's clocks have one component per process from the first
+            // event on, but a trace's threads are only all known once it has been read.
+            return Err(Diagnostic::usage(
+                "--online reads poset files only (--poset, or a file whose first line is `PID:(c1,...,cn)`): \
+                 a trace's threads are only known once it has been read, and online enumeration needs \
+                 the number of processes from the first event; `hindsight gen-poset` and `write_poset` \
+                 write poset files",
+            ));
+        }
+        Ok(predicate)
+    }
+
+    /// How many satisfying states to keep (0: count only), and whether to stop at the first.
+    fn keep(&self) -> (u64, bool) {
+        let keep = if self.count {
+            0
+        } else if self.all {
+            self.limit
+        } else {
+            1
+        };
+        (keep, !self.count && !self.all)
+    }
+}
+
+/// Detects the predicate of `options` in the consistent global states of `input` (whose name,
+/// as the user gave it, is `name`) and reports: the satisfying states as findings (none when
+/// counting), and what was enumerated in the summary. Errors in the input, the predicate or
+/// the options come back as diagnostics.
+pub fn detect(
+    input: Input<'_>,
+    name: &str,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Report, Diagnostic> {
+    let poset_file = !matches!(input, Input::Trace(..));
+    let predicate = options.check(poset_file)?;
+    let threads = options.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let search = SearchOptions {
+        progress,
+        keep: options.keep().0,
+        first: options.keep().1,
+    };
+    let mut report = Report::new("cuts");
+    let started = Instant::now();
+    let (tp, streamed) = match input {
+        Input::Trace(reader, run) => {
+            let tp = read_trace(reader, name, run, predicate.as_ref(), options, &mut report)?;
+            (tp, None)
+        }
+        Input::PosetText(text) if options.online => {
+            let mut lines = text.as_bytes();
+            let (tp, outcome) = online(
+                &mut lines,
+                name,
+                options,
+                predicate.as_ref(),
+                threads,
+                &search,
+            )?;
+            (tp, Some(outcome))
+        }
+        Input::PosetLines(lines) if options.online => {
+            let (tp, outcome) = online(lines, name, options, predicate.as_ref(), threads, &search)?;
+            (tp, Some(outcome))
+        }
+        Input::PosetText(text) => (poset_input(text, name)?, None),
+        Input::PosetLines(lines) => {
+            let mut text = String::new();
+            lines
+                .read_to_string(&mut text)
+                .map_err(|e| Diagnostic::usage(format!("cannot read {name}: {e}")))?;
+            (poset_input(&text, name)?, None)
+        }
+    };
+    if poset_file {
+        report.trace.insert("path".into(), Value::from(name));
+        report.trace.insert("format".into(), Value::from("poset"));
+    }
+    progress.input_read(&report.warnings);
+    let bound = bind(predicate.as_ref(), &tp)?;
+    let outcome = match streamed {
+        Some(outcome) => outcome,
+        None => enumerate(
+            &tp.poset,
+            options.enumerator,
+            threads,
+            bound.as_ref(),
+            &search,
+        ),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+
+    let race_only = predicate.as_ref().is_some_and(Predicate::is_race_only);
+    report.rules.push(rule(race_only));
+    if !options.count {
+        for g in &outcome.found {
+            report
+                .findings
+                .push(finding(&tp, bound.as_ref(), g, race_only, poset_file));
+        }
+    }
+    let s = &mut report.summary;
+    if let Some(p) = &predicate {
+        s.insert("predicate".into(), Value::from(p.text.trim()));
+    }
+    s.insert("algorithm".into(), Value::from(options.enumerator.name()));
+    if options.online {
+        s.insert("online".into(), Value::from(true));
+    }
+    if options.enumerator == Enumerator::ParaMount || options.online {
+        s.insert("threads".into(), Value::from(threads));
+    }
+    s.insert("processes".into(), Value::from(tp.poset.processes()));
+    s.insert("poset_events".into(), Value::from(tp.poset.events()));
+    s.insert("states".into(), Value::from(outcome.states));
+    if predicate.is_some() && !search.first {
+        s.insert("satisfying".into(), Value::from(outcome.satisfying));
+    }
+    // Whether every consistent state was enumerated (not stopped at a first or a limit).
+    s.insert("complete".into(), Value::from(outcome.complete));
+    s.insert("seconds".into(), Value::from((seconds * 1e6).round() / 1e6));
+    Ok(report)
+}
+
+/// Builds the poset while the streaming pass validates the trace, with its clocks read off
+/// the pass's happens-before.
+struct Collect<'a> {
+    builder: PosetBuilder,
+    /// Which events enter the poset: those this predicate looks at, or every one.
+    predicate: Option<&'a Predicate>,
+    merge: bool,
+}
+
+impl Observer for Collect<'_> {
+    fn name(&self) -> &'static str {
+        "cuts"
+    }
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        let predicate = self.predicate;
+        let relevant = |e: &Event, n: &Names| predicate.is_none_or(|p| p.relevant(e, n));
+        let selection = Selection {
+            relevant: &relevant,
+            merge: self.merge,
+        };
+        self.builder.add(e, hb, names, &selection);
+        Ok(())
+    }
+}
+
+/// The poset of a trace, its facts and warnings written into `report`.
+fn read_trace(
+    reader: &mut AnyReader,
+    name: &str,
+    run: RunOptions,
+    predicate: Option<&Predicate>,
+    options: &Options,
+    report: &mut Report,
+) -> Result<TracePoset, Diagnostic> {
+    let every = options.every_event || predicate.is_none();
+    let mut collect = Collect {
+        builder: PosetBuilder::default(),
+        predicate: if every { None } else { predicate },
+        // Runs of accesses merge into event collections only for the race predicate, which
+        // looks at any member of a frontier collection (Algorithm 8).
+        merge: !every && predicate.is_some_and(Predicate::is_race_only),
+    };
+    let format = reader.format();
+    let pass = observe_any(reader, &mut [&mut collect], run)
+        .map_err(|e| Diagnostic::error(name, e.pos, e.kind.to_string()))?;
+    report.warnings = pass_warnings(name, &pass.warnings, &pass.warning_counts);
+    report.trace = trace_info(name, format, &pass.stats);
+    Ok(collect.builder.finish(pass.names))
+}
+
+/// A poset file's text as a trace poset whose elements have no events.
+fn poset_input(text: &str, name: &str) -> Result<TracePoset, Diagnostic> {
+    let poset = parse_poset(text).map_err(|e| e.in_input(name))?;
+    Ok(events_free(poset))
+}
+
+/// A poset read from a poset file as a trace poset whose elements have no events, its
+/// processes named `P0`, `P1`, ...
+fn events_free(poset: Poset) -> TracePoset {
+    let n = poset.processes();
+    let mut names = Names::default();
+    for p in 0..n {
+        let _ = names.threads.intern(format!("P{p}").as_bytes());
+    }
+    TracePoset {
+        threads: (0..n).map(|p| ThreadId(p as u32)).collect(),
+        members: vec![Vec::new(); n],
+        starts: (0..n).map(|p| vec![0; poset.len(p) as usize + 1]).collect(),
+        names,
+        trace_events: poset.events(),
+        poset,
+    }
+}
+
+fn bind<'a>(
+    predicate: Option<&'a Predicate>,
+    tp: &'a TracePoset,
+) -> Result<Option<Bound<'a>>, Diagnostic> {
+    predicate
+        .map(|p| p.bind(tp).map_err(|e| e.in_input("<predicate>")))
+        .transpose()
+}
+
+/// What every search of one detection shares.
+struct SearchOptions<'a> {
+    progress: &'a dyn Progress,
+    /// How many satisfying states to keep (0 = only count).
+    keep: u64,
+    /// Stop at the first satisfying state.
+    first: bool,
+}
+
+/// What an enumeration found.
+#[derive(Default)]
+struct Outcome {
+    states: u64,
+    satisfying: u64,
+    /// The satisfying states kept.
+    found: Vec<Vec<u32>>,
+    /// Whether every state was enumerated.
+    complete: bool,
+}
+
+impl Outcome {
+    /// Adds the outcome of one more interval of the same enumeration.
+    fn merge(&mut self, other: Outcome) {
+        self.states += other.states;
+        self.satisfying += other.satisfying;
+        self.found.extend(other.found);
+        self.complete &= other.complete;
+    }
+}
+
+/// The whole poset enumerated offline.
+fn enumerate(
+    poset: &Poset,
+    enumerator: Enumerator,
+    threads: usize,
+    bound: Option<&Bound<'_>>,
+    options: &SearchOptions<'_>,
+) -> Outcome {
+    if enumerator == Enumerator::ParaMount {
+        let best = AtomicUsize::new(usize::MAX);
+        let results = paramount(
+            poset,
+            threads,
+            Algorithm::QuickLex,
+            |i| Search::new(bound, options, i, Some(&best)),
+            |_, s, flow| s.finish(flow),
+        );
+        let mut outcome = Outcome {
+            complete: true,
+            ..Outcome::default()
+        };
+        for r in results {
+            outcome.merge(r);
+        }
+        outcome.found.truncate(options.keep as usize);
+        return outcome;
+    }
+    let lo = vec![0; poset.processes()];
+    let hi = poset.final_state();
+    let mut s = Search::new(bound, options, 0, None);
+    let flow = match enumerator.sequential() {
+        Algorithm::QuickLex => QuickLex::new(poset).enumerate(&lo, &hi, &mut s),
+        algorithm => bounded(poset, algorithm, &lo, &hi, &mut s),
+    };
+    s.finish(flow)
+}
+
+/// The largest batch of intervals [`online`] enumerates at once.
+const ONLINE_BATCH: u64 = 4096;
+
+/// Online detection: reads a poset file line by line, checking each line against the events
+/// before it ([`PosetStream`]), inserts each event into ParaMount's online enumerator and
+/// enumerates the intervals in batches while reading goes on. Batches grow from 1 to
+/// [`ONLINE_BATCH`] intervals, so a satisfying state near the start stops the reading early;
+/// with a predicate, which is bound again for every batch (a pass over the events so far),
+/// they also grow with the events read, so binding stays linear overall.
+fn online(
+    reader: &mut dyn BufRead,
+    name: &str,
+    options: &Options,
+    predicate: Option<&Predicate>,
+    threads: usize,
+    search: &SearchOptions<'_>,
+) -> Result<(TracePoset, Outcome), Diagnostic> {
+    let algorithm = options.enumerator.sequential();
+    let best = AtomicUsize::new(usize::MAX);
+    let mut stream = PosetStream::default();
+    let mut enumerator: Option<Online<TracePoset>> = None;
+    let mut outcome = Outcome {
+        complete: true,
+        ..Outcome::default()
+    };
+    let mut text = String::new();
+    let mut line = 0usize;
+    loop {
+        text.clear();
+        let end = reader.read_line(&mut text).map_err(|e| {
+            Diagnostic::usage(format!("cannot read {name} at line {}: {e}", line + 1))
+        })? == 0;
+        if !end {
+            line += 1;
+            if let Some(l) = stream.parse(&text, line).map_err(|e| e.in_input(name))? {
+                let e = enumerator.get_or_insert_with(|| {
+                    let empty = events_free(Poset::new(l.clock.len()));
+                    Online::with_store(empty, threads, algorithm)
+                });
+                stream.check(&l, e.poset()).map_err(|e| e.in_input(name))?;
+                e.insert(l.pid, &l.clock);
+            }
+        }
+        let Some(e) = enumerator.as_mut() else {
+            if end {
+                break;
+            }
+            continue;
+        };
+        let pending = e.pending() as u64;
+        let before = e.inserted() - pending;
+        let mut target = before.clamp(1, ONLINE_BATCH);
+        if predicate.is_some() {
+            target = target.max(before / 2);
+        }
+        if pending > 0 && (pending >= target || end) {
+            let batch = e.take();
+            let e = &*e;
+            let bound = bind(predicate, e.store())?;
+            let results = e.run(
+                &batch,
+                |i| Search::new(bound.as_ref(), search, i, Some(&best)),
+                |_, s, flow| s.finish(flow),
+            );
+            for r in results {
+                outcome.merge(r);
+            }
+            outcome.found.truncate(search.keep as usize);
+            if search.first && !outcome.found.is_empty() {
+                // The first satisfying state: nothing read later can come before it.
+                outcome.complete = false;
+                break;
+            }
+        }
+        if end {
+            break;
+        }
+    }
+    let tp = match enumerator {
+        Some(e) => {
+            let mut tp = e.into_store();
+            tp.trace_events = tp.poset.events();
+            tp
+        }
+        None => {
+            // No events: the empty state is the only one.
+            let tp = events_free(Poset::new(0));
+            let bound = bind(predicate, &tp)?;
+            let mut s = Search::new(bound.as_ref(), search, 0, None);
+            let flow = s.visit(&[]);
+            let complete = outcome.complete;
+            outcome = s.finish(flow);
+            outcome.complete = complete;
+            tp
+        }
+    };
+    Ok((tp, outcome))
+}
+
+/// How many states a search enumerates between two reports to [`Progress`].
+const PROGRESS_BATCH: u64 = 1 << 22;
+
+/// What one enumeration (or one ParaMount interval) saw.
+struct Search<'a> {
+    bound: Option<&'a Bound<'a>>,
+    options: &'a SearchOptions<'a>,
+    states: u64,
+    unreported: u64,
+    satisfying: u64,
+    found: Vec<Vec<u32>>,
+    /// ParaMount: the interval searched, to stop when an earlier one already found a state.
+    interval: usize,
+    best: Option<&'a AtomicUsize>,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        bound: Option<&'a Bound<'a>>,
+        options: &'a SearchOptions<'a>,
+        interval: usize,
+        best: Option<&'a AtomicUsize>,
+    ) -> Search<'a> {
+        Search {
+            bound,
+            options,
+            states: 0,
+            unreported: 0,
+            satisfying: 0,
+            found: Vec::new(),
+            interval,
+            best,
+        }
+    }
+
+    /// The outcome, once the enumerator returned `flow`; the states not yet reported are.
+    fn finish(self, flow: ControlFlow<()>) -> Outcome {
+        self.options.progress.states(self.unreported);
+        Outcome {
+            states: self.states,
+            satisfying: self.satisfying,
+            found: self.found,
+            complete: flow.is_continue(),
+        }
+    }
+}
+
+impl Search<'_> {
+    /// Every [`PROGRESS_BATCH`] states (and at the first): reports them, and stops if an
+    /// earlier ParaMount interval already found a state.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self) -> ControlFlow<()> {
+        if self.unreported == PROGRESS_BATCH {
+            self.options.progress.states(self.unreported);
+            self.unreported = 0;
+        }
+        match self.best {
+            Some(best) if best.load(Ordering::Relaxed) < self.interval => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    /// Counts and keeps the satisfying state `g`; whether to go on.
+    #[inline(never)]
+    fn satisfied(&mut self, g: &[u32]) -> ControlFlow<()> {
+        self.satisfying += 1;
+        let keep = self.options.keep;
+        if (self.found.len() as u64) < keep {
+            self.found.push(g.to_vec());
+        }
+        if self.options.first {
+            if let Some(best) = self.best {
+                best.fetch_min(self.interval, Ordering::Relaxed);
+            }
+            return ControlFlow::Break(());
+        }
+        if keep > 0 && self.found.len() as u64 >= keep && self.best.is_none() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Visitor for Search<'_> {
+    /// Inlined into the enumerators' loops, with the rare paths kept out of them.
+    #[inline(always)]
+    fn visit(&mut self, g: &[u32]) -> ControlFlow<()> {
+        self.states += 1;
+        self.unreported += 1;
+        if self.unreported == PROGRESS_BATCH || self.states == 1 {
+            self.checkpoint()?;
+        }
+        match self.bound {
+            Some(bound) if bound.holds(g) => self.satisfied(g),
+            _ => ControlFlow::Continue(()),
+        }
+    }
+}
