@@ -1,6 +1,7 @@
 //! The command line of `hindsight`: every command, argument and option, with its help text.
 //! Nothing here runs anything.
 
+use crate::generators::{GenArgs, GenHistoryArgs, GenPosetArgs};
 use crate::{cuts, reach};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -183,39 +184,7 @@ pub enum Command {
         to: Option<TraceFormatArg>,
     },
     /// Generates a random valid trace (for tests and benchmarks).
-    Gen {
-        /// Number of events.
-        #[arg(long, default_value_t = 1000)]
-        events: u64,
-        /// Number of threads (T0 forks and joins the others).
-        #[arg(long, default_value_t = 4)]
-        threads: u32,
-        /// Seed of the pseudo-random generator: the same seed gives the same trace.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Number of shared variables.
-        #[arg(long, default_value_t = 16)]
-        vars: u32,
-        /// Number of locks (variable x_i is guarded by lock L_(i mod locks)).
-        #[arg(long, default_value_t = 4)]
-        locks: u32,
-        /// Maximum lock nesting depth.
-        #[arg(long, default_value_t = 2)]
-        depth: u32,
-        /// Fraction of accesses made without the guard lock (these may race).
-        #[arg(long, default_value_t = 0.05)]
-        unprotected: f64,
-        /// Probability per step of opening an atomic block (begin/end).
-        #[arg(long, default_value_t = 0.0)]
-        blocks: f64,
-        /// Turn every access into an action on a dictionary `m_i` over this many keys
-        /// (put/get/size with consistent results), for `commute --builtin map`.
-        #[arg(long, default_value_t = 0)]
-        map_keys: u32,
-        /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    Gen(GenArgs),
     /// Generates a client history against a linearizable object (JSON Lines), optionally with
     /// injected anomalies, for `hindsight lin` tests and benchmarks.
     GenHistory(GenHistoryArgs),
@@ -227,56 +196,6 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
-}
-
-#[derive(clap::Args)]
-pub struct GenPosetArgs {
-    /// `d-N` (10 processes, N events, random messages) or `w-N` (N processes, 480 events).
-    pub family: String,
-    /// Seed of the pseudo-random generator: the same seed gives the same poset.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Probability that an event sends a message (default: the family's).
-    #[arg(long)]
-    pub send: Option<f64>,
-    /// Probability that an event receives a waiting message (default: the family's).
-    #[arg(long)]
-    pub receive: Option<f64>,
-    /// Output file; standard output if omitted.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-}
-
-#[derive(clap::Args)]
-pub struct GenHistoryArgs {
-    /// register, kv, set, queue, counter or mutex.
-    #[arg(long, default_value = "register")]
-    pub model: String,
-    #[arg(long, default_value_t = 5)]
-    pub clients: u32,
-    /// Operations invoked.
-    #[arg(long, default_value_t = 200)]
-    pub ops: u32,
-    /// Keys (kv only).
-    #[arg(long, default_value_t = 8)]
-    pub keys: u32,
-    /// Size of the value domain.
-    #[arg(long, default_value_t = 5)]
-    pub values: u32,
-    /// Probability that a read returns an older value (an injected anomaly).
-    #[arg(long, default_value_t = 0.0)]
-    pub stale_reads: f64,
-    /// Probability that a completed write never takes effect (an injected anomaly).
-    #[arg(long, default_value_t = 0.0)]
-    pub lost_writes: f64,
-    /// Probability that an operation's outcome is recorded as unknown (`info`).
-    #[arg(long, default_value_t = 0.0)]
-    pub info: f64,
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Output file; standard output if omitted.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
 }
 
 /// `--regions`.

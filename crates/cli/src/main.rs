@@ -8,16 +8,15 @@
 
 mod args;
 mod cuts;
+mod generators;
 mod output;
 mod reach;
 mod traces;
 
-use anyhow::bail;
 use args::{Cli, Command};
 use clap::Parser;
-use hindsight_states::cuts::generate::generate_poset_file;
 use hindsight_syntax::{input_name, Diagnostic};
-use output::{print_report, read_text, write_output};
+use output::{print_report, read_text};
 use std::io;
 use std::process::ExitCode;
 
@@ -106,31 +105,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::Check(a) => traces::check(&a),
         Command::Stats { input, format } => traces::stats(&input, format),
         Command::Convert { input, output, to } => traces::convert(&input, &output, to),
-        Command::Gen {
-            events,
-            threads,
-            seed,
-            vars,
-            locks,
-            depth,
-            unprotected,
-            blocks,
-            map_keys,
-            output,
-        } => {
-            let config = hindsight_trace::generate::GenConfig {
-                events,
-                threads,
-                vars,
-                locks,
-                max_depth: depth,
-                unprotected,
-                blocks,
-                seed,
-                map_keys,
-            };
-            traces::gen(&config, output.as_deref())
-        }
+        Command::Gen(a) => generators::gen(&a),
         Command::Lin {
             history,
             model,
@@ -166,31 +141,8 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             Ok(report.exit_code() as u8)
         }
         Command::Cuts(args) => cuts::run(&args),
-        Command::GenPoset(a) => {
-            let text = generate_poset_file(&a.family, a.seed, a.send, a.receive)?;
-            write_output(a.output.as_deref(), &text)?;
-            Ok(0)
-        }
+        Command::GenPoset(a) => generators::gen_poset(&a),
         Command::Reach(args) => reach::run(args),
-        Command::GenHistory(a) => {
-            use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
-            use hindsight_history::MODELS;
-            if !MODELS.contains(&a.model.as_str()) {
-                bail!("no model `{}` (there are: {})", a.model, MODELS.join(", "));
-            }
-            let history = simulate(&SimConfig {
-                model: a.model,
-                clients: a.clients,
-                ops: a.ops,
-                keys: a.keys,
-                values: a.values,
-                stale_reads: a.stale_reads,
-                lost_writes: a.lost_writes,
-                info: a.info,
-                seed: a.seed,
-            });
-            write_output(a.output.as_deref(), &to_jsonl(&history))?;
-            Ok(0)
-        }
+        Command::GenHistory(a) => generators::gen_history(&a),
     }
 }

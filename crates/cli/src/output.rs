@@ -7,7 +7,8 @@ use anyhow::Context;
 use hindsight_report::{render, render_all, OutputFormat, Report};
 use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_syntax::{input_name, Diagnostic};
-use hindsight_trace::AnyReader;
+use hindsight_trace::{AnyReader, BinaryWriter, Format, Names, TextWriter};
+use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::Path;
 
@@ -102,5 +103,41 @@ pub fn write_output(output: Option<&Path>, text: &str) -> anyhow::Result<()> {
             std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))
         }
         _ => Ok(io::stdout().write_all(text.as_bytes())?),
+    }
+}
+
+/// A sink for events in either format.
+pub enum TraceSink {
+    Text(TextWriter<Box<dyn Write>>),
+    Binary(BinaryWriter<Box<dyn Write>>),
+}
+
+impl TraceSink {
+    pub fn create(path: Option<&Path>, format: Format) -> anyhow::Result<TraceSink> {
+        let out: Box<dyn Write> = match path {
+            Some(p) if p.as_os_str() != "-" => Box::new(BufWriter::with_capacity(
+                1 << 20,
+                File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            )),
+            _ => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
+        };
+        Ok(match format {
+            Format::Text => TraceSink::Text(TextWriter::new(out)),
+            Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),
+        })
+    }
+
+    pub fn write(&mut self, e: &hindsight_trace::Event, names: &Names) -> io::Result<()> {
+        match self {
+            TraceSink::Text(w) => w.write_event(e, names),
+            TraceSink::Binary(w) => w.write_event(e, names),
+        }
+    }
+
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            TraceSink::Text(w) => w.finish().map(drop),
+            TraceSink::Binary(w) => w.finish().map(drop),
+        }
     }
 }

@@ -1,11 +1,11 @@
 //! The commands over one trace: `races`, `atomicity`, `commute`, `views`, `check` (several of
-//! them in one pass) and `stats`, and the trace utilities `convert` and `gen`. Each builds the
+//! them in one pass) and `stats`, and `convert`. Each builds the
 //! analyses its options ask for, hands them to `hindsight_stream::analyse_trace` and prints the
 //! reports.
 
 use crate::args::{AnalysisArg, CheckArgs, FormatArg, InputArgs, RegionsArg, TraceFormatArg};
 use crate::output::{
-    open_trace, pipelined, print_report, print_reports, print_warnings, read_text,
+    open_trace, pipelined, print_report, print_reports, print_warnings, read_text, TraceSink,
 };
 use anyhow::{bail, Context};
 use hindsight_source::views::analyse_program;
@@ -16,10 +16,8 @@ use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace, Analysis, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
-use hindsight_trace::generate::{generate, GenConfig};
-use hindsight_trace::{BinaryWriter, EventSource, Format, Names, TextWriter};
+use hindsight_trace::{EventSource, Format};
 use serde_json::Value;
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -198,42 +196,6 @@ pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// A sink for events in either format.
-enum TraceSink {
-    Text(TextWriter<Box<dyn Write>>),
-    Binary(BinaryWriter<Box<dyn Write>>),
-}
-
-impl TraceSink {
-    fn create(path: Option<&Path>, format: Format) -> anyhow::Result<TraceSink> {
-        let out: Box<dyn Write> = match path {
-            Some(p) if p.as_os_str() != "-" => Box::new(BufWriter::with_capacity(
-                1 << 20,
-                File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-            )),
-            _ => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
-        };
-        Ok(match format {
-            Format::Text => TraceSink::Text(TextWriter::new(out)),
-            Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),
-        })
-    }
-
-    fn write(&mut self, e: &hindsight_trace::Event, names: &Names) -> io::Result<()> {
-        match self {
-            TraceSink::Text(w) => w.write_event(e, names),
-            TraceSink::Binary(w) => w.write_event(e, names),
-        }
-    }
-
-    fn finish(self) -> io::Result<()> {
-        match self {
-            TraceSink::Text(w) => w.finish().map(drop),
-            TraceSink::Binary(w) => w.finish().map(drop),
-        }
-    }
-}
-
 pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyhow::Result<u8> {
     let format = match to {
         Some(TraceFormatArg::Text) => Format::Text,
@@ -248,15 +210,6 @@ pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyho
         sink.write(reader.current(), reader.names())
             .with_context(|| format!("cannot write {}", input_name(output)))?;
     }
-    sink.finish()?;
-    Ok(0)
-}
-
-pub fn gen(config: &GenConfig, output: Option<&Path>) -> anyhow::Result<u8> {
-    let format = output.map_or(Format::Text, Format::from_extension);
-    let mut sink = TraceSink::create(output, format)?;
-    let mut names = Names::default();
-    generate(config, &mut names, |e, names| sink.write(e, names))?;
     sink.finish()?;
     Ok(0)
 }

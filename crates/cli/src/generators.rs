@@ -1,0 +1,148 @@
+//! The generators: `gen` (a random valid trace), `gen-poset` (a poset shaped like the
+//! ParaMount/QuickLex benchmarks) and `gen-history` (a client history against a linearizable
+//! object): their arguments, and writing what the library generates.
+
+use crate::output::{write_output, TraceSink};
+use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
+use hindsight_history::MODELS;
+use hindsight_states::cuts::generate::generate_poset_file;
+use hindsight_syntax::Diagnostic;
+use hindsight_trace::generate::{generate, GenConfig};
+use hindsight_trace::{Format, Names};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct GenArgs {
+    /// Number of events.
+    #[arg(long, default_value_t = 1000)]
+    pub events: u64,
+    /// Number of threads (T0 forks and joins the others).
+    #[arg(long, default_value_t = 4)]
+    pub threads: u32,
+    /// Seed of the pseudo-random generator: the same seed gives the same trace.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Number of shared variables.
+    #[arg(long, default_value_t = 16)]
+    pub vars: u32,
+    /// Number of locks (variable x_i is guarded by lock L_(i mod locks)).
+    #[arg(long, default_value_t = 4)]
+    pub locks: u32,
+    /// Maximum lock nesting depth.
+    #[arg(long, default_value_t = 2)]
+    pub depth: u32,
+    /// Fraction of accesses made without the guard lock (these may race).
+    #[arg(long, default_value_t = 0.05)]
+    pub unprotected: f64,
+    /// Probability per step of opening an atomic block (begin/end).
+    #[arg(long, default_value_t = 0.0)]
+    pub blocks: f64,
+    /// Turn every access into an action on a dictionary `m_i` over this many keys
+    /// (put/get/size with consistent results), for `commute --builtin map`.
+    #[arg(long, default_value_t = 0)]
+    pub map_keys: u32,
+    /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct GenPosetArgs {
+    /// `d-N` (10 processes, N events, random messages) or `w-N` (N processes, 480 events).
+    pub family: String,
+    /// Seed of the pseudo-random generator: the same seed gives the same poset.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Probability that an event sends a message (default: the family's).
+    #[arg(long)]
+    pub send: Option<f64>,
+    /// Probability that an event receives a waiting message (default: the family's).
+    #[arg(long)]
+    pub receive: Option<f64>,
+    /// Output file; standard output if omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct GenHistoryArgs {
+    /// register, kv, set, queue, counter or mutex.
+    #[arg(long, default_value = "register")]
+    pub model: String,
+    #[arg(long, default_value_t = 5)]
+    pub clients: u32,
+    /// Operations invoked.
+    #[arg(long, default_value_t = 200)]
+    pub ops: u32,
+    /// Keys (kv only).
+    #[arg(long, default_value_t = 8)]
+    pub keys: u32,
+    /// Size of the value domain.
+    #[arg(long, default_value_t = 5)]
+    pub values: u32,
+    /// Probability that a read returns an older value (an injected anomaly).
+    #[arg(long, default_value_t = 0.0)]
+    pub stale_reads: f64,
+    /// Probability that a completed write never takes effect (an injected anomaly).
+    #[arg(long, default_value_t = 0.0)]
+    pub lost_writes: f64,
+    /// Probability that an operation's outcome is recorded as unknown (`info`).
+    #[arg(long, default_value_t = 0.0)]
+    pub info: f64,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output file; standard output if omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+pub fn gen(a: &GenArgs) -> anyhow::Result<u8> {
+    let config = GenConfig {
+        events: a.events,
+        threads: a.threads,
+        vars: a.vars,
+        locks: a.locks,
+        max_depth: a.depth,
+        unprotected: a.unprotected,
+        blocks: a.blocks,
+        seed: a.seed,
+        map_keys: a.map_keys,
+    };
+    let output = a.output.as_deref();
+    let format = output.map_or(Format::Text, Format::from_extension);
+    let mut sink = TraceSink::create(output, format)?;
+    let mut names = Names::default();
+    generate(&config, &mut names, |e, names| sink.write(e, names))?;
+    sink.finish()?;
+    Ok(0)
+}
+
+pub fn gen_poset(a: &GenPosetArgs) -> anyhow::Result<u8> {
+    let text = generate_poset_file(&a.family, a.seed, a.send, a.receive)?;
+    write_output(a.output.as_deref(), &text)?;
+    Ok(0)
+}
+
+pub fn gen_history(a: &GenHistoryArgs) -> anyhow::Result<u8> {
+    if !MODELS.contains(&a.model.as_str()) {
+        return Err(Diagnostic::usage(format!(
+            "no model `{}` (there are: {})",
+            a.model,
+            MODELS.join(", ")
+        ))
+        .into());
+    }
+    let history = simulate(&SimConfig {
+        model: a.model.clone(),
+        clients: a.clients,
+        ops: a.ops,
+        keys: a.keys,
+        values: a.values,
+        stale_reads: a.stale_reads,
+        lost_writes: a.lost_writes,
+        info: a.info,
+        seed: a.seed,
+    });
+    write_output(a.output.as_deref(), &to_jsonl(&history))?;
+    Ok(0)
+}
