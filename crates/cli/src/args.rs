@@ -36,6 +36,18 @@ pub enum TraceFormatArg {
     Binary,
 }
 
+/// How the trace analyses that count occurrences report them.
+#[derive(clap::Args, Clone, Copy, Default)]
+pub struct FindingsArgs {
+    /// One finding per racy event (per violation for atomicity), as found, instead of one per
+    /// distinct pair of source locations.
+    #[arg(long)]
+    pub every_event: bool,
+    /// Text output shows the first N groups (most occurrences first), then a line for the rest.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+}
+
 #[derive(clap::Args)]
 pub struct InputArgs {
     /// The trace: RAPID's STD text format, our text superset, or binary `.hst` (sniffed);
@@ -48,11 +60,13 @@ pub struct InputArgs {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Happens-before data races: every access that races with an earlier one, with the latest
-    /// such partner.
+    /// Happens-before data races: the accesses that race with an earlier one, grouped by
+    /// variable and pair of source locations (or every racy access, with its latest partner).
     Races {
         #[command(flatten)]
         input: InputArgs,
+        #[command(flatten)]
+        findings: FindingsArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -72,6 +86,8 @@ pub enum Command {
         /// Accept releases that break nested locking, with a warning.
         #[arg(long)]
         ignore_non_nested: bool,
+        #[command(flatten)]
+        findings: FindingsArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -101,6 +117,8 @@ pub enum Command {
         /// Treat every warning about the trace as an error (exit status 2).
         #[arg(long)]
         strict: bool,
+        #[command(flatten)]
+        findings: FindingsArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -252,6 +270,8 @@ pub struct CheckArgs {
     /// views: keep warnings whose regions can never run in parallel.
     #[arg(long)]
     pub no_mhp: bool,
+    #[command(flatten)]
+    pub findings: FindingsArgs,
     /// Output format: text (each report in turn), json (`{"analysis":"check","reports":[...]}`)
     /// or sarif (one run per analysis).
     #[arg(long, value_enum, default_value = "text")]

@@ -52,20 +52,27 @@ fn main() -> ExitCode {
 
 fn dispatch(command: Command) -> anyhow::Result<u8> {
     match command {
-        Command::Races { input, format } => traces::races(&input, format),
+        Command::Races {
+            input,
+            findings,
+            format,
+        } => traces::races(&input, &findings, format),
         Command::Atomicity {
             input,
             all,
             schedule,
             ignore_non_nested,
+            findings,
             format,
         } => traces::atomicity(
             &input,
+            &findings,
             format,
             hindsight_stream::atomicity::Options {
                 all,
                 schedule,
                 ignore_non_nested,
+                granularity: Default::default(),
             },
         ),
         Command::Commute {
@@ -76,6 +83,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             explain,
             direct,
             strict,
+            findings,
             format,
         } => traces::commute(traces::CommuteArgs {
             trace: trace.as_deref(),
@@ -85,6 +93,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             explain,
             direct,
             strict,
+            findings,
             format,
         }),
         Command::Views {

@@ -4,7 +4,7 @@
 
 use crate::args::FormatArg;
 use anyhow::Context;
-use hindsight_report::{render, render_all, OutputFormat, Report};
+use hindsight_report::{render_all, render_with, OutputFormat, RenderOptions, Report};
 use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::{AnyReader, BinaryWriter, Format, Names, TextWriter};
@@ -73,18 +73,30 @@ pub fn output_format(format: FormatArg) -> OutputFormat {
 }
 
 pub fn print_report(report: &Report, format: FormatArg) -> anyhow::Result<()> {
+    print_report_with(report, format, &RenderOptions::default())
+}
+
+pub fn print_report_with(
+    report: &Report,
+    format: FormatArg,
+    options: &RenderOptions,
+) -> anyhow::Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    render(report, output_format(format), &mut out)?;
+    render_with(report, output_format(format), options, &mut out)?;
     out.flush()?;
     Ok(())
 }
 
 /// Prints the reports of several analyses of one input (`check`).
-pub fn print_reports(reports: &[Report], format: FormatArg) -> anyhow::Result<()> {
+pub fn print_reports(
+    reports: &[Report],
+    format: FormatArg,
+    options: &RenderOptions,
+) -> anyhow::Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    render_all(reports, output_format(format), &mut out)?;
+    render_all(reports, output_format(format), options, &mut out)?;
     out.flush()?;
     Ok(())
 }

@@ -3,15 +3,20 @@
 //! analyses its options ask for, hands them to `hindsight_stream::analyse_trace` and prints the
 //! reports.
 
-use crate::args::{AnalysisArg, CheckArgs, FormatArg, InputArgs, RegionsArg, TraceFormatArg};
+use crate::args::{
+    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, RegionsArg, TraceFormatArg,
+};
 use crate::output::{
-    open_trace, pipelined, print_report, print_reports, print_warnings, read_text, TraceSink,
+    open_trace, pipelined, print_report, print_report_with, print_reports, print_warnings,
+    read_text, TraceSink,
 };
 use anyhow::{bail, Context};
+use hindsight_report::RenderOptions;
 use hindsight_source::views::analyse_program;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
 use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
 use hindsight_stream::commute::Commute;
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace, Analysis, RunOptions, TraceRun};
@@ -37,11 +42,12 @@ fn run(input: &InputArgs, analyses: Vec<Box<dyn Analysis>>) -> anyhow::Result<Tr
 pub fn analyse(
     input: &InputArgs,
     format: FormatArg,
+    findings: &FindingsArgs,
     analysis: Box<dyn Analysis>,
 ) -> anyhow::Result<u8> {
     let mut run = run(input, vec![analysis])?;
     let report = run.reports.remove(0);
-    print_report(&report, format)?;
+    print_report_with(&report, format, &render_options(findings))?;
     let code = report.exit_code() as u8;
     // A report can hold a hundred thousand findings of a dozen allocations each; the process
     // ends right after this, so they are not freed one by one.
@@ -49,16 +55,36 @@ pub fn analyse(
     Ok(code)
 }
 
-pub fn races(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
-    analyse(input, format, Box::new(Races::new()))
+fn granularity(findings: &FindingsArgs) -> Granularity {
+    if findings.every_event {
+        Granularity::EveryEvent
+    } else {
+        Granularity::Grouped
+    }
+}
+
+fn render_options(findings: &FindingsArgs) -> RenderOptions {
+    RenderOptions {
+        limit: Some(findings.limit),
+    }
+}
+
+pub fn races(input: &InputArgs, findings: &FindingsArgs, format: FormatArg) -> anyhow::Result<u8> {
+    let analysis = Races::with_granularity(granularity(findings));
+    analyse(input, format, findings, Box::new(analysis))
 }
 
 pub fn atomicity(
     input: &InputArgs,
+    findings: &FindingsArgs,
     format: FormatArg,
     options: AtomicityOptions,
 ) -> anyhow::Result<u8> {
-    analyse(input, format, Box::new(Atomicity::new(options)))
+    let options = AtomicityOptions {
+        granularity: granularity(findings),
+        ..options
+    };
+    analyse(input, format, findings, Box::new(Atomicity::new(options)))
 }
 
 /// The spec `--spec` or `--builtin` names, loaded, with its warnings printed.
@@ -79,6 +105,7 @@ pub struct CommuteArgs<'a> {
     pub explain: bool,
     pub direct: bool,
     pub strict: bool,
+    pub findings: FindingsArgs,
     pub format: FormatArg,
 }
 
@@ -98,8 +125,10 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
         trace: trace.to_owned(),
         strict: a.strict,
     };
-    let analysis = Commute::new(loaded.specs, binding).with_spec_warnings(loaded.warnings);
-    analyse(&input, a.format, Box::new(analysis))
+    let analysis = Commute::new(loaded.specs, binding)
+        .with_granularity(granularity(&a.findings))
+        .with_spec_warnings(loaded.warnings);
+    analyse(&input, a.format, &a.findings, Box::new(analysis))
 }
 
 /// The extension of programs in the views language.
@@ -123,7 +152,7 @@ pub fn views(
     let path = &input.trace;
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
         let analysis = DynamicViews::new(regions(regions_arg), !no_mhp);
-        return analyse(input, format, Box::new(analysis));
+        return analyse(input, format, &FindingsArgs::default(), Box::new(analysis));
     }
     if regions_arg.is_some() || no_mhp {
         bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
@@ -148,23 +177,27 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
             bail!("--analyses names `{which:?}` twice");
         }
         analyses.push(match which {
-            AnalysisArg::Races => Box::new(Races::new()),
+            AnalysisArg::Races => Box::new(Races::with_granularity(granularity(&a.findings))),
             AnalysisArg::Atomicity => Box::new(Atomicity::new(AtomicityOptions {
                 all: a.all,
                 schedule: a.schedule,
                 ignore_non_nested: a.ignore_non_nested,
+                granularity: granularity(&a.findings),
             })),
             AnalysisArg::Views => Box::new(DynamicViews::new(regions(a.regions), !a.no_mhp)),
             AnalysisArg::Commute => {
                 let loaded = spec(a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
                 let binding = binding(&loaded.specs, &a.bind)?;
                 print_warnings(&loaded.warnings);
-                Box::new(Commute::new(loaded.specs, binding).with_spec_warnings(loaded.warnings))
+                let commute = Commute::new(loaded.specs, binding)
+                    .with_granularity(granularity(&a.findings))
+                    .with_spec_warnings(loaded.warnings);
+                Box::new(commute)
             }
         });
     }
     let run = run(&a.input, analyses)?;
-    print_reports(&run.reports, a.format)?;
+    print_reports(&run.reports, a.format, &render_options(&a.findings))?;
     let code = hindsight_report::exit_code_of_all(&run.reports) as u8;
     std::mem::forget(run);
     Ok(code)

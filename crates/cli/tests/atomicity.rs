@@ -51,7 +51,12 @@ fn protected_incompatible_and_joined_traces_are_clean() {
 
 #[test]
 fn the_schedule_needs_three_context_switches() {
-    let (code, v) = json(&["atomicity", "examples/atomicity/switches.std", "--schedule"]);
+    let (code, v) = json(&[
+        "atomicity",
+        "examples/atomicity/switches.std",
+        "--schedule",
+        "--every-event",
+    ]);
     assert_eq!(code, 1);
     let findings = v["findings"].as_array().expect("findings");
     assert_eq!(
@@ -94,12 +99,19 @@ fn all_lists_every_triple() {
         "two-reads.std",
         "T1|fork(T2)\nT1|begin\nT1|w(x)\nT1|w(x)\nT1|end\nT2|r(x)\nT2|r(x)\n",
     );
-    let (code, classes) = json(&["atomicity", &p]);
+    let (code, classes) = json(&["atomicity", &p, "--every-event"]);
     assert_eq!(code, 1);
     assert_eq!(classes["findings"].as_array().expect("f").len(), 1);
-    let (_, all) = json(&["atomicity", &p, "--all"]);
+    let (_, all) = json(&["atomicity", &p, "--all", "--every-event"]);
     assert_eq!(all["findings"].as_array().expect("f").len(), 2);
     assert_eq!(all["summary"]["triples"], 2);
+    // Grouped, the two triples share their sites (no locations: the same accesses by the
+    // same threads): one finding standing for both.
+    let (_, grouped) = json(&["atomicity", &p, "--all"]);
+    let findings = grouped["findings"].as_array().expect("f");
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["occurrences"], 2);
+    assert_eq!(grouped["summary"]["groups"], 1);
 }
 
 #[test]

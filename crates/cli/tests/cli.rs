@@ -8,7 +8,7 @@ use serde_json::Value;
 
 #[test]
 fn races_text_output_groups_by_variable() {
-    let out = hindsight(&["races", "examples/bank.std"]);
+    let out = hindsight(&["races", "examples/bank.std", "--every-event"]);
     assert_eq!(out.code, 1, "findings exit 1");
     insta::assert_snapshot!(out.stdout);
     assert_eq!(out.stderr, "");
@@ -211,7 +211,10 @@ fn convert_round_trips_and_binary_gives_the_same_answer() {
 
 #[test]
 fn reads_standard_input() {
-    let out = hindsight_stdin(&["races", "-"], Some(b"T0|fork(T1)\nT1|w(x)\nT0|w(x)\n"));
+    let out = hindsight_stdin(
+        &["races", "-", "--every-event"],
+        Some(b"T0|fork(T1)\nT1|w(x)\nT0|w(x)\n"),
+    );
     assert_eq!(out.code, 1);
     assert!(out
         .stdout

@@ -100,7 +100,10 @@ fn races() {
         for f in FORMATS {
             check(&["races", &t, "--format", f]);
         }
+        check(&["races", &t, "--every-event"]);
+        check(&["races", &t, "--every-event", "--format", "json"]);
     }
+    check(&["races", "examples/rapid.std", "--limit", "1"]);
 }
 
 #[test]
@@ -137,6 +140,8 @@ fn atomicity() {
             check(&["atomicity", t, "--format", f]);
         }
         check(&["atomicity", t, "--all"]);
+        check(&["atomicity", t, "--all", "--every-event"]);
+        check(&["atomicity", t, "--every-event", "--format", "json"]);
         check(&["atomicity", t, "--schedule", "--format", "json"]);
         check(&["atomicity", t, "--schedule"]);
     }
@@ -169,6 +174,13 @@ fn commute() {
         "--direct",
     ]);
     check(&["commute", "examples/messages.txt", "--builtin", "map"]);
+    check(&[
+        "commute",
+        "examples/hosts.txt",
+        "--builtin",
+        "map",
+        "--every-event",
+    ]);
     for b in ["map", "set", "register", "counter"] {
         check(&["commute", "--explain", "--builtin", b]);
     }

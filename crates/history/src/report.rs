@@ -138,6 +138,7 @@ pub fn analyse(
             ),
         );
         report.findings.push(Finding {
+            occurrences: None,
             kind: "non-linearizable".into(),
             message,
             events: p

@@ -32,6 +32,11 @@ pub struct Finding {
     /// What kind of finding, e.g. `data-race`; also the SARIF rule id.
     pub kind: String,
     pub message: String,
+    /// For a finding that stands for a group of like occurrences (the same pair of source
+    /// locations, say), how many there were; its events are the first occurrence's. `None` for
+    /// a finding about one occurrence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<u64>,
     /// The events involved, in the order the analysis defines (for a race: the earlier partner,
     /// then the racy event).
     pub events: Vec<EventRef>,
@@ -130,10 +135,28 @@ pub enum OutputFormat {
     Sarif,
 }
 
+/// How reports are shown beyond their format.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenderOptions {
+    /// Text shows at most this many findings that stand for groups (those come sorted by
+    /// occurrences, most first), then one line for the rest.
+    pub limit: Option<usize>,
+}
+
 /// Renders `report` in `format`.
 pub fn render(report: &Report, format: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
+    render_with(report, format, &RenderOptions::default(), out)
+}
+
+/// Renders `report` in `format` with `options`.
+pub fn render_with(
+    report: &Report,
+    format: OutputFormat,
+    options: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        OutputFormat::Text => render_text(report, out),
+        OutputFormat::Text => render_text(report, options, out),
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, report)?;
             out.write_all(b"\n")
@@ -145,9 +168,16 @@ pub fn render(report: &Report, format: OutputFormat, out: &mut dyn Write) -> io:
 /// Renders the reports of several analyses of one input (`hindsight check`): text one after
 /// the other, JSON as `{"tool":"hindsight","analysis":"check","reports":[...]}` where each
 /// element is the object the analysis alone prints, SARIF as one log with a run per analysis.
-pub fn render_all(reports: &[Report], format: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
+pub fn render_all(
+    reports: &[Report],
+    format: OutputFormat,
+    options: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        OutputFormat::Text => reports.iter().try_for_each(|r| render_text(r, out)),
+        OutputFormat::Text => reports
+            .iter()
+            .try_for_each(|r| render_text(r, options, out)),
         OutputFormat::Json => {
             #[derive(Serialize)]
             struct Check<'a> {

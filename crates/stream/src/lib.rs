@@ -13,6 +13,7 @@
 pub mod atomicity;
 pub mod commute;
 pub mod driver;
+pub mod groups;
 pub mod pipeline;
 pub mod races;
 pub mod reports;

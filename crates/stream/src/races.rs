@@ -10,8 +10,15 @@
 //! so neither the verdict nor the latest partner changes. In the common race-free case each set
 //! is a single FastTrack epoch; it grows only with accesses that really race (or with concurrent
 //! reads, FastTrack's read-shared mode).
+//!
+//! Racy accesses are reported grouped by default: one finding per distinct (variable, source
+//! location of the earlier access, source location of the racy one), with how many racy
+//! accesses it stands for, the threads involved and the first and last of them, so that memory
+//! follows the distinct pairs and not the races. [`Granularity::EveryEvent`] reports every racy
+//! access instead, handing its findings over batch by batch.
 
-use crate::driver::{Analysis, AnalysisOutput, LentCall, Observer};
+use crate::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
+use crate::groups::{count, Granularity, Group, Groups, Site};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
@@ -214,6 +221,12 @@ pub struct Race {
     racy_access: (Access, bool),
 }
 
+/// An access as a race report names it: the access, and whether it is a write.
+type Side = (Access, bool);
+
+/// What groups racy accesses: the variable, and where the earlier and the racy access stand.
+type RaceKey = (VarId, Site, Site);
+
 /// The `races` analysis.
 #[derive(Default)]
 pub struct Races {
@@ -221,17 +234,52 @@ pub struct Races {
     cold: Vec<ColdPair>,
     /// Sets of several accesses, keyed by variable and "is the write set".
     many: FxHashMap<(VarId, bool), Vec<Access>>,
+    granularity: Granularity,
+    /// Every racy access not yet handed over to a findings job (every-event reports only).
     races: Vec<Race>,
+    /// The racy accesses by group (grouped reports only), each the pair (partner, racy).
+    groups: Groups<RaceKey, (Side, Side)>,
+    racy_events: u64,
+    racy_variables: FxHashSet<VarId>,
+    /// The source locations of racy accesses: RAPID's "racy lines".
+    racy_locations: FxHashSet<LocId>,
 }
 
 impl Races {
+    /// The analysis reporting racy accesses grouped by variable and pair of source locations.
     pub fn new() -> Races {
         Races::default()
     }
 
-    /// The races found so far, in trace order of the racy access.
+    /// The analysis reporting at `granularity`.
+    pub fn with_granularity(granularity: Granularity) -> Races {
+        Races {
+            granularity,
+            ..Races::default()
+        }
+    }
+
+    /// The races found so far and not handed over, in trace order of the racy access (every
+    /// racy access is kept only at [`Granularity::EveryEvent`]).
     pub fn races(&self) -> &[Race] {
         &self.races
+    }
+
+    #[cold]
+    fn found(&mut self, race: Race) {
+        self.racy_events += 1;
+        self.racy_variables.insert(race.var);
+        let (p, a) = (race.partner_access, race.racy_access);
+        if let Some(l) = a.0.loc {
+            self.racy_locations.insert(l);
+        }
+        match self.granularity {
+            Granularity::EveryEvent => self.races.push(race),
+            Granularity::Grouped => {
+                let key = (race.var, site(&p), site(&a));
+                self.groups.add(key, &[p.0.thread, a.0.thread], (p, a));
+            }
+        }
     }
 
     #[inline]
@@ -296,7 +344,7 @@ impl Races {
             reads.cover_with(me, vc);
         }
         if let Some(p) = partner {
-            self.races.push(Race {
+            self.found(Race {
                 var: x,
                 partner: p.0.index,
                 racy: e.index,
@@ -307,7 +355,11 @@ impl Races {
     }
 }
 
-fn event_ref(&(a, write): &(Access, bool), x: VarId, names: &Names) -> EventRef {
+fn site(&(a, write): &Side) -> Site {
+    Site::of(a.loc, u32::from(write), a.thread)
+}
+
+fn event_ref(&(a, write): &Side, x: VarId, names: &Names) -> EventRef {
     EventRef {
         index: a.index,
         thread: names.thread(a.thread).to_owned(),
@@ -316,11 +368,80 @@ fn event_ref(&(a, write): &(Access, bool), x: VarId, names: &Names) -> EventRef 
     }
 }
 
-fn describe(&(_, write): &(Access, bool)) -> &'static str {
+fn describe(&(_, write): &Side) -> &'static str {
     if write {
         "write"
     } else {
         "read"
+    }
+}
+
+/// Where a side of a group stands, for its message.
+fn place(side: &Side, names: &Names) -> String {
+    match side.0.loc {
+        Some(l) => format!("at {}", names.location(l)),
+        None => format!("by {}", names.thread(side.0.thread)),
+    }
+}
+
+/// The finding of one racy access.
+fn race_finding(r: &Race, names: &Names) -> Finding {
+    let var = names.var(r.var);
+    let (p, a) = (&r.partner_access, &r.racy_access);
+    let message = format!(
+        "{} of `{var}` by {} (#{}) races with the earlier {} by {} (#{})",
+        describe(a),
+        names.thread(a.0.thread),
+        a.0.index,
+        describe(p),
+        names.thread(p.0.thread),
+        p.0.index
+    );
+    let mut fields = serde_json::Map::new();
+    fields.insert("variable".into(), Value::from(var));
+    Finding {
+        kind: "data-race".into(),
+        message,
+        occurrences: None,
+        events: vec![event_ref(p, r.var, names), event_ref(a, r.var, names)],
+        fields,
+        group: Some(var.to_owned()),
+    }
+}
+
+/// The finding of a group of racy accesses.
+fn group_finding(g: &Group<RaceKey, (Side, Side)>, names: &Names) -> Finding {
+    let (x, _, _) = g.key;
+    let var = names.var(x);
+    let (p, a) = &g.first;
+    let threads: Vec<&str> = g.threads.iter().map(|&t| names.thread(t)).collect();
+    let message = format!(
+        "{} of `{var}` {} races with the earlier {} {} ({}; threads {})",
+        describe(a),
+        place(a, names),
+        describe(p),
+        place(p, names),
+        count(g.occurrences, "racy access", "racy accesses"),
+        threads.join(", ")
+    );
+    let mut fields = serde_json::Map::new();
+    fields.insert("variable".into(), Value::from(var));
+    fields.insert("threads".into(), Value::from(threads));
+    if g.occurrences > 1 {
+        let (p, a) = &g.last;
+        let last = [event_ref(p, x, names), event_ref(a, x, names)];
+        fields.insert(
+            "last".into(),
+            serde_json::to_value(last).expect("event references serialize"),
+        );
+    }
+    Finding {
+        kind: "data-race".into(),
+        message,
+        occurrences: Some(g.occurrences),
+        events: vec![event_ref(p, x, names), event_ref(a, x, names)],
+        fields,
+        group: None,
     }
 }
 
@@ -343,39 +464,44 @@ impl Observer for Races {
     fn on_call(&mut self, _: &LentCall<'_>, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
         Ok(())
     }
+
+    /// Every racy access found in the batch, as findings built elsewhere: so that reporting
+    /// every racy access does not hold them all until the end.
+    fn findings_job(&mut self) -> Option<FindingsJob> {
+        if self.races.is_empty() {
+            return None;
+        }
+        let races = std::mem::take(&mut self.races);
+        Some(Box::new(move |names: &Names| {
+            races.iter().map(|r| race_finding(r, names)).collect()
+        }))
+    }
 }
 
 impl Analysis for Races {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
         let mut out = AnalysisOutput::default();
-        let mut racy_vars = FxHashSet::default();
-        for r in &self.races {
-            racy_vars.insert(r.var);
-            let var = names.var(r.var);
-            let (p, a) = (&r.partner_access, &r.racy_access);
-            let message = format!(
-                "{} of `{var}` by {} (#{}) races with the earlier {} by {} (#{})",
-                describe(a),
-                names.thread(a.0.thread),
-                a.0.index,
-                describe(p),
-                names.thread(p.0.thread),
-                p.0.index
-            );
-            let mut fields = serde_json::Map::new();
-            fields.insert("variable".into(), Value::from(var));
-            out.findings.push(Finding {
-                kind: "data-race".into(),
-                message,
-                events: vec![event_ref(p, r.var, names), event_ref(a, r.var, names)],
-                fields,
-                group: Some(var.to_owned()),
-            });
+        let groups = self.groups.len();
+        out.findings = self.races.iter().map(|r| race_finding(r, names)).collect();
+        out.findings.extend(
+            self.groups
+                .into_sorted()
+                .iter()
+                .map(|g| group_finding(g, names)),
+        );
+        let s = &mut out.summary;
+        s.insert("racy_events".into(), Value::from(self.racy_events));
+        s.insert(
+            "racy_locations".into(),
+            Value::from(self.racy_locations.len()),
+        );
+        s.insert(
+            "racy_variables".into(),
+            Value::from(self.racy_variables.len()),
+        );
+        if self.granularity == Granularity::Grouped {
+            s.insert("groups".into(), Value::from(groups));
         }
-        out.summary
-            .insert("racy_events".into(), Value::from(self.races.len()));
-        out.summary
-            .insert("racy_variables".into(), Value::from(racy_vars.len()));
         out.rules.push(Rule {
             id: "data-race",
             description: "Two accesses to one variable by different threads, at least one a write, unordered by happens-before",

@@ -138,6 +138,7 @@ fn analyse(trace: &Trace) -> (Atomicity, BTreeSet<Triple>) {
         all: true,
         schedule: true,
         ignore_non_nested: false,
+        granularity: hindsight_stream::groups::Granularity::EveryEvent,
     });
     for e in &trace.events {
         a.step(e, &trace.names).expect("nested by construction");

@@ -32,6 +32,7 @@ fn analysis(which: usize) -> Box<dyn Analysis> {
             all: false,
             schedule: true,
             ignore_non_nested: true,
+            granularity: hindsight_stream::groups::Granularity::EveryEvent,
         })),
         _ => Box::new(DynamicViews::new(Regions::Both, true)),
     }

@@ -8,6 +8,7 @@ use hindsight_order::HappensBefore;
 use hindsight_stream::commute::builtin::{builtin, BUILTINS};
 use hindsight_stream::commute::spec::{self, Val};
 use hindsight_stream::commute::{compile_file, val, Binding, Commute, CompiledSpec};
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
 use hindsight_stream::Analysis;
 use hindsight_stream::Observer;
@@ -28,7 +29,7 @@ fn read(text: &str) -> Trace {
 /// (racy, partner) pairs found by Algorithm 1.
 fn fast(trace: &Trace, specs: Vec<CompiledSpec>) -> Vec<(u64, u64)> {
     let mut hb = HappensBefore::new();
-    let mut c = Commute::new(specs, Binding::All(0));
+    let mut c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
     for e in &trace.events {
         hb.before(e);
         c.on_event(e, &hb, &trace.names)
@@ -217,7 +218,7 @@ proptest! {
     ) {
         let trace = trace_from_choices(&choices, Shape { threads, vars: 2, locks: 2, msgs: 2, odd });
         let mut hb = HappensBefore::new();
-        let mut races = Races::new();
+        let mut races = Races::with_granularity(Granularity::EveryEvent);
         for e in &trace.events {
             hb.before(e);
             races.on_event(e, &hb, &trace.names).expect("accepts all");
@@ -358,7 +359,8 @@ fn calls_outside_the_spec_are_errors() {
     let check = |text: &str, expected: &str| {
         let trace = read(text);
         let mut hb = HappensBefore::new();
-        let mut c = Commute::new(compiled("map", false), Binding::All(0));
+        let mut c = Commute::new(compiled("map", false), Binding::All(0))
+            .with_granularity(Granularity::EveryEvent);
         let mut err = None;
         for e in &trace.events {
             hb.before(e);
@@ -386,7 +388,8 @@ fn calls_outside_the_spec_are_errors() {
     let mut map = rustc_hash::FxHashMap::default();
     map.insert("m".to_owned(), 0);
     let trace = read("T0|call(n.size()/0)\n");
-    let mut c = Commute::new(compiled("map", false), Binding::Named(map));
+    let mut c = Commute::new(compiled("map", false), Binding::Named(map))
+        .with_granularity(Granularity::EveryEvent);
     let mut hb = HappensBefore::new();
     hb.before(&trace.events[0]);
     let err = c
@@ -465,7 +468,10 @@ fn reports_show_the_actions_as_the_trace_has_them() {
     );
     let trace = read(&text);
     let mut hb = HappensBefore::new();
-    let mut c = Box::new(Commute::new(compiled("map", false), Binding::All(0)));
+    let mut c = Box::new(
+        Commute::new(compiled("map", false), Binding::All(0))
+            .with_granularity(Granularity::EveryEvent),
+    );
     for e in &trace.events {
         hb.before(e);
         c.on_event(e, &hb, &trace.names).expect("valid");

@@ -9,6 +9,7 @@ use hindsight_order::HappensBefore;
 use hindsight_stream::atomicity::{Atomicity, Options};
 use hindsight_stream::commute::builtin::builtin;
 use hindsight_stream::commute::{compile_file, spec, Binding, Commute};
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
 use hindsight_stream::{
     run, run_any, run_pipelined, Analysis, AnalysisOutput, Observer, RunOptions, RunOutcome,
@@ -105,7 +106,7 @@ fn analyses(with_atomicity: bool, solo: Option<usize>) -> Vec<Box<dyn Analysis>>
     let mut chain: Vec<Box<dyn Analysis>> = vec![
         Box::new(Echo(Vec::new())),
         Box::new(Races::new()),
-        Box::new(Commute::new(specs, Binding::All(0))),
+        Box::new(Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent)),
         Box::new(Echo(Vec::new())),
     ];
     if with_atomicity {
@@ -113,6 +114,7 @@ fn analyses(with_atomicity: bool, solo: Option<usize>) -> Vec<Box<dyn Analysis>>
             all: true,
             schedule: false,
             ignore_non_nested: false,
+            granularity: hindsight_stream::groups::Granularity::EveryEvent,
         })));
     }
     match solo {

@@ -5,6 +5,7 @@
 use hindsight_order::reference::EventClocks;
 use hindsight_order::HappensBefore;
 use hindsight_rng::SplitMix64;
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
 use hindsight_stream::{run, Observer, RunOptions};
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
@@ -42,7 +43,7 @@ fn brute_force(trace: &Trace) -> Vec<(u64, u64)> {
 
 fn fast(trace: &Trace) -> Vec<(u64, u64)> {
     let mut hb = HappensBefore::new();
-    let mut races = Races::new();
+    let mut races = Races::with_granularity(Granularity::EveryEvent);
     for e in &trace.events {
         hb.before(e);
         races
@@ -85,7 +86,7 @@ proptest! {
         shape in shape(),
     ) {
         let trace = trace_from_choices(&choices, shape);
-        let outcome = run(&mut trace.source(), vec![Box::new(Races::new())], RunOptions::default())
+        let outcome = run(&mut trace.source(), vec![Box::new(Races::with_granularity(Granularity::EveryEvent))], RunOptions::default())
             .expect("arbitrary traces are valid");
         let found: Vec<(u64, u64)> = outcome.outputs[0]
             .1

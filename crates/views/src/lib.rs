@@ -207,6 +207,7 @@ pub fn findings(k: &Knowledge, warnings: &[Warning], p: &dyn Provenance) -> Vec<
             fields.insert("views".into(), Value::Array(views));
             fields.insert("witnesses".into(), Value::from(w.witnesses.len()));
             Finding {
+                occurrences: None,
                 kind: w.kind.to_owned(),
                 message,
                 events,

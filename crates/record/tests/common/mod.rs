@@ -9,6 +9,7 @@ use hindsight_report::Finding;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
 use hindsight_stream::commute::builtin::builtin;
 use hindsight_stream::commute::{compile_file, spec, Binding, Commute};
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{run_any, Analysis, RunOptions};
@@ -69,14 +70,20 @@ pub fn analyse(path: &Path, analysis: Box<dyn Analysis>) -> Vec<Finding> {
 }
 
 pub fn races(path: &Path) -> Vec<Finding> {
-    analyse(path, Box::new(Races::new()))
+    analyse(
+        path,
+        Box::new(Races::with_granularity(Granularity::EveryEvent)),
+    )
 }
 
 /// `hindsight commute --builtin NAME`.
 pub fn commute(path: &Path, spec_name: &str) -> Vec<Finding> {
     let text = builtin(spec_name).expect("shipped spec");
     let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
-    analyse(path, Box::new(Commute::new(specs, Binding::All(0))))
+    analyse(
+        path,
+        Box::new(Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent)),
+    )
 }
 
 /// The operations of thread `name`, as the text format writes them.

@@ -222,6 +222,7 @@ fn report(shown: &str, results: &[(Analysed, f64)]) -> Report {
             fields.insert("sequential".into(), Value::from(cx.sequential.clone()));
             fields.insert("bounded".into(), Value::from(a.bounded));
             report.findings.push(Finding {
+                occurrences: None,
                 kind: "not-linearizable".into(),
                 message: format!(
                     "{}: not linearizable ({}): {}",

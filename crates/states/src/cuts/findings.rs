@@ -124,6 +124,7 @@ pub(super) fn finding(
             state.join(", "),
         );
         return Finding {
+            occurrences: None,
             kind: "data-race".into(),
             message,
             events: vec![a, b],
@@ -132,6 +133,7 @@ pub(super) fn finding(
         };
     }
     Finding {
+        occurrences: None,
         kind: "predicate".into(),
         message: format!(
             "the predicate holds in the consistent global state [{}]; {reach}",

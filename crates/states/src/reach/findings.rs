@@ -235,6 +235,7 @@ pub(super) fn invalid_finding(loset: &Loset, why: &Invalidity) -> Finding {
         },
     };
     Finding {
+        occurrences: None,
         kind: "invalid-loset".into(),
         message,
         events,
@@ -252,6 +253,7 @@ pub(super) fn state_finding(loset: &Loset, g: &[u32], proof: Proof, run: &[Ev]) 
     fields.insert("proof".into(), Value::from(proof_name(proof)));
     fields.insert("schedule".into(), idx);
     Finding {
+        occurrences: None,
         kind: "state".into(),
         message: format!(
             "the state where {} is reachable ({}); schedule: {s}",
@@ -294,6 +296,7 @@ pub(super) fn predicate_finding(loset: &Loset, g: &[u32], verdict: &Verdict) -> 
         }
     };
     Finding {
+        occurrences: None,
         kind: kind.into(),
         message,
         events: state.events,

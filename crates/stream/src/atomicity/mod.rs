@@ -34,6 +34,7 @@ pub mod schedule;
 pub mod witness;
 
 use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
+use crate::groups::{count, Granularity, Group, Groups, Site};
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::Position;
@@ -53,6 +54,9 @@ pub struct Options {
     pub schedule: bool,
     /// Accept non-nested releases with a warning instead of an error.
     pub ignore_non_nested: bool,
+    /// One finding per violation shown (per class, or per triple with `all`), or those with
+    /// the same variable, pattern and source locations of `e1`, `f` and `e2` as one (grouped).
+    pub granularity: Granularity,
 }
 
 /// An event as kept for `--all` and `--schedule`.
@@ -486,9 +490,33 @@ impl Analysis for Atomicity {
             }
             *per_pattern.entry(name).or_default() += 1;
         }
-        for v in &shown {
-            out.findings
-                .push(finding(v, names, schedules.as_ref(), &self.profiles));
+        let mut groups = 0;
+        match self.options.granularity {
+            Granularity::EveryEvent => {
+                for v in &shown {
+                    out.findings
+                        .push(finding(v, names, schedules.as_ref(), &self.profiles));
+                }
+            }
+            Granularity::Grouped => {
+                let mut by_sites: Groups<ViolationKey, &Violation> = Groups::default();
+                for v in &shown {
+                    let [w1, wf, w2] = v.pattern.0;
+                    let key = (
+                        v.var,
+                        v.pattern.0,
+                        Site::of(v.e1.loc, u32::from(w1), v.thread),
+                        Site::of(v.f.loc, u32::from(wf), v.other),
+                        Site::of(v.e2.loc, u32::from(w2), v.thread),
+                    );
+                    by_sites.add(key, &[v.thread, v.other], v);
+                }
+                groups = by_sites.len();
+                for g in by_sites.into_sorted() {
+                    let f = finding(g.first, names, schedules.as_ref(), &self.profiles);
+                    out.findings.push(grouped(f, &g, names));
+                }
+            }
         }
         let s = &mut out.summary;
         s.insert("threads".into(), Value::from(names.threads.len()));
@@ -515,6 +543,9 @@ impl Analysis for Atomicity {
         }
         if self.options.all {
             s.insert("triples".into(), Value::from(shown.len()));
+        }
+        if self.options.granularity == Granularity::Grouped {
+            s.insert("groups".into(), Value::from(groups));
         }
         if self.non_nested_count > 0 {
             s.insert(
@@ -558,6 +589,42 @@ impl Atomicity {
             self.non_nested_count,
         )
     }
+}
+
+/// What groups violations: the variable, the pattern, and where `e1`, `f` and `e2` stand.
+type ViolationKey = (VarId, [bool; 3], Site, Site, Site);
+
+/// The finding of a group of violations, from the finding of its first.
+fn grouped(mut f: Finding, g: &Group<ViolationKey, &Violation>, names: &Names) -> Finding {
+    let threads: Vec<&str> = g.threads.iter().map(|&t| names.thread(t)).collect();
+    if g.occurrences > 1 {
+        f.message.push_str(&format!(
+            "; {} at these source locations (threads {})",
+            count(g.occurrences, "violation", "violations"),
+            threads.join(", ")
+        ));
+        let v = g.last;
+        let r = |o: &Occurrence, t: ThreadId, w: bool| EventRef {
+            index: o.index,
+            thread: names.thread(t).to_owned(),
+            op: format!("{}({})", access_name(w), names.var(v.var)),
+            location: o.loc.map(|l| names.location(l).to_owned()),
+        };
+        let [w1, wf, w2] = v.pattern.0;
+        let last = [
+            r(&v.e1, v.thread, w1),
+            r(&v.f, v.other, wf),
+            r(&v.e2, v.thread, w2),
+        ];
+        f.fields.insert(
+            "last".into(),
+            serde_json::to_value(last).expect("event references serialize"),
+        );
+    }
+    f.fields.insert("threads".into(), Value::from(threads));
+    f.occurrences = Some(g.occurrences);
+    f.group = None;
+    f
 }
 
 fn access_name(write: bool) -> &'static str {
@@ -631,6 +698,7 @@ fn finding(
         }
     }
     Finding {
+        occurrences: None,
         kind: "atomicity-violation".into(),
         message,
         events: vec![r(&v.e1, t, w1), r(&v.f, u, wf), r(&v.e2, t, w2)],

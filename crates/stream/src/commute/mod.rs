@@ -21,6 +21,7 @@ pub mod spec;
 pub mod translate;
 
 use crate::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
+use crate::groups::{count, Granularity, Group, Groups, Site};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_syntax::{Diagnostic, SyntaxError};
@@ -835,6 +836,7 @@ impl ObjState {
     }
 }
 
+#[derive(Clone)]
 struct Race {
     object: ObjId,
     spec: usize,
@@ -842,6 +844,9 @@ struct Race {
     racy: Action,
     points: (Point, Point),
 }
+
+/// What groups races: the object, and where the earlier and the racy action stand.
+type RaceKey = (ObjId, Site, Site);
 
 /// The partner Phase 1 has found so far: its index and slot, and how it was found.
 #[derive(Clone, Copy)]
@@ -860,17 +865,55 @@ enum Via {
     Direct,
 }
 
+/// The races found, as they will be reported.
+#[derive(Default)]
+struct Found {
+    granularity: Granularity,
+    /// The races not yet handed over to a findings job (every-event reports only).
+    races: Vec<Race>,
+    /// The races by group (grouped reports only).
+    groups: Groups<RaceKey, Race>,
+    /// How many races there have been, on which objects, and at which source locations.
+    racy_actions: u64,
+    racy_objects: FxHashSet<ObjId>,
+    racy_locations: FxHashSet<LocId>,
+}
+
+impl Found {
+    /// Counts races on their way to findings.
+    fn count(&mut self, races: &[Race]) {
+        self.racy_actions += races.len() as u64;
+        self.racy_objects.extend(races.iter().map(|r| r.object));
+        self.racy_locations
+            .extend(races.iter().filter_map(|r| r.racy.head.loc));
+    }
+
+    /// Keeps a race: for a findings job, or in its group.
+    #[inline]
+    fn add(&mut self, race: Race) {
+        match self.granularity {
+            Granularity::EveryEvent => self.races.push(race),
+            Granularity::Grouped => {
+                self.count(std::slice::from_ref(&race));
+                let (p, a) = (&race.partner.head, &race.racy.head);
+                let key = (
+                    race.object,
+                    Site::of(p.loc, u32::from(p.method), p.thread),
+                    Site::of(a.loc, u32::from(a.method), a.thread),
+                );
+                self.groups.add(key, &[p.thread, a.thread], race);
+            }
+        }
+    }
+}
+
 /// The `commute` analysis.
 pub struct Commute {
     /// Shared with the jobs that build findings (see [`Analysis::findings_job`]).
     specs: Arc<[CompiledSpec]>,
     binding: Binding,
     objects: Vec<Option<ObjState>>,
-    /// The races not yet handed over to a findings job.
-    races: Vec<Race>,
-    /// How many races there have been, and on which objects.
-    racy_actions: u64,
-    racy_objects: FxHashSet<ObjId>,
+    found: Found,
     actions: u64,
     journal: Journal,
     /// The warnings about the spec (rules outside ECL), for the report.
@@ -888,14 +931,19 @@ impl Commute {
             specs: specs.into(),
             binding,
             objects: Vec::new(),
-            races: Vec::new(),
-            racy_actions: 0,
-            racy_objects: FxHashSet::default(),
+            found: Found::default(),
             actions: 0,
             journal: Journal::new(stride),
             spec_warnings: Vec::new(),
             record: Record([0; RECORD_WORDS]),
         }
+    }
+
+    /// The analysis reporting at `granularity` (grouped by default: by object and pair of
+    /// source locations).
+    pub fn with_granularity(mut self, granularity: Granularity) -> Commute {
+        self.found.granularity = granularity;
+        self
     }
 
     /// The analysis, reporting `warnings` about its spec (from [`load::load`]).
@@ -907,15 +955,10 @@ impl Commute {
     /// The races found so far and not handed over to a findings job: (racy action index,
     /// partner index), in trace order.
     pub fn races(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.races
+        self.found
+            .races
             .iter()
             .map(|r| (r.racy.head.index, r.partner.head.index))
-    }
-
-    /// Counts races on their way to findings.
-    fn count(&mut self, races: &[Race]) {
-        self.racy_actions += races.len() as u64;
-        self.racy_objects.extend(races.iter().map(|r| r.object));
     }
 
     #[cold]
@@ -1002,7 +1045,7 @@ impl Commute {
             }
             if let Some(b) = best {
                 let race = race(call.object, spec_ix, b, journal, record, plan);
-                self.races.push(race);
+                self.found.add(race);
             }
             let journal = &mut self.journal;
             if let Some(c) = plan.ds {
@@ -1030,7 +1073,7 @@ impl Commute {
         if let Some(b) = best {
             // Read before phase 2, which may overwrite the partner's slot.
             let race = race(call.object, spec_ix, b, journal, record, plan);
-            self.races.push(race);
+            self.found.add(race);
         }
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
@@ -1202,15 +1245,72 @@ fn render_point(p: Point, rep: &Representation, names: &Names) -> String {
     }
 }
 
-fn finding(r: &Race, compiled: &CompiledSpec, names: &Names) -> Finding {
-    let object = names.object(r.object);
-    let event = |a: &Action| EventRef {
+fn event_ref(a: &Action, object: &str, compiled: &CompiledSpec, names: &Names) -> EventRef {
+    EventRef {
         index: a.head.index,
         thread: names.thread(a.head.thread).to_owned(),
         op: render_call(a, object, &compiled.spec, names),
         location: a.head.loc.map(|l| names.location(l).to_owned()),
+    }
+}
+
+/// The finding of a group of races.
+fn group_finding(g: &Group<RaceKey, Race>, compiled: &CompiledSpec, names: &Names) -> Finding {
+    let r = &g.first;
+    let object = names.object(r.object);
+    let (p, a) = (
+        event_ref(&r.partner, object, compiled, names),
+        event_ref(&r.racy, object, compiled, names),
+    );
+    let place = |e: &EventRef| match &e.location {
+        Some(l) => format!("at {l}"),
+        None => format!("by {}", e.thread),
     };
-    let (p, a) = (event(&r.partner), event(&r.racy));
+    let threads: Vec<&str> = g.threads.iter().map(|&t| names.thread(t)).collect();
+    let message = format!(
+        "{} {} does not commute with the earlier {} {}, and they may run in either order ({}; threads {})",
+        a.op,
+        place(&a),
+        p.op,
+        place(&p),
+        count(g.occurrences, "racy action", "racy actions"),
+        threads.join(", ")
+    );
+    let points = vec![
+        Json::String(render_point(r.points.0, &compiled.rep, names)),
+        Json::String(render_point(r.points.1, &compiled.rep, names)),
+    ];
+    let mut fields = serde_json::Map::new();
+    fields.insert("object".into(), Json::from(object));
+    fields.insert("type".into(), Json::from(compiled.spec.name.as_str()));
+    fields.insert("access_points".into(), Json::Array(points));
+    fields.insert("threads".into(), Json::from(threads));
+    if g.occurrences > 1 {
+        let last = [
+            event_ref(&g.last.partner, object, compiled, names),
+            event_ref(&g.last.racy, object, compiled, names),
+        ];
+        fields.insert(
+            "last".into(),
+            serde_json::to_value(last).expect("event references serialize"),
+        );
+    }
+    Finding {
+        kind: "commutativity-race".into(),
+        message,
+        occurrences: Some(g.occurrences),
+        events: vec![p, a],
+        fields,
+        group: None,
+    }
+}
+
+fn finding(r: &Race, compiled: &CompiledSpec, names: &Names) -> Finding {
+    let object = names.object(r.object);
+    let (p, a) = (
+        event_ref(&r.partner, object, compiled, names),
+        event_ref(&r.racy, object, compiled, names),
+    );
     let points = vec![
         Json::String(render_point(r.points.0, &compiled.rep, names)),
         Json::String(render_point(r.points.1, &compiled.rep, names)),
@@ -1239,6 +1339,7 @@ fn finding(r: &Race, compiled: &CompiledSpec, names: &Names) -> Finding {
     fields.insert("type".into(), Json::from(compiled.spec.name.as_str()));
     fields.insert("access_points".into(), Json::Array(points));
     Finding {
+        occurrences: None,
         kind: "commutativity-race".into(),
         message,
         events: vec![p, a],
@@ -1275,11 +1376,11 @@ impl Observer for Commute {
     /// pipeline's reading thread has time to spare: built there while the pass goes on, they
     /// no longer add to the run's length.
     fn findings_job(&mut self) -> Option<FindingsJob> {
-        if self.races.is_empty() {
+        if self.found.races.is_empty() {
             return None;
         }
-        let races = std::mem::take(&mut self.races);
-        self.count(&races);
+        let races = std::mem::take(&mut self.found.races);
+        self.found.count(&races);
         let specs = Arc::clone(&self.specs);
         Some(Box::new(move |names: &Names| {
             races
@@ -1299,19 +1400,33 @@ impl Analysis for Commute {
         // The races not handed over (all of them without the pipeline) are independent:
         // rayon builds them on every core, in order. The allocator, which the cores share,
         // limits the gain.
-        let races = std::mem::take(&mut self.races);
-        self.count(&races);
+        let races = std::mem::take(&mut self.found.races);
+        self.found.count(&races);
         let specs = &self.specs;
         out.findings = races
             .par_iter()
             .map(|r| finding(r, &specs[r.spec], names))
             .collect();
-        out.summary
-            .insert("actions".into(), Json::from(self.actions));
-        out.summary
-            .insert("racy_actions".into(), Json::from(self.racy_actions));
-        out.summary
-            .insert("racy_objects".into(), Json::from(self.racy_objects.len()));
+        let groups = std::mem::take(&mut self.found.groups);
+        let group_count = groups.len();
+        out.findings.extend(
+            groups
+                .into_sorted()
+                .iter()
+                .map(|g| group_finding(g, &specs[g.first.spec], names)),
+        );
+        let s = &mut out.summary;
+        s.insert("actions".into(), Json::from(self.actions));
+        let found = &self.found;
+        s.insert("racy_actions".into(), Json::from(found.racy_actions));
+        s.insert(
+            "racy_locations".into(),
+            Json::from(found.racy_locations.len()),
+        );
+        s.insert("racy_objects".into(), Json::from(found.racy_objects.len()));
+        if found.granularity == Granularity::Grouped {
+            s.insert("groups".into(), Json::from(group_count));
+        }
         out.rules.push(Rule {
             id: "commutativity-race",
             description: "Two method calls on one object that may run in either order and are not specified to commute",
