@@ -34,6 +34,8 @@ pub enum FormatArg {
 pub enum TraceFormatArg {
     Text,
     Binary,
+    /// RAPID's STD format, exactly as RAPID reads it; the location map goes to OUTPUT.locations.
+    Rapid,
 }
 
 /// How the trace analyses that count occurrences report them.
@@ -191,11 +193,12 @@ pub enum Command {
     /// Predicate detection under locking constraints (the loset model): reachable, strongly
     /// feasible and valid, over every lock schedule of the run at once.
     Reach(reach::ReachArgs),
-    /// Converts a trace between the text and binary formats, losslessly.
+    /// Converts a trace between the text and binary formats, losslessly, or writes it for RAPID.
     Convert {
         /// Input trace (`-` for standard input).
         input: PathBuf,
-        /// Output file (`-` for standard output); `.hst` means binary unless --to says otherwise.
+        /// Output file (`-` for standard output, except with `--to rapid`); `.hst` means binary
+        /// unless --to says otherwise.
         output: PathBuf,
         /// Output format (default: from the output's extension).
         #[arg(long, value_enum)]

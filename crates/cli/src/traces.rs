@@ -21,8 +21,10 @@ use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace, Analysis, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
+use hindsight_trace::rapid::{self, WriteRapidError};
 use hindsight_trace::{EventSource, Format};
 use serde_json::Value;
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -233,6 +235,7 @@ pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyho
     let format = match to {
         Some(TraceFormatArg::Text) => Format::Text,
         Some(TraceFormatArg::Binary) => Format::Binary,
+        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output),
         None => Format::from_extension(output),
     };
     let name = input_name(input);
@@ -245,4 +248,32 @@ pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyho
     }
     sink.finish()?;
     Ok(0)
+}
+
+/// `convert --to rapid`: the trace as RAPID reads it in `output`, its location map beside it.
+fn convert_to_rapid(input: &Path, output: &Path) -> anyhow::Result<u8> {
+    if output.as_os_str() == "-" {
+        bail!("`--to rapid` writes a location map beside its output: give a file, not `-`");
+    }
+    let map = rapid::locations_path(output);
+    let mut reader = open_trace(input)?;
+    let create = |p: &Path| -> anyhow::Result<BufWriter<File>> {
+        let file = File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+        Ok(BufWriter::with_capacity(1 << 20, file))
+    };
+    let result = rapid::write_rapid(&mut reader, create(output)?, create(&map)?);
+    let Err(error) = result else {
+        return Ok(0);
+    };
+    // What was written before the refused event would pass for the whole trace.
+    let _ = std::fs::remove_file(output);
+    let _ = std::fs::remove_file(&map);
+    Err(match error {
+        WriteRapidError::Trace(e) => {
+            Diagnostic::error(&input_name(input), e.pos, e.kind.to_string()).into()
+        }
+        WriteRapidError::Io(e) => {
+            anyhow::Error::new(e).context(format!("cannot write {}", input_name(output)))
+        }
+    })
 }

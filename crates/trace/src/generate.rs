@@ -22,8 +22,17 @@
 //!   `i >= vars` would guard nothing, so they are never acquired.
 //! - Critical sections and atomic blocks nest properly within one thread: a lock acquired inside
 //!   a block is released before the block's `end`.
-//! - Every access has a source location from a fixed pool of 64 (`gen.rs:10` .. `gen.rs:73`);
-//!   lock, fork, join and block events have none.
+//! - Every event has a source location, as if the simulated program were one file `gen.rs`
+//!   whose code sites each event comes from. Sites depend on what the event does, never on the
+//!   random draws of its interleaving, so that a race shows up again and again at the same pair
+//!   of sites, as races of real programs do:
+//!   - `fork` at `gen.rs:4` and `join` at `gen.rs:6` (the main thread's spawn and join loops);
+//!   - accesses at `gen.rs:10` .. `gen.rs:73`: each variable has one write site and two read
+//!     sites, each shared with other variables;
+//!   - `acq(L_i)` at `gen.rs:80 + 2 (i mod 16)` and `rel(L_i)` on the line after it (a
+//!     critical section per lock, shared by locks 16 apart);
+//!   - the `begin` of thread `T_i`'s atomic blocks at `gen.rs:120 + 2 (i mod 8)` and its `end`
+//!     on the line after it.
 //!
 //! The trace has exactly `events` events. The closing events (releases, `end`s, joins) are
 //! budgeted all along, and once the budget left equals what is needed to close everything, the
@@ -236,8 +245,20 @@ enum GenOp {
 const STAY: f64 = 0.8;
 /// Probability that a thread leaving the access pattern nests a lock rather than releasing one.
 const NEST: f64 = 0.35;
+/// The code sites of the simulated program `gen.rs` (see the module documentation).
+const FORK_LINE: u32 = 4;
+const JOIN_LINE: u32 = 6;
+/// Access sites: `FIRST_LINE .. FIRST_LINE + LOCATIONS`.
 const LOCATIONS: u32 = 64;
 const FIRST_LINE: u32 = 10;
+/// Critical sections: `acq` at `LOCK_LINE + 2 (l mod LOCK_SITES)`, `rel` on the next line.
+const LOCK_LINE: u32 = 80;
+const LOCK_SITES: u32 = 16;
+/// Atomic blocks: `begin` at `BLOCK_LINE + 2 (t mod BLOCK_SITES)`, `end` on the next line.
+const BLOCK_LINE: u32 = 120;
+const BLOCK_SITES: u32 = 8;
+/// One past the last line of `gen.rs`.
+const LAST_LINE: u32 = BLOCK_LINE + 2 * BLOCK_SITES;
 
 struct Gen<'n> {
     names: &'n mut Names,
@@ -300,7 +321,7 @@ impl<'n> Gen<'n> {
             thread_names: NameCache::new("T", forked + 1),
             var_names: NameCache::new("x", vars),
             lock_names: NameCache::new("L", used_locks),
-            loc_names: NameCache::new("gen.rs:", FIRST_LINE + LOCATIONS),
+            loc_names: NameCache::new("gen.rs:", LAST_LINE),
             rng: SplitMix64::new(config.seed),
             vars,
             locks: config.locks,
@@ -568,22 +589,28 @@ impl<'n> Gen<'n> {
     {
         let names = &mut *self.names;
         let thread = ThreadId(self.thread_names.get(&mut names.threads, t));
-        let mut loc = None;
+        let line = match op {
+            GenOp::Access(_, _, line) => line,
+            GenOp::Acquire(l) => LOCK_LINE + 2 * (l % LOCK_SITES),
+            GenOp::Release(l) => LOCK_LINE + 2 * (l % LOCK_SITES) + 1,
+            GenOp::Fork(_) => FORK_LINE,
+            GenOp::Join(_) => JOIN_LINE,
+            GenOp::Begin => BLOCK_LINE + 2 * (t % BLOCK_SITES),
+            GenOp::End => BLOCK_LINE + 2 * (t % BLOCK_SITES) + 1,
+        };
+        let loc = Some(LocId(self.loc_names.get(&mut names.locations, line)));
         let op = match op {
-            GenOp::Access(x, write, line) => {
-                loc = Some(LocId(self.loc_names.get(&mut names.locations, line)));
-                match &mut self.maps {
-                    Some(maps) => Op::Call(maps.action(x, write, &mut self.rng, names)),
-                    None => {
-                        let x = VarId(self.var_names.get(&mut names.vars, x));
-                        if write {
-                            Op::Write(x)
-                        } else {
-                            Op::Read(x)
-                        }
+            GenOp::Access(x, write, _) => match &mut self.maps {
+                Some(maps) => Op::Call(maps.action(x, write, &mut self.rng, names)),
+                None => {
+                    let x = VarId(self.var_names.get(&mut names.vars, x));
+                    if write {
+                        Op::Write(x)
+                    } else {
+                        Op::Read(x)
                     }
                 }
-            }
+            },
             GenOp::Acquire(l) => Op::Acquire(LockId(self.lock_names.get(&mut names.locks, l))),
             GenOp::Release(l) => Op::Release(LockId(self.lock_names.get(&mut names.locks, l))),
             GenOp::Fork(c) => Op::Fork(ThreadId(self.thread_names.get(&mut names.threads, c))),
@@ -729,6 +756,25 @@ mod tests {
         for (i, e) in trace.events.iter().enumerate() {
             assert_eq!(e.index, i as u64, "{}", ctx(i));
             let t = index_of(n.thread(e.thread), "T");
+            let line = index_of(
+                e.loc
+                    .map(|l| n.location(l))
+                    .expect("every event has a location"),
+                "gen.rs:",
+            );
+            let site = match &e.op {
+                Op::Read(_) | Op::Write(_) => None,
+                Op::Acquire(l) => Some(80 + 2 * (index_of(n.lock(*l), "L") % 16)),
+                Op::Release(l) => Some(81 + 2 * (index_of(n.lock(*l), "L") % 16)),
+                Op::Fork(_) => Some(4),
+                Op::Join(_) => Some(6),
+                Op::Begin(_) => Some(120 + 2 * (t % 8)),
+                Op::End => Some(121 + 2 * (t % 8)),
+                _ => None,
+            };
+            if let Some(site) = site {
+                assert_eq!(line, site, "{}", ctx(i));
+            }
             assert!(t < threads, "{}", ctx(i));
             let th = &mut ths[t as usize];
             assert!(th.forked, "event before fork: {}", ctx(i));
@@ -748,16 +794,13 @@ mod tests {
                 Op::Read(x) | Op::Write(x) => {
                     let x = index_of(n.var(*x), "x");
                     assert!(x < vars, "{}", ctx(i));
-                    let loc = e
-                        .loc
-                        .map(|l| n.location(l))
-                        .expect("accesses have locations");
-                    let line = index_of(loc, "gen.rs:");
-                    assert!(
-                        (FIRST_LINE..FIRST_LINE + LOCATIONS).contains(&line),
-                        "{}",
-                        ctx(i)
-                    );
+                    // One write site and two read sites per variable.
+                    let site = |kind: u32| FIRST_LINE + (x % LOCATIONS * 3 + kind) % LOCATIONS;
+                    if matches!(e.op, Op::Write(_)) {
+                        assert_eq!(line, site(0), "{}", ctx(i));
+                    } else {
+                        assert!(line == site(1) || line == site(2), "{}", ctx(i));
+                    }
                     stats.accesses += 1;
                     stats.writes += matches!(e.op, Op::Write(_)) as u64;
                     let guarded = config.locks > 0 && th.held.contains(&(x % config.locks));
@@ -785,7 +828,6 @@ mod tests {
                     );
                     stats.max_depth = stats.max_depth.max(th.held.len());
                     stats.acquires += 1;
-                    assert!(e.loc.is_none(), "{}", ctx(i));
                 }
                 Op::Release(l) => {
                     let l = index_of(n.lock(*l), "L");

@@ -1,6 +1,6 @@
 //! The trace layer of hindsight: the event model, interned names, the text formats (RAPID's STD
-//! format and our superset of it), the compact binary format, and streaming validation with
-//! precise errors.
+//! format and our superset of it), the compact binary format, a writer of traces exactly as
+//! RAPID reads them, and streaming validation with precise errors.
 //!
 //! This crate owns what a trace *says*. It knows nothing of happens-before, of any analysis, or
 //! of how findings are reported: it hands events to whoever reads them, one at a time, and says
@@ -12,6 +12,7 @@ pub mod error;
 pub mod event;
 pub mod generate;
 pub mod names;
+pub mod rapid;
 pub mod source;
 pub mod text;
 pub mod validate;
@@ -20,6 +21,7 @@ pub use binary::{BinaryReader, BinaryWriter};
 pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
 pub use event::{Call, CallRef, Event, Op, Value};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
+pub use rapid::{write_rapid, RapidWriter};
 pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};
 pub use validate::Validator;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod arb;
+pub mod rapid_std;
 
 use hindsight_trace::{
     BinaryReader, BinaryWriter, Event, EventSource, Names, Position, TextReader, TextWriter, Trace,
