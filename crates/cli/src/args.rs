@@ -27,6 +27,9 @@ pub struct Cli {
 pub enum FormatArg {
     Text,
     Json,
+    /// One JSON object per line: a finding each (written as found by `--every-event`), then
+    /// the rest of the report.
+    Jsonl,
     Sarif,
 }
 

@@ -4,8 +4,12 @@
 
 use crate::args::FormatArg;
 use anyhow::Context;
-use hindsight_report::{render_all, render_with, OutputFormat, RenderOptions, Report};
+use hindsight_report::{
+    render_all, render_with, write_jsonl_finding, write_jsonl_tail, Finding, OutputFormat,
+    RenderOptions, Report,
+};
 use hindsight_states::cuts::poset_file::looks_like_poset;
+use hindsight_stream::FindingSink;
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::{AnyReader, BinaryWriter, Format, Names, TextWriter};
 use std::fs::File;
@@ -68,6 +72,7 @@ pub fn output_format(format: FormatArg) -> OutputFormat {
     match format {
         FormatArg::Text => OutputFormat::Text,
         FormatArg::Json => OutputFormat::Json,
+        FormatArg::Jsonl => OutputFormat::Jsonl,
         FormatArg::Sarif => OutputFormat::Sarif,
     }
 }
@@ -150,6 +155,62 @@ impl TraceSink {
         match self {
             TraceSink::Text(w) => w.finish().map(drop),
             TraceSink::Binary(w) => w.finish().map(drop),
+        }
+    }
+}
+
+/// Writes the findings a pass hands over to standard output as JSON Lines, while the pass
+/// goes on.
+pub struct JsonlSink {
+    /// The analyses' names, by their place in the chain.
+    analyses: Vec<&'static str>,
+    out: BufWriter<io::Stdout>,
+    /// The first write that failed; the rest are skipped.
+    error: Option<io::Error>,
+    /// How many findings were written.
+    written: u64,
+}
+
+impl JsonlSink {
+    pub fn new(analyses: Vec<&'static str>) -> JsonlSink {
+        JsonlSink {
+            analyses,
+            out: BufWriter::new(io::stdout()),
+            error: None,
+            written: 0,
+        }
+    }
+
+    /// Writes the rest of each report (the findings not handed over during the pass, then the
+    /// report's last line) and flushes; returns how many findings were written in all.
+    pub fn finish(mut self, reports: &[Report]) -> io::Result<u64> {
+        for r in reports {
+            for f in &r.findings {
+                self.write(&r.analysis, f);
+            }
+            if self.error.is_none() {
+                self.error = write_jsonl_tail(r, &mut self.out).err();
+            }
+        }
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush().map(|()| self.written),
+        }
+    }
+
+    fn write(&mut self, analysis: &str, f: &Finding) {
+        if self.error.is_none() {
+            self.written += 1;
+            self.error = write_jsonl_finding(analysis, f, &mut self.out).err();
+        }
+    }
+}
+
+impl FindingSink for JsonlSink {
+    fn findings(&mut self, k: usize, findings: Vec<Finding>) {
+        let analysis = self.analyses[k];
+        for f in &findings {
+            self.write(analysis, f);
         }
     }
 }

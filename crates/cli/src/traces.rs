@@ -8,7 +8,7 @@ use crate::args::{
 };
 use crate::output::{
     open_trace, pipelined, print_report, print_report_with, print_reports, print_warnings,
-    read_text, TraceSink,
+    read_text, JsonlSink, TraceSink,
 };
 use anyhow::{bail, Context};
 use hindsight_report::RenderOptions;
@@ -19,7 +19,7 @@ use hindsight_stream::commute::Commute;
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
-use hindsight_stream::{analyse_trace, Analysis, RunOptions, TraceRun};
+use hindsight_stream::{analyse_trace_to, Analysis, FindingSink, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::rapid::{self, WriteRapidError};
 use hindsight_trace::{EventSource, Format};
@@ -28,16 +28,59 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-/// Runs `analyses` over the trace in one pass and prints the trace's warnings.
-fn run(input: &InputArgs, analyses: Vec<Box<dyn Analysis>>) -> anyhow::Result<TraceRun> {
+/// Runs `analyses` over the trace in one pass and prints the trace's warnings; with JSON Lines,
+/// the findings handed over during the pass go to `sink` as they are built.
+fn run(
+    input: &InputArgs,
+    analyses: Vec<Box<dyn Analysis>>,
+    sink: Option<&mut JsonlSink>,
+) -> anyhow::Result<TraceRun> {
     let mut reader = open_trace(&input.trace)?;
     let options = RunOptions {
         strict: input.strict,
         pipeline: pipelined(analyses.len()),
     };
-    let run = analyse_trace(&mut reader, &input_name(&input.trace), analyses, options)?;
+    let name = input_name(&input.trace);
+    let sink = sink.map(|s| s as &mut dyn FindingSink);
+    let run = analyse_trace_to(&mut reader, &name, analyses, options, sink)?;
     print_warnings(&run.warnings);
     Ok(run)
+}
+
+/// Runs `analyses` over the trace in one pass and prints their reports: one report as its
+/// command prints it, or (`check`) all of them in `check`'s envelope. Returns the exit status.
+fn report(
+    input: &InputArgs,
+    analyses: Vec<Box<dyn Analysis>>,
+    format: FormatArg,
+    findings: &FindingsArgs,
+    check: bool,
+) -> anyhow::Result<u8> {
+    let mut streamed = 0;
+    let run = if let FormatArg::Jsonl = format {
+        let mut sink = JsonlSink::new(analyses.iter().map(|a| a.name()).collect());
+        let run = run(input, analyses, Some(&mut sink))?;
+        streamed = sink.finish(&run.reports)?;
+        run
+    } else {
+        let run = run(input, analyses, None)?;
+        let options = render_options(findings);
+        if check {
+            print_reports(&run.reports, format, &options)?;
+        } else {
+            print_report_with(&run.reports[0], format, &options)?;
+        }
+        run
+    };
+    let code = if streamed > 0 {
+        1
+    } else {
+        hindsight_report::exit_code_of_all(&run.reports) as u8
+    };
+    // Reports can hold a hundred thousand findings of a dozen allocations each; the process
+    // ends right after this, so they are not freed one by one.
+    std::mem::forget(run);
+    Ok(code)
 }
 
 /// Runs one analysis over the trace and prints its report.
@@ -47,14 +90,7 @@ pub fn analyse(
     findings: &FindingsArgs,
     analysis: Box<dyn Analysis>,
 ) -> anyhow::Result<u8> {
-    let mut run = run(input, vec![analysis])?;
-    let report = run.reports.remove(0);
-    print_report_with(&report, format, &render_options(findings))?;
-    let code = report.exit_code() as u8;
-    // A report can hold a hundred thousand findings of a dozen allocations each; the process
-    // ends right after this, so they are not freed one by one.
-    std::mem::forget(report);
-    Ok(code)
+    report(input, vec![analysis], format, findings, false)
 }
 
 fn granularity(findings: &FindingsArgs) -> Granularity {
@@ -198,15 +234,11 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
             }
         });
     }
-    let run = run(&a.input, analyses)?;
-    print_reports(&run.reports, a.format, &render_options(&a.findings))?;
-    let code = hindsight_report::exit_code_of_all(&run.reports) as u8;
-    std::mem::forget(run);
-    Ok(code)
+    report(&a.input, analyses, a.format, &a.findings, true)
 }
 
 pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
-    let run = run(input, Vec::new())?;
+    let run = run(input, Vec::new(), None)?;
     let mut info = run.info;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -225,7 +257,7 @@ pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
             serde_json::to_writer_pretty(&mut out, &info)?;
             writeln!(out)?;
         }
-        FormatArg::Sarif => bail!("`stats` prints text or json"),
+        FormatArg::Sarif | FormatArg::Jsonl => bail!("`stats` prints text or json"),
     }
     out.flush()?;
     Ok(0)

@@ -132,6 +132,9 @@ pub(crate) fn grouped(findings: &[Finding]) -> Vec<(Option<&str>, Vec<&Finding>)
 pub enum OutputFormat {
     Text,
     Json,
+    /// JSON Lines: a line per finding ([`write_jsonl_finding`]), then a line for the rest of
+    /// the report ([`write_jsonl_tail`]); findings can be written as they are found.
+    Jsonl,
     Sarif,
 }
 
@@ -161,8 +164,54 @@ pub fn render_with(
             serde_json::to_writer_pretty(&mut *out, report)?;
             out.write_all(b"\n")
         }
+        OutputFormat::Jsonl => render_jsonl(report, out),
         OutputFormat::Sarif => render_sarif(report, out),
     }
+}
+
+fn render_jsonl(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for f in &report.findings {
+        write_jsonl_finding(&report.analysis, f, out)?;
+    }
+    write_jsonl_tail(report, out)
+}
+
+/// One line of JSON Lines output: the finding, with the analysis it is of first.
+pub fn write_jsonl_finding(
+    analysis: &str,
+    finding: &Finding,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        analysis: &'a str,
+        #[serde(flatten)]
+        finding: &'a Finding,
+    }
+    serde_json::to_writer(&mut *out, &Line { analysis, finding })?;
+    out.write_all(b"\n")
+}
+
+/// The last line of a report in JSON Lines: the report without its findings, with how many
+/// there were.
+pub fn write_jsonl_tail(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Tail<'a> {
+        tool: &'static str,
+        analysis: &'a str,
+        trace: &'a Map<String, Value>,
+        summary: &'a Map<String, Value>,
+        warnings: &'a [String],
+    }
+    let tail = Tail {
+        tool: report.tool,
+        analysis: &report.analysis,
+        trace: &report.trace,
+        summary: &report.summary,
+        warnings: &report.warnings,
+    };
+    serde_json::to_writer(&mut *out, &tail)?;
+    out.write_all(b"\n")
 }
 
 /// Renders the reports of several analyses of one input (`hindsight check`): text one after
@@ -193,6 +242,7 @@ pub fn render_all(
             serde_json::to_writer_pretty(&mut *out, &check)?;
             out.write_all(b"\n")
         }
+        OutputFormat::Jsonl => reports.iter().try_for_each(|r| render_jsonl(r, out)),
         OutputFormat::Sarif => render_sarif_runs(reports, out),
     }
 }

@@ -1,7 +1,7 @@
 //! One streaming pass: validate each event, advance happens-before, hand the event to every
 //! analysis of the chain.
 
-use crate::pipeline::{observe_pipelined, BatchCursor, BatchError};
+use crate::pipeline::{observe_pipelined_to, BatchCursor, BatchError};
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_syntax::{Diagnostic, Severity};
@@ -70,6 +70,18 @@ pub trait Analysis: Observer {
     /// by `findings_job`, and a summary of everything.
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput;
 }
+
+/// Where a pass sends the findings its observers' jobs build ([`Observer::findings_job`]), as
+/// they are built, rather than keeping them for the observers' outputs: so that findings can
+/// be written out during the pass and none are held until its end.
+pub trait FindingSink: Send {
+    /// Findings of observer `k` (its place in the chain), in the order they were found.
+    fn findings(&mut self, k: usize, findings: Vec<Finding>);
+}
+
+/// How many events the one-thread pass sees between two rounds of findings jobs, when it has
+/// a sink: as many as the pipeline's batches.
+const EVENTS_PER_JOB_ROUND: u64 = crate::pipeline::BATCH_EVENTS as u64;
 
 /// Builds findings; the names it gets name at least everything the findings refer to.
 pub type FindingsJob = Box<dyn FnOnce(&Names) -> Vec<Finding> + Send>;
@@ -295,16 +307,27 @@ pub fn observe_any(
     observers: &mut [&mut dyn Observer],
     options: RunOptions,
 ) -> Result<Pass, TraceError> {
+    observe_any_to(source, observers, options, None)
+}
+
+/// [`observe_any`], sending the findings the observers' jobs build to `sink`, if any, as they
+/// are built.
+pub fn observe_any_to(
+    source: &mut AnyReader,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    sink: Option<&mut dyn FindingSink>,
+) -> Result<Pass, TraceError> {
     if options.pipeline {
         let batch = crate::pipeline::BATCH_EVENTS;
         return match source {
-            AnyReader::Text(r) => observe_pipelined(r, observers, options, batch),
-            AnyReader::Binary(r) => observe_pipelined(r, observers, options, batch),
+            AnyReader::Text(r) => observe_pipelined_to(r, observers, options, batch, sink),
+            AnyReader::Binary(r) => observe_pipelined_to(r, observers, options, batch, sink),
         };
     }
     match source {
-        AnyReader::Text(r) => observe(r, observers, options),
-        AnyReader::Binary(r) => observe(r, observers, options),
+        AnyReader::Text(r) => observe_to(r, observers, options, sink),
+        AnyReader::Binary(r) => observe_to(r, observers, options, sink),
     }
 }
 
@@ -344,6 +367,17 @@ pub fn observe<S: EventSource>(
     observers: &mut [&mut dyn Observer],
     options: RunOptions,
 ) -> Result<Pass, TraceError> {
+    observe_to(source, observers, options, None)
+}
+
+/// [`observe`], sending the findings the observers' jobs build to `sink`, if any: the jobs are
+/// asked for every so many events, as the pipelined pass asks after each batch.
+pub fn observe_to<S: EventSource>(
+    source: &mut S,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    mut sink: Option<&mut dyn FindingSink>,
+) -> Result<Pass, TraceError> {
     let needs_lock_valid = observers
         .iter()
         .find(|a| a.needs_lock_valid())
@@ -365,6 +399,14 @@ pub fn observe<S: EventSource>(
                 .map_err(|kind| TraceError::new(pos, kind))?;
         }
         hb.after(e);
+        if let Some(sink) = sink.as_deref_mut() {
+            if e.index % EVENTS_PER_JOB_ROUND == EVENTS_PER_JOB_ROUND - 1 {
+                run_jobs(observers, source.names(), sink);
+            }
+        }
+    }
+    if let Some(sink) = sink {
+        run_jobs(observers, source.names(), sink);
     }
     let names = source.take_names();
     validator.finish(&names)?;
@@ -375,6 +417,15 @@ pub fn observe<S: EventSource>(
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
     ))
+}
+
+/// Builds the findings every observer hands over, into `sink`.
+fn run_jobs(observers: &mut [&mut dyn Observer], names: &Names, sink: &mut dyn FindingSink) {
+    for (k, a) in observers.iter_mut().enumerate() {
+        if let Some(job) = a.findings_job() {
+            sink.findings(k, job(names));
+        }
+    }
 }
 
 /// The pass whose every event has been seen and validated.

@@ -20,8 +20,10 @@ pub mod reports;
 pub mod views;
 
 pub use driver::{
-    observe, observe_any, run, run_any, Analysis, AnalysisOutput, FindingsJob, LentCall, Observer,
-    Pass, RunOptions, RunOutcome, TraceStats,
+    observe, observe_any, observe_any_to, observe_to, run, run_any, Analysis, AnalysisOutput,
+    FindingSink, FindingsJob, LentCall, Observer, Pass, RunOptions, RunOutcome, TraceStats,
 };
-pub use pipeline::{observe_pipelined, run_pipelined, BatchCursor, BatchError};
-pub use reports::{analyse_trace, TraceRun};
+pub use pipeline::{
+    observe_pipelined, observe_pipelined_to, run_pipelined, BatchCursor, BatchError,
+};
+pub use reports::{analyse_trace, analyse_trace_to, TraceRun};

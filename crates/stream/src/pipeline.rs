@@ -44,8 +44,8 @@
 //! between the reader and the chain of [`Analysis`] objects, nothing more.
 
 use crate::driver::{
-    finish_pass, lock_invalid, observers, Analysis, FindingsJob, LentCall, Observer, OpCounts,
-    Pass, RunOptions, RunOutcome,
+    finish_pass, lock_invalid, observers, Analysis, FindingSink, FindingsJob, LentCall, Observer,
+    OpCounts, Pass, RunOptions, RunOutcome,
 };
 use hindsight_order::HappensBefore;
 use hindsight_report::Finding;
@@ -175,6 +175,18 @@ pub fn observe_pipelined<S: EventSource + Send>(
     options: RunOptions,
     batch_events: usize,
 ) -> Result<Pass, TraceError> {
+    observe_pipelined_to(source, observers, options, batch_events, None)
+}
+
+/// [`observe_pipelined`], the findings of the observers' jobs built by the reading thread
+/// into `sink`, if any, rather than kept for the outputs.
+pub fn observe_pipelined_to<S: EventSource + Send>(
+    source: &mut S,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    batch_events: usize,
+    sink: Option<&mut dyn FindingSink>,
+) -> Result<Pass, TraceError> {
     let batch_events = batch_events.max(1);
     let needs_lock_valid = observers
         .iter()
@@ -197,6 +209,7 @@ pub fn observe_pipelined<S: EventSource + Send>(
                 known: [0; NameKind::ALL.len()],
                 known_total: 0,
                 built: Vec::new(),
+                sink,
             };
             stage.run(&full_tx, &empty_rx)
         });
@@ -221,7 +234,7 @@ pub fn observe_pipelined<S: EventSource + Send>(
     })
 }
 
-struct ReadStage<'s, S> {
+struct ReadStage<'s, 'k, S> {
     source: &'s mut S,
     validator: Validator,
     /// The trace statistics, counted here rather than in stage 2, the busier one.
@@ -231,11 +244,13 @@ struct ReadStage<'s, S> {
     known: [usize; NameKind::ALL.len()],
     /// The sum of `known`.
     known_total: usize,
-    /// Per analysis, the findings built so far from the jobs stage 2 sent back.
+    /// Per analysis, the findings built so far from the jobs stage 2 sent back (without a
+    /// sink).
     built: Vec<Vec<Finding>>,
+    sink: Option<&'k mut dyn FindingSink>,
 }
 
-impl<S: EventSource> ReadStage<'_, S> {
+impl<S: EventSource> ReadStage<'_, '_, S> {
     fn run(&mut self, full: &SyncSender<Batch>, empty: &Receiver<Batch>) -> ReadEnd {
         loop {
             let Ok(mut batch) = empty.recv() else {
@@ -289,11 +304,16 @@ impl<S: EventSource> ReadStage<'_, S> {
     /// analysed so far name).
     fn build(&mut self, batch: &mut Batch, names: Option<&Names>) {
         for (k, job) in batch.jobs.drain(..) {
+            let names = names.unwrap_or_else(|| self.source.names());
+            let findings = job(names);
+            if let Some(sink) = self.sink.as_deref_mut() {
+                sink.findings(k, findings);
+                continue;
+            }
             if self.built.len() <= k {
                 self.built.resize_with(k + 1, Vec::new);
             }
-            let names = names.unwrap_or_else(|| self.source.names());
-            self.built[k].extend(job(names));
+            self.built[k].extend(findings);
         }
     }
 

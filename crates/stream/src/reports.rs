@@ -3,7 +3,7 @@
 //! and wraps each analysis' output in a [`Report`] with the facts about the trace and the
 //! warnings, worded against the input's name.
 
-use crate::driver::{observe_any, observers, Analysis, RunOptions, TraceStats};
+use crate::driver::{observe_any_to, observers, Analysis, FindingSink, RunOptions, TraceStats};
 use hindsight_report::Report;
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::{AnyReader, Format, Warning};
@@ -28,11 +28,24 @@ pub struct TraceRun {
 pub fn analyse_trace(
     reader: &mut AnyReader,
     input: &str,
-    mut analyses: Vec<Box<dyn Analysis>>,
+    analyses: Vec<Box<dyn Analysis>>,
     options: RunOptions,
 ) -> Result<TraceRun, Diagnostic> {
+    analyse_trace_to(reader, input, analyses, options, None)
+}
+
+/// [`analyse_trace`], sending the findings the analyses hand over during the pass to `sink`
+/// as they are built (see [`FindingSink`]): the reports then hold only the others, those
+/// `finish` builds.
+pub fn analyse_trace_to(
+    reader: &mut AnyReader,
+    input: &str,
+    mut analyses: Vec<Box<dyn Analysis>>,
+    options: RunOptions,
+    sink: Option<&mut dyn FindingSink>,
+) -> Result<TraceRun, Diagnostic> {
     let format = reader.format();
-    let pass = observe_any(reader, &mut observers(&mut analyses), options)
+    let pass = observe_any_to(reader, &mut observers(&mut analyses), options, sink)
         .map_err(|e| Diagnostic::error(input, e.pos, e.kind.to_string()))?;
     let mut warnings = pass_warnings(input, &pass.warnings, &pass.warning_counts);
     let trace_lines = warnings.clone();
