@@ -7,6 +7,7 @@ use serde_sarif::sarif::{
     PhysicalLocation, Region, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif,
     Tool, ToolComponent, SCHEMA_URL,
 };
+use std::collections::HashSet;
 use std::io::{self, Write};
 
 /// A trace location `path:line` or `path:line:column` becomes a physical location in that file;
@@ -61,10 +62,20 @@ fn result(kind: &str, title: String, findings: &[&Finding]) -> SarifResult {
     // The last event of each finding is the one it is about; the others are related.
     let mut locations = Vec::new();
     let mut related = Vec::new();
+    // The schema wants `relatedLocations` without repeats, and the findings of a group often
+    // share an event (one write racing with several reads), as may the events of one finding.
+    // An event's location is a function of the event (its message names the index), so one
+    // entry per event is one entry per distinct location; the first keeps its place.
+    let mut seen = HashSet::new();
     for f in findings {
         if let Some((main, others)) = f.events.split_last() {
             locations.extend(location(main));
-            related.extend(others.iter().filter_map(location));
+            related.extend(
+                others
+                    .iter()
+                    .filter(|e| seen.insert((e.index, &e.thread, &e.op, &e.location)))
+                    .filter_map(location),
+            );
         }
     }
     let mut b = SarifResult::builder()
@@ -135,4 +146,47 @@ fn run(report: &Report) -> Run {
         .tool(Tool::builder().driver(driver).build())
         .results(results)
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(index: u64, thread: &str, op: &str) -> EventRef {
+        EventRef {
+            index,
+            thread: thread.to_owned(),
+            op: op.to_owned(),
+            location: Some(format!("A.java:{}", 10 + index)),
+        }
+    }
+
+    fn race(earlier: EventRef, later: EventRef) -> Finding {
+        Finding {
+            kind: "data-race".to_owned(),
+            message: "race".to_owned(),
+            events: vec![earlier, later],
+            fields: Default::default(),
+            group: Some("x".to_owned()),
+        }
+    }
+
+    /// One write racing with two reads: one result whose related locations name the write once.
+    #[test]
+    fn a_shared_event_is_one_related_location() {
+        let w = event(0, "T1", "w(x)");
+        let mut report = Report::new("races");
+        report.findings = vec![
+            race(w.clone(), event(1, "T2", "r(x)")),
+            race(w, event(2, "T3", "r(x)")),
+        ];
+        let mut out = Vec::new();
+        render_sarif(&report, &mut out).unwrap();
+        let log: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let result = &log["runs"][0]["results"][0];
+        assert_eq!(result["locations"].as_array().unwrap().len(), 2);
+        let related = result["relatedLocations"].as_array().unwrap();
+        assert_eq!(related.len(), 1);
+        assert_eq!(related[0]["message"]["text"], "#0 T1 w(x)");
+    }
 }
