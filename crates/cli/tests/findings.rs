@@ -121,3 +121,30 @@ fn text_shows_the_largest_groups_then_a_line_for_the_rest() {
         .iter()
         .all(|g| g["occurrences"].as_u64().expect("n") <= first));
 }
+
+#[test]
+fn sarif_has_a_result_and_a_flow_per_thread_for_each_group() {
+    let trace = racy_trace("sarif");
+    let (_, grouped) = json(&["races", &trace]);
+    let groups = grouped["findings"].as_array().expect("findings");
+    let out = hindsight(&["races", &trace, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_str(&out.stdout).expect("SARIF");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), groups.len());
+    for (r, g) in results.iter().zip(groups) {
+        assert_eq!(r["message"]["text"], g["message"]);
+        let flows = r["codeFlows"][0]["threadFlows"].as_array().expect("flows");
+        let threads: std::collections::BTreeSet<&str> = g["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .map(|e| e["thread"].as_str().expect("thread"))
+            .collect();
+        assert_eq!(flows.len(), threads.len());
+        let steps: usize = flows
+            .iter()
+            .map(|f| f["locations"].as_array().expect("steps").len())
+            .sum();
+        assert_eq!(steps, 2, "the pair's two events");
+    }
+}

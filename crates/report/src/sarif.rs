@@ -3,9 +3,9 @@
 
 use crate::{EventRef, Finding, Report};
 use serde_sarif::sarif::{
-    ArtifactLocation, Location, LogicalLocation, Message, MultiformatMessageString,
+    ArtifactLocation, CodeFlow, Location, LogicalLocation, Message, MultiformatMessageString,
     PhysicalLocation, Region, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif,
-    Tool, ToolComponent, SCHEMA_URL,
+    ThreadFlow, ThreadFlowLocation, Tool, ToolComponent, SCHEMA_URL,
 };
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -89,7 +89,60 @@ fn result(kind: &str, title: String, findings: &[&Finding]) -> SarifResult {
     if !related.is_empty() {
         b.related_locations = Some(related);
     }
+    if let [f] = findings {
+        if f.occurrences.is_some() {
+            b.code_flows = Some(vec![code_flow(f)]);
+        }
+    }
     b
+}
+
+/// The events of a finding that stands for a group (its first occurrence), as one flow per
+/// thread, in the order the trace ran them: how code scanning shows the pair side by side.
+fn code_flow(f: &Finding) -> CodeFlow {
+    let mut by_index: Vec<&EventRef> = f.events.iter().collect();
+    by_index.sort_by_key(|e| e.index);
+    let mut threads: Vec<&str> = Vec::new();
+    for e in &by_index {
+        if !threads.contains(&e.thread.as_str()) {
+            threads.push(&e.thread);
+        }
+    }
+    let flows = threads
+        .iter()
+        .map(|&t| {
+            let locations = by_index
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.thread == t)
+                .map(|(order, e)| {
+                    // An event without a source location is still a step of the flow, named.
+                    let location = location(e).unwrap_or_else(|| {
+                        Location::builder()
+                            .message(
+                                Message::builder()
+                                    .text(format!("#{} {} {}", e.index, e.thread, e.op))
+                                    .build(),
+                            )
+                            .build()
+                    });
+                    ThreadFlowLocation::builder()
+                        .location(location)
+                        .execution_order(order as i64)
+                        .build()
+                })
+                .collect::<Vec<_>>();
+            ThreadFlow::builder()
+                .id(t.to_owned())
+                .message(Message::builder().text(format!("thread {t}")).build())
+                .locations(locations)
+                .build()
+        })
+        .collect::<Vec<_>>();
+    CodeFlow::builder()
+        .message(Message::builder().text(f.message.clone()).build())
+        .thread_flows(flows)
+        .build()
 }
 
 /// One SARIF log with one run for the report.
