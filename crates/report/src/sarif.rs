@@ -218,6 +218,7 @@ mod tests {
         Finding {
             kind: "data-race".to_owned(),
             message: "race".to_owned(),
+            occurrences: None,
             events: vec![earlier, later],
             fields: Default::default(),
             group: Some("x".to_owned()),
