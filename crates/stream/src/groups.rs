@@ -49,7 +49,9 @@ pub struct Group<K, P> {
     /// The threads of every occurrence, sorted, each once.
     pub threads: Vec<ThreadId>,
     pub first: P,
-    pub last: P,
+    /// The last occurrence, where the analysis keeps it ([`Groups::add`]) and there were
+    /// several.
+    pub last: Option<P>,
 }
 
 /// Groups in the order of their first occurrence.
@@ -68,27 +70,57 @@ impl<K, P> Default for Groups<K, P> {
     }
 }
 
-impl<K: Copy + Eq + Hash, P: Clone> Groups<K, P> {
-    /// Counts an occurrence of `key` by `threads`.
+impl<K: Copy + Eq + Hash, P> Groups<K, P> {
+    /// Counts an occurrence of `key` by `threads`, keeping it as the first or the last.
     pub fn add(&mut self, key: K, threads: &[ThreadId], occurrence: P) {
-        let i = *self.index.entry(key).or_insert_with(|| {
-            self.groups.push(Group {
-                key,
-                occurrences: 0,
-                threads: Vec::new(),
-                first: occurrence.clone(),
-                last: occurrence.clone(),
-            });
-            self.groups.len() - 1
-        });
+        let mut occurrence = Some(occurrence);
+        let g = self.group(key, threads, || occurrence.take().expect("taken once"));
+        if let Some(o) = occurrence {
+            g.last = Some(o);
+        }
+    }
+
+    /// Counts an occurrence of `key` by `threads`, building it with `make` only if it is the
+    /// first: for occurrences that cost more to build than to count.
+    pub fn count_with(&mut self, key: K, threads: &[ThreadId], make: impl FnOnce() -> P) {
+        self.group(key, threads, make);
+    }
+
+    /// The group of `key`, counting one more occurrence by `threads`; new, with its first
+    /// occurrence from `first`.
+    fn group(
+        &mut self,
+        key: K,
+        threads: &[ThreadId],
+        first: impl FnOnce() -> P,
+    ) -> &mut Group<K, P> {
+        let i = match self.index.get(&key) {
+            Some(&i) => i,
+            None => {
+                self.groups.push(Group {
+                    key,
+                    occurrences: 0,
+                    threads: Vec::new(),
+                    first: first(),
+                    last: None,
+                });
+                self.index.insert(key, self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
         let g = &mut self.groups[i];
         g.occurrences += 1;
-        g.last = occurrence;
         for &t in threads {
             if let Err(at) = g.threads.binary_search(&t) {
                 g.threads.insert(at, t);
             }
         }
+        g
+    }
+
+    /// The groups, in the order of their first occurrence.
+    pub fn iter(&self) -> impl Iterator<Item = &Group<K, P>> {
+        self.groups.iter()
     }
 
     pub fn len(&self) -> usize {
@@ -126,8 +158,26 @@ mod tests {
         assert_eq!(sorted[0].key, 1);
         assert_eq!(sorted[0].occurrences, 3);
         assert_eq!(sorted[0].threads, [ThreadId(1), ThreadId(2), ThreadId(3)]);
-        assert_eq!((sorted[0].first, sorted[0].last), (10, 12));
+        assert_eq!((sorted[0].first, sorted[0].last), (10, Some(12)));
         assert_eq!((sorted[1].key, sorted[1].occurrences), (2, 2));
+    }
+
+    #[test]
+    fn counting_builds_only_the_first_occurrence() {
+        let mut g: Groups<u8, u32> = Groups::default();
+        let mut built = 0;
+        for (k, v) in [(1, 10), (1, 11), (2, 20), (1, 12)] {
+            g.count_with(k, &[ThreadId(0)], || {
+                built += 1;
+                v
+            });
+        }
+        assert_eq!(built, 2);
+        let sorted = g.into_sorted();
+        assert_eq!(
+            (sorted[0].occurrences, sorted[0].first, sorted[0].last),
+            (3, 10, None)
+        );
     }
 
     #[test]

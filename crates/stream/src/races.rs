@@ -268,13 +268,14 @@ impl Races {
     #[cold]
     fn found(&mut self, race: Race) {
         self.racy_events += 1;
-        self.racy_variables.insert(race.var);
         let (p, a) = (race.partner_access, race.racy_access);
-        if let Some(l) = a.0.loc {
-            self.racy_locations.insert(l);
-        }
         match self.granularity {
-            Granularity::EveryEvent => self.races.push(race),
+            Granularity::EveryEvent => {
+                self.racy_variables.insert(race.var);
+                self.racy_locations.extend(a.0.loc);
+                self.races.push(race);
+            }
+            // The variables and locations are the groups' keys' (counted at the end).
             Granularity::Grouped => {
                 let key = (race.var, site(&p), site(&a));
                 self.groups.add(key, &[p.0.thread, a.0.thread], (p, a));
@@ -427,8 +428,7 @@ fn group_finding(g: &Group<RaceKey, (Side, Side)>, names: &Names) -> Finding {
     let mut fields = serde_json::Map::new();
     fields.insert("variable".into(), Value::from(var));
     fields.insert("threads".into(), Value::from(threads));
-    if g.occurrences > 1 {
-        let (p, a) = &g.last;
+    if let Some((p, a)) = &g.last {
         let last = [event_ref(p, x, names), event_ref(a, x, names)];
         fields.insert(
             "last".into(),
@@ -482,6 +482,14 @@ impl Analysis for Races {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
         let mut out = AnalysisOutput::default();
         let groups = self.groups.len();
+        let (mut racy_variables, mut racy_locations) = (self.racy_variables, self.racy_locations);
+        for g in self.groups.iter() {
+            let (x, _, racy) = g.key;
+            racy_variables.insert(x);
+            if let Site::At(l) = racy {
+                racy_locations.insert(l);
+            }
+        }
         out.findings = self.races.iter().map(|r| race_finding(r, names)).collect();
         out.findings.extend(
             self.groups
@@ -491,14 +499,8 @@ impl Analysis for Races {
         );
         let s = &mut out.summary;
         s.insert("racy_events".into(), Value::from(self.racy_events));
-        s.insert(
-            "racy_locations".into(),
-            Value::from(self.racy_locations.len()),
-        );
-        s.insert(
-            "racy_variables".into(),
-            Value::from(self.racy_variables.len()),
-        );
+        s.insert("racy_locations".into(), Value::from(racy_locations.len()));
+        s.insert("racy_variables".into(), Value::from(racy_variables.len()));
         if self.granularity == Granularity::Grouped {
             s.insert("groups".into(), Value::from(groups));
         }

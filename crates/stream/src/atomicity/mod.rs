@@ -603,7 +603,8 @@ fn grouped(mut f: Finding, g: &Group<ViolationKey, &Violation>, names: &Names) -
             count(g.occurrences, "violation", "violations"),
             threads.join(", ")
         ));
-        let v = g.last;
+    }
+    if let Some(v) = g.last {
         let r = |o: &Occurrence, t: ThreadId, w: bool| EventRef {
             index: o.index,
             thread: names.thread(t).to_owned(),

@@ -456,6 +456,11 @@ impl Record {
     fn params(&self, len: usize) -> &[Word] {
         &self.0[HEAD_WORDS..HEAD_WORDS + len]
     }
+
+    #[inline]
+    fn head(&self) -> Head {
+        Head::unpack([self.0[0], self.0[1], self.0[2]])
+    }
 }
 
 /// A cache line; records start on one.
@@ -733,9 +738,9 @@ impl PointActions {
                     keep
                 });
                 v.push(me(journal.alloc(record)));
-                if v.len() == 1 {
-                    *self = PointActions::One(v[0]);
-                }
+                // A point that once had unordered actions keeps its list even when one is
+                // left: on racy workloads points go back and forth, and a list made and freed
+                // at every turn costs more than the list kept.
             }
         }
     }
@@ -888,20 +893,23 @@ impl Found {
             .extend(races.iter().filter_map(|r| r.racy.head.loc));
     }
 
-    /// Keeps a race: for a findings job, or in its group.
+    /// Keeps a race of the action `racy` on `object` with the earlier `partner`: for a
+    /// findings job, or counted in its group. `make` builds the race's details (the actions'
+    /// values and the points in conflict), which a group needs only once.
     #[inline]
-    fn add(&mut self, race: Race) {
+    fn add(&mut self, object: ObjId, partner: Head, racy: Head, make: impl FnOnce() -> Race) {
         match self.granularity {
-            Granularity::EveryEvent => self.races.push(race),
+            Granularity::EveryEvent => self.races.push(make()),
+            // The objects and locations are the groups' keys' (counted at the end).
             Granularity::Grouped => {
-                self.count(std::slice::from_ref(&race));
-                let (p, a) = (&race.partner.head, &race.racy.head);
+                self.racy_actions += 1;
                 let key = (
-                    race.object,
-                    Site::of(p.loc, u32::from(p.method), p.thread),
-                    Site::of(a.loc, u32::from(a.method), a.thread),
+                    object,
+                    Site::of(partner.loc, u32::from(partner.method), partner.thread),
+                    Site::of(racy.loc, u32::from(racy.method), racy.thread),
                 );
-                self.groups.add(key, &[p.thread, a.thread], race);
+                self.groups
+                    .count_with(key, &[partner.thread, racy.thread], make);
             }
         }
     }
@@ -1044,8 +1052,9 @@ impl Commute {
                 consider(found, Via::Valued(0, c2));
             }
             if let Some(b) = best {
-                let race = race(call.object, spec_ix, b, journal, record, plan);
-                self.found.add(race);
+                let (partner, head) = (journal.head(b.slot), record.head());
+                let make = || race(call.object, spec_ix, b, journal, record, plan);
+                self.found.add(call.object, partner, head, make);
             }
             let journal = &mut self.journal;
             if let Some(c) = plan.ds {
@@ -1072,8 +1081,9 @@ impl Commute {
 
         if let Some(b) = best {
             // Read before phase 2, which may overwrite the partner's slot.
-            let race = race(call.object, spec_ix, b, journal, record, plan);
-            self.found.add(race);
+            let (partner, head) = (journal.head(b.slot), record.head());
+            let make = || race(call.object, spec_ix, b, journal, record, plan);
+            self.found.add(call.object, partner, head, make);
         }
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
@@ -1143,7 +1153,7 @@ fn race(
     record: &Record,
     plan: &Plan,
 ) -> Race {
-    let head = Head::unpack([record.0[0], record.0[1], record.0[2]]);
+    let head = record.head();
     let racy = Action {
         head,
         vals: journal.values(record.params(head.len as usize)),
@@ -1285,10 +1295,10 @@ fn group_finding(g: &Group<RaceKey, Race>, compiled: &CompiledSpec, names: &Name
     fields.insert("type".into(), Json::from(compiled.spec.name.as_str()));
     fields.insert("access_points".into(), Json::Array(points));
     fields.insert("threads".into(), Json::from(threads));
-    if g.occurrences > 1 {
+    if let Some(last) = &g.last {
         let last = [
-            event_ref(&g.last.partner, object, compiled, names),
-            event_ref(&g.last.racy, object, compiled, names),
+            event_ref(&last.partner, object, compiled, names),
+            event_ref(&last.racy, object, compiled, names),
         ];
         fields.insert(
             "last".into(),
@@ -1409,6 +1419,7 @@ impl Analysis for Commute {
             .collect();
         let groups = std::mem::take(&mut self.found.groups);
         let group_count = groups.len();
+        let group_keys: Vec<RaceKey> = groups.iter().map(|g| g.key).collect();
         out.findings.extend(
             groups
                 .into_sorted()
@@ -1417,7 +1428,13 @@ impl Analysis for Commute {
         );
         let s = &mut out.summary;
         s.insert("actions".into(), Json::from(self.actions));
-        let found = &self.found;
+        let found = &mut self.found;
+        for &(object, _, racy) in &group_keys {
+            found.racy_objects.insert(object);
+            if let Site::At(l) = racy {
+                found.racy_locations.insert(l);
+            }
+        }
         s.insert("racy_actions".into(), Json::from(found.racy_actions));
         s.insert(
             "racy_locations".into(),
