@@ -192,8 +192,8 @@ pub fn write_jsonl_finding(
     out.write_all(b"\n")
 }
 
-/// The last line of a report in JSON Lines: the report without its findings, with how many
-/// there were.
+/// The last line of a report in JSON Lines: the report without its findings (they are the
+/// lines before it; the summary counts them).
 pub fn write_jsonl_tail(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Tail<'a> {
