@@ -110,7 +110,7 @@ pub fn gen(a: &GenArgs) -> anyhow::Result<u8> {
     };
     let output = a.output.as_deref();
     let format = output.map_or(Format::Text, Format::from_extension);
-    let mut sink = TraceSink::create(output, format)?;
+    let mut sink = TraceSink::create(output, &[], format)?;
     let mut names = Names::default();
     generate(&config, &mut names, |e, names| sink.write(e, names))?;
     sink.finish()?;

@@ -11,8 +11,7 @@ use hindsight_report::{
 use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_stream::FindingSink;
 use hindsight_syntax::{input_name, Diagnostic};
-use hindsight_trace::{AnyReader, BinaryWriter, Format, Names, TextWriter};
-use std::fs::File;
+use hindsight_trace::{AnyReader, BinaryWriter, Format, Names, OutputFile, TextWriter};
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::Path;
 
@@ -86,8 +85,7 @@ pub fn print_report_with(
     format: FormatArg,
     options: &RenderOptions,
 ) -> anyhow::Result<()> {
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(io::stdout().lock());
     render_with(report, output_format(format), options, &mut out)?;
     out.flush()?;
     Ok(())
@@ -99,8 +97,7 @@ pub fn print_reports(
     format: FormatArg,
     options: &RenderOptions,
 ) -> anyhow::Result<()> {
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(io::stdout().lock());
     render_all(reports, output_format(format), options, &mut out)?;
     out.flush()?;
     Ok(())
@@ -113,31 +110,77 @@ pub fn print_warnings<S: std::fmt::Display>(lines: &[S]) {
     }
 }
 
+/// Where a command's output goes: standard output, or a file that appears, whole, only when
+/// the run succeeds ([`OutputFile`]).
+pub enum Output {
+    Stdout(BufWriter<io::Stdout>),
+    File(OutputFile),
+}
+
+impl Output {
+    /// Standard output without a path (or with `-`); else the file at `path`, refused if it is
+    /// one of `inputs`.
+    pub fn create(path: Option<&Path>, inputs: &[&Path]) -> anyhow::Result<Output> {
+        Ok(match path {
+            Some(p) if p.as_os_str() != "-" => Output::File(
+                OutputFile::create(p, inputs)
+                    .with_context(|| format!("cannot write {}", p.display()))?,
+            ),
+            _ => Output::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
+        })
+    }
+
+    /// Ends the output: flushed, or the file renamed into place.
+    pub fn commit(self) -> io::Result<()> {
+        match self {
+            Output::Stdout(mut out) => out.flush(),
+            Output::File(f) => f.commit(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(o) => o.write(buf),
+            Output::File(o) => o.write(buf),
+        }
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stdout(o) => o.write_all(buf),
+            Output::File(o) => o.write_all(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(o) => o.flush(),
+            Output::File(o) => o.flush(),
+        }
+    }
+}
+
 /// Writes `text` to the file at `output`, or to standard output without one (or with `-`).
 pub fn write_output(output: Option<&Path>, text: &str) -> anyhow::Result<()> {
-    match output {
-        Some(p) if p.as_os_str() != "-" => {
-            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))
-        }
-        _ => Ok(io::stdout().write_all(text.as_bytes())?),
-    }
+    let mut out = Output::create(output, &[])?;
+    out.write_all(text.as_bytes())?;
+    Ok(out.commit()?)
 }
 
 /// A sink for events in either format.
 pub enum TraceSink {
-    Text(TextWriter<Box<dyn Write>>),
-    Binary(BinaryWriter<Box<dyn Write>>),
+    Text(TextWriter<Output>),
+    Binary(BinaryWriter<Output>),
 }
 
 impl TraceSink {
-    pub fn create(path: Option<&Path>, format: Format) -> anyhow::Result<TraceSink> {
-        let out: Box<dyn Write> = match path {
-            Some(p) if p.as_os_str() != "-" => Box::new(BufWriter::with_capacity(
-                1 << 20,
-                File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-            )),
-            _ => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
-        };
+    /// Standard output or the file at `path` (refused if it is one of `inputs`).
+    pub fn create(
+        path: Option<&Path>,
+        inputs: &[&Path],
+        format: Format,
+    ) -> anyhow::Result<TraceSink> {
+        let out = Output::create(path, inputs)?;
         Ok(match format {
             Format::Text => TraceSink::Text(TextWriter::new(out)),
             Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),
@@ -153,8 +196,8 @@ impl TraceSink {
 
     pub fn finish(self) -> io::Result<()> {
         match self {
-            TraceSink::Text(w) => w.finish().map(drop),
-            TraceSink::Binary(w) => w.finish().map(drop),
+            TraceSink::Text(w) => w.finish()?.commit(),
+            TraceSink::Binary(w) => w.finish()?.commit(),
         }
     }
 }

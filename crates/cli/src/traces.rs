@@ -22,9 +22,8 @@ use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace_to, Analysis, FindingSink, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::rapid::{self, WriteRapidError};
-use hindsight_trace::{EventSource, Format};
+use hindsight_trace::{EventSource, Format, OutputFile};
 use serde_json::Value;
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -151,7 +150,8 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
     let loaded = spec(a.spec, a.builtin, a.direct)?;
     if a.explain {
         print_warnings(&loaded.warnings);
-        print!("{}", explain(&loaded.specs));
+        // Not `print!`, which panics when standard output fails.
+        io::stdout().write_all(explain(&loaded.specs).as_bytes())?;
         return Ok(0);
     }
     let binding = binding(&loaded.specs, a.bind)?;
@@ -240,8 +240,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
 pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
     let run = run(input, Vec::new(), None)?;
     let mut info = run.info;
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(io::stdout().lock());
     match format {
         FormatArg::Text => {
             for (k, v) in &info {
@@ -273,7 +272,7 @@ pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyho
     let name = input_name(input);
     let wrap = |e: hindsight_trace::TraceError| Diagnostic::error(&name, e.pos, e.kind.to_string());
     let mut reader = open_trace(input)?;
-    let mut sink = TraceSink::create(Some(output), format)?;
+    let mut sink = TraceSink::create(Some(output), &[input], format)?;
     while reader.advance().map_err(wrap)? {
         sink.write(reader.current(), reader.names())
             .with_context(|| format!("cannot write {}", input_name(output)))?;
@@ -289,17 +288,17 @@ fn convert_to_rapid(input: &Path, output: &Path) -> anyhow::Result<u8> {
     }
     let map = rapid::locations_path(output);
     let mut reader = open_trace(input)?;
-    let create = |p: &Path| -> anyhow::Result<BufWriter<File>> {
-        let file = File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-        Ok(BufWriter::with_capacity(1 << 20, file))
+    let create = |p: &Path| -> anyhow::Result<OutputFile> {
+        OutputFile::create(p, &[input]).with_context(|| format!("cannot write {}", p.display()))
     };
-    let result = rapid::write_rapid(&mut reader, create(output)?, create(&map)?);
-    let Err(error) = result else {
-        return Ok(0);
+    let (mut trace, mut locations) = (create(output)?, create(&map)?);
+    let error = match rapid::write_rapid(&mut reader, &mut trace, &mut locations) {
+        Ok(_) => match trace.commit().and_then(|()| locations.commit()) {
+            Ok(()) => return Ok(0),
+            Err(e) => WriteRapidError::Io(e),
+        },
+        Err(e) => e,
     };
-    // What was written before the refused event would pass for the whole trace.
-    let _ = std::fs::remove_file(output);
-    let _ = std::fs::remove_file(&map);
     Err(match error {
         WriteRapidError::Trace(e) => {
             Diagnostic::error(&input_name(input), e.pos, e.kind.to_string()).into()

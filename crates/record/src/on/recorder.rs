@@ -29,13 +29,12 @@
 
 use super::buffer::{Chunk, Merge};
 use crate::value::TraceValue;
-use hindsight_trace::{BinaryWriter, Call, Event, NameKind, Names, Op, ThreadId, Value};
+use hindsight_trace::{BinaryWriter, Call, Event, NameKind, Names, Op, OutputFile, ThreadId, Value};
 use hindsight_trace::{LocId, LockId, MsgId, ObjId, SymId, VarId};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -81,6 +80,10 @@ pub(crate) struct Session {
     /// Distinguishes this session from earlier ones in the same process (never 0).
     gen: u32,
     path: PathBuf,
+    /// Where the trace is written at the end: made at the start, so that a path that cannot
+    /// be written fails before the program runs, and renamed into place only once complete,
+    /// so that an earlier trace at the path survives a recording that does not finish.
+    out: StdMutex<Option<OutputFile>>,
     seq: Counter,
     names: StdMutex<NameTable>,
     chunks: StdMutex<Vec<Chunk>>,
@@ -465,8 +468,6 @@ impl Recorder {
     /// Starts recording to `path` (binary `.hst` format), with the calling thread as `main`.
     pub fn start(path: impl AsRef<Path>) -> io::Result<Recorder> {
         let path = path.as_ref().to_path_buf();
-        // Fail now rather than after the program ran.
-        File::create(&path)?;
         let mut active = lock(&ACTIVE);
         if active.is_some() {
             return Err(io::Error::new(
@@ -474,6 +475,7 @@ impl Recorder {
                 "a hindsight recording is already active in this process",
             ));
         }
+        let out = OutputFile::create(&path, &[])?;
         let gen = NEXT_GEN.fetch_add(1, Ordering::Relaxed);
         let mut table = NameTable {
             names: Names::default(),
@@ -483,6 +485,7 @@ impl Recorder {
         let session = Arc::new(Session {
             gen,
             path,
+            out: StdMutex::new(Some(out)),
             seq: Counter(AtomicU64::new(0)),
             names: StdMutex::new(table),
             chunks: StdMutex::new(Vec::new()),
@@ -545,7 +548,8 @@ fn finish_session(session: Arc<Session>) -> io::Result<Summary> {
     }
     let chunks = std::mem::take(&mut *lock(&session.chunks));
     let table = lock(&session.names);
-    let mut writer = BinaryWriter::new(BufWriter::new(File::create(&session.path)?))?;
+    let out = lock(&session.out).take().expect("a session is finished once");
+    let mut writer = BinaryWriter::new(out)?;
     let mut event = Event::new(0, ThreadId(0), Op::End);
     let mut events = 0u64;
     for (thread, op, loc) in Merge::new(chunks) {
@@ -556,7 +560,7 @@ fn finish_session(session: Arc<Session>) -> io::Result<Summary> {
         writer.write_event(&event, &table.names)?;
         events += 1;
     }
-    writer.finish()?;
+    writer.finish()?.commit()?;
     Ok(Summary {
         path: session.path.clone(),
         events,

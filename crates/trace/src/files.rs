@@ -1,0 +1,96 @@
+//! Files the tools write: a trace, a history, a report. Each is written to a temporary file
+//! beside its target and renamed into place once complete, so a run that fails (bad input,
+//! full disk, a panic) leaves the target as it was and no half-written file that would pass for
+//! a whole one; and a target that is one of the run's inputs is refused before anything is
+//! written, since writing it would destroy what is being read.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// Whether `a` and `b` name the same file: the same path, a hard link or a symbolic link to it.
+/// A path that does not exist is no other file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+    }
+}
+
+/// A file being written: buffered, in a temporary file beside `target`, which becomes `target`
+/// only at [`OutputFile::commit`]. Dropped without a commit, it is removed.
+pub struct OutputFile {
+    target: PathBuf,
+    out: BufWriter<NamedTempFile>,
+}
+
+impl OutputFile {
+    /// Starts writing `target`; an error if `target` is one of `inputs` (the message says so)
+    /// or if its folder cannot take a new file.
+    pub fn create(target: &Path, inputs: &[&Path]) -> io::Result<OutputFile> {
+        if let Some(input) = inputs.iter().find(|i| same_file(i, target)) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "it is the input {} (the same file), which writing would destroy",
+                    input.display()
+                ),
+            ));
+        }
+        let folder = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let prefix = format!(
+            ".{}.",
+            target
+                .file_name()
+                .map_or_else(|| "output".into(), |n| n.to_string_lossy())
+        );
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".part");
+        // A temporary file is private by default; the output gets what a plain create gives
+        // (the umask applies at creation).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let file = builder.tempfile_in(folder)?;
+        Ok(OutputFile {
+            target: target.to_path_buf(),
+            out: BufWriter::with_capacity(1 << 20, file),
+        })
+    }
+
+    /// Flushes what is buffered and renames the file into place.
+    pub fn commit(self) -> io::Result<()> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        file.persist(&self.target).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.out.write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
