@@ -283,3 +283,26 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
 }
+
+/// The most worker threads an option may ask for: far more than any machine's cores, and few
+/// enough that starting them cannot exhaust the process's threads or memory.
+pub const MAX_WORKERS: usize = 1024;
+
+/// A probability: a finite number from 0 to 1.
+pub fn probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        Ok(p) => Err(format!("a probability is from 0 to 1, not {p}")),
+        Err(_) => Err(format!("a probability is a number from 0 to 1, not `{s}`")),
+    }
+}
+
+/// A number of worker threads: 1 to [`MAX_WORKERS`].
+pub fn workers(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_WORKERS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "a number of threads is from 1 to {MAX_WORKERS}, not `{s}`"
+        )),
+    }
+}

@@ -5,14 +5,13 @@ use crate::args::FormatArg;
 use crate::output::{
     is_poset_file, open_lines, open_trace, pipelined, print_report, print_warnings, read_text,
 };
-use anyhow::Context;
 use clap::ValueEnum;
 use hindsight_states::cuts::{detect, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Progress;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -37,8 +36,8 @@ pub struct CutsArgs {
     /// The enumeration algorithm.
     #[arg(long, value_enum, default_value = "quicklex")]
     algo: AlgoArg,
-    /// Worker threads of ParaMount (default: the number of CPUs).
-    #[arg(long)]
+    /// Worker threads of ParaMount (default: the number of CPUs; at most 1024).
+    #[arg(long, value_parser = crate::args::workers)]
     threads: Option<usize>,
     /// Just count the consistent global states (and, with --predicate, those satisfying it).
     #[arg(long)]
@@ -74,10 +73,10 @@ pub struct CutsArgs {
 }
 
 /// The predicate of `--predicate`: its text, or that of the file `@FILE` names.
-fn read_predicate(arg: &str) -> anyhow::Result<PredicateText> {
+pub fn read_predicate(arg: &str) -> anyhow::Result<PredicateText> {
     Ok(match arg.strip_prefix('@') {
         Some(file) => PredicateText {
-            text: std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?,
+            text: read_text(Path::new(file))?,
             name: file.to_owned(),
         },
         None => PredicateText {

@@ -2,6 +2,7 @@
 //! ParaMount/QuickLex benchmarks) and `gen-history` (a client history against a linearizable
 //! object): their arguments, and writing what the library generates.
 
+use crate::args::probability;
 use crate::output::{write_output, TraceSink};
 use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
 use hindsight_history::MODELS;
@@ -17,25 +18,25 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 1000)]
     pub events: u64,
     /// Number of threads (T0 forks and joins the others).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: u32,
     /// Seed of the pseudo-random generator: the same seed gives the same trace.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Number of shared variables.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     pub vars: u32,
     /// Number of locks (variable x_i is guarded by lock L_(i mod locks)).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub locks: u32,
     /// Maximum lock nesting depth.
     #[arg(long, default_value_t = 2)]
     pub depth: u32,
     /// Fraction of accesses made without the guard lock (these may race).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, value_parser = probability)]
     pub unprotected: f64,
     /// Probability per step of opening an atomic block (begin/end).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub blocks: f64,
     /// Turn every access into an action on a dictionary `m_i` over this many keys
     /// (put/get/size with consistent results), for `commute --builtin map`.
@@ -54,10 +55,10 @@ pub struct GenPosetArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Probability that an event sends a message (default: the family's).
-    #[arg(long)]
+    #[arg(long, value_parser = probability)]
     pub send: Option<f64>,
     /// Probability that an event receives a waiting message (default: the family's).
-    #[arg(long)]
+    #[arg(long, value_parser = probability)]
     pub receive: Option<f64>,
     /// Output file; standard output if omitted.
     #[arg(short, long)]
@@ -69,25 +70,26 @@ pub struct GenHistoryArgs {
     /// register, kv, set, queue, counter or mutex.
     #[arg(long, default_value = "register")]
     pub model: String,
-    #[arg(long, default_value_t = 5)]
+    /// Clients (processes), at most a million.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub clients: u32,
     /// Operations invoked.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     pub ops: u32,
-    /// Keys (kv only).
-    #[arg(long, default_value_t = 8)]
+    /// Keys (kv only), at most a million.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub keys: u32,
     /// Size of the value domain.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub values: u32,
     /// Probability that a read returns an older value (an injected anomaly).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub stale_reads: f64,
     /// Probability that a completed write never takes effect (an injected anomaly).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub lost_writes: f64,
     /// Probability that an operation's outcome is recorded as unknown (`info`).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub info: f64,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

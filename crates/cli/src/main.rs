@@ -41,9 +41,9 @@ fn main() -> ExitCode {
                 }
             }
             match e.downcast_ref::<Diagnostic>() {
-                Some(d) if d.input.is_some() => eprintln!("{d}"),
-                Some(d) => eprintln!("hindsight: error: {}", d.message),
-                None => eprintln!("hindsight: error: {e:#}"),
+                Some(d) if d.input.is_some() => output::eprint_line(d),
+                Some(d) => output::eprint_line(format_args!("hindsight: error: {}", d.message)),
+                None => output::eprint_line(format_args!("hindsight: error: {e:#}")),
             }
             ExitCode::from(2)
         }

@@ -5,8 +5,8 @@
 use crate::args::FormatArg;
 use anyhow::Context;
 use hindsight_report::{
-    render_all, render_with, write_jsonl_finding, write_jsonl_tail, Finding, OutputFormat,
-    RenderOptions, Report,
+    render_all, render_with, write_jsonl_finding, write_jsonl_tail, EscapeControls, Finding,
+    OutputFormat, RenderOptions, Report,
 };
 use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_stream::FindingSink;
@@ -29,11 +29,17 @@ pub fn pipelined(analyses: usize) -> bool {
 
 /// The whole text of an input (`-`: standard input).
 pub fn read_text(path: &Path) -> anyhow::Result<String> {
-    if path.as_os_str() == "-" {
-        io::read_to_string(io::stdin()).context("cannot read standard input")
+    let mut text = if path.as_os_str() == "-" {
+        io::read_to_string(io::stdin()).context("cannot read standard input")?
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", input_name(path)))
+        std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", input_name(path)))?
+    };
+    // A byte-order mark (editors on Windows write one) is not part of the text.
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
     }
+    Ok(text)
 }
 
 /// A trace opened for reading, its format sniffed.
@@ -64,7 +70,16 @@ pub fn open_lines(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     }
     let f =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", input_name(path)))?;
-    Ok(Box::new(std::io::BufReader::new(f)))
+    let mut lines = std::io::BufReader::new(f);
+    // A byte-order mark is not part of the text (see `read_text`).
+    if lines
+        .fill_buf()
+        .with_context(|| format!("cannot read {}", input_name(path)))?
+        .starts_with(hindsight_trace::text::BOM)
+    {
+        lines.consume(hindsight_trace::text::BOM.len());
+    }
+    Ok(Box::new(lines))
 }
 
 pub fn output_format(format: FormatArg) -> OutputFormat {
@@ -103,11 +118,17 @@ pub fn print_reports(
     Ok(())
 }
 
-/// Prints lines to standard error.
+/// Prints lines to standard error, control characters escaped (they quote the input).
 pub fn print_warnings<S: std::fmt::Display>(lines: &[S]) {
     for l in lines {
-        eprintln!("{l}");
+        eprint_line(l);
     }
+}
+
+/// Prints a line to standard error, control characters escaped. A standard error that fails
+/// has no one to tell.
+pub fn eprint_line(line: impl std::fmt::Display) {
+    let _ = writeln!(EscapeControls(io::stderr().lock()), "{line}");
 }
 
 /// Where a command's output goes: standard output, or a file that appears, whole, only when

@@ -14,7 +14,7 @@ pub struct ReachArgs {
     pub input: InputArgs,
     /// A predicate over the frontier events, in the language of `hindsight cuts` (a thread's
     /// frontier event is its latest event the predicate looks at): report the first strongly
-    /// feasible state where it holds, proven reachable if possible.
+    /// feasible state where it holds, proven reachable if possible. `@FILE` reads it from FILE.
     #[arg(long)]
     pub predicate: Option<String>,
     /// Count the strongly feasible states (and, with --exact, the reachable ones).
@@ -46,7 +46,11 @@ impl Progress for PrintWarnings {
 
 pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
     let options = Options {
-        predicate: a.predicate,
+        predicate: a
+            .predicate
+            .as_deref()
+            .map(crate::cuts::read_predicate)
+            .transpose()?,
         count: a.count,
         exact: a.exact,
         check_valid: a.check_valid,

@@ -195,8 +195,7 @@ pub fn views(
     if regions_arg.is_some() || no_mhp {
         bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
     }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", input_name(path)))?;
+    let text = read_text(path)?;
     let run = analyse_program(&text, &input_name(path))?;
     print_warnings(&run.warnings);
     if input.strict {

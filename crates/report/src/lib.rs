@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::io::{self, Write};
 
 pub use sarif::{render_sarif, render_sarif_runs};
-pub use text::render_text;
+pub use text::{render_text, EscapeControls};
 
 /// One event as a finding shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -18,6 +18,37 @@ fn scalar(v: &Value) -> String {
     }
 }
 
+/// Text bound for a terminal with its ASCII control characters other than the line break
+/// written as escapes (`\u{1b}`): names come from the input, and an escape sequence in a
+/// variable's name must not drive the user's terminal.
+pub struct EscapeControls<W>(pub W);
+
+impl<W: Write> Write for EscapeControls<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        // Bytes below 0x80 are never part of a multi-byte UTF-8 character, so a buffer may be
+        // split anywhere.
+        let mut rest = buf;
+        while let Some(i) = rest
+            .iter()
+            .position(|&b| (b < 0x20 && b != b'\n') || b == 0x7f)
+        {
+            self.0.write_all(&rest[..i])?;
+            write!(self.0, "\\u{{{:x}}}", rest[i])?;
+            rest = &rest[i + 1..];
+        }
+        self.0.write_all(rest)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// Findings in the order of their groups' first appearance, each group under a heading;
 /// past `options.limit` findings that stand for occurrence groups, one line for the rest.
 pub fn render_text(
@@ -25,6 +56,7 @@ pub fn render_text(
     options: &RenderOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let out = &mut EscapeControls(out);
     if let Some(text) = &report.text {
         return out.write_all(text.as_bytes());
     }

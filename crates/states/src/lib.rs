@@ -30,3 +30,14 @@ pub trait Progress: Sync {
 pub struct Quiet;
 
 impl Progress for Quiet {}
+
+/// A predicate's text as a summary shows it: trimmed, and cut short past a few hundred
+/// characters (a generated predicate can run to megabytes).
+pub fn abbreviated(text: &str) -> String {
+    const SHOWN: usize = 200;
+    let text = text.trim();
+    match text.char_indices().nth(SHOWN) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}... ({} characters)", &text[..end], text.chars().count()),
+    }
+}

@@ -72,6 +72,9 @@ pub enum WarningKind {
     EventAfterJoin { thread: String },
     #[error("{thread}: `end` without a matching `begin`")]
     EndWithoutBegin { thread: String },
+    /// An empty file or stream is more often a logger that failed than a run that did nothing.
+    #[error("the trace has no events")]
+    Empty,
 }
 
 impl WarningKind {
@@ -84,6 +87,7 @@ impl WarningKind {
             WarningKind::AcquireHeld { .. } => "acquire-held-lock",
             WarningKind::EventAfterJoin { .. } => "event-after-join",
             WarningKind::EndWithoutBegin { .. } => "end-without-begin",
+            WarningKind::Empty => "empty",
         }
     }
 }

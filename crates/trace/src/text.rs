@@ -96,6 +96,9 @@ impl<R: Read> TextReader<R> {
     }
 }
 
+/// The UTF-8 byte-order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn trim(mut s: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = s {
         if first.is_ascii_whitespace() {
@@ -131,8 +134,12 @@ impl<R: Read> EventSource for TextReader<R> {
                 return Ok(false);
             };
             self.line += 1;
-            let start = self.start;
+            let mut start = self.start;
             self.start = next_start;
+            // Editors on Windows open a UTF-8 file with a byte-order mark: not part of the text.
+            if self.line == 1 && self.buf[start..line_end].starts_with(BOM) {
+                start += BOM.len();
+            }
             let line = trim(&self.buf[start..line_end]);
             if line.is_empty() || line[0] == b'#' {
                 continue;

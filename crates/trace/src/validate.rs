@@ -288,6 +288,9 @@ impl Validator {
             let thread = names.thread(ThreadId(i as u32)).to_owned();
             self.warn(pos, WarningKind::NeverForked { thread })?;
         }
+        if self.root.is_none() {
+            self.warn(Position::File, WarningKind::Empty)?;
+        }
         Ok(())
     }
 

@@ -29,7 +29,9 @@
 
 use super::buffer::{Chunk, Merge};
 use crate::value::TraceValue;
-use hindsight_trace::{BinaryWriter, Call, Event, NameKind, Names, Op, OutputFile, ThreadId, Value};
+use hindsight_trace::{
+    BinaryWriter, Call, Event, NameKind, Names, Op, OutputFile, ThreadId, Value,
+};
 use hindsight_trace::{LocId, LockId, MsgId, ObjId, SymId, VarId};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -548,7 +550,9 @@ fn finish_session(session: Arc<Session>) -> io::Result<Summary> {
     }
     let chunks = std::mem::take(&mut *lock(&session.chunks));
     let table = lock(&session.names);
-    let out = lock(&session.out).take().expect("a session is finished once");
+    let out = lock(&session.out)
+        .take()
+        .expect("a session is finished once");
     let mut writer = BinaryWriter::new(out)?;
     let mut event = Event::new(0, ThreadId(0), Op::End);
     let mut events = 0u64;

@@ -6,7 +6,7 @@ pub mod lang;
 pub mod symbolic;
 
 use hindsight_report::Report;
-use hindsight_syntax::{Diagnostic, Severity};
+use hindsight_syntax::{Diagnostic, Position, Severity};
 use hindsight_views::sensors::LIMIT;
 use hindsight_views::{count_kinds, detect_counted, findings, rules};
 use serde_json::Value;
@@ -59,9 +59,16 @@ pub fn analyse_program(text: &str, input: &str) -> Result<ProgramRun, Diagnostic
             .summary
             .insert("sensor_limit_reached".into(), Value::from(LIMIT));
     }
-    report.warnings = views.warnings.iter().map(Diagnostic::to_string).collect();
-    Ok(ProgramRun {
-        report,
-        warnings: views.warnings,
-    })
+    let mut warnings = views.warnings;
+    if prog.threads.is_empty() {
+        // A program without threads has no run to analyse: more likely a wrong file than a
+        // verdict.
+        warnings.push(Diagnostic::warning(
+            input,
+            Position::File,
+            "the program has no thread",
+        ));
+    }
+    report.warnings = warnings.iter().map(Diagnostic::to_string).collect();
+    Ok(ProgramRun { report, warnings })
 }

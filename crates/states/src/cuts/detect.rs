@@ -228,7 +228,7 @@ pub fn detect(
     }
     let s = &mut report.summary;
     if let Some(p) = &predicate {
-        s.insert("predicate".into(), Value::from(p.text.trim()));
+        s.insert("predicate".into(), Value::from(crate::abbreviated(&p.text)));
     }
     s.insert("algorithm".into(), Value::from(options.enumerator.name()));
     if options.online {

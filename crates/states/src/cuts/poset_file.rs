@@ -20,6 +20,7 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> SyntaxError {
 /// Whether `text` looks like a poset file: its first significant line starts `DIGITS:(`.
 pub fn looks_like_poset(text: &str) -> bool {
     let Some(line) = text
+        .trim_start_matches('\u{feff}')
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#'))

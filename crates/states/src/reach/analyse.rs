@@ -13,6 +13,7 @@ use super::findings::{
 use super::loset::{Loset, LosetBuilder};
 use super::search::Validity;
 use super::{Reach, Verdict};
+use crate::cuts::detect::PredicateText;
 use crate::cuts::poset::{Poset, TracePoset};
 use crate::cuts::predicate::{parse_predicate, Predicate};
 use crate::Progress;
@@ -30,7 +31,7 @@ use std::time::Instant;
 pub struct Options {
     /// A predicate in the language of `hindsight cuts`: report the first strongly feasible
     /// state where it holds, proven reachable if possible.
-    pub predicate: Option<String>,
+    pub predicate: Option<PredicateText>,
     /// Count the strongly feasible states (and, with `exact`, the reachable ones).
     pub count: bool,
     /// Decide by search every state the polynomial classes leave open.
@@ -81,12 +82,16 @@ pub fn analyse(
         .transpose()?;
     let predicate = options
         .predicate
-        .as_deref()
-        .map(|text| parse_predicate(text).map_err(|e| e.in_input("<predicate>")))
+        .as_ref()
+        .map(|p| parse_predicate(&p.text).map_err(|e| e.in_input(&p.name)))
         .transpose()?;
     let projection = predicate.as_ref().map(|p| Projection::new(&loset, p));
+    let predicate_name = options.predicate.as_ref().map_or("", |p| p.name.as_str());
     let bound = match (&predicate, &projection) {
-        (Some(p), Some(proj)) => Some(p.bind(&proj.poset).map_err(|e| e.in_input("<predicate>"))?),
+        (Some(p), Some(proj)) => Some(
+            p.bind(&proj.poset)
+                .map_err(|e| e.in_input(predicate_name))?,
+        ),
         _ => None,
     };
     let started = Instant::now();
@@ -135,7 +140,7 @@ pub fn analyse(
             options.exact,
         );
         let s = &mut report.summary;
-        s.insert("predicate".into(), Value::from(p.text.clone()));
+        s.insert("predicate".into(), Value::from(crate::abbreviated(&p.text)));
         s.insert("states".into(), Value::from(detection.states));
         s.insert("satisfying".into(), Value::from(detection.satisfying));
         s.insert("complete".into(), Value::from(detection.complete));
