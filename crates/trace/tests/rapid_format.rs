@@ -5,40 +5,12 @@
 mod common;
 
 use common::arb;
+use common::rapid_std::{expected, RapidEvent, RapidOp, Seen};
 use common::rapid_std::{parse, parse_int, parse_line, parse_locations, read_lines};
-use common::rapid_std::{RapidEvent, RapidOp};
 use hindsight_trace::generate::{generate_trace, GenConfig};
 use hindsight_trace::rapid::{write_rapid, RapidSummary, WriteRapidError};
 use hindsight_trace::{ErrorKind, Event, Names, Op, Position, TextReader, Trace};
 use proptest::prelude::*;
-
-/// An event as RAPID sees it, with its location through the map: what must survive.
-type Seen = (String, RapidOp, Option<String>);
-
-/// The events of `trace` as RAPID must read them: without `req`, `begin` without its label.
-fn expected(trace: &Trace) -> Vec<Seen> {
-    let n = &trace.names;
-    trace
-        .events
-        .iter()
-        .filter(|e| !matches!(e.op, Op::Request(_)))
-        .map(|e| {
-            let op = match e.op {
-                Op::Read(x) => RapidOp::Read(n.var(x).into()),
-                Op::Write(x) => RapidOp::Write(n.var(x).into()),
-                Op::Acquire(l) => RapidOp::Acquire(n.lock(l).into()),
-                Op::Release(l) => RapidOp::Release(n.lock(l).into()),
-                Op::Fork(t) => RapidOp::Fork(n.thread(t).into()),
-                Op::Join(t) => RapidOp::Join(n.thread(t).into()),
-                Op::Begin(_) => RapidOp::Begin,
-                Op::End => RapidOp::End,
-                ref op => panic!("{op:?} has no RAPID equivalent"),
-            };
-            let loc = e.loc.map(|l| n.location(l).to_owned());
-            (n.thread(e.thread).to_owned(), op, loc)
-        })
-        .collect()
-}
 
 /// The RAPID trace of `trace` and its location map.
 fn to_rapid(trace: &Trace) -> Result<(String, String, RapidSummary), WriteRapidError> {

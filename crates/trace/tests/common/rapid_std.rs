@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+use hindsight_trace::{Op, Trace};
+
 /// The event types `eInfo2Event` accepts (RAPID's `EventType` without `BRANCH`, which it
 /// rejects as an "Illegal type of event").
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,4 +195,32 @@ pub fn parse_locations(text: &str) -> Result<Vec<Option<String>>, String> {
         out.push(Some(loc.to_owned()));
     }
     Ok(out)
+}
+
+/// An event as RAPID sees it, with its location through the map: what must survive.
+pub type Seen = (String, RapidOp, Option<String>);
+
+/// The events of `trace` as RAPID must read them: without `req`, `begin` without its label.
+pub fn expected(trace: &Trace) -> Vec<Seen> {
+    let n = &trace.names;
+    trace
+        .events
+        .iter()
+        .filter(|e| !matches!(e.op, Op::Request(_)))
+        .map(|e| {
+            let op = match e.op {
+                Op::Read(x) => RapidOp::Read(n.var(x).into()),
+                Op::Write(x) => RapidOp::Write(n.var(x).into()),
+                Op::Acquire(l) => RapidOp::Acquire(n.lock(l).into()),
+                Op::Release(l) => RapidOp::Release(n.lock(l).into()),
+                Op::Fork(t) => RapidOp::Fork(n.thread(t).into()),
+                Op::Join(t) => RapidOp::Join(n.thread(t).into()),
+                Op::Begin(_) => RapidOp::Begin,
+                Op::End => RapidOp::End,
+                ref op => panic!("{op:?} has no RAPID equivalent"),
+            };
+            let loc = e.loc.map(|l| n.location(l).to_owned());
+            (n.thread(e.thread).to_owned(), op, loc)
+        })
+        .collect()
 }
