@@ -884,8 +884,16 @@ mod tests {
             v.check(e, Position::Event(e.index), n)
                 .unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
         }
-        v.finish(n)
-            .unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
+        let finished = v.finish(n);
+        if trace.events.is_empty() {
+            // An empty trace is valid, with a warning: an error in strict mode.
+            assert!(
+                matches!(&finished, Err(e) if matches!(e.kind, crate::ErrorKind::Strict(crate::WarningKind::Empty))),
+                "{finished:?}"
+            );
+        } else {
+            finished.unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
+        }
         stats
     }
 

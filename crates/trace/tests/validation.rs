@@ -67,15 +67,15 @@ fn clean_trace_has_no_warnings() {
 }
 
 #[test]
-fn empty_and_single_thread_traces_are_clean() {
-    for text in [
-        "",
-        "# nothing\n",
-        "T0|w(x)",
-        "main|r(x)\nmain|acq(L)\nmain|rel(L)\n",
-    ] {
+fn single_thread_traces_are_clean_and_empty_ones_warned_about() {
+    for text in ["T0|w(x)", "main|r(x)\nmain|acq(L)\nmain|rel(L)\n"] {
         let v = ok(text);
         assert!(v.validator.warnings().is_empty(), "{text:?}");
+    }
+    for text in ["", "# nothing\n", "\n\n"] {
+        let v = ok(text);
+        let kinds: Vec<_> = v.validator.warnings().iter().map(|w| &w.kind).collect();
+        assert_eq!(kinds, [&WarningKind::Empty], "{text:?}");
     }
 }
 
