@@ -105,10 +105,7 @@ pub fn trace_info(input: &str, format: Format, stats: &TraceStats) -> Map<String
     m.insert("path".into(), Value::from(input));
     m.insert(
         "format".into(),
-        Value::from(match format {
-            Format::Text => "text",
-            Format::Binary => "binary",
-        }),
+        Value::from(format.name()),
     );
     m.extend(stats.to_json());
     m
