@@ -132,7 +132,8 @@ impl Header {
                 format!("{n} {what} do not fit a RapidBin header"),
             )
         };
-        let threads = i16::try_from(self.threads).map_err(|_| too_large("threads", self.threads))?;
+        let threads =
+            i16::try_from(self.threads).map_err(|_| too_large("threads", self.threads))?;
         let locks = i32::try_from(self.locks).map_err(|_| too_large("locks", self.locks))?;
         let variables =
             i32::try_from(self.variables).map_err(|_| too_large("variables", self.variables))?;
@@ -529,7 +530,8 @@ impl<W: Write + Seek> RapidBinWriter<W> {
         };
         let loc = e.loc.map_or(0, |l| u64::from(l.0) + 1);
         let thread = u64::from(e.thread.0);
-        if thread >= MAX_THREADS as u64 || matches!(e.op, Op::Fork(t) | Op::Join(t) if t.0 as usize >= MAX_THREADS)
+        if thread >= MAX_THREADS as u64
+            || matches!(e.op, Op::Fork(t) | Op::Join(t) if t.0 as usize >= MAX_THREADS)
         {
             return Err(RapidBinWriteError::Unsupported(format!(
                 "RapidBin has at most {MAX_THREADS} threads"

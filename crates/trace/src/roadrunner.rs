@@ -175,7 +175,11 @@ fn split(line: &[u8]) -> Result<Option<Parts<'_>>, String> {
     let rest = &rest[thread_len + 1..];
     let run = rest.iter().take_while(|&&b| is_word(b)).count();
     // The target is greedy: it ends at the last `)` of the run, which must leave it a byte.
-    let Some(close) = rest[..run].iter().rposition(|&b| b == b')').filter(|&p| p > 0) else {
+    let Some(close) = rest[..run]
+        .iter()
+        .rposition(|&b| b == b')')
+        .filter(|&p| p > 0)
+    else {
         return Err(format!("expected `{name}(THREAD,TARGET)`"));
     };
     let target = &rest[..close];
@@ -204,7 +208,6 @@ impl<R: Read> RoadRunnerReader<R> {
             && (self.enter.find(line).is_some() || self.exit.find(line).is_some())
             && self.exclude.iter().any(|p| p.find(line).is_some())
     }
-
 }
 
 impl<R: Read> EventSource for RoadRunnerReader<R> {

@@ -4,9 +4,9 @@
 
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{CallPool, DisplayOp, Event, Op, Value};
+use crate::lines::LineBuf;
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
-use crate::lines::LineBuf;
 use std::io::{self, Read, Write};
 
 /// Reads the text format from any byte stream, in fixed-size chunks: memory does not grow with

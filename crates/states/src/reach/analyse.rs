@@ -96,10 +96,7 @@ pub fn analyse(
     report.warnings = warnings;
     let t = &mut report.trace;
     t.insert("path".into(), Value::from(name));
-    t.insert(
-        "format".into(),
-        Value::from(format.name()),
-    );
+    t.insert("format".into(), Value::from(format.name()));
     t.insert("events".into(), Value::from(events));
     t.insert("threads".into(), Value::from(loset.processes()));
     t.insert(
