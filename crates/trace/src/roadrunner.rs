@@ -114,9 +114,37 @@ pub struct RoadRunnerReader<R> {
     next_index: u64,
     names: Names,
     slot: Event,
-    exclude: Vec<memmem::Finder<'static>>,
+    /// `None` without patterns: most logs are read without an exclude file.
+    exclude: Option<Box<Exclusion>>,
+}
+
+/// RAPID's exclusion: an `Enter(`/`Exit(` line holding one of the patterns.
+struct Exclusion {
+    patterns: Vec<memmem::Finder<'static>>,
     enter: memmem::Finder<'static>,
     exit: memmem::Finder<'static>,
+}
+
+impl Exclusion {
+    fn new(patterns: &[String]) -> Option<Box<Exclusion>> {
+        let patterns: Vec<_> = patterns
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| memmem::Finder::new(p.as_bytes()).into_owned())
+            .collect();
+        (!patterns.is_empty()).then(|| {
+            Box::new(Exclusion {
+                patterns,
+                enter: memmem::Finder::new(b"Enter(").into_owned(),
+                exit: memmem::Finder::new(b"Exit(").into_owned(),
+            })
+        })
+    }
+
+    fn excludes(&self, line: &[u8]) -> bool {
+        (self.enter.find(line).is_some() || self.exit.find(line).is_some())
+            && self.patterns.iter().any(|p| p.find(line).is_some())
+    }
 }
 
 fn syntax(line: u64, msg: impl Into<String>) -> TraceError {
@@ -131,14 +159,7 @@ impl<R: Read> RoadRunnerReader<R> {
             next_index: 0,
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            exclude: options
-                .exclude
-                .iter()
-                .filter(|p| !p.is_empty())
-                .map(|p| memmem::Finder::new(p.as_bytes()).into_owned())
-                .collect(),
-            enter: memmem::Finder::new(b"Enter(").into_owned(),
-            exit: memmem::Finder::new(b"Exit(").into_owned(),
+            exclude: Exclusion::new(&options.exclude),
         }
     }
 }
@@ -204,9 +225,7 @@ fn split(line: &[u8]) -> Result<Option<Parts<'_>>, String> {
 
 impl<R: Read> RoadRunnerReader<R> {
     fn excluded(&self, line: &[u8]) -> bool {
-        !self.exclude.is_empty()
-            && (self.enter.find(line).is_some() || self.exit.find(line).is_some())
-            && self.exclude.iter().any(|p| p.find(line).is_some())
+        self.exclude.as_ref().is_some_and(|x| x.excludes(line))
     }
 }
 
