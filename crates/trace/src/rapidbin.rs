@@ -1,7 +1,8 @@
 //! RapidBin, the binary trace format of RAPID (Mathur et al.), as RAPID's `parse/bin`
-//! (`BinaryFormat.java`, `ParseBinary.java`) and Wasmgrind's `trace-tools` crate
-//! (`AFKoffee/wasmgrind`, `crates/trace-tools/src/rapidbin.rs` and `rapidbin/parser.rs`) read
-//! and write it.
+//! (`BinaryFormat.java`, `ParseBinary.java`: a version of RAPID whose repository the public
+//! code index does not name; focs-lab/rapid's history lacks it) and Wasmgrind's `trace-tools`
+//! crate (`AFKoffee/wasmgrind`, `crates/trace-tools/src/rapidbin.rs`, `rapidbin/parser.rs`,
+//! `rapidbin/encoder.rs`) read and write it.
 //!
 //! ```text
 //! file   := header event*                                  -- all integers big-endian
