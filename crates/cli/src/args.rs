@@ -21,6 +21,10 @@ pub struct Cli {
     /// results are the same).
     #[arg(long, global = true)]
     pub one_thread: bool,
+    /// RoadRunner logs: RAPID's exclude file, one pattern per line; an `Enter`/`Exit` line
+    /// holding a pattern (a library method, say) is skipped.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub rr_exclude: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -35,10 +39,30 @@ pub enum FormatArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum TraceFormatArg {
-    Text,
-    Binary,
+    /// RAPID's STD format and our superset of it.
+    #[value(alias = "text")]
+    Std,
+    /// hindsight's binary format.
+    #[value(alias = "binary")]
+    Hst,
     /// RAPID's STD format, exactly as RAPID reads it; the location map goes to OUTPUT.locations.
     Rapid,
+}
+
+/// `convert --from`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum InputFormatArg {
+    /// RoadRunner's printer log, as RAPID's `rr` parser reads it.
+    #[value(alias = "roadrunner")]
+    Rr,
+    /// RAPID's binary format.
+    Rapidbin,
+    /// RAPID's STD format and our superset of it.
+    #[value(alias = "text")]
+    Std,
+    /// hindsight's binary format.
+    #[value(alias = "binary")]
+    Hst,
 }
 
 /// How the trace analyses that count occurrences report them.
@@ -55,8 +79,8 @@ pub struct FindingsArgs {
 
 #[derive(clap::Args)]
 pub struct InputArgs {
-    /// The trace: RAPID's STD text format, our text superset, or binary `.hst` (sniffed);
-    /// `-` reads standard input.
+    /// The trace: RAPID's STD text format, our text superset, binary `.hst`, a RoadRunner log
+    /// or RapidBin (sniffed); `-` reads standard input.
     pub trace: PathBuf,
     /// Treat every warning about the trace as an error (exit status 2).
     #[arg(long)]
@@ -196,13 +220,18 @@ pub enum Command {
     /// Predicate detection under locking constraints (the loset model): reachable, strongly
     /// feasible and valid, over every lock schedule of the run at once.
     Reach(reach::ReachArgs),
-    /// Converts a trace between the text and binary formats, losslessly, or writes it for RAPID.
+    /// Converts a trace (STD text, `.hst`, a RoadRunner log or RapidBin) to the text or binary
+    /// format, losslessly where the formats allow (what is left out is said on stderr), or
+    /// writes it for RAPID.
     Convert {
         /// Input trace (`-` for standard input).
         input: PathBuf,
         /// Output file (`-` for standard output, except with `--to rapid`); `.hst` means binary
         /// unless --to says otherwise.
         output: PathBuf,
+        /// Input format (default: sniffed from the content).
+        #[arg(long, value_enum)]
+        from: Option<InputFormatArg>,
         /// Output format (default: from the output's extension).
         #[arg(long, value_enum)]
         to: Option<TraceFormatArg>,

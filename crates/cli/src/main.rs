@@ -23,6 +23,18 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     output::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
+    if let Some(path) = &cli.rr_exclude {
+        match read_text(path) {
+            Ok(text) => {
+                let _ = output::RR_EXCLUDE
+                    .set(hindsight_trace::RoadRunnerOptions::parse_exclude(&text));
+            }
+            Err(e) => {
+                eprintln!("hindsight: error: {e:#}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     if cli.one_thread {
         // Analyses build their findings with rayon; one thread means its pool too: this one,
         // as its only worker. This can fail only if the pool exists, and nothing has used it.
@@ -113,7 +125,12 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         ),
         Command::Check(a) => traces::check(&a),
         Command::Stats { input, format } => traces::stats(&input, format),
-        Command::Convert { input, output, to } => traces::convert(&input, &output, to),
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+        } => traces::convert(&input, &output, from, to),
         Command::Gen(a) => generators::gen(&a),
         Command::Lin {
             history,

@@ -11,7 +11,9 @@ use hindsight_report::{
 use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_stream::FindingSink;
 use hindsight_syntax::{input_name, Diagnostic};
-use hindsight_trace::{AnyReader, BinaryWriter, Format, Names, OutputFile, TextWriter};
+use hindsight_trace::{
+    AnyReader, BinaryWriter, Format, Names, OpenOptions, OutputFile, RoadRunnerOptions, TextWriter,
+};
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::Path;
 
@@ -42,9 +44,23 @@ pub fn read_text(path: &Path) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// Set once from `--rr-exclude`, before any trace is read.
+pub static RR_EXCLUDE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
 /// A trace opened for reading, its format sniffed.
 pub fn open_trace(path: &Path) -> Result<AnyReader, Diagnostic> {
-    hindsight_trace::open(path)
+    open_trace_as(path, None)
+}
+
+/// A trace opened for reading as `format`, or as its content says.
+pub fn open_trace_as(path: &Path, format: Option<Format>) -> Result<AnyReader, Diagnostic> {
+    let options = OpenOptions {
+        format,
+        roadrunner: RoadRunnerOptions {
+            exclude: RR_EXCLUDE.get().cloned().unwrap_or_default(),
+        },
+    };
+    hindsight_trace::open_with(path, &options)
         .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))
 }
 
@@ -205,6 +221,9 @@ impl TraceSink {
         Ok(match format {
             Format::Text => TraceSink::Text(TextWriter::new(out)),
             Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),
+            Format::RoadRunner | Format::RapidBin => {
+                anyhow::bail!("hindsight reads {} but does not write it", format.name())
+            }
         })
     }
 

@@ -4,11 +4,12 @@
 //! reports.
 
 use crate::args::{
-    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, RegionsArg, TraceFormatArg,
+    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, RegionsArg,
+    TraceFormatArg,
 };
 use crate::output::{
-    open_trace, pipelined, print_report, print_report_with, print_reports, print_warnings,
-    read_text, JsonlSink, TraceSink,
+    open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
+    print_warnings, read_text, JsonlSink, TraceSink,
 };
 use anyhow::{bail, Context};
 use hindsight_report::RenderOptions;
@@ -22,7 +23,7 @@ use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace_to, Analysis, FindingSink, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::rapid::{self, WriteRapidError};
-use hindsight_trace::{EventSource, Format, OutputFile};
+use hindsight_trace::{AnyReader, EventSource, Format, OutputFile, Position};
 use serde_json::Value;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -261,39 +262,61 @@ pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-pub fn convert(input: &Path, output: &Path, to: Option<TraceFormatArg>) -> anyhow::Result<u8> {
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    from: Option<InputFormatArg>,
+    to: Option<TraceFormatArg>,
+) -> anyhow::Result<u8> {
+    let from = from.map(|f| match f {
+        InputFormatArg::Rr => Format::RoadRunner,
+        InputFormatArg::Rapidbin => Format::RapidBin,
+        InputFormatArg::Std => Format::Text,
+        InputFormatArg::Hst => Format::Binary,
+    });
     let format = match to {
-        Some(TraceFormatArg::Text) => Format::Text,
-        Some(TraceFormatArg::Binary) => Format::Binary,
-        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output),
+        Some(TraceFormatArg::Std) => Format::Text,
+        Some(TraceFormatArg::Hst) => Format::Binary,
+        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output, from),
         None => Format::from_extension(output),
     };
     let name = input_name(input);
     let wrap = |e: hindsight_trace::TraceError| Diagnostic::error(&name, e.pos, e.kind.to_string());
-    let mut reader = open_trace(input)?;
+    let mut reader = open_trace_as(input, from)?;
     let mut sink = TraceSink::create(Some(output), &[input], format)?;
     while reader.advance().map_err(wrap)? {
         sink.write(reader.current(), reader.names())
             .with_context(|| format!("cannot write {}", input_name(output)))?;
     }
     sink.finish()?;
+    print_dropped(&name, &reader);
     Ok(0)
 }
 
+/// Says on stderr what the reader left out of the trace.
+fn print_dropped(name: &str, reader: &AnyReader) {
+    for what in reader.dropped() {
+        crate::output::eprint_line(Diagnostic::warning(name, Position::File, what));
+    }
+}
+
 /// `convert --to rapid`: the trace as RAPID reads it in `output`, its location map beside it.
-fn convert_to_rapid(input: &Path, output: &Path) -> anyhow::Result<u8> {
+fn convert_to_rapid(input: &Path, output: &Path, from: Option<Format>) -> anyhow::Result<u8> {
     if output.as_os_str() == "-" {
         bail!("`--to rapid` writes a location map beside its output: give a file, not `-`");
     }
     let map = rapid::locations_path(output);
-    let mut reader = open_trace(input)?;
+    let mut reader = open_trace_as(input, from)?;
     let create = |p: &Path| -> anyhow::Result<OutputFile> {
         OutputFile::create(p, &[input]).with_context(|| format!("cannot write {}", p.display()))
     };
     let (mut trace, mut locations) = (create(output)?, create(&map)?);
     let error = match rapid::write_rapid(&mut reader, &mut trace, &mut locations) {
         Ok(_) => match trace.commit().and_then(|()| locations.commit()) {
-            Ok(()) => return Ok(0),
+            Ok(()) => {
+                print_dropped(&input_name(input), &reader);
+                return Ok(0);
+            }
             Err(e) => WriteRapidError::Io(e),
         },
         Err(e) => e,

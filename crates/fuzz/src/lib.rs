@@ -15,13 +15,16 @@ use hindsight_stream::commute::{Binding, Commute};
 use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace, Analysis, RunOptions};
-use hindsight_trace::{AnyReader, BinaryReader, TextReader};
+use hindsight_trace::{AnyReader, BinaryReader, RapidBinReader, RoadRunnerOptions};
+use hindsight_trace::{RoadRunnerReader, TextReader};
 use std::io::{Cursor, Read};
 
 /// The targets, by name: what `fuzz/fuzz_targets/NAME.rs` runs.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("trace_text", trace_text),
     ("trace_binary", trace_binary),
+    ("trace_roadrunner", trace_roadrunner),
+    ("trace_rapidbin", trace_rapidbin),
     ("poset", poset),
     ("predicate", predicate),
     ("history", history),
@@ -69,6 +72,22 @@ pub fn trace_text(data: &[u8]) {
 /// A binary `.hst` trace, through every analysis.
 pub fn trace_binary(data: &[u8]) {
     analyse(AnyReader::Binary(BinaryReader::new(bytes(data))));
+}
+
+/// A RoadRunner printer log (excluding one method pattern), through every analysis.
+pub fn trace_roadrunner(data: &[u8]) {
+    let options = RoadRunnerOptions {
+        exclude: vec!["java.lang".into()],
+    };
+    analyse(AnyReader::RoadRunner(RoadRunnerReader::new(
+        bytes(data),
+        &options,
+    )));
+}
+
+/// A RapidBin trace, through every analysis.
+pub fn trace_rapidbin(data: &[u8]) {
+    analyse(AnyReader::RapidBin(RapidBinReader::new(bytes(data))));
 }
 
 /// A poset file (`cuts INPUT`).

@@ -21,6 +21,8 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
     let want: &[&str] = match target {
         "trace_text" => &["std", "txt"],
         "trace_binary" => &[],
+        "trace_roadrunner" => &["rr"],
+        "trace_rapidbin" => &["rapidbin"],
         "poset" => &["poset"],
         "predicate" => &["pred"],
         "history" => &["jsonl", "edn"],
@@ -30,7 +32,11 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
         other => panic!("no seeds for {other}"),
     };
     let mut found = Vec::new();
-    for dir in ["examples", "crates/stream/specs"] {
+    for dir in [
+        "examples",
+        "crates/stream/specs",
+        "crates/trace/tests/fixtures/readers",
+    ] {
         collect(&root().join(dir), want, &mut found);
     }
     found.sort();

@@ -323,11 +323,15 @@ pub fn observe_any_to(
         return match source {
             AnyReader::Text(r) => observe_pipelined_to(r, observers, options, batch, sink),
             AnyReader::Binary(r) => observe_pipelined_to(r, observers, options, batch, sink),
+            AnyReader::RoadRunner(r) => observe_pipelined_to(r, observers, options, batch, sink),
+            AnyReader::RapidBin(r) => observe_pipelined_to(r, observers, options, batch, sink),
         };
     }
     match source {
         AnyReader::Text(r) => observe_to(r, observers, options, sink),
         AnyReader::Binary(r) => observe_to(r, observers, options, sink),
+        AnyReader::RoadRunner(r) => observe_to(r, observers, options, sink),
+        AnyReader::RapidBin(r) => observe_to(r, observers, options, sink),
     }
 }
 

@@ -103,13 +103,7 @@ pub fn pass_warnings(input: &str, kept: &[Warning], counts: &[(&'static str, u64
 pub fn trace_info(input: &str, format: Format, stats: &TraceStats) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("path".into(), Value::from(input));
-    m.insert(
-        "format".into(),
-        Value::from(match format {
-            Format::Text => "text",
-            Format::Binary => "binary",
-        }),
-    );
+    m.insert("format".into(), Value::from(format.name()));
     m.extend(stats.to_json());
     m
 }

@@ -147,6 +147,7 @@ fn compare(
     let sequential = match reader(bytes, binary) {
         AnyReader::Text(mut r) => seen(run(&mut r, analyses(atomicity, solo), options)),
         AnyReader::Binary(mut r) => seen(run(&mut r, analyses(atomicity, solo), options)),
+        _ => unreachable!("`reader` opens text or binary"),
     };
     let pipelined = seen(run_pipelined(
         &mut reader(bytes, binary),

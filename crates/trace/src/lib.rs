@@ -1,5 +1,6 @@
 //! The trace layer of hindsight: the event model, interned names, the text formats (RAPID's STD
-//! format and our superset of it), the compact binary format, a writer of traces exactly as
+//! format and our superset of it), the compact binary format, the formats Java users already
+//! have (RoadRunner's printer logs and RAPID's binary RapidBin), a writer of traces exactly as
 //! RAPID reads them, and streaming validation with precise errors.
 //!
 //! This crate owns what a trace *says*. It knows nothing of happens-before, of any analysis, or
@@ -12,8 +13,11 @@ pub mod error;
 pub mod event;
 pub mod files;
 pub mod generate;
+pub mod lines;
 pub mod names;
 pub mod rapid;
+pub mod rapidbin;
+pub mod roadrunner;
 pub mod source;
 pub mod text;
 pub mod validate;
@@ -24,6 +28,8 @@ pub use event::{Call, CallRef, Event, Op, Value};
 pub use files::{same_file, OutputFile};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
 pub use rapid::{write_rapid, RapidWriter};
+pub use rapidbin::{RapidBinReader, RapidBinWriter};
+pub use roadrunner::{RoadRunnerOptions, RoadRunnerReader, RoadRunnerWriter};
 pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};
 pub use validate::Validator;
@@ -35,25 +41,55 @@ use std::path::Path;
 /// The on-disk formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// RAPID's STD format and our superset of it.
     Text,
+    /// Our binary `.hst`.
     Binary,
+    /// RoadRunner's printer log, as RAPID's `rr` parser reads it (read only).
+    RoadRunner,
+    /// RAPID's binary format (read only).
+    RapidBin,
 }
 
 impl Format {
-    /// The format a path's extension names: `.hst` is binary, anything else text.
+    /// The format a path's extension names for output: `.hst` is binary, anything else text.
     pub fn from_extension(path: &Path) -> Format {
         match path.extension().and_then(|e| e.to_str()) {
             Some("hst") => Format::Binary,
             _ => Format::Text,
         }
     }
+
+    /// The name reports give the format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Binary => "binary",
+            Format::RoadRunner => "roadrunner",
+            Format::RapidBin => "rapidbin",
+        }
+    }
 }
 
-/// Either reader, chosen at open time; an enum rather than a trait object so that the event
+/// Any reader, chosen at open time; an enum rather than a trait object so that the event
 /// loop is monomorphic.
 pub enum AnyReader {
     Text(TextReader<Box<dyn Read + Send>>),
     Binary(BinaryReader<Box<dyn Read + Send>>),
+    RoadRunner(RoadRunnerReader<Box<dyn Read + Send>>),
+    RapidBin(RapidBinReader<Box<dyn Read + Send>>),
+}
+
+/// Calls `$body` with the reader inside, whatever its format.
+macro_rules! each {
+    ($self:expr, $r:ident => $body:expr) => {
+        match $self {
+            AnyReader::Text($r) => $body,
+            AnyReader::Binary($r) => $body,
+            AnyReader::RoadRunner($r) => $body,
+            AnyReader::RapidBin($r) => $body,
+        }
+    };
 }
 
 impl AnyReader {
@@ -61,6 +97,20 @@ impl AnyReader {
         match self {
             AnyReader::Text(_) => Format::Text,
             AnyReader::Binary(_) => Format::Binary,
+            AnyReader::RoadRunner(_) => Format::RoadRunner,
+            AnyReader::RapidBin(_) => Format::RapidBin,
+        }
+    }
+
+    /// What the reader left out of the events it read, for the formats that drop some: one
+    /// line per kind, e.g. RapidBin's `branch` events.
+    pub fn dropped(&self) -> Vec<String> {
+        match self {
+            AnyReader::RapidBin(r) if r.branches() > 0 => vec![format!(
+                "{} `branch` event(s) left out: hindsight has no branch operation, and a branch orders nothing",
+                r.branches()
+            )],
+            _ => Vec::new(),
         }
     }
 }
@@ -68,72 +118,98 @@ impl AnyReader {
 impl EventSource for AnyReader {
     #[inline]
     fn advance(&mut self) -> Result<bool, TraceError> {
-        match self {
-            AnyReader::Text(r) => r.advance(),
-            AnyReader::Binary(r) => r.advance(),
-        }
+        each!(self, r => r.advance())
     }
     #[inline]
     fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
-        match self {
-            AnyReader::Text(r) => r.advance_splitting_calls(values),
-            AnyReader::Binary(r) => r.advance_splitting_calls(values),
-        }
+        each!(self, r => r.advance_splitting_calls(values))
     }
     #[inline]
     fn current(&self) -> &Event {
-        match self {
-            AnyReader::Text(r) => r.current(),
-            AnyReader::Binary(r) => r.current(),
-        }
+        each!(self, r => r.current())
     }
     fn position(&self) -> Position {
-        match self {
-            AnyReader::Text(r) => r.position(),
-            AnyReader::Binary(r) => r.position(),
-        }
+        each!(self, r => r.position())
     }
     fn names(&self) -> &Names {
-        match self {
-            AnyReader::Text(r) => r.names(),
-            AnyReader::Binary(r) => r.names(),
-        }
+        each!(self, r => r.names())
     }
     #[inline]
     fn names_defined(&self) -> usize {
-        match self {
-            AnyReader::Text(r) => r.names_defined(),
-            AnyReader::Binary(r) => r.names_defined(),
-        }
+        each!(self, r => r.names_defined())
     }
     fn take_names(&mut self) -> Names {
-        match self {
-            AnyReader::Text(r) => r.take_names(),
-            AnyReader::Binary(r) => r.take_names(),
-        }
+        each!(self, r => r.take_names())
     }
 }
 
-/// Opens a trace: `-` is standard input. The format is sniffed from the first bytes (the binary
-/// magic number), so a binary trace is recognised whatever its name; a `.hst` file that is not
-/// binary is an error rather than a text trace full of garbage.
+/// How to open a trace: its format (sniffed when `None`) and the options of RoadRunner logs.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    pub format: Option<Format>,
+    pub roadrunner: RoadRunnerOptions,
+}
+
+/// How many bytes [`sniff`] looks at, at most.
+pub const SNIFF_LEN: usize = 4096;
+
+/// The format of a trace that starts with `head` (up to [`SNIFF_LEN`] bytes of it):
+///
+/// - `.hst` by its magic number;
+/// - RapidBin by its first byte, below 8: the high byte of a big-endian thread count, which
+///   RapidBin's 10-bit thread ids keep below 4, and a byte no text trace starts with;
+/// - a RoadRunner log when its first line that is neither blank nor a `#` comment starts with
+///   `@` (an event line) or `[` (RoadRunner's own messages, which open every log);
+/// - text otherwise (an empty input included).
+pub fn sniff(head: &[u8]) -> Format {
+    if head.starts_with(&binary::MAGIC) {
+        return Format::Binary;
+    }
+    if head.first().is_some_and(|&b| b < 8) {
+        return Format::RapidBin;
+    }
+    let first = head
+        .split(|&b| b == b'\n')
+        .map(text::trim)
+        .find(|l| !l.is_empty() && l[0] != b'#');
+    match first {
+        Some([b'@' | b'[', ..]) => Format::RoadRunner,
+        _ => Format::Text,
+    }
+}
+
+/// Opens a trace: `-` is standard input. The format is sniffed from the first bytes (see
+/// [`sniff`]), so a trace is recognised whatever its name; a `.hst` file that is not binary
+/// is an error rather than a text trace full of garbage.
 pub fn open(path: &Path) -> Result<AnyReader, TraceError> {
+    open_with(path, &OpenOptions::default())
+}
+
+/// [`open`], with the format given rather than sniffed when `options.format` says it.
+pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceError> {
     let io_err = |e: io::Error| TraceError::new(Position::File, ErrorKind::Io(e.to_string()));
     let mut input: Box<dyn Read + Send> = if path.as_os_str() == "-" {
         Box::new(io::stdin())
     } else {
         Box::new(File::open(path).map_err(io_err)?)
     };
-    let mut head = Vec::with_capacity(binary::MAGIC.len());
+    let mut head = Vec::with_capacity(SNIFF_LEN);
     (&mut input)
-        .take(binary::MAGIC.len() as u64)
+        .take(SNIFF_LEN as u64)
         .read_to_end(&mut head)
         .map_err(io_err)?;
-    let is_binary = head == binary::MAGIC;
+    let format = match options.format {
+        Some(f) => f,
+        None if Format::from_extension(path) == Format::Binary => Format::Binary,
+        None => sniff(&head),
+    };
     let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(input));
-    if is_binary || Format::from_extension(path) == Format::Binary {
-        Ok(AnyReader::Binary(BinaryReader::new(input)))
-    } else {
-        Ok(AnyReader::Text(TextReader::new(input)))
-    }
+    Ok(match format {
+        Format::Text => AnyReader::Text(TextReader::new(input)),
+        Format::Binary => AnyReader::Binary(BinaryReader::new(input)),
+        Format::RoadRunner => {
+            AnyReader::RoadRunner(RoadRunnerReader::new(input, &options.roadrunner))
+        }
+        Format::RapidBin => AnyReader::RapidBin(RapidBinReader::new(input)),
+    })
 }

@@ -4,22 +4,15 @@
 
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{CallPool, DisplayOp, Event, Op, Value};
+use crate::lines::LineBuf;
 use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
 
-const CHUNK: usize = 256 * 1024;
-/// No event needs more; a longer line means the input is not a trace.
-const MAX_LINE: usize = 16 * 1024 * 1024;
-
 /// Reads the text format from any byte stream, in fixed-size chunks: memory does not grow with
 /// the length of the trace.
 pub struct TextReader<R> {
-    input: R,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    eof: bool,
+    lines: LineBuf<R>,
     line: u64,
     next_index: u64,
     names: Names,
@@ -36,11 +29,7 @@ fn syntax(line: u64, msg: impl Into<String>) -> TraceError {
 impl<R: Read> TextReader<R> {
     pub fn new(input: R) -> TextReader<R> {
         TextReader {
-            input,
-            buf: vec![0; CHUNK],
-            start: 0,
-            end: 0,
-            eof: false,
+            lines: LineBuf::new(input),
             line: 0,
             next_index: 0,
             names: Names::default(),
@@ -49,57 +38,13 @@ impl<R: Read> TextReader<R> {
             last_thread: (Vec::new(), ThreadId(u32::MAX)),
         }
     }
-
-    /// Makes sure the buffer holds a whole line starting at `self.start`, returning its end
-    /// (exclusive, without the newline), or `None` at end of input.
-    fn fill_line(&mut self) -> Result<Option<(usize, usize)>, TraceError> {
-        let mut scanned = self.start;
-        loop {
-            if let Some(nl) = memchr::memchr(b'\n', &self.buf[scanned..self.end]) {
-                let nl = scanned + nl;
-                return Ok(Some((nl, nl + 1)));
-            }
-            if self.eof {
-                return Ok((self.start < self.end).then_some((self.end, self.end)));
-            }
-            scanned = self.end;
-            // Move the partial line to the front, grow only if it fills the whole buffer.
-            if self.start > 0 {
-                self.buf.copy_within(self.start..self.end, 0);
-                scanned -= self.start;
-                self.end -= self.start;
-                self.start = 0;
-            }
-            if self.end == self.buf.len() {
-                if self.buf.len() >= MAX_LINE {
-                    return Err(syntax(self.line + 1, "line longer than 16 MiB"));
-                }
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            let n = loop {
-                match self.input.read(&mut self.buf[self.end..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        return Err(TraceError::new(
-                            Position::Line(self.line + 1),
-                            ErrorKind::Io(e.to_string()),
-                        ))
-                    }
-                }
-            };
-            if n == 0 {
-                self.eof = true;
-            }
-            self.end += n;
-        }
-    }
 }
 
 /// The UTF-8 byte-order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-fn trim(mut s: &[u8]) -> &[u8] {
+/// Strips ASCII whitespace from both ends.
+pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = s {
         if first.is_ascii_whitespace() {
             s = rest;
@@ -130,17 +75,16 @@ fn intern(names: &mut Names, kind: NameKind, bytes: &[u8], line: u64) -> Result<
 impl<R: Read> EventSource for TextReader<R> {
     fn advance(&mut self) -> Result<bool, TraceError> {
         loop {
-            let Some((line_end, next_start)) = self.fill_line()? else {
+            let Some(range) = self.lines.next_line(self.line + 1)? else {
                 return Ok(false);
             };
             self.line += 1;
-            let mut start = self.start;
-            self.start = next_start;
+            let mut range = range;
             // Editors on Windows open a UTF-8 file with a byte-order mark: not part of the text.
-            if self.line == 1 && self.buf[start..line_end].starts_with(BOM) {
-                start += BOM.len();
+            if self.line == 1 && self.lines.buf()[range.clone()].starts_with(BOM) {
+                range.start += BOM.len();
             }
-            let line = trim(&self.buf[start..line_end]);
+            let line = trim(&self.lines.buf()[range]);
             if line.is_empty() || line[0] == b'#' {
                 continue;
             }

@@ -21,7 +21,7 @@ use hindsight_report::Report;
 use hindsight_stream::reports::pass_warnings;
 use hindsight_stream::{observe_any, RunOptions};
 use hindsight_syntax::Diagnostic;
-use hindsight_trace::{AnyReader, Format};
+use hindsight_trace::AnyReader;
 use serde_json::{Map, Value};
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -101,13 +101,7 @@ pub fn analyse(
     report.warnings = warnings;
     let t = &mut report.trace;
     t.insert("path".into(), Value::from(name));
-    t.insert(
-        "format".into(),
-        Value::from(match format {
-            Format::Text => "text",
-            Format::Binary => "binary",
-        }),
-    );
+    t.insert("format".into(), Value::from(format.name()));
     t.insert("events".into(), Value::from(events));
     t.insert("threads".into(), Value::from(loset.processes()));
     t.insert(

@@ -1,0 +1,101 @@
+//! Lines of a byte stream, read in fixed-size chunks: what every line-based trace reader
+//! (STD text, RoadRunner logs) stands on. Memory follows the longest line, not the input.
+
+use crate::error::{ErrorKind, Position, TraceError};
+use std::io::{self, Read};
+use std::ops::Range;
+
+const CHUNK: usize = 256 * 1024;
+/// No event needs more; a longer line means the input is not a trace.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// A chunked line splitter. [`LineBuf::next_line`] hands out the range of the next line in
+/// [`LineBuf::buf`], valid until the next call.
+pub struct LineBuf<R> {
+    input: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+}
+
+impl<R: Read> LineBuf<R> {
+    pub fn new(input: R) -> LineBuf<R> {
+        LineBuf {
+            input,
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+            eof: false,
+        }
+    }
+
+    /// The bytes the ranges of [`LineBuf::next_line`] index.
+    #[inline]
+    pub fn buf(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// The next line, without its `\n`, or `None` at the end of the input. `line` is the
+    /// number the line will have, for errors.
+    #[inline]
+    pub fn next_line(&mut self, line: u64) -> Result<Option<Range<usize>>, TraceError> {
+        if let Some(nl) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+            let range = self.start..self.start + nl;
+            self.start += nl + 1;
+            return Ok(Some(range));
+        }
+        self.next_line_refill(line)
+    }
+
+    #[inline(never)]
+    fn next_line_refill(&mut self, line: u64) -> Result<Option<Range<usize>>, TraceError> {
+        let mut scanned = self.end;
+        loop {
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let range = self.start..self.end;
+                self.start = self.end;
+                return Ok(Some(range));
+            }
+            // Move the partial line to the front, grow only if it fills the whole buffer.
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                scanned -= self.start;
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                if self.buf.len() >= MAX_LINE {
+                    return Err(TraceError::new(
+                        Position::Line(line),
+                        ErrorKind::Syntax("line longer than 16 MiB".into()),
+                    ));
+                }
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+            let n = loop {
+                match self.input.read(&mut self.buf[self.end..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(TraceError::new(
+                            Position::Line(line),
+                            ErrorKind::Io(e.to_string()),
+                        ))
+                    }
+                }
+            };
+            self.eof = n == 0;
+            self.end += n;
+            if let Some(nl) = memchr::memchr(b'\n', &self.buf[scanned..self.end]) {
+                let range = self.start..scanned + nl;
+                self.start = scanned + nl + 1;
+                return Ok(Some(range));
+            }
+            scanned = self.end;
+        }
+    }
+}
