@@ -3,8 +3,7 @@
 //! object): their arguments, and writing what the library generates.
 
 use crate::output::{write_output, TraceSink};
-use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
-use hindsight_history::MODELS;
+use hindsight_history::simulate::{simulate, to_jsonl, SimConfig, SIM_MODELS};
 use hindsight_states::cuts::generate::generate_poset_file;
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::generate::{generate, GenConfig};
@@ -66,15 +65,15 @@ pub struct GenPosetArgs {
 
 #[derive(clap::Args)]
 pub struct GenHistoryArgs {
-    /// register, kv, set, queue, counter or mutex.
-    #[arg(long, default_value = "register")]
+    /// register, cas-register, kv, list-append, set, queue, counter or mutex.
+    #[arg(long, default_value = "cas-register")]
     pub model: String,
     #[arg(long, default_value_t = 5)]
     pub clients: u32,
     /// Operations invoked.
     #[arg(long, default_value_t = 200)]
     pub ops: u32,
-    /// Keys (kv only).
+    /// Keys (kv and list-append only).
     #[arg(long, default_value_t = 8)]
     pub keys: u32,
     /// Size of the value domain.
@@ -124,11 +123,11 @@ pub fn gen_poset(a: &GenPosetArgs) -> anyhow::Result<u8> {
 }
 
 pub fn gen_history(a: &GenHistoryArgs) -> anyhow::Result<u8> {
-    if !MODELS.contains(&a.model.as_str()) {
+    if !SIM_MODELS.contains(&a.model.as_str()) {
         return Err(Diagnostic::usage(format!(
             "no model `{}` (there are: {})",
             a.model,
-            MODELS.join(", ")
+            SIM_MODELS.join(", ")
         ))
         .into());
     }
