@@ -620,7 +620,8 @@ impl Model for MultiRegister {
                     Err(_) => &self.init,
                 };
                 if *v != Val::Nil && v != held {
-                    return None;
+                    // One whose outcome is unknown did not happen here, rather than never.
+                    return op.output.is_none().then_some(Cow::Borrowed(state));
                 }
                 continue;
             }
@@ -841,17 +842,16 @@ impl Model for UnorderedQueue {
         let Val::List(elements) = state else {
             return None;
         };
-        let v = op.output.as_ref().unwrap_or(&op.input);
-        let at = elements.binary_search(v);
         match op.f.as_str() {
             "enqueue" => {
-                let i = at.unwrap_or_else(|i| i);
+                let i = elements.binary_search(&op.input).unwrap_or_else(|i| i);
                 let mut elements = elements.clone();
                 elements.insert(i, op.input.clone());
                 Some(Cow::Owned(Val::List(elements)))
             }
             "dequeue" => {
-                let next = at.ok().map(|i| {
+                let v = op.output.as_ref().unwrap_or(&op.input);
+                let next = elements.binary_search(v).ok().map(|i| {
                     let mut elements = elements.clone();
                     elements.remove(i);
                     Val::List(elements)
