@@ -20,7 +20,10 @@
 //!   the model accepts them, before any other candidate, and never tried later: a linearization
 //!   that places such an operation later can place it there instead (it changes nothing, and
 //!   what had to come before it already has). If what follows fails, so does the point where it
-//!   was placed, and the search backtracks past it at once.
+//!   was placed, and the search backtracks past it at once;
+//! - the other candidates of a point are tried earliest return first rather than in invocation
+//!   order (the operation that returns first has to be linearized before its return, and the
+//!   order of effects follows the order of returns more often than that of invocations).
 
 use super::models::Model;
 use super::parse::{History, Op, Val};
@@ -320,6 +323,14 @@ struct Frame {
     forced: bool,
 }
 
+/// A point of the search whose candidates are being tried: they are
+/// `candidates[start..]`, the next at `next`; `depth` operations are linearized there.
+struct Point {
+    start: usize,
+    next: usize,
+    depth: usize,
+}
+
 enum Tried {
     Pushed,
     Seen,
@@ -341,6 +352,10 @@ struct Search<'a> {
     bits_hash: u64,
     state: u32,
     stack: Vec<Frame>,
+    /// The points of the path that try candidates (those where a read-only operation was
+    /// linearized first have none), and their candidates end to end.
+    points: Vec<Point>,
+    candidates: Vec<usize>,
     /// The longest path seen where the search got stuck: its operations, then its state.
     best: (Vec<usize>, u32),
 }
@@ -363,6 +378,8 @@ impl<'a> Search<'a> {
             bits_hash: 0,
             state,
             stack: Vec::new(),
+            points: Vec::new(),
+            candidates: Vec::new(),
             best: (Vec::new(), state),
         }
     }
@@ -409,20 +426,27 @@ impl<'a> Search<'a> {
         Tried::Pushed
     }
 
-    /// Undoes linearized operations up to and including the last one that was a choice; the
-    /// entry to try next, or `None` when no choice is left.
-    fn backtrack(&mut self) -> Option<usize> {
+    /// The point the search is at fails: undoes linearized operations up to and including the
+    /// last one that was a choice, whose point then tries its next candidate. False when no
+    /// choice is left.
+    fn fail(&mut self) -> bool {
         if self.stack.len() > self.best.0.len() {
             let path = self.stack.iter().map(|f| self.list.e[f.entry].op).collect();
             self.best = (path, self.state);
         }
+        if self.points.last().is_some_and(|p| p.depth == self.stack.len()) {
+            let point = self.points.pop().expect("a point");
+            self.candidates.truncate(point.start);
+        }
         loop {
-            let frame = self.stack.pop()?;
+            let Some(frame) = self.stack.pop() else {
+                return false;
+            };
             self.flip(self.list.e[frame.entry].op);
             self.state = frame.before;
             self.list.unlift(frame.entry);
             if !frame.forced {
-                return Some(self.list.e[frame.entry].next);
+                return true;
             }
         }
     }
@@ -445,9 +469,31 @@ impl<'a> Search<'a> {
         None
     }
 
+    /// The candidates of a new point: the calls before the first pending return (read-only ones
+    /// were tried already), earliest return first. The operation that returns first must be
+    /// linearized before anything can follow it, and one that returns early is likely to have
+    /// taken effect early, so trying them in that order finds a linearization sooner than
+    /// invocation order does; every candidate is still tried.
+    fn open_point(&mut self) {
+        let start = self.candidates.len();
+        let mut k = self.list.first();
+        while k != NONE && self.list.e[k].call {
+            if !self.read_only[self.list.e[k].op] {
+                self.candidates.push(k);
+            }
+            k = self.list.e[k].next;
+        }
+        let list = &self.list;
+        self.candidates[start..].sort_unstable_by_key(|&c| list.e[c].partner);
+        self.points.push(Point {
+            start,
+            next: start,
+            depth: self.stack.len(),
+        });
+    }
+
     fn run(mut self, deadline: Option<Instant>, max_states: usize) -> PartitionResult {
         let mut steps: u64 = 0;
-        let mut entry = NONE;
         // At a point of the search not visited before: read-only operations go first.
         let mut fresh = true;
         loop {
@@ -464,35 +510,30 @@ impl<'a> Search<'a> {
                         fresh = true;
                         continue;
                     }
-                    Some(false) => match self.backtrack() {
-                        Some(e) => {
-                            entry = e;
-                            continue;
+                    Some(false) => {
+                        if !self.fail() {
+                            return self.result(Verdict::NotLinearizable);
                         }
-                        None => return self.result(Verdict::NotLinearizable),
-                    },
-                    None => entry = self.list.first(),
-                }
-                if entry == NONE {
-                    return self.result(Verdict::Linearizable);
-                }
-            }
-            let Entry { op, call, next, .. } = self.list.e[entry];
-            if call {
-                // Read-only calls were tried when this point was new, and refused.
-                if !self.read_only[op] {
-                    if let Tried::Pushed = self.try_push(entry) {
-                        fresh = true;
                         continue;
                     }
+                    None => {}
                 }
-                entry = next;
-            } else {
-                // The earliest pending return: the operations called so far cannot be ordered.
-                match self.backtrack() {
-                    Some(e) => entry = e,
-                    None => return self.result(Verdict::NotLinearizable),
+                if self.list.first() == NONE {
+                    return self.result(Verdict::Linearizable);
                 }
+                self.open_point();
+            }
+            let point = self.points.last_mut().expect("an open point");
+            if point.next == self.candidates.len() {
+                if !self.fail() {
+                    return self.result(Verdict::NotLinearizable);
+                }
+                continue;
+            }
+            let entry = self.candidates[point.next];
+            point.next += 1;
+            if let Tried::Pushed = self.try_push(entry) {
+                fresh = true;
             }
         }
     }
