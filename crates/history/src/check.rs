@@ -24,8 +24,8 @@
 
 use super::models::Model;
 use super::parse::{History, Op, Val};
-use rayon::prelude::*;
 use hindsight_rng::SplitMix64;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
@@ -290,7 +290,10 @@ impl Memo {
     /// Records (bits, state); false if it was there already. `bits_hash` is the XOR of the
     /// keys of the operations in `bits`.
     fn insert(&mut self, bits: &[u64], bits_hash: u64, state: u32) -> bool {
-        let key = bits_hash ^ u64::from(state).wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let key = bits_hash
+            ^ u64::from(state)
+                .wrapping_add(1)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let head = self.table.get(&key).copied().unwrap_or(NO_STATE);
         let mut at = head;
         while at != NO_STATE {
@@ -431,7 +434,11 @@ impl<'a> Search<'a> {
             let path = self.stack.iter().map(|f| self.list.e[f.entry].op).collect();
             self.best = (path, self.state);
         }
-        if self.points.last().is_some_and(|p| p.depth == self.stack.len()) {
+        if self
+            .points
+            .last()
+            .is_some_and(|p| p.depth == self.stack.len())
+        {
             let point = self.points.pop().expect("a point");
             self.candidates.truncate(point.start);
         }

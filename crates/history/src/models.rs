@@ -109,7 +109,9 @@ pub fn model_by_name(name: &str, init: Option<Val>) -> Option<Box<dyn Model>> {
         "queue" => Box::new(Queue {
             init: or(Val::List(Vec::new())),
         }),
-        "counter" => Box::new(Counter { init: or(Val::Int(0)) }),
+        "counter" => Box::new(Counter {
+            init: or(Val::Int(0)),
+        }),
         "mutex" => Box::new(Mutex {
             init: or(Val::Bool(false)),
         }),
@@ -358,11 +360,9 @@ impl Model for Etcd {
     }
 
     fn validate(&self, op: &Op) -> Result<(), String> {
-        CasRegister {
-            init: Val::Nil,
-        }
-        .validate(op)
-        .map_err(|m| m.replace("cas-register", "etcd"))
+        CasRegister { init: Val::Nil }
+            .validate(op)
+            .map_err(|m| m.replace("cas-register", "etcd"))
     }
 
     fn init(&self) -> Val {
@@ -560,10 +560,10 @@ impl MultiRegister {
             .iter()
             .map(|m| match m {
                 Val::List(fkv) if fkv.len() == 3 => match &fkv[0] {
-                    Val::Str(f) if f == "read" || f == "write" => Ok((f.as_str(), &fkv[1], &fkv[2])),
-                    f => Err(format!(
-                        "a txn's micro-operation is read or write, not {f}"
-                    )),
+                    Val::Str(f) if f == "read" || f == "write" => {
+                        Ok((f.as_str(), &fkv[1], &fkv[2]))
+                    }
+                    f => Err(format!("a txn's micro-operation is read or write, not {f}")),
                 },
                 other => Err(format!(
                     "a txn's micro-operation is a triple [f k v], not {other}"
@@ -641,9 +641,9 @@ impl Model for MultiRegister {
     fn read_only(&self, op: &Op) -> bool {
         // Checked on the invocation too, which a completion could contradict.
         let reads = |v: &Val| match v {
-            Val::List(micro) => micro.iter().all(|m| {
-                matches!(m, Val::List(fkv) if fkv.first() == Some(&Val::Str("read".into())))
-            }),
+            Val::List(micro) => micro.iter().all(
+                |m| matches!(m, Val::List(fkv) if fkv.first() == Some(&Val::Str("read".into()))),
+            ),
             _ => false,
         };
         reads(&op.input) && op.output.as_ref().is_none_or(reads)

@@ -2,8 +2,8 @@
 //! part told as a finding.
 
 use crate::check::Verdict;
-use crate::parse::parse_history;
 use crate::models::choose_model;
+use crate::parse::parse_history;
 use crate::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
 use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_syntax::{Diagnostic, Position};

@@ -7,13 +7,18 @@ use hindsight_syntax::Position;
 use std::path::Path;
 
 fn fixtures(dir: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lin").join(dir)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/lin")
+        .join(dir)
 }
 
 fn verdict(text: &str, name: &str, model: &str) -> String {
     let report = analyse(text, name, model, None, None)
         .unwrap_or_else(|d| panic!("{name} under {model}: {d}"));
-    report.summary["verdict"].as_str().expect("verdict").to_string()
+    report.summary["verdict"]
+        .as_str()
+        .expect("verdict")
+        .to_string()
 }
 
 #[test]
@@ -22,8 +27,12 @@ fn every_model_fixture_has_its_verdict() {
     for entry in std::fs::read_dir(fixtures("models")).expect("fixtures") {
         let path = entry.expect("entry").path();
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
-        let Some((stem, _)) = name.rsplit_once('.') else { continue };
-        let Some((model, expected)) = stem.rsplit_once('-') else { continue };
+        let Some((stem, _)) = name.rsplit_once('.') else {
+            continue;
+        };
+        let Some((model, expected)) = stem.rsplit_once('-') else {
+            continue;
+        };
         let text = std::fs::read_to_string(&path).expect("read");
         let want = match expected {
             "ok" => "linearizable",
@@ -51,7 +60,10 @@ fn auto_picks_the_model_when_the_operations_tell() {
         assert_eq!(report.summary["model"], model, "{file}");
         assert_eq!(report.summary["model_chosen"], "auto", "{file}");
         let explicit = analyse(&text, file, model, None, None).expect("a report");
-        assert_eq!(report.summary["verdict"], explicit.summary["verdict"], "{file}");
+        assert_eq!(
+            report.summary["verdict"], explicit.summary["verdict"],
+            "{file}"
+        );
     }
     // read, write and cas fit Knossos' cas-register and Porcupine's etcd, which differ.
     let text = std::fs::read_to_string(fixtures("models").join("cas-register-ok.edn")).unwrap();
@@ -78,7 +90,10 @@ fn auto_picks_the_model_when_the_operations_tell() {
 #[test]
 fn failed_cas_is_read_by_etcd_and_dropped_by_cas_register() {
     let text = std::fs::read_to_string(fixtures("models").join("etcd-bad.log")).unwrap();
-    assert_eq!(verdict(&text, "etcd-bad.log", "cas-register"), "linearizable");
+    assert_eq!(
+        verdict(&text, "etcd-bad.log", "cas-register"),
+        "linearizable"
+    );
     let report = analyse(&text, "etcd-bad.log", "etcd", None, None).unwrap();
     assert_eq!(report.findings.len(), 1);
     assert!(

@@ -372,7 +372,9 @@ impl Reference {
                 }
             }
             (Kind::MultiRegister, "txn") => {
-                let Val::List(micro) = input else { unreachable!() };
+                let Val::List(micro) = input else {
+                    unreachable!()
+                };
                 let mut done = Vec::new();
                 for m in micro {
                     let Val::List(fkv) = m else { unreachable!() };
@@ -465,7 +467,9 @@ fn reference_step(kind: Kind, state: &Reference, op: &Op) -> Option<Reference> {
             // Knossos steps an unknown transaction with its invocation, whose reads of values
             // must find them.
             (Kind::MultiRegister, _) => {
-                let Val::List(micro) = &op.input else { unreachable!() };
+                let Val::List(micro) = &op.input else {
+                    unreachable!()
+                };
                 for m in micro {
                     let Val::List(fkv) = m else { unreachable!() };
                     let now = state.map.get(&fkv[1]).cloned().unwrap_or(Val::Nil);
@@ -490,7 +494,9 @@ fn reference_step(kind: Kind, state: &Reference, op: &Op) -> Option<Reference> {
     }
     if kind == Kind::MultiRegister {
         // The completion's reads say what they found; nil: anything.
-        let Val::List(micro) = recorded else { unreachable!() };
+        let Val::List(micro) = recorded else {
+            unreachable!()
+        };
         for m in micro {
             let Val::List(fkv) = m else { unreachable!() };
             if fkv[0] == Val::Str("read".into()) {
@@ -616,7 +622,9 @@ fn random_output(kind: Kind, f: &str, input: &Val, d: &mut Dice) -> Val {
         (Kind::Kv, _) => d.string(),
         (Kind::ListAppend, _) if d.roll(3) == 0 => small_list(d),
         (Kind::MultiRegister, _) => {
-            let Val::List(micro) = input else { unreachable!() };
+            let Val::List(micro) = input else {
+                unreachable!()
+            };
             Val::List(
                 micro
                     .iter()
@@ -1109,12 +1117,7 @@ fn etcd() {
     assert!(lin(
         "etcd",
         Some(i(0)),
-        &[
-            call(1, "write", i(2)),
-            cas(0),
-            Ev::FailKept(0),
-            done(1),
-        ]
+        &[call(1, "write", i(2)), cas(0), Ev::FailKept(0), done(1),]
     ));
 }
 
@@ -1163,10 +1166,11 @@ fn knossos_registers() {
     assert!(register.validate(&h.ops[0]).unwrap_err().contains("cas"));
     let cas_register = model_by_name("cas-register", None).unwrap();
     let h = history(&[call(0, "cas", i(1)), done(0)]);
-    assert!(cas_register.validate(&h.ops[0]).unwrap_err().contains("pair"));
+    assert!(cas_register
+        .validate(&h.ops[0])
+        .unwrap_err()
+        .contains("pair"));
 }
-
-
 
 /// Cloning records (they hold values), for extending a history.
 trait ToVecEvs {
@@ -1260,7 +1264,13 @@ fn multi_register() {
     let txn = |ms: &[(&str, &str, Val)]| {
         Val::List(
             ms.iter()
-                .map(|(f, k, v)| Val::List(vec![Val::Str(f.to_string()), Val::Str(k.to_string()), v.clone()]))
+                .map(|(f, k, v)| {
+                    Val::List(vec![
+                        Val::Str(f.to_string()),
+                        Val::Str(k.to_string()),
+                        v.clone(),
+                    ])
+                })
                 .collect(),
         )
     };
@@ -1292,7 +1302,10 @@ fn multi_register() {
     let bad = history(&[call(0, "txn", l(&[1, 2])), done(0)]);
     assert!(model.validate(&bad.ops[0]).unwrap_err().contains("[f k v]"));
     let bad = history(&[call(0, "txn", txn(&[("cas", "x", i(1))])), info(0)]);
-    assert!(model.validate(&bad.ops[0]).unwrap_err().contains("read or write"));
+    assert!(model
+        .validate(&bad.ops[0])
+        .unwrap_err()
+        .contains("read or write"));
     let bad = history(&[call(0, "read", NIL), done(0)]);
     assert!(model.validate(&bad.ops[0]).unwrap_err().contains("`read`"));
 }

@@ -1,7 +1,6 @@
 //! The checker as it was before issue #24 (commit b75fdba: `crates/history/src/check.rs`),
 //! kept verbatim but for its imports so that the bench measures it in the same run.
 
-
 use super::models::Model;
 use hindsight_history::{History, Op, Val};
 use rayon::prelude::*;

@@ -2,7 +2,6 @@
 //! kept verbatim but for their imports; `register` is what `cas-register` and `etcd` replace
 //! and `kv` what `list-append` replaces.
 
-
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
