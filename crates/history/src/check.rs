@@ -385,6 +385,11 @@ impl<'a> Search<'a> {
     }
 
     fn after(&mut self, state: u32, op: usize) -> Option<u32> {
+        if self.read_only[op] {
+            // Its step only compares: cheaper than a probe of the transitions.
+            let val = &self.states.vals[state as usize];
+            return self.model.step(val, self.ops[op]).map(|_| state);
+        }
         if let Some(&next) = self.transitions.get(&(state, op as u32)) {
             return (next != NO_STATE).then_some(next);
         }
