@@ -274,12 +274,16 @@ struct Memo {
 
 impl Memo {
     fn new(ops: usize) -> Memo {
+        // A search that goes straight through explores about two entries per operation; room
+        // for them up front spares the rehashing of a growing table on short histories.
+        let expected = (2 * ops).min(1 << 20);
+        let words = ops.div_ceil(64);
         Memo {
-            words: ops.div_ceil(64),
-            table: FxHashMap::default(),
-            states: Vec::new(),
-            next: Vec::new(),
-            arena: Vec::new(),
+            words,
+            table: FxHashMap::with_capacity_and_hasher(expected, Default::default()),
+            states: Vec::with_capacity(expected),
+            next: Vec::with_capacity(expected),
+            arena: Vec::with_capacity(expected.saturating_mul(words).min(1 << 22)),
         }
     }
 
@@ -331,6 +335,12 @@ struct Point {
     depth: usize,
 }
 
+enum Opened {
+    Forced,
+    Fails,
+    Candidates,
+}
+
 enum Tried {
     Pushed,
     Seen,
@@ -371,7 +381,10 @@ impl<'a> Search<'a> {
             read_only: ops.iter().map(|op| model.read_only(op)).collect(),
             list: Entries::new(ops),
             states,
-            transitions: FxHashMap::default(),
+            transitions: FxHashMap::with_capacity_and_hasher(
+                ops.len().min(1 << 20),
+                Default::default(),
+            ),
             memo: Memo::new(ops.len()),
             keys: (0..ops.len()).map(|_| rng.next_u64()).collect(),
             bits: vec![0; ops.len().div_ceil(64)],
@@ -460,33 +473,30 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// At a new point of the search: linearizes the first read-only operation the model
-    /// accepts. `Some(true)` if one was, `Some(false)` if the point is known to fail (such an
-    /// operation leads to an explored pair), `None` if no read-only operation fits.
-    fn reads_first(&mut self) -> Option<bool> {
-        let mut k = self.list.first();
-        while k != NONE && self.list.e[k].call {
-            if self.read_only[self.list.e[k].op] {
-                match self.try_push(k) {
-                    Tried::Pushed => return Some(true),
-                    Tried::Seen => return Some(false),
-                    Tried::Refused => {}
-                }
-            }
-            k = self.list.e[k].next;
-        }
-        None
-    }
-
-    /// The candidates of a new point: the calls before the first pending return (read-only ones
-    /// were tried already), in invocation order. (Earliest return first, tried too, explored
-    /// many times more states on simulated key-value histories.)
-    fn open_point(&mut self) {
+    /// At a new point of the search, one pass over the calls before the first pending return:
+    /// linearizes the first read-only operation the model accepts (`Opened::Forced`), or finds
+    /// that the point fails (`Opened::Fails`: such an operation leads to an explored pair), or
+    /// else opens the point with the other calls as its candidates, in invocation order.
+    /// (Earliest return first, tried too, explored many times more states on simulated
+    /// key-value histories.)
+    fn open_point(&mut self) -> Opened {
         let start = self.candidates.len();
         let mut k = self.list.first();
         while k != NONE && self.list.e[k].call {
             if !self.read_only[self.list.e[k].op] {
                 self.candidates.push(k);
+            } else {
+                match self.try_push(k) {
+                    Tried::Pushed => {
+                        self.candidates.truncate(start);
+                        return Opened::Forced;
+                    }
+                    Tried::Seen => {
+                        self.candidates.truncate(start);
+                        return Opened::Fails;
+                    }
+                    Tried::Refused => {}
+                }
             }
             k = self.list.e[k].next;
         }
@@ -495,6 +505,7 @@ impl<'a> Search<'a> {
             next: start,
             depth: self.stack.len(),
         });
+        Opened::Candidates
     }
 
     fn run(mut self, deadline: Option<Instant>, max_states: usize) -> PartitionResult {
@@ -510,23 +521,22 @@ impl<'a> Search<'a> {
             }
             if fresh {
                 fresh = false;
-                match self.reads_first() {
-                    Some(true) => {
+                if self.list.first() == NONE {
+                    return self.result(Verdict::Linearizable);
+                }
+                match self.open_point() {
+                    Opened::Forced => {
                         fresh = true;
                         continue;
                     }
-                    Some(false) => {
+                    Opened::Fails => {
                         if !self.fail() {
                             return self.result(Verdict::NotLinearizable);
                         }
                         continue;
                     }
-                    None => {}
+                    Opened::Candidates => {}
                 }
-                if self.list.first() == NONE {
-                    return self.result(Verdict::Linearizable);
-                }
-                self.open_point();
             }
             let point = self.points.last_mut().expect("an open point");
             if point.next == self.candidates.len() {
