@@ -510,8 +510,15 @@ fn lin_chooses_the_model_and_refuses_operations_that_do_not_fit() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains(":3: error:"), "{}", out.stderr);
     assert!(out.stderr.contains("pair"), "{}", out.stderr);
-    // read, write and cas fit two models.
+    // Nothing fits that cas; a well-formed one fits two models, which is an error too.
     let out = hindsight(&["lin", &cas]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no model fits"), "{}", out.stderr);
+    let both = write_temp(
+        "cas.edn",
+        "{:process 0, :type :invoke, :f :cas, :value [1 2]}\n",
+    );
+    let out = hindsight(&["lin", &both]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("cas-register, etcd"), "{}", out.stderr);
 }
