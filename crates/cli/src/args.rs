@@ -158,8 +158,10 @@ pub enum Command {
     Lin {
         /// The history (`-` for standard input).
         history: PathBuf,
-        /// register, kv, set, queue, counter or mutex.
-        #[arg(long)]
+        /// auto (chosen from the history's operations), register, cas-register, etcd, kv,
+        /// list-append, multi-register, set, fifo-queue, unordered-queue, queue, counter or
+        /// mutex.
+        #[arg(long, default_value = "auto")]
         model: String,
         /// The initial value of the object (e.g. `--init 0`); integers, nil, true/false, or a
         /// string.

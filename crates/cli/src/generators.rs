@@ -4,8 +4,7 @@
 
 use crate::args::probability;
 use crate::output::{write_output, TraceSink};
-use hindsight_history::simulate::{simulate, to_jsonl, SimConfig};
-use hindsight_history::MODELS;
+use hindsight_history::simulate::{simulate, to_jsonl, SimConfig, SIM_MODELS};
 use hindsight_states::cuts::generate::generate_poset_file;
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::generate::{generate, GenConfig};
@@ -67,8 +66,8 @@ pub struct GenPosetArgs {
 
 #[derive(clap::Args)]
 pub struct GenHistoryArgs {
-    /// register, kv, set, queue, counter or mutex.
-    #[arg(long, default_value = "register")]
+    /// register, cas-register, kv, list-append, set, queue, counter or mutex.
+    #[arg(long, default_value = "cas-register")]
     pub model: String,
     /// Clients (processes), at most a million.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -76,7 +75,7 @@ pub struct GenHistoryArgs {
     /// Operations invoked.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     pub ops: u32,
-    /// Keys (kv only), at most a million.
+    /// Keys (kv and list-append only), at most a million.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub keys: u32,
     /// Size of the value domain.
@@ -126,11 +125,11 @@ pub fn gen_poset(a: &GenPosetArgs) -> anyhow::Result<u8> {
 }
 
 pub fn gen_history(a: &GenHistoryArgs) -> anyhow::Result<u8> {
-    if !MODELS.contains(&a.model.as_str()) {
+    if !SIM_MODELS.contains(&a.model.as_str()) {
         return Err(Diagnostic::usage(format!(
             "no model `{}` (there are: {})",
             a.model,
-            MODELS.join(", ")
+            SIM_MODELS.join(", ")
         ))
         .into());
     }

@@ -147,6 +147,13 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                 init.as_deref(),
                 timeout,
             )?;
+            if report.summary.get("model_chosen").is_some() {
+                if let Some(name) = report.summary.get("model").and_then(|m| m.as_str()) {
+                    eprintln!(
+                        "lin: --model auto chose the {name} model from the history's operations"
+                    );
+                }
+            }
             print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }

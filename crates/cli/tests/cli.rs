@@ -387,7 +387,7 @@ fn lin_explains_a_stale_read() {
         "lin",
         "examples/register.jsonl",
         "--model",
-        "register",
+        "cas-register",
         "--format",
         "json",
     ]);
@@ -402,7 +402,7 @@ fn lin_explains_a_stale_read() {
     assert_eq!(f["events"][0]["op"], "read(nil) -> 1");
     assert_eq!(f["events"][0]["location"], "examples/register.jsonl:7");
     assert_eq!(f["prefix"].as_array().expect("prefix").len(), 3);
-    let ok = hindsight(&["lin", "examples/register.edn", "--model", "register"]);
+    let ok = hindsight(&["lin", "examples/register.edn", "--model", "cas-register"]);
     assert_eq!(ok.code, 0, "{}", ok.stderr);
     assert!(ok.stdout.contains("verdict linearizable"));
 }
@@ -478,6 +478,49 @@ fn lin_gives_up_with_unknown_after_the_timeout() {
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
     assert_eq!(v["summary"]["verdict"], "unknown");
     assert!(v["summary"]["memo_bytes"].as_u64().expect("bytes") > 0);
+}
+
+#[test]
+fn lin_chooses_the_model_and_refuses_operations_that_do_not_fit() {
+    let h = write_temp(
+        "porcupine-kv.edn",
+        "{:process 0, :type :invoke, :f :append, :key \"0\", :value \"x 0 0 y\"}\n\
+         {:process 0, :type :ok, :f :append, :key \"0\", :value \"x 0 0 y\"}\n\
+         {:process 1, :type :invoke, :f :get, :key \"0\", :value nil}\n\
+         {:process 1, :type :ok, :f :get, :key \"0\", :value \"x 0 0 y\"}\n",
+    );
+    let out = hindsight(&["lin", &h, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("chose the kv model"), "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["summary"]["model"], "kv");
+    assert_eq!(v["summary"]["model_chosen"], "auto");
+    // Under cas-register, `append` is no function: an error at its line.
+    let out = hindsight(&["lin", &h, "--model", "cas-register"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains(":1: error:"), "{}", out.stderr);
+    assert!(out.stderr.contains("`append`"), "{}", out.stderr);
+    let cas = write_temp(
+        "bad-cas.edn",
+        "{:process 0, :type :invoke, :f :write, :value 1}\n\
+         {:process 0, :type :ok, :f :write, :value 1}\n\
+         {:process 0, :type :invoke, :f :cas, :value [1 2 3]}\n",
+    );
+    let out = hindsight(&["lin", &cas, "--model", "cas-register"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains(":3: error:"), "{}", out.stderr);
+    assert!(out.stderr.contains("pair"), "{}", out.stderr);
+    // Nothing fits that cas; a well-formed one fits two models, which is an error too.
+    let out = hindsight(&["lin", &cas]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no model fits"), "{}", out.stderr);
+    let both = write_temp(
+        "cas.edn",
+        "{:process 0, :type :invoke, :f :cas, :value [1 2]}\n",
+    );
+    let out = hindsight(&["lin", &both]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("cas-register, etcd"), "{}", out.stderr);
 }
 
 #[test]

@@ -335,14 +335,14 @@ fn composed() {
 fn lin() {
     for h in ["examples/register.jsonl", "examples/register.edn"] {
         for f in FORMATS {
-            check(&["lin", h, "--model", "register", "--format", f]);
+            check(&["lin", h, "--model", "cas-register", "--format", f]);
         }
     }
     check(&[
         "lin",
         "crates/history/tests/fixtures/lin/cas-register.log",
         "--model",
-        "register",
+        "cas-register",
         "--format",
         "json",
     ]);
@@ -384,7 +384,16 @@ fn generators() {
         "--receive",
         "0.5",
     ]);
-    for model in ["register", "kv", "set", "queue", "counter", "mutex"] {
+    for model in [
+        "register",
+        "cas-register",
+        "kv",
+        "list-append",
+        "set",
+        "queue",
+        "counter",
+        "mutex",
+    ] {
         check(&[
             "gen-history",
             "--model",

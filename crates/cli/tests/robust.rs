@@ -163,7 +163,7 @@ fn numeric_options_are_checked() {
             "--threads",
             "100000",
         ],
-        &["lin", "examples/register.jsonl", "--timeout", "1e300"],
+        &["lin", "examples/register.jsonl", "--model", "cas-register", "--timeout", "1e300"],
     ] {
         let o = hindsight(args);
         assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
@@ -206,8 +206,8 @@ fn a_byte_order_mark_is_not_part_of_the_text() {
     );
     let history = bom("examples/register.jsonl");
     same(
-        &["lin", "examples/register.jsonl", "--model", "register"],
-        &["lin", &history, "--model", "register"],
+        &["lin", "examples/register.jsonl", "--model", "cas-register"],
+        &["lin", &history, "--model", "cas-register"],
     );
     let poset = hindsight(&["gen-poset", "d-12", "--seed", "2"]).stdout;
     let plain = write_temp("poset.txt", &poset);

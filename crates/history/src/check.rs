@@ -1,6 +1,6 @@
-//! The checker: Wing & Gong's search over the history with Lowe's memoization of (set of
-//! linearized operations, state), on each independent part of the history (P-compositionality),
-//! in parallel.
+//! The checker: the Wing & Gong / Lowe (WGL) search over the history with a cache of
+//! (set of linearized operations, state), as Porcupine does it, on each independent part of
+//! the history (P-compositionality), in parallel.
 //!
 //! The history becomes a list of call and return entries in real-time order. The search walks
 //! it: at a call it tries to linearize that operation next (the model accepts its output in the
@@ -9,14 +9,26 @@
 //! operation not yet linearized it is stuck and backtracks. Operations with an unknown outcome
 //! return at infinity, so they may be linearized anywhere after their invocation, last of all
 //! (where their effect is invisible, which covers "never took effect").
+//!
+//! What makes long histories tractable:
+//!
+//! - states are interned to small ids, and each (state, operation) transition is computed by
+//!   the model once; the cache holds (bitset, state id) pairs, found by a hash of the bitset
+//!   kept up to date by XOR as operations are linearized and undone (Zobrist hashing), so that
+//!   a probe costs no walk over the bitset unless the hashes agree;
+//! - operations that never change the state ([`Model::read_only`]) are linearized as soon as
+//!   the model accepts them, before any other candidate, and never tried later: a linearization
+//!   that places such an operation later can place it there instead (it changes nothing, and
+//!   what had to come before it already has). If what follows fails, so does the point where it
+//!   was placed, and the search backtracks past it at once.
 
 use super::models::Model;
 use super::parse::{History, Op, Val};
+use hindsight_rng::SplitMix64;
 use rayon::prelude::*;
-use rustc_hash::{FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How to search.
@@ -87,9 +99,9 @@ pub fn check(history: &History, model: &dyn Model, options: &CheckOptions) -> Ou
     let parts = model.partition(history);
     let run = |ops: &Vec<usize>| {
         let part: Vec<&Op> = ops.iter().map(|&i| &history.ops[i]).collect();
-        let per_state = 48 + part.len().div_ceil(64) * 8;
+        let per_state = per_state(part.len());
         let limit = options.max_states.min(options.max_memory / per_state);
-        let mut r = search(&part, model, deadline, limit);
+        let mut r = Search::new(&part, model).run(deadline, limit);
         r.memory = r.explored * per_state as u64;
         r
     };
@@ -114,7 +126,14 @@ pub fn check(history: &History, model: &dyn Model, options: &CheckOptions) -> Ou
     }
 }
 
+/// Estimated bytes of one cache entry of a part of `n` operations: its bitset, its slot in the
+/// chain and its share of the hash table.
+fn per_state(n: usize) -> usize {
+    48 + n.div_ceil(64) * 8
+}
+
 const NONE: usize = usize::MAX;
+const NO_STATE: u32 = u32::MAX;
 
 /// A call or return entry of the list, by local operation index.
 #[derive(Clone, Copy)]
@@ -209,148 +228,360 @@ impl Entries {
     }
 }
 
-/// A set of local operation indices.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Bits(Box<[u64]>);
-
-impl Bits {
-    fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)].into_boxed_slice())
-    }
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn clear(&mut self, i: usize) {
-        self.0[i / 64] &= !(1 << (i % 64));
-    }
+fn hash_of<T: Hash + ?Sized>(x: &T) -> u64 {
+    let mut h = FxHasher::default();
+    x.hash(&mut h);
+    h.finish()
 }
 
-/// A model state as the search keeps it: shared between the memo and the stack rather than
-/// copied (a state can be a long list, e.g. a key appended to many times), with its hash
-/// computed once, so that memo probes of an unchanged state cost nothing per element.
-#[derive(Clone)]
-struct State {
-    hash: u64,
-    val: Arc<Val>,
+/// Model states by id: each distinct value is stored and hashed once.
+#[derive(Default)]
+struct Interner {
+    vals: Vec<Val>,
+    /// Hash → the last id with that hash; earlier ones follow `same_hash`.
+    by_hash: FxHashMap<u64, u32>,
+    same_hash: Vec<u32>,
 }
 
-impl State {
-    fn new(val: Val) -> State {
-        let mut h = FxHasher::default();
-        val.hash(&mut h);
-        State {
-            hash: h.finish(),
-            val: Arc::new(val),
-        }
-    }
-}
-
-impl PartialEq for State {
-    fn eq(&self, other: &State) -> bool {
-        self.hash == other.hash && (Arc::ptr_eq(&self.val, &other.val) || self.val == other.val)
-    }
-}
-
-impl Eq for State {}
-
-impl Hash for State {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64(self.hash);
-    }
-}
-
-fn search(
-    ops: &[&Op],
-    model: &dyn Model,
-    deadline: Option<Instant>,
-    max_states: usize,
-) -> PartitionResult {
-    let mut list = Entries::new(ops);
-    let mut linearized = Bits::new(ops.len());
-    let mut cache: FxHashSet<(Bits, State)> = FxHashSet::default();
-    let mut stack: Vec<(usize, State)> = Vec::new();
-    let mut state = State::new(model.init());
-    let mut best: (Vec<usize>, State) = (Vec::new(), state.clone());
-    let mut entry = list.first();
-    let mut steps: u64 = 0;
-    let result = |verdict, best: (Vec<usize>, State), stuck, explored| PartitionResult {
-        ops: ops.iter().map(|o| o.id).collect(),
-        verdict,
-        prefix: best.0,
-        state: (verdict == Verdict::NotLinearizable).then(|| Val::clone(&best.1.val)),
-        stuck,
-        explored,
-        memory: 0,
-    };
-    loop {
-        steps += 1;
-        if steps % 1024 == 0
-            && (deadline.is_some_and(|d| Instant::now() >= d) || cache.len() >= max_states)
-        {
-            return result(
-                Verdict::Unknown,
-                (Vec::new(), state),
-                Vec::new(),
-                cache.len() as u64,
-            );
-        }
-        if entry == NONE {
-            // Only possible with an empty list: every operation is linearized.
-            return result(
-                Verdict::Linearizable,
-                (Vec::new(), state),
-                Vec::new(),
-                cache.len() as u64,
-            );
-        }
-        let Entry { op, call, next, .. } = list.e[entry];
-        if call {
-            if let Some(next) = model.step(&state.val, ops[op]) {
-                let new_state = match next {
-                    Cow::Borrowed(_) => state.clone(),
-                    Cow::Owned(val) => State::new(val),
-                };
-                linearized.set(op);
-                if cache.insert((linearized.clone(), new_state.clone())) {
-                    stack.push((entry, std::mem::replace(&mut state, new_state)));
-                    if stack.len() > best.0.len() {
-                        best = (
-                            stack.iter().map(|&(c, _)| list.e[c].op).collect(),
-                            state.clone(),
-                        );
-                    }
-                    list.lift(entry);
-                    entry = list.first();
-                    continue;
-                }
-                linearized.clear(op);
+impl Interner {
+    fn intern(&mut self, val: Val) -> u32 {
+        let h = hash_of(&val);
+        let head = self.by_hash.get(&h).copied().unwrap_or(NO_STATE);
+        let mut at = head;
+        while at != NO_STATE {
+            if self.vals[at as usize] == val {
+                return at;
             }
-            entry = next;
-        } else {
-            // The earliest pending return: the operations called so far cannot be ordered.
-            let Some((call_entry, prev)) = stack.pop() else {
-                let stuck = stuck_after(ops, model, &best);
-                let best_ids = (best.0.iter().map(|&i| ops[i].id).collect(), best.1);
-                return result(
-                    Verdict::NotLinearizable,
-                    best_ids,
-                    stuck,
-                    cache.len() as u64,
-                );
+            at = self.same_hash[at as usize];
+        }
+        let id = self.vals.len() as u32;
+        self.vals.push(val);
+        self.same_hash.push(head);
+        self.by_hash.insert(h, id);
+        id
+    }
+}
+
+/// The cache of explored (linearized set, state) pairs. Bitsets live end to end in `arena`.
+struct Memo {
+    words: usize,
+    /// Hash of (bitset, state) → the last entry with that hash; earlier ones follow `next`.
+    table: FxHashMap<u64, u32>,
+    states: Vec<u32>,
+    next: Vec<u32>,
+    arena: Vec<u64>,
+}
+
+impl Memo {
+    fn new(ops: usize) -> Memo {
+        // A search that goes straight through explores about two entries per operation; room
+        // for them up front spares the rehashing of a growing table on short histories.
+        let expected = (2 * ops).min(1 << 20);
+        let words = ops.div_ceil(64);
+        Memo {
+            words,
+            table: FxHashMap::with_capacity_and_hasher(expected, Default::default()),
+            states: Vec::with_capacity(expected),
+            next: Vec::with_capacity(expected),
+            arena: Vec::with_capacity(expected.saturating_mul(words).min(1 << 22)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Records (bits, state); false if it was there already. `bits_hash` is the XOR of the
+    /// keys of the operations in `bits`.
+    fn insert(&mut self, bits: &[u64], bits_hash: u64, state: u32) -> bool {
+        let key = bits_hash
+            ^ u64::from(state)
+                .wrapping_add(1)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let head = self.table.get(&key).copied().unwrap_or(NO_STATE);
+        let mut at = head;
+        while at != NO_STATE {
+            let i = at as usize;
+            if self.states[i] == state && self.arena[i * self.words..(i + 1) * self.words] == *bits
+            {
+                return false;
+            }
+            at = self.next[i];
+        }
+        let id = self.states.len() as u32;
+        self.states.push(state);
+        self.next.push(head);
+        self.arena.extend_from_slice(bits);
+        self.table.insert(key, id);
+        true
+    }
+}
+
+/// One linearized operation on the search's path.
+struct Frame {
+    /// Its call entry.
+    entry: usize,
+    /// The state before it.
+    before: u32,
+    /// Linearized first as a read-only operation: the point before it fails with it.
+    forced: bool,
+}
+
+/// A point of the search whose candidates are being tried: they are
+/// `candidates[start..]`, the next at `next`; `depth` operations are linearized there.
+struct Point {
+    start: usize,
+    next: usize,
+    depth: usize,
+}
+
+enum Opened {
+    Forced,
+    Fails,
+    Candidates,
+}
+
+enum Tried {
+    Pushed,
+    Seen,
+    Refused,
+}
+
+struct Search<'a> {
+    ops: &'a [&'a Op],
+    model: &'a dyn Model,
+    read_only: Vec<bool>,
+    list: Entries,
+    states: Interner,
+    /// (state, op) → the state after it, or `NO_STATE` where the model refuses it.
+    transitions: FxHashMap<(u32, u32), u32>,
+    memo: Memo,
+    /// A random key per operation, XORed into `bits_hash`.
+    keys: Vec<u64>,
+    bits: Vec<u64>,
+    bits_hash: u64,
+    state: u32,
+    stack: Vec<Frame>,
+    /// The points of the path that try candidates (those where a read-only operation was
+    /// linearized first have none), and their candidates end to end.
+    points: Vec<Point>,
+    candidates: Vec<usize>,
+    /// The longest path seen where the search got stuck: its operations, then its state.
+    best: (Vec<usize>, u32),
+}
+
+impl<'a> Search<'a> {
+    fn new(ops: &'a [&'a Op], model: &'a dyn Model) -> Search<'a> {
+        let mut states = Interner::default();
+        let state = states.intern(model.init());
+        let mut rng = SplitMix64::new(0x6c69_6e65_6172);
+        Search {
+            ops,
+            model,
+            read_only: ops.iter().map(|op| model.read_only(op)).collect(),
+            list: Entries::new(ops),
+            states,
+            transitions: FxHashMap::with_capacity_and_hasher(
+                ops.len().min(1 << 20),
+                Default::default(),
+            ),
+            memo: Memo::new(ops.len()),
+            keys: (0..ops.len()).map(|_| rng.next_u64()).collect(),
+            bits: vec![0; ops.len().div_ceil(64)],
+            bits_hash: 0,
+            state,
+            stack: Vec::new(),
+            points: Vec::new(),
+            candidates: Vec::new(),
+            best: (Vec::new(), state),
+        }
+    }
+
+    fn after(&mut self, state: u32, op: usize) -> Option<u32> {
+        if self.read_only[op] {
+            // Its step only compares: cheaper than a probe of the transitions.
+            let val = &self.states.vals[state as usize];
+            return self.model.step(val, self.ops[op]).map(|_| state);
+        }
+        if let Some(&next) = self.transitions.get(&(state, op as u32)) {
+            return (next != NO_STATE).then_some(next);
+        }
+        let next = match self
+            .model
+            .step(&self.states.vals[state as usize], self.ops[op])
+        {
+            None => NO_STATE,
+            Some(Cow::Borrowed(_)) => state,
+            Some(Cow::Owned(val)) => self.states.intern(val),
+        };
+        self.transitions.insert((state, op as u32), next);
+        (next != NO_STATE).then_some(next)
+    }
+
+    fn flip(&mut self, op: usize) {
+        self.bits[op / 64] ^= 1 << (op % 64);
+        self.bits_hash ^= self.keys[op];
+    }
+
+    /// Tries to linearize the call at `entry` next.
+    fn try_push(&mut self, entry: usize) -> Tried {
+        let op = self.list.e[entry].op;
+        let Some(next) = self.after(self.state, op) else {
+            return Tried::Refused;
+        };
+        self.flip(op);
+        if !self.memo.insert(&self.bits, self.bits_hash, next) {
+            self.flip(op);
+            return Tried::Seen;
+        }
+        self.stack.push(Frame {
+            entry,
+            before: self.state,
+            forced: self.read_only[op],
+        });
+        self.state = next;
+        self.list.lift(entry);
+        Tried::Pushed
+    }
+
+    /// The point the search is at fails: undoes linearized operations up to and including the
+    /// last one that was a choice, whose point then tries its next candidate. False when no
+    /// choice is left.
+    fn fail(&mut self) -> bool {
+        if self.stack.len() > self.best.0.len() {
+            let path = self.stack.iter().map(|f| self.list.e[f.entry].op).collect();
+            self.best = (path, self.state);
+        }
+        if self
+            .points
+            .last()
+            .is_some_and(|p| p.depth == self.stack.len())
+        {
+            let point = self.points.pop().expect("a point");
+            self.candidates.truncate(point.start);
+        }
+        loop {
+            let Some(frame) = self.stack.pop() else {
+                return false;
             };
-            linearized.clear(list.e[call_entry].op);
-            state = prev;
-            list.unlift(call_entry);
-            entry = list.e[call_entry].next;
+            self.flip(self.list.e[frame.entry].op);
+            self.state = frame.before;
+            self.list.unlift(frame.entry);
+            if !frame.forced {
+                return true;
+            }
+        }
+    }
+
+    /// At a new point of the search, one pass over the calls before the first pending return:
+    /// linearizes the first read-only operation the model accepts (`Opened::Forced`), or finds
+    /// that the point fails (`Opened::Fails`: such an operation leads to an explored pair), or
+    /// else opens the point with the other calls as its candidates, in invocation order.
+    /// (Earliest return first, tried too, explored many times more states on simulated
+    /// key-value histories.)
+    fn open_point(&mut self) -> Opened {
+        let start = self.candidates.len();
+        let mut k = self.list.first();
+        while k != NONE && self.list.e[k].call {
+            if !self.read_only[self.list.e[k].op] {
+                self.candidates.push(k);
+            } else {
+                match self.try_push(k) {
+                    Tried::Pushed => {
+                        self.candidates.truncate(start);
+                        return Opened::Forced;
+                    }
+                    Tried::Seen => {
+                        self.candidates.truncate(start);
+                        return Opened::Fails;
+                    }
+                    Tried::Refused => {}
+                }
+            }
+            k = self.list.e[k].next;
+        }
+        self.points.push(Point {
+            start,
+            next: start,
+            depth: self.stack.len(),
+        });
+        Opened::Candidates
+    }
+
+    fn run(mut self, deadline: Option<Instant>, max_states: usize) -> PartitionResult {
+        let mut steps: u64 = 0;
+        // At a point of the search not visited before: read-only operations go first.
+        let mut fresh = true;
+        loop {
+            steps += 1;
+            if steps % 1024 == 0
+                && (deadline.is_some_and(|d| Instant::now() >= d) || self.memo.len() >= max_states)
+            {
+                return self.result(Verdict::Unknown);
+            }
+            if fresh {
+                fresh = false;
+                if self.list.first() == NONE {
+                    return self.result(Verdict::Linearizable);
+                }
+                match self.open_point() {
+                    Opened::Forced => {
+                        fresh = true;
+                        continue;
+                    }
+                    Opened::Fails => {
+                        if !self.fail() {
+                            return self.result(Verdict::NotLinearizable);
+                        }
+                        continue;
+                    }
+                    Opened::Candidates => {}
+                }
+            }
+            let point = self.points.last_mut().expect("an open point");
+            if point.next == self.candidates.len() {
+                if !self.fail() {
+                    return self.result(Verdict::NotLinearizable);
+                }
+                continue;
+            }
+            let entry = self.candidates[point.next];
+            point.next += 1;
+            if let Tried::Pushed = self.try_push(entry) {
+                fresh = true;
+            }
+        }
+    }
+
+    fn result(self, verdict: Verdict) -> PartitionResult {
+        let failed = verdict == Verdict::NotLinearizable;
+        let (prefix, state) = if failed {
+            let state = self.states.vals[self.best.1 as usize].clone();
+            (self.best.0.clone(), Some(state))
+        } else {
+            (Vec::new(), None)
+        };
+        let stuck = match &state {
+            Some(s) => stuck_after(self.ops, self.model, &prefix, s),
+            None => Vec::new(),
+        };
+        PartitionResult {
+            ops: self.ops.iter().map(|o| o.id).collect(),
+            verdict,
+            prefix: prefix.iter().map(|&i| self.ops[i].id).collect(),
+            state,
+            stuck,
+            explored: self.memo.len() as u64,
+            memory: 0,
         }
     }
 }
 
 /// The operations that could follow `prefix` in real-time order but that the model refuses
-/// in the state after it (ids into the history).
-fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, State)) -> Vec<usize> {
+/// in `state`, the state after it (ids into the history).
+fn stuck_after(ops: &[&Op], model: &dyn Model, prefix: &[usize], state: &Val) -> Vec<usize> {
     let mut done = vec![false; ops.len()];
-    for &i in &best.0 {
+    for &i in prefix {
         done[i] = true;
     }
     // An operation can come next iff no remaining operation returned before it was invoked
@@ -362,7 +593,7 @@ fn stuck_after(ops: &[&Op], model: &dyn Model, best: &(Vec<usize>, State)) -> Ve
         .unwrap_or(usize::MAX);
     (0..ops.len())
         .filter(|&i| !done[i] && ops[i].invoke < first_return)
-        .filter(|&i| model.step(&best.1.val, ops[i]).is_none())
+        .filter(|&i| model.step(state, ops[i]).is_none())
         .map(|i| ops[i].id)
         .collect()
 }

@@ -14,6 +14,6 @@ pub mod report;
 pub mod simulate;
 
 pub use check::{check, CheckOptions, Outcome, PartitionResult, Verdict};
-pub use models::{model_by_name, Model, MODELS};
+pub use models::{choose_model, model_by_name, Model, MODELS};
 pub use parse::{History, Op, Val};
 pub use report::{analyse, parse_init};

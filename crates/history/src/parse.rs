@@ -58,6 +58,9 @@ pub struct Op {
     /// Source lines of the invocation and completion, for messages.
     pub invoke_line: u64,
     pub ret_line: Option<u64>,
+    /// Completed with `fail`: the operation did not happen. Such operations are kept apart
+    /// ([`History::failed`]) unless a model says a failure still tells something.
+    pub failed: bool,
 }
 
 impl Op {
@@ -67,10 +70,31 @@ impl Op {
     }
 }
 
-/// The operations of a history that happened or may have happened (`fail`ed ones are dropped).
+/// The operations of a history that happened or may have happened, and apart from them the
+/// ones that completed with `fail` (which did not happen).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct History {
     pub ops: Vec<Op>,
+    /// `fail`ed operations, in invocation order, with their completion's value as output and
+    /// its position as `ret`; their ids continue those of `ops`.
+    pub failed: Vec<Op>,
+}
+
+impl History {
+    /// The history with the failed operations that `keep` selects among the others, in
+    /// invocation order and numbered again (ids are indices into `ops`).
+    pub fn with_failed(&self, keep: impl Fn(&Op) -> bool) -> History {
+        let mut ops: Vec<Op> = self.ops.clone();
+        ops.extend(self.failed.iter().filter(|op| keep(op)).cloned());
+        ops.sort_by_key(|op| op.invoke);
+        for (i, op) in ops.iter_mut().enumerate() {
+            op.id = i;
+        }
+        History {
+            ops,
+            failed: Vec::new(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,7 +402,7 @@ struct Record {
 
 #[derive(Default)]
 struct Builder {
-    /// Operations in invocation order; `None` once `fail`ed.
+    /// Operations in invocation order.
     slots: Vec<Option<Op>>,
     /// Process → its pending operation's slot.
     pending: FxHashMap<i64, usize>,
@@ -425,6 +449,7 @@ impl Builder {
                 ret: None,
                 invoke_line: r.line,
                 ret_line: None,
+                failed: false,
             }));
         } else {
             let Some(slot) = self.pending.remove(&p) else {
@@ -472,7 +497,12 @@ impl Builder {
                     op.ret = Some(self.position);
                     op.ret_line = Some(r.line);
                 }
-                Kind::Fail => self.slots[slot] = None,
+                Kind::Fail => {
+                    op.output = Some(r.value);
+                    op.ret = Some(self.position);
+                    op.ret_line = Some(r.line);
+                    op.failed = true;
+                }
                 Kind::Info => {
                     self.crashed.insert(p, r.line);
                 }
@@ -484,11 +514,12 @@ impl Builder {
     }
 
     fn finish(self) -> History {
-        let mut ops: Vec<Op> = self.slots.into_iter().flatten().collect();
-        for (i, op) in ops.iter_mut().enumerate() {
+        let (mut failed, mut ops): (Vec<Op>, Vec<Op>) =
+            self.slots.into_iter().flatten().partition(|op| op.failed);
+        for (i, op) in ops.iter_mut().chain(failed.iter_mut()).enumerate() {
             op.id = i;
         }
-        History { ops }
+        History { ops, failed }
     }
 }
 

@@ -2,6 +2,7 @@
 //! part told as a finding.
 
 use crate::check::Verdict;
+use crate::models::choose_model;
 use crate::parse::parse_history;
 use crate::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
 use hindsight_report::{EventRef, Finding, Report, Rule};
@@ -29,6 +30,7 @@ fn describe(op: &Op) -> String {
         .map(|k| format!("[{k}] "))
         .unwrap_or_default();
     match &op.output {
+        Some(out) if op.failed => format!("{key}{}({}) -> fail {out}", op.f, op.input),
         Some(out) => format!("{key}{}({}) -> {out}", op.f, op.input),
         None => format!("{key}{}({}) -> ? (unknown outcome)", op.f, op.input),
     }
@@ -45,7 +47,9 @@ fn event(op: &Op, path: &str) -> EventRef {
 
 /// Checks the history `text` (named `input`) against the model `model_name` (with initial
 /// value `init`, as `--init` writes it), giving up after `timeout` seconds. The report is
-/// unknown if the search gave up.
+/// unknown if the search gave up. With `model_name` `auto` the model is chosen from the
+/// history's operations ([`choose_model`]): the summary's `model` names it and `model_chosen`
+/// is `auto`.
 pub fn analyse(
     text: &str,
     input: &str,
@@ -53,12 +57,13 @@ pub fn analyse(
     init: Option<&str>,
     timeout: Option<f64>,
 ) -> Result<Report, Diagnostic> {
-    let Some(model) = model_by_name(model_name, init.map(parse_init)) else {
+    let auto = model_name == "auto";
+    if !auto && !MODELS.contains(&model_name) {
         return Err(Diagnostic::usage(format!(
-            "no model `{model_name}` (there are: {})",
+            "no model `{model_name}` (there are: auto, {})",
             MODELS.join(", ")
         )));
-    };
+    }
     let timeout = match timeout {
         Some(t) if !(0.0..=1e9).contains(&t) => {
             return Err(Diagnostic::usage(format!(
@@ -69,6 +74,19 @@ pub fn analyse(
     };
     let shown = input.to_owned();
     let history: History = parse_history(text).map_err(|e| e.in_input(input))?;
+    let init = init.map(parse_init);
+    let model_name = match auto {
+        true => choose_model(&history, init.as_ref())
+            .map_err(|m| Diagnostic::error(input, Position::File, m))?,
+        false => model_name,
+    };
+    let Some(model) = model_by_name(model_name, init) else {
+        return Err(Diagnostic::usage(format!("no model `{model_name}`")));
+    };
+    let history = match history.failed.iter().any(|op| model.keeps_failed(op)) {
+        true => history.with_failed(|op| model.keeps_failed(op)),
+        false => history,
+    };
     for op in &history.ops {
         if let Err(m) = model.validate(op) {
             return Err(Diagnostic::error(input, Position::Line(op.invoke_line), m));
@@ -161,6 +179,11 @@ pub fn analyse(
     report
         .summary
         .insert("model".into(), Value::from(model.name()));
+    if auto {
+        report
+            .summary
+            .insert("model_chosen".into(), Value::from("auto"));
+    }
     report
         .summary
         .insert("partitions".into(), Value::from(outcome.partitions.len()));

@@ -16,16 +16,19 @@
 //! the process of an unknown completion issues nothing further: its client continues as a new
 //! process, numbered `process + clients`.
 //!
-//! Per model: `register` read/write/cas (`cas` input `[from to]`; a `cas` whose `from` does not
-//! match fails and, as a `fail` would be, is dropped from the history), `kv` get/put/append
-//! on keys `0..keys` (`Val::Int`, in `op.key`; `put` on even keys, `append` on odd ones, whose
-//! values are lists), `set` add/remove/read (read returns a sorted
+//! Per model ([`SIM_MODELS`]): `register` read/write, `cas-register` read/write/cas (`cas`
+//! input `[from to]`; a `cas` whose `from` does not match fails and, as a `fail` would be, is
+//! dropped from the history), `kv` get/put/append on keys `0..keys` (`Val::Str` keys `"0"`,
+//! `"1"`, ... in `op.key`; strings as values, `append` concatenating, as Porcupine's
+//! key-value histories; every value written is `x C N y` for the client `C` and a count `N`),
+//! `list-append` get/put/append on keys `0..keys` (`Val::Int`; `put` on even keys, `append` on
+//! odd ones, whose values are lists), `set` add/remove/read (read returns a sorted
 //! list), `queue` enqueue/dequeue (`nil` from an empty queue), `counter` add/read, `mutex`
 //! acquire/release (acquire is issued only by a client that does not hold the mutex and only
 //! while it is free; its effect waits until the mutex is free; release only by the holding
 //! client, which keeps holding across an `info`: for the mutex, an unknown outcome's effect, if
 //! any, happens before it is recorded).
-//! Values are `Val::Int` in `0..values` (counter increments in `1..=values`).
+//! Values other than `kv`'s are `Val::Int` in `0..values` (counter increments in `1..=values`).
 //!
 //! Records are numbered in the order they happen (`invoke`, `ret`, and `line = position + 1`),
 //! counting invocations and `ok` completions only; [`to_jsonl`] writes the `info` completions
@@ -35,15 +38,27 @@ use super::parse::{History, Op, Val};
 use hindsight_rng::SplitMix64;
 use std::collections::{BTreeSet, VecDeque};
 
+/// The models histories can be generated for.
+pub const SIM_MODELS: &[&str] = &[
+    "register",
+    "cas-register",
+    "kv",
+    "list-append",
+    "set",
+    "queue",
+    "counter",
+    "mutex",
+];
+
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct SimConfig {
-    /// `register`, `kv`, `set`, `queue`, `counter` or `mutex`.
+    /// One of [`SIM_MODELS`].
     pub model: String,
     pub clients: u32,
     /// Operations invoked in all (a failed `cas` is then dropped from the history).
     pub ops: u32,
-    /// Number of keys, for `kv` only.
+    /// Number of keys, for `kv` and `list-append` only.
     pub keys: u32,
     /// Size of the value domain.
     pub values: u32,
@@ -141,7 +156,9 @@ fn json(v: &Val) -> serde_json::Value {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Register,
+    CasRegister,
     Kv,
+    ListAppend,
     Set,
     Queue,
     Counter,
@@ -152,7 +169,9 @@ impl Kind {
     fn parse(name: &str) -> Option<Kind> {
         Some(match name {
             "register" => Kind::Register,
+            "cas-register" => Kind::CasRegister,
             "kv" => Kind::Kv,
+            "list-append" => Kind::ListAppend,
             "set" => Kind::Set,
             "queue" => Kind::Queue,
             "counter" => Kind::Counter,
@@ -178,8 +197,9 @@ enum State {
 impl State {
     fn init(kind: Kind, keys: usize) -> State {
         match kind {
-            Kind::Register => State::Register(Val::Nil),
-            Kind::Kv => State::Kv(vec![Val::Nil; keys]),
+            Kind::Register | Kind::CasRegister => State::Register(Val::Nil),
+            Kind::Kv => State::Kv(vec![Val::Str(String::new()); keys]),
+            Kind::ListAppend => State::Kv(vec![Val::Nil; keys]),
             Kind::Set => State::Set(BTreeSet::new()),
             Kind::Queue => State::Queue(VecDeque::new()),
             Kind::Counter => State::Counter(0),
@@ -203,9 +223,13 @@ fn set_val(s: &BTreeSet<i64>) -> Val {
     Val::List(s.iter().map(|&x| Val::Int(x)).collect())
 }
 
-/// `kv`'s `append`: the key's value is a list (`nil` before the first append). Appends go only
-/// to odd keys and puts only to even ones, so a list is never overwritten by a single value.
+/// `append`: `kv` concatenates strings; `list-append`'s key holds a list (`nil` before the
+/// first append; appends go only to odd keys and puts only to even ones, so a list is never
+/// overwritten by a single value).
 fn kv_append(old: &Val, v: &Val) -> Val {
+    if let (Val::Str(old), Val::Str(v)) = (old, v) {
+        return Val::Str(format!("{old}{v}"));
+    }
     let mut xs = match old {
         Val::List(xs) => xs.clone(),
         _ => Vec::new(),
@@ -339,11 +363,13 @@ struct Sim<'a> {
     zombies: Vec<usize>,
     keys: usize,
     values: u64,
+    /// Values written so far by `kv` (which makes each one distinct).
+    written: u64,
 }
 
 impl<'a> Sim<'a> {
     fn new(config: &'a SimConfig, kind: Kind) -> Sim<'a> {
-        let keys = if kind == Kind::Kv {
+        let keys = if matches!(kind, Kind::Kv | Kind::ListAppend) {
             config.keys.max(1) as usize
         } else {
             1
@@ -365,6 +391,7 @@ impl<'a> Sim<'a> {
             zombies: Vec::new(),
             keys,
             values: u64::from(config.values.max(1)),
+            written: 0,
         }
     }
 
@@ -378,10 +405,24 @@ impl<'a> Sim<'a> {
         Some(match self.kind {
             Kind::Register => match r {
                 0..=2 => ("read", 0, Val::Nil),
+                _ => ("write", 0, self.value()),
+            },
+            Kind::CasRegister => match r {
+                0..=2 => ("read", 0, Val::Nil),
                 3 | 4 => ("write", 0, self.value()),
                 _ => ("cas", 0, Val::List(vec![self.value(), self.value()])),
             },
             Kind::Kv => {
+                let key = self.rng.below(self.keys as u64) as usize;
+                self.written += 1;
+                let value = Val::Str(format!("x {client} {} y", self.written));
+                match r {
+                    0..=2 => ("get", key, Val::Nil),
+                    3 | 4 => ("append", key, value),
+                    _ => ("put", key, value),
+                }
+            }
+            Kind::ListAppend => {
                 let key = self.rng.below(self.keys as u64) as usize;
                 match r {
                     0..=2 => ("get", key, Val::Nil),
@@ -561,7 +602,11 @@ impl<'a> Sim<'a> {
                 id: ops.len(),
                 process: dr.process,
                 f: dr.f.to_string(),
-                key: (self.kind == Kind::Kv).then_some(Val::Int(dr.key as i64)),
+                key: match self.kind {
+                    Kind::Kv => Some(Val::Str(dr.key.to_string())),
+                    Kind::ListAppend => Some(Val::Int(dr.key as i64)),
+                    _ => None,
+                },
                 input: dr.input.clone(),
                 output: if dr.info || !dr.completed {
                     None
@@ -572,6 +617,7 @@ impl<'a> Sim<'a> {
                 ret: None,
                 invoke_line: 0,
                 ret_line: None,
+                failed: false,
             });
         }
         let mut pos = 0;
@@ -594,7 +640,13 @@ impl<'a> Sim<'a> {
             pos += 1;
         }
         let witness = self.witness.iter().map(|&d| id[d]).collect();
-        (History { ops }, witness)
+        (
+            History {
+                ops,
+                failed: Vec::new(),
+            },
+            witness,
+        )
     }
 }
 
@@ -602,7 +654,7 @@ impl<'a> Sim<'a> {
 mod tests {
     use super::*;
     use crate::check::{check, CheckOptions, Verdict};
-    use crate::models::{model_by_name, MODELS};
+    use crate::models::model_by_name;
     use std::collections::HashMap;
 
     fn config(model: &str, seed: u64) -> SimConfig {
@@ -658,7 +710,7 @@ mod tests {
 
     #[test]
     fn deterministic() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             let c = SimConfig {
                 info: 0.1,
                 stale_reads: 0.1,
@@ -680,7 +732,7 @@ mod tests {
 
     #[test]
     fn histories_are_well_formed() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             for seed in 0..20 {
                 let c = SimConfig {
                     info: if seed % 2 == 0 { 0.0 } else { 0.15 },
@@ -697,7 +749,7 @@ mod tests {
                     assert_eq!(op.ret_line, op.ret.map(|r| r as u64 + 1));
                     assert_eq!(op.ret.is_some(), op.output.is_some());
                     assert!(op.ret.is_none_or(|r| r > op.invoke));
-                    assert_eq!(op.key.is_some(), *model == "kv");
+                    assert_eq!(op.key.is_some(), matches!(*model, "kv" | "list-append"));
                     positions.push(op.invoke);
                     positions.extend(op.ret);
                 }
@@ -726,7 +778,7 @@ mod tests {
 
     #[test]
     fn op_counts() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             for (clients, ops) in [(1, 1), (5, 200), (50, 2000), (3, 0)] {
                 let c = SimConfig {
                     clients,
@@ -734,7 +786,7 @@ mod tests {
                     ..config(model, 7)
                 };
                 let h = simulate(&c);
-                if *model == "register" {
+                if *model == "cas-register" {
                     // Failed cas operations are dropped.
                     let n = h.ops.len() as u32;
                     assert!(n <= ops && n >= ops * 7 / 10, "{n} of {ops}");
@@ -757,12 +809,12 @@ mod tests {
             .iter()
             .filter_map(|o| o.key.clone())
             .collect();
-        assert_eq!(keys, (0..3).map(Val::Int).collect());
+        assert_eq!(keys, (0..3).map(|k| Val::Str(k.to_string())).collect());
     }
 
     #[test]
     fn witness_proves_anomaly_free_histories_linearizable() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             for seed in 0..30 {
                 for info in [0.0, 0.2] {
                     let c = SimConfig {
@@ -781,7 +833,7 @@ mod tests {
 
     #[test]
     fn register_histories_have_every_function() {
-        let h = simulate(&config("register", 3));
+        let h = simulate(&config("cas-register", 3));
         let fs: BTreeSet<&str> = h.ops.iter().map(|o| o.f.as_str()).collect();
         assert_eq!(fs, BTreeSet::from(["cas", "read", "write"]));
         assert!(h
@@ -793,7 +845,7 @@ mod tests {
 
     #[test]
     fn info_semantics() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             let c = SimConfig {
                 info: 0.2,
                 ..config(model, 5)
@@ -814,7 +866,7 @@ mod tests {
             }
             {
                 // Clients continue as new processes; about a fifth of the operations are info.
-                if *model != "register" {
+                if *model != "cas-register" {
                     assert_eq!(h.ops.len(), 200);
                 }
                 assert!(
@@ -834,8 +886,10 @@ mod tests {
     fn anomalies_break_the_witness_and_the_checker_finds_them() {
         for (model, stale, lost) in [
             ("register", 0.2, 0.0),
-            ("register", 0.0, 0.3),
+            ("cas-register", 0.0, 0.3),
             ("kv", 0.2, 0.0),
+            ("kv", 0.0, 0.3),
+            ("list-append", 0.2, 0.0),
             ("set", 0.2, 0.0),
             ("counter", 0.2, 0.0),
             ("counter", 0.0, 0.3),
@@ -867,7 +921,7 @@ mod tests {
 
     #[test]
     fn checker_accepts_anomaly_free_histories() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             for seed in 0..10 {
                 // Unknown outcomes make the search expensive (a queue of 100 operations with
                 // 10% of them unknown can take seconds), hence shorter histories with them.
@@ -886,7 +940,7 @@ mod tests {
 
     #[test]
     fn jsonl_is_one_object_per_line() {
-        for model in MODELS {
+        for model in SIM_MODELS {
             let c = SimConfig {
                 info: 0.1,
                 ..config(model, 9)
@@ -903,7 +957,11 @@ mod tests {
                 assert!(o["process"].is_i64(), "{line}");
                 assert!(o["f"].is_string(), "{line}");
                 assert!(o.contains_key("value"), "{line}");
-                assert_eq!(o.contains_key("key"), *model == "kv", "{line}");
+                assert_eq!(
+                    o.contains_key("key"),
+                    matches!(*model, "kv" | "list-append"),
+                    "{line}"
+                );
                 let ty = o["type"].as_str().expect("type");
                 // Positions are line numbers; info completions come last.
                 match h.ops.iter().find(|op| op.invoke == i || op.ret == Some(i)) {
@@ -932,7 +990,9 @@ mod tests {
                 ret: Some(1),
                 invoke_line: 1,
                 ret_line: Some(2),
+                failed: false,
             }],
+            failed: Vec::new(),
         };
         assert_eq!(
             to_jsonl(&one),

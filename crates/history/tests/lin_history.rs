@@ -434,6 +434,15 @@ fn fail_dropped_info_and_missing_open() {
             "{text}"
         );
         assert_eq!(h.ops[1].ret_line, None);
+        // The failed cas is kept apart, for the models that read failures (etcd).
+        assert_eq!(h.failed.len(), 1, "{text}");
+        let cas = &h.failed[0];
+        assert!(cas.failed && cas.f == "cas" && cas.id == 3);
+        assert_eq!(cas.output, Some(Val::List(vec![int(1), int(2)])));
+        let with = h.with_failed(|_| true);
+        assert_eq!(with.ops.len(), 4);
+        assert!(with.ops.windows(2).all(|w| w[0].invoke < w[1].invoke));
+        assert!(with.ops.iter().enumerate().all(|(i, op)| op.id == i));
     }
 }
 
@@ -733,6 +742,7 @@ proptest! {
                 ret: if ok { completion } else { None },
                 invoke_line: i as u64 + 1,
                 ret_line: if ok { completion.map(|j| j as u64 + 1) } else { None },
+                failed: false,
             });
         }
         prop_assert_eq!(a.ops, expected);

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 type SeqState = BTreeMap<Option<Val>, Val>;
 
 fn keyed(model: &dyn Model) -> bool {
-    model.name() == "kv"
+    matches!(model.name(), "kv" | "list-append")
 }
 
 fn seq_step(model: &dyn Model, state: &SeqState, op: &Op) -> Option<SeqState> {
@@ -224,8 +224,14 @@ fn compare(h: &History, model: &dyn Model, parallel: bool) -> Result<bool, Strin
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Register,
+    CasRegister,
+    Etcd,
     Kv,
+    ListAppend,
+    MultiRegister,
     Set,
+    FifoQueue,
+    UnorderedQueue,
     Queue,
     Counter,
     Mutex,
@@ -235,8 +241,14 @@ impl Kind {
     fn name(self) -> &'static str {
         match self {
             Kind::Register => "register",
+            Kind::CasRegister => "cas-register",
+            Kind::Etcd => "etcd",
             Kind::Kv => "kv",
+            Kind::ListAppend => "list-append",
+            Kind::MultiRegister => "multi-register",
             Kind::Set => "set",
+            Kind::FifoQueue => "fifo-queue",
+            Kind::UnorderedQueue => "unordered-queue",
             Kind::Queue => "queue",
             Kind::Counter => "counter",
             Kind::Mutex => "mutex",
@@ -244,7 +256,6 @@ impl Kind {
     }
 }
 
-/// Choices drawn from proptest's numbers (zeros once they run out, so shrinking works).
 struct Dice<'a> {
     xs: &'a [u32],
     at: usize,
@@ -260,15 +271,22 @@ impl Dice<'_> {
     fn int(&mut self) -> Val {
         Val::Int(self.roll(3) as i64)
     }
+
+    fn string(&mut self) -> Val {
+        Val::Str(["a", "b", "ab"][self.roll(3) as usize].to_string())
+    }
 }
 
-/// A reference implementation of every object (only the fields of one kind are used).
+/// The objects themselves, written for this test from the peers' descriptions, independently
+/// of `models.rs`: what each operation does and outputs.
 #[derive(Clone)]
 struct Reference {
     register: Val,
     map: BTreeMap<Val, Val>,
     set: BTreeSet<Val>,
     queue: VecDeque<Val>,
+    /// The unordered queue, sorted, with repetitions.
+    bag: Vec<Val>,
     count: i64,
     held: bool,
 }
@@ -280,12 +298,14 @@ impl Reference {
             map: BTreeMap::new(),
             set: BTreeSet::new(),
             queue: VecDeque::new(),
+            bag: Vec::new(),
             count: 0,
             held: false,
         }
     }
 
-    /// Performs `f`; the output, or `None` if the object refuses (the client records `fail`).
+    /// Performs the operation; its output, or `None` where the object refuses it (a cas that
+    /// finds another value, a dequeue from an empty queue, ...).
     fn perform(
         &mut self,
         kind: Kind,
@@ -302,13 +322,33 @@ impl Reference {
             })
         };
         match (kind, f) {
-            (Kind::Register, "read") => Some(self.register.clone()),
-            (Kind::Register, "write") => {
+            (Kind::Register | Kind::CasRegister | Kind::Etcd, "read") => {
+                Some(self.register.clone())
+            }
+            (Kind::Register | Kind::CasRegister | Kind::Etcd, "write") => {
                 self.register = input.clone();
                 Some(input.clone())
             }
-            (Kind::Register, "cas") => cas(&mut self.register),
+            (Kind::CasRegister | Kind::Etcd, "cas") => cas(&mut self.register),
             (Kind::Kv, _) => {
+                let cell = self
+                    .map
+                    .entry(key.clone().unwrap())
+                    .or_insert(Val::Str(String::new()));
+                match (f, &*cell, input) {
+                    ("get", _, _) => Some(cell.clone()),
+                    ("put", _, _) => {
+                        *cell = input.clone();
+                        Some(input.clone())
+                    }
+                    ("append", Val::Str(a), Val::Str(b)) => {
+                        *cell = Val::Str(format!("{a}{b}"));
+                        Some(input.clone())
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            (Kind::ListAppend, _) => {
                 let cell = self.map.entry(key.clone().unwrap()).or_insert(Val::Nil);
                 match f {
                     "get" => Some(cell.clone()),
@@ -331,6 +371,24 @@ impl Reference {
                     _ => unreachable!(),
                 }
             }
+            (Kind::MultiRegister, "txn") => {
+                let Val::List(micro) = input else {
+                    unreachable!()
+                };
+                let mut done = Vec::new();
+                for m in micro {
+                    let Val::List(fkv) = m else { unreachable!() };
+                    let (k, v) = (&fkv[1], &fkv[2]);
+                    if fkv[0] == Val::Str("read".into()) {
+                        let now = self.map.get(k).cloned().unwrap_or(Val::Nil);
+                        done.push(Val::List(vec![fkv[0].clone(), k.clone(), now]));
+                    } else {
+                        self.map.insert(k.clone(), v.clone());
+                        done.push(m.clone());
+                    }
+                }
+                Some(Val::List(done))
+            }
             (Kind::Set, "add") => {
                 self.set.insert(input.clone());
                 Some(input.clone())
@@ -347,11 +405,22 @@ impl Reference {
                 Some(Val::List(all))
             }
             (Kind::Set, "contains") => Some(Val::Bool(self.set.contains(input))),
-            (Kind::Queue, "enqueue") => {
+            (Kind::FifoQueue | Kind::Queue, "enqueue") => {
                 self.queue.push_back(input.clone());
                 Some(input.clone())
             }
+            (Kind::FifoQueue, "dequeue") => self.queue.pop_front(),
             (Kind::Queue, "dequeue") => Some(self.queue.pop_front().unwrap_or(Val::Nil)),
+            (Kind::UnorderedQueue, "enqueue") => {
+                self.bag.push(input.clone());
+                self.bag.sort();
+                Some(input.clone())
+            }
+            (Kind::UnorderedQueue, "dequeue") if self.bag.is_empty() => None,
+            (Kind::UnorderedQueue, "dequeue") => {
+                let at = if reversed { self.bag.len() - 1 } else { 0 };
+                Some(self.bag.remove(at))
+            }
             (Kind::Counter, "add") => {
                 let Val::Int(d) = input else { unreachable!() };
                 self.count += d;
@@ -375,38 +444,86 @@ impl Reference {
     }
 }
 
-/// The reference after `op`, if its recorded output is what the reference returns (an
-/// operation with an unknown outcome that the reference refuses did not happen).
+/// The sequential specification as the peers write it, on the reference object: the state
+/// after `op`, if the object can output what was recorded.
 fn reference_step(kind: Kind, state: &Reference, op: &Op) -> Option<Reference> {
     let mut next = state.clone();
-    let f: &'static str = match op.f.as_str() {
-        "read" => "read",
-        "write" => "write",
-        "cas" => "cas",
-        "get" => "get",
-        "put" => "put",
-        "append" => "append",
-        "add" => "add",
-        "remove" => "remove",
-        "contains" => "contains",
-        "enqueue" => "enqueue",
-        "dequeue" => "dequeue",
-        "increment" => "increment",
-        "acquire" => "acquire",
-        "release" => "release",
-        f => unreachable!("{f}"),
-    };
-    let out = next.perform(kind, f, &op.key, &op.input, false);
+    let f = op.f.as_str();
     let Some(recorded) = &op.output else {
+        // Unknown outcome: it took effect where the object performs it, or never.
+        let input = match (kind, f) {
+            // Knossos steps an unknown dequeue with its invocation's value, which must be in
+            // the queue.
+            (Kind::UnorderedQueue, "dequeue") => {
+                let at = state.bag.binary_search(&op.input).ok();
+                return Some(match at {
+                    Some(i) => {
+                        next.bag.remove(i);
+                        next
+                    }
+                    None => state.clone(),
+                });
+            }
+            // Knossos steps an unknown transaction with its invocation, whose reads of values
+            // must find them.
+            (Kind::MultiRegister, _) => {
+                let Val::List(micro) = &op.input else {
+                    unreachable!()
+                };
+                for m in micro {
+                    let Val::List(fkv) = m else { unreachable!() };
+                    let now = state.map.get(&fkv[1]).cloned().unwrap_or(Val::Nil);
+                    if fkv[0] == Val::Str("read".into()) && fkv[2] != Val::Nil && fkv[2] != now {
+                        return Some(state.clone());
+                    }
+                }
+                &op.input
+            }
+            _ => &op.input,
+        };
+        let out = next.perform(kind, f, &op.key, input, false);
         return Some(if out.is_some() { next } else { state.clone() });
     };
-    let out = out?;
+    if op.failed {
+        // Porcupine's etcd: a failed cas found another value.
+        assert!(kind == Kind::Etcd && f == "cas");
+        return next
+            .perform(kind, f, &op.key, &op.input, false)
+            .is_none()
+            .then(|| state.clone());
+    }
+    if kind == Kind::MultiRegister {
+        // The completion's reads say what they found; nil: anything.
+        let Val::List(micro) = recorded else {
+            unreachable!()
+        };
+        for m in micro {
+            let Val::List(fkv) = m else { unreachable!() };
+            if fkv[0] == Val::Str("read".into()) {
+                let now = next.map.get(&fkv[1]).cloned().unwrap_or(Val::Nil);
+                if fkv[2] != Val::Nil && fkv[2] != now {
+                    return None;
+                }
+            } else {
+                next.map.insert(fkv[1].clone(), fkv[2].clone());
+            }
+        }
+        return Some(next);
+    }
+    if kind == Kind::UnorderedQueue && f == "dequeue" {
+        let i = next.bag.binary_search(recorded).ok()?;
+        next.bag.remove(i);
+        return Some(next);
+    }
+    let out = next.perform(kind, f, &op.key, &op.input, false)?;
     let checked = matches!(
         (kind, f),
-        (Kind::Register | Kind::Counter | Kind::Set, "read")
-            | (Kind::Kv, "get")
+        (
+            Kind::Register | Kind::CasRegister | Kind::Etcd | Kind::Counter | Kind::Set,
+            "read"
+        ) | (Kind::Kv | Kind::ListAppend, "get")
             | (Kind::Set, "contains")
-            | (Kind::Queue, "dequeue")
+            | (Kind::FifoQueue | Kind::Queue, "dequeue")
     );
     let matches = match (kind, recorded) {
         (Kind::Set, Val::List(vs)) if f == "read" => {
@@ -414,43 +531,66 @@ fn reference_step(kind: Kind, state: &Reference, op: &Op) -> Option<Reference> {
             vs.sort();
             Val::List(vs) == out
         }
+        // Knossos: a read of nil does not know what it read.
+        (Kind::Register | Kind::CasRegister, Val::Nil) => true,
         _ => *recorded == out,
     };
     (!checked || matches).then_some(next)
 }
 
-/// Whether `h` is linearizable for the reference implementation, by the definition.
 fn reference_oracle(kind: Kind, h: &History) -> bool {
     let step = |state: &Reference, op: &Op| reference_step(kind, state, op);
     search(h, &step, &mut vec![false; h.ops.len()], &Reference::new())
 }
 
-/// An operation to issue: function, key, input.
 fn template(kind: Kind, d: &mut Dice) -> (&'static str, Option<Val>, Val) {
     let pick = |d: &mut Dice, fs: &[&'static str]| fs[d.roll(fs.len() as u32) as usize];
     let cas = |d: &mut Dice| Val::List(vec![d.int(), d.int()]);
+    let key = |d: &mut Dice| Some(Val::Str(["a", "b"][d.roll(2) as usize].to_string()));
     match kind {
-        Kind::Register => match pick(d, &["read", "read", "write", "write", "cas"]) {
-            "cas" => ("cas", None, cas(d)),
+        Kind::Register => match pick(d, &["read", "read", "write", "write"]) {
             "write" => ("write", None, d.int()),
             f => (f, None, Val::Nil),
         },
-        Kind::Kv => {
-            let key = Some(Val::Str(["a", "b"][d.roll(2) as usize].to_string()));
-            match pick(d, &["get", "get", "put", "append", "append", "cas"]) {
-                "cas" => ("cas", key, cas(d)),
-                "get" => ("get", key, Val::Nil),
-                f => (f, key, d.int()),
+        Kind::CasRegister | Kind::Etcd => {
+            match pick(d, &["read", "read", "write", "write", "cas"]) {
+                "cas" => ("cas", None, cas(d)),
+                "write" => ("write", None, d.int()),
+                f => (f, None, Val::Nil),
             }
+        }
+        Kind::Kv => match pick(d, &["get", "get", "put", "append", "append"]) {
+            "get" => ("get", key(d), Val::Nil),
+            f => (f, key(d), d.string()),
+        },
+        Kind::ListAppend => match pick(d, &["get", "get", "put", "append", "append", "cas"]) {
+            "cas" => ("cas", key(d), cas(d)),
+            "get" => ("get", key(d), Val::Nil),
+            f => (f, key(d), d.int()),
+        },
+        Kind::MultiRegister => {
+            let n = 1 + d.roll(2);
+            let micro = (0..n)
+                .map(|_| {
+                    let k = Val::Str(["x", "y"][d.roll(2) as usize].to_string());
+                    match d.roll(2) {
+                        0 => Val::List(vec![Val::Str("read".into()), k, Val::Nil]),
+                        _ => Val::List(vec![Val::Str("write".into()), k, d.int()]),
+                    }
+                })
+                .collect();
+            ("txn", None, Val::List(micro))
         }
         Kind::Set => match pick(d, &["add", "add", "remove", "read", "read", "contains"]) {
             "read" => ("read", None, Val::Nil),
             f => (f, None, d.int()),
         },
-        Kind::Queue => match pick(d, &["enqueue", "enqueue", "dequeue", "dequeue"]) {
-            "enqueue" => ("enqueue", None, d.int()),
-            f => (f, None, Val::Nil),
-        },
+        Kind::FifoQueue | Kind::UnorderedQueue | Kind::Queue => {
+            match pick(d, &["enqueue", "enqueue", "dequeue", "dequeue"]) {
+                "enqueue" => ("enqueue", None, d.int()),
+                f => (f, None, Val::Nil),
+            }
+        }
         Kind::Counter => match pick(d, &["add", "add", "increment", "read", "read"]) {
             "add" => ("add", None, Val::Int(d.roll(4) as i64 - 1)),
             f => (f, None, Val::Nil),
@@ -459,8 +599,8 @@ fn template(kind: Kind, d: &mut Dice) -> (&'static str, Option<Val>, Val) {
     }
 }
 
-/// A wrong-ish output for `f`, from the same tiny domain.
-fn random_output(kind: Kind, f: &str, d: &mut Dice) -> Val {
+/// A wrong output of the right shape for the model (a corruption).
+fn random_output(kind: Kind, f: &str, input: &Val, d: &mut Dice) -> Val {
     let small_list = |d: &mut Dice| {
         let n = d.roll(3);
         Val::List((0..n).map(|_| d.int()).collect())
@@ -478,7 +618,27 @@ fn random_output(kind: Kind, f: &str, d: &mut Dice) -> Val {
         }
         (Kind::Set, "contains") => Val::Bool(d.roll(2) == 0),
         (Kind::Counter, _) => Val::Int(d.roll(5) as i64 - 1),
-        (Kind::Kv, _) if d.roll(3) == 0 => small_list(d),
+        (Kind::Kv, "get") => Val::Str(["", "a", "b", "ab", "ba", "aab"][d.roll(6) as usize].into()),
+        (Kind::Kv, _) => d.string(),
+        (Kind::ListAppend, _) if d.roll(3) == 0 => small_list(d),
+        (Kind::MultiRegister, _) => {
+            let Val::List(micro) = input else {
+                unreachable!()
+            };
+            Val::List(
+                micro
+                    .iter()
+                    .map(|m| {
+                        let Val::List(fkv) = m else { unreachable!() };
+                        let mut fkv = fkv.clone();
+                        if fkv[0] == Val::Str("read".into()) {
+                            fkv[2] = d.int();
+                        }
+                        Val::List(fkv)
+                    })
+                    .collect(),
+            )
+        }
         _ => match d.roll(4) {
             0 => Val::Nil,
             n => Val::Int(n as i64 - 1),
@@ -488,13 +648,9 @@ fn random_output(kind: Kind, f: &str, d: &mut Dice) -> Val {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fate {
-    /// Completes `ok` (or `fail` if the object refuses it).
     Ok,
-    /// Completes `fail` without taking effect.
     Fail,
-    /// Completes `info`, having taken effect or not.
     Info,
-    /// Never completes, having taken effect or not.
     Pending,
 }
 
@@ -505,15 +661,11 @@ struct Rec {
     input: Val,
     fate: Fate,
     effect: bool,
-    /// The output if the operation completed `ok`; `None` if it failed.
     output: Option<Val>,
     invoke: usize,
     ret: Option<usize>,
 }
 
-/// A random history of ≤ 7 operations; whether it was corrupted after the fact. Workers issue
-/// operations one at a time; as in Jepsen, a worker whose operation ends `info` (or never) goes
-/// on as a new process.
 fn random_history(kind: Kind, d: &mut Dice) -> (History, bool) {
     let workers = 1 + d.roll(4) as usize;
     let n = 2 + d.roll(6) as usize;
@@ -534,9 +686,7 @@ fn random_history(kind: Kind, d: &mut Dice) -> (History, bool) {
     }
     let mut reference = Reference::new();
     let mut process: Vec<i64> = (0..workers as i64).collect();
-    // Per worker: the record of its current operation and whether it has taken effect.
     let mut current: Vec<Option<(usize, bool)>> = vec![None; workers];
-    // Operations that will never complete but are still to take effect.
     let mut floating: Vec<usize> = Vec::new();
     let mut position = 0;
     #[derive(Clone, Copy)]
@@ -618,16 +768,13 @@ fn random_history(kind: Kind, d: &mut Dice) -> (History, bool) {
         if rec.fate == Fate::Ok || rec.fate == Fate::Fail {
             corrupted = true;
             match (rec.fate, rec.output.is_some()) {
-                // Claim a different output.
                 (Fate::Ok, true) if d.roll(3) > 0 => {
-                    rec.output = Some(random_output(kind, rec.f, d));
+                    rec.output = Some(random_output(kind, rec.f, &rec.input, d));
                 }
-                // Claim it failed.
                 (Fate::Ok, true) => rec.output = None,
-                // Claim a refused or failed operation succeeded.
                 _ => {
                     rec.fate = Fate::Ok;
-                    rec.output = Some(random_output(kind, rec.f, d));
+                    rec.output = Some(random_output(kind, rec.f, &rec.input, d));
                 }
             }
         }
@@ -635,10 +782,13 @@ fn random_history(kind: Kind, d: &mut Dice) -> (History, bool) {
 
     let mut history = History::default();
     for rec in recs {
-        let (output, ret) = match rec.fate {
-            Fate::Ok if rec.output.is_some() => (rec.output, rec.ret),
+        // Porcupine's etcd keeps the cas that found another value, recorded as `fail`.
+        let failed_cas = kind == Kind::Etcd && rec.f == "cas" && rec.output.is_none();
+        let (output, ret, failed) = match rec.fate {
+            Fate::Ok if rec.output.is_some() => (rec.output, rec.ret, false),
+            Fate::Ok if failed_cas => (Some(rec.input.clone()), rec.ret, true),
             Fate::Ok | Fate::Fail => continue,
-            Fate::Info | Fate::Pending => (None, None),
+            Fate::Info | Fate::Pending => (None, None, false),
         };
         let id = history.ops.len();
         history.ops.push(Op {
@@ -652,6 +802,7 @@ fn random_history(kind: Kind, d: &mut Dice) -> (History, bool) {
             ret,
             invoke_line: rec.invoke as u64 + 1,
             ret_line: ret.map(|r| r as u64 + 1),
+            failed,
         });
     }
     (history, corrupted)
@@ -705,13 +856,43 @@ fn register_against_oracle() {
 }
 
 #[test]
+fn cas_register_against_oracle() {
+    against_oracle(Kind::CasRegister, 1000);
+}
+
+#[test]
+fn etcd_against_oracle() {
+    against_oracle(Kind::Etcd, 1000);
+}
+
+#[test]
 fn kv_against_oracle() {
     against_oracle(Kind::Kv, 1000);
 }
 
 #[test]
+fn list_append_against_oracle() {
+    against_oracle(Kind::ListAppend, 1000);
+}
+
+#[test]
+fn multi_register_against_oracle() {
+    against_oracle(Kind::MultiRegister, 1000);
+}
+
+#[test]
 fn set_against_oracle() {
     against_oracle(Kind::Set, 1000);
+}
+
+#[test]
+fn fifo_queue_against_oracle() {
+    against_oracle(Kind::FifoQueue, 1000);
+}
+
+#[test]
+fn unordered_queue_against_oracle() {
+    against_oracle(Kind::UnorderedQueue, 1000);
 }
 
 #[test]
@@ -739,6 +920,8 @@ enum Ev {
     Ok(i64, Val),
     Info(i64),
     Fail(i64),
+    /// A `fail` that Porcupine's etcd model keeps (a cas that found another value).
+    FailKept(i64),
 }
 
 fn call(p: i64, f: &'static str, input: Val) -> Ev {
@@ -800,6 +983,7 @@ fn history(evs: &[Ev]) -> History {
                     ret: None,
                     invoke_line: at as u64 + 1,
                     ret_line: None,
+                    failed: false,
                 }));
             }
             Ev::Ok(p, output) => {
@@ -812,13 +996,23 @@ fn history(evs: &[Ev]) -> History {
                 pending.remove(p).expect("pending");
             }
             Ev::Fail(p) => ops[pending.remove(p).expect("pending")] = None,
+            Ev::FailKept(p) => {
+                let op = ops[pending.remove(p).expect("pending")].as_mut().unwrap();
+                op.output = Some(op.input.clone());
+                op.ret = Some(at);
+                op.ret_line = Some(at as u64 + 1);
+                op.failed = true;
+            }
         }
     }
     let mut ops: Vec<Op> = ops.into_iter().flatten().collect();
     for (id, op) in ops.iter_mut().enumerate() {
         op.id = id;
     }
-    History { ops }
+    History {
+        ops,
+        failed: Vec::new(),
+    }
 }
 
 /// Whether the history is linearizable for the model, per the checker (which must agree with
@@ -842,7 +1036,8 @@ fn every_model_name_resolves() {
 }
 
 #[test]
-fn register() {
+fn etcd() {
+    // The register hindsight had before Knossos' names: nil reads are checked like any value.
     // A read overlapping a write may see either value.
     let overlapping = [
         call(0, "write", i(1)),
@@ -852,11 +1047,11 @@ fn register() {
         ok(1, NIL),
         done(0),
     ];
-    assert!(!lin("register", None, &overlapping));
-    assert!(lin("register", None, &overlapping[..3]));
+    assert!(!lin("etcd", None, &overlapping));
+    assert!(lin("etcd", None, &overlapping[..3]));
     // A stale read after the write completed.
     assert!(!lin(
-        "register",
+        "etcd",
         None,
         &[
             call(0, "write", i(1)),
@@ -874,13 +1069,13 @@ fn register() {
         call(1, "read", NIL),
         ok(1, i(1)),
     ];
-    assert!(lin("register", None, &late));
+    assert!(lin("etcd", None, &late));
     let mut flapping = late.to_vec_evs();
     flapping.extend([call(1, "read", NIL), ok(1, NIL)]);
-    assert!(!lin("register", None, &flapping));
+    assert!(!lin("etcd", None, &flapping));
     // A failed write did not happen.
     assert!(!lin(
-        "register",
+        "etcd",
         None,
         &[
             call(0, "write", i(1)),
@@ -892,15 +1087,89 @@ fn register() {
     // Two sequential cas from the same value cannot both succeed; a pending one may.
     let cas = |p| call(p, "cas", l(&[0, 1]));
     assert!(!lin(
-        "register",
+        "etcd",
         Some(i(0)),
         &[cas(0), done(0), cas(1), done(1)]
     ));
     assert!(lin(
-        "register",
+        "etcd",
         Some(i(0)),
         &[cas(0), cas(1), done(1), call(2, "read", NIL), ok(2, i(1))]
     ));
+    // Porcupine keeps a failed cas: it found another value. Here the value is 0 throughout,
+    // so a cas from 0 cannot have failed; a cas from 5 can.
+    assert!(!lin(
+        "etcd",
+        Some(i(0)),
+        &[cas(0), Ev::FailKept(0), call(1, "read", NIL), ok(1, i(0))]
+    ));
+    assert!(lin(
+        "etcd",
+        Some(i(0)),
+        &[
+            call(0, "cas", l(&[5, 1])),
+            Ev::FailKept(0),
+            call(1, "read", NIL),
+            ok(1, i(0))
+        ]
+    ));
+    // A failed cas concurrent with the write that made the value other than `from`.
+    assert!(lin(
+        "etcd",
+        Some(i(0)),
+        &[call(1, "write", i(2)), cas(0), Ev::FailKept(0), done(1),]
+    ));
+}
+
+#[test]
+fn knossos_registers() {
+    // Knossos: a read of nil "does not know what it read", so a stale nil goes unnoticed,
+    // where etcd catches it.
+    let stale_nil = [
+        call(0, "write", i(1)),
+        done(0),
+        call(1, "read", NIL),
+        ok(1, NIL),
+    ];
+    assert!(lin("register", None, &stale_nil));
+    assert!(lin("cas-register", None, &stale_nil));
+    assert!(!lin("etcd", None, &stale_nil));
+    // Any other stale value is caught.
+    let stale = [
+        call(0, "write", i(1)),
+        done(0),
+        call(0, "write", i(2)),
+        done(0),
+        call(1, "read", NIL),
+        ok(1, i(1)),
+    ];
+    assert!(!lin("register", None, &stale));
+    assert!(!lin("cas-register", None, &stale));
+    // A completed cas found `from`; an `info` one takes effect only where it does.
+    assert!(!lin(
+        "cas-register",
+        Some(i(3)),
+        &[call(0, "cas", l(&[0, 1])), done(0)]
+    ));
+    assert!(lin(
+        "cas-register",
+        Some(i(3)),
+        &[
+            call(0, "cas", l(&[0, 1])),
+            info(0),
+            call(1, "read", NIL),
+            ok(1, i(3))
+        ]
+    ));
+    let register = model_by_name("register", None).unwrap();
+    let h = history(&[call(0, "cas", l(&[0, 1])), done(0)]);
+    assert!(register.validate(&h.ops[0]).unwrap_err().contains("cas"));
+    let cas_register = model_by_name("cas-register", None).unwrap();
+    let h = history(&[call(0, "cas", i(1)), done(0)]);
+    assert!(cas_register
+        .validate(&h.ops[0])
+        .unwrap_err()
+        .contains("pair"));
 }
 
 /// Cloning records (they hold values), for extending a history.
@@ -916,6 +1185,7 @@ impl ToVecEvs for [Ev] {
                 Ev::Ok(p, v) => Ev::Ok(*p, v.clone()),
                 Ev::Info(p) => Ev::Info(*p),
                 Ev::Fail(p) => Ev::Fail(*p),
+                Ev::FailKept(p) => Ev::FailKept(*p),
             })
             .collect()
     }
@@ -923,9 +1193,178 @@ impl ToVecEvs for [Ev] {
 
 #[test]
 fn kv() {
-    // Keys are independent.
+    let s = |x: &str| Val::Str(x.to_string());
+    // Porcupine's store: strings, "" until written; append concatenates; get sees the whole.
     assert!(lin(
         "kv",
+        None,
+        &[
+            kcall(0, "a", "get", NIL),
+            ok(0, s("")),
+            kcall(0, "a", "append", s("x")),
+            ok(0, s("x")),
+            kcall(0, "a", "append", s("y")),
+            ok(0, s("y")),
+            kcall(1, "a", "get", NIL),
+            ok(1, s("xy")),
+            kcall(1, "b", "get", NIL),
+            ok(1, s("")),
+        ]
+    ));
+    // Concurrent appends in either order, sequential ones in theirs.
+    let appends = |sequential: bool, read: &str| {
+        let mut evs = vec![kcall(0, "a", "append", s("x"))];
+        if sequential {
+            evs.push(ok(0, s("x")));
+        }
+        evs.push(kcall(1, "a", "append", s("y")));
+        evs.push(ok(1, s("y")));
+        if !sequential {
+            evs.push(ok(0, s("x")));
+        }
+        evs.extend([kcall(2, "a", "get", NIL), ok(2, s(read))]);
+        evs
+    };
+    assert!(lin("kv", None, &appends(false, "yx")));
+    assert!(lin("kv", None, &appends(false, "xy")));
+    assert!(!lin("kv", None, &appends(true, "yx")));
+    // put replaces; what put and append output is not checked.
+    assert!(lin(
+        "kv",
+        None,
+        &[
+            kcall(0, "a", "append", s("x")),
+            ok(0, s("whatever")),
+            kcall(0, "a", "put", s("p")),
+            ok(0, NIL),
+            kcall(0, "a", "append", s("q")),
+            ok(0, s("q")),
+            kcall(1, "a", "get", NIL),
+            ok(1, s("pq")),
+        ]
+    ));
+    // A key never written reads as "", not nil... and nil is no string.
+    let model = model_by_name("kv", None).unwrap();
+    let h = history(&[kcall(0, "a", "get", NIL), ok(0, NIL)]);
+    assert!(model.validate(&h.ops[0]).unwrap_err().contains("string"));
+    let h = history(&[kcall(0, "a", "append", i(1)), ok(0, i(1))]);
+    assert!(model.validate(&h.ops[0]).unwrap_err().contains("string"));
+    let h = history(&[call(0, "get", NIL), ok(0, s(""))]);
+    assert!(model.validate(&h.ops[0]).unwrap_err().contains("key"));
+    // --init sets every key's initial string.
+    assert!(lin(
+        "kv",
+        Some(s("i")),
+        &[kcall(0, "z", "get", NIL), ok(0, s("i"))]
+    ));
+}
+
+#[test]
+fn multi_register() {
+    let txn = |ms: &[(&str, &str, Val)]| {
+        Val::List(
+            ms.iter()
+                .map(|(f, k, v)| {
+                    Val::List(vec![
+                        Val::Str(f.to_string()),
+                        Val::Str(k.to_string()),
+                        v.clone(),
+                    ])
+                })
+                .collect(),
+        )
+    };
+    // A transaction's reads see its own writes and the earlier transactions'.
+    let h = |seen: Val| {
+        [
+            call(0, "txn", txn(&[("write", "x", i(1)), ("write", "y", i(2))])),
+            ok(0, txn(&[("write", "x", i(1)), ("write", "y", i(2))])),
+            call(1, "txn", txn(&[("read", "x", NIL), ("read", "y", NIL)])),
+            ok(1, txn(&[("read", "x", i(1)), ("read", "y", seen)])),
+        ]
+    };
+    assert!(lin("multi-register", None, &h(i(2))));
+    assert!(!lin("multi-register", None, &h(i(3))));
+    // A read of nil fits anything (Knossos).
+    assert!(lin("multi-register", None, &h(NIL)));
+    // Reads inside one transaction see one state.
+    assert!(!lin(
+        "multi-register",
+        None,
+        &[
+            call(0, "txn", txn(&[("write", "x", i(1))])),
+            call(1, "txn", txn(&[("read", "x", NIL), ("read", "x", NIL)])),
+            ok(1, txn(&[("read", "x", i(1)), ("read", "x", i(0))])),
+            ok(0, txn(&[("write", "x", i(1))])),
+        ]
+    ));
+    let model = model_by_name("multi-register", None).unwrap();
+    let bad = history(&[call(0, "txn", l(&[1, 2])), done(0)]);
+    assert!(model.validate(&bad.ops[0]).unwrap_err().contains("[f k v]"));
+    let bad = history(&[call(0, "txn", txn(&[("cas", "x", i(1))])), info(0)]);
+    assert!(model
+        .validate(&bad.ops[0])
+        .unwrap_err()
+        .contains("read or write"));
+    let bad = history(&[call(0, "read", NIL), done(0)]);
+    assert!(model.validate(&bad.ops[0]).unwrap_err().contains("`read`"));
+}
+
+#[test]
+fn knossos_queues() {
+    // fifo-queue: a dequeue from an empty queue is refused, nil or not (queue accepts nil).
+    let empty = [call(0, "dequeue", NIL), ok(0, NIL)];
+    assert!(!lin("fifo-queue", None, &empty));
+    assert!(lin("queue", None, &empty));
+    let fifo = |first: i64| {
+        [
+            call(0, "enqueue", i(1)),
+            done(0),
+            call(0, "enqueue", i(2)),
+            done(0),
+            call(1, "dequeue", NIL),
+            ok(1, i(first)),
+        ]
+    };
+    assert!(lin("fifo-queue", None, &fifo(1)));
+    assert!(!lin("fifo-queue", None, &fifo(2)));
+    // unordered-queue: any element queued, each as often as queued.
+    assert!(lin("unordered-queue", None, &fifo(1)));
+    assert!(lin("unordered-queue", None, &fifo(2)));
+    assert!(!lin("unordered-queue", None, &fifo(3)));
+    assert!(!lin(
+        "unordered-queue",
+        None,
+        &[
+            call(0, "enqueue", i(1)),
+            done(0),
+            call(0, "dequeue", NIL),
+            ok(0, i(1)),
+            call(0, "dequeue", NIL),
+            ok(0, i(1)),
+        ]
+    ));
+    // An unknown dequeue: fifo-queue may remove the head; unordered-queue steps it with its
+    // invocation's value (Knossos), nil, which is not queued, so it never takes effect.
+    let lost = [
+        call(0, "enqueue", i(1)),
+        done(0),
+        call(0, "enqueue", i(2)),
+        done(0),
+        call(1, "dequeue", NIL),
+        info(1),
+        call(0, "dequeue", NIL),
+        ok(0, i(2)),
+    ];
+    assert!(lin("fifo-queue", None, &lost));
+    assert!(lin("unordered-queue", None, &lost));
+}
+
+#[test]
+fn list_append() {
+    // Keys are independent.
+    assert!(lin(
+        "list-append",
         None,
         &[
             kcall(0, "a", "put", i(1)),
@@ -940,7 +1379,7 @@ fn kv() {
     ));
     // A stale read of one key.
     assert!(!lin(
-        "kv",
+        "list-append",
         None,
         &[
             kcall(0, "a", "put", i(1)),
@@ -967,11 +1406,11 @@ fn kv() {
         evs.extend([kcall(2, "a", "get", NIL), ok(2, l(&[2, 1]))]);
         evs
     };
-    assert!(lin("kv", None, &appends(false)));
-    assert!(!lin("kv", None, &appends(true)));
+    assert!(lin("list-append", None, &appends(false)));
+    assert!(!lin("list-append", None, &appends(true)));
     // Appending to a value that is not a list is refused; an `info` one did not happen.
     assert!(!lin(
-        "kv",
+        "list-append",
         None,
         &[
             kcall(0, "a", "put", i(5)),
@@ -981,7 +1420,7 @@ fn kv() {
         ]
     ));
     assert!(lin(
-        "kv",
+        "list-append",
         None,
         &[
             kcall(0, "a", "put", i(5)),
@@ -994,7 +1433,7 @@ fn kv() {
     ));
     // A failed put is invisible; cas per key; `init` is every key's initial value.
     assert!(!lin(
-        "kv",
+        "list-append",
         Some(i(0)),
         &[
             kcall(0, "a", "put", i(1)),
@@ -1004,7 +1443,7 @@ fn kv() {
         ]
     ));
     assert!(lin(
-        "kv",
+        "list-append",
         Some(i(0)),
         &[
             kcall(0, "a", "cas", l(&[0, 1])),
@@ -1016,12 +1455,12 @@ fn kv() {
         ]
     ));
     assert!(!lin(
-        "kv",
+        "list-append",
         Some(i(0)),
         &[kcall(1, "z", "get", NIL), ok(1, NIL)]
     ));
 
-    let model = model_by_name("kv", None).unwrap();
+    let model = model_by_name("list-append", None).unwrap();
     let h = history(&[
         kcall(0, "a", "put", i(1)),
         done(0),

@@ -1,0 +1,120 @@
+//! The hand-written histories of `fixtures/lin/models` (each with its verdict reasoned in its
+//! comments, `MODEL-ok` linearizable and `MODEL-bad` not) and the bad inputs of
+//! `fixtures/lin/errors`, through the report entry point `hindsight lin` calls.
+
+use hindsight_history::analyse;
+use hindsight_syntax::Position;
+use std::path::Path;
+
+fn fixtures(dir: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/lin")
+        .join(dir)
+}
+
+fn verdict(text: &str, name: &str, model: &str) -> String {
+    let report = analyse(text, name, model, None, None)
+        .unwrap_or_else(|d| panic!("{name} under {model}: {d}"));
+    report.summary["verdict"]
+        .as_str()
+        .expect("verdict")
+        .to_string()
+}
+
+#[test]
+fn every_model_fixture_has_its_verdict() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(fixtures("models")).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Some((stem, _)) = name.rsplit_once('.') else {
+            continue;
+        };
+        let Some((model, expected)) = stem.rsplit_once('-') else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).expect("read");
+        let want = match expected {
+            "ok" => "linearizable",
+            "bad" => "not-linearizable",
+            _ => continue,
+        };
+        assert_eq!(verdict(&text, &name, model), want, "{name}");
+        seen += 1;
+    }
+    assert_eq!(seen, 18);
+}
+
+#[test]
+fn auto_picks_the_model_when_the_operations_tell() {
+    for (file, model) in [
+        ("kv-ok.edn", "kv"),
+        ("kv-bad.edn", "kv"),
+        ("register-ok.edn", "register"),
+        ("multi-register-bad.edn", "multi-register"),
+        ("mutex-bad.edn", "mutex"),
+        ("set-ok.edn", "set"),
+    ] {
+        let text = std::fs::read_to_string(fixtures("models").join(file)).expect("read");
+        let report = analyse(&text, file, "auto", None, None).expect("a report");
+        assert_eq!(report.summary["model"], model, "{file}");
+        assert_eq!(report.summary["model_chosen"], "auto", "{file}");
+        let explicit = analyse(&text, file, model, None, None).expect("a report");
+        assert_eq!(
+            report.summary["verdict"], explicit.summary["verdict"],
+            "{file}"
+        );
+    }
+    // read, write and cas fit Knossos' cas-register and Porcupine's etcd, which differ.
+    let text = std::fs::read_to_string(fixtures("models").join("cas-register-ok.edn")).unwrap();
+    let e = analyse(&text, "h.edn", "auto", None, None).unwrap_err();
+    assert!(e.message.contains("cas-register, etcd"), "{e}");
+    assert_eq!(e.position, Position::File);
+    let text = std::fs::read_to_string(fixtures("models").join("fifo-queue-ok.edn")).unwrap();
+    let e = analyse(&text, "h.edn", "auto", None, None).unwrap_err();
+    assert!(
+        e.message.contains("fifo-queue, unordered-queue, queue"),
+        "{e}"
+    );
+    let e = analyse(
+        "{:process 0, :type :invoke, :f :frobnicate, :value 1}\n",
+        "h.edn",
+        "auto",
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("no model fits"), "{e}");
+}
+
+#[test]
+fn failed_cas_is_read_by_etcd_and_dropped_by_cas_register() {
+    let text = std::fs::read_to_string(fixtures("models").join("etcd-bad.log")).unwrap();
+    assert_eq!(
+        verdict(&text, "etcd-bad.log", "cas-register"),
+        "linearizable"
+    );
+    let report = analyse(&text, "etcd-bad.log", "etcd", None, None).unwrap();
+    assert_eq!(report.findings.len(), 1);
+    assert!(
+        report.findings[0].message.contains("cas([1 4]) -> fail"),
+        "{}",
+        report.findings[0].message
+    );
+}
+
+#[test]
+fn bad_inputs_are_positioned_errors() {
+    for (file, model, line, words) in [
+        ("unknown-function.edn", "kv", 4, "`delete`"),
+        ("cas-not-a-pair.edn", "cas-register", 2, "pair"),
+        ("kv-number.edn", "kv", 4, "string"),
+    ] {
+        let text = std::fs::read_to_string(fixtures("errors").join(file)).expect("read");
+        let e = analyse(&text, file, model, None, None).unwrap_err();
+        assert_eq!(e.position, Position::Line(line), "{file}: {e}");
+        assert!(e.message.contains(words), "{file}: {e}");
+    }
+    let e = analyse("", "h", "stack", None, None).unwrap_err();
+    assert!(e.message.contains("auto, register"), "{e}");
+}
