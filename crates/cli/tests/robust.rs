@@ -163,7 +163,14 @@ fn numeric_options_are_checked() {
             "--threads",
             "100000",
         ],
-        &["lin", "examples/register.jsonl", "--model", "cas-register", "--timeout", "1e300"],
+        &[
+            "lin",
+            "examples/register.jsonl",
+            "--model",
+            "cas-register",
+            "--timeout",
+            "1e300",
+        ],
     ] {
         let o = hindsight(args);
         assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);

@@ -19,8 +19,11 @@ use hindsight_trace::{AnyReader, BinaryReader, RapidBinReader, RoadRunnerOptions
 use hindsight_trace::{RoadRunnerReader, TextReader};
 use std::io::{Cursor, Read};
 
+/// What a target runs on one input.
+pub type Body = fn(&[u8]);
+
 /// The targets, by name: what `fuzz/fuzz_targets/NAME.rs` runs.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("trace_text", trace_text),
     ("trace_binary", trace_binary),
     ("trace_roadrunner", trace_roadrunner),
