@@ -138,6 +138,30 @@ fn outputs_appear_whole_with_the_usual_permissions() {
         assert_ne!(mode & 0o600, 0, "{mode:o}");
         assert_ne!(mode & 0o044, 0, "{mode:o}");
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        // Through a symbolic link to the file it names; the link stays a link.
+        let real = dir.join("real.std");
+        std::fs::write(&real, "old").expect("write");
+        let link = dir.join("link.std");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let o = hindsight(&["gen", "--events", "50", "-o", link.to_str().unwrap()]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            read(&real),
+            hindsight(&["gen", "--events", "50"]).stdout.as_bytes()
+        );
+        // A device is written, not replaced.
+        let o = hindsight(&["gen", "--events", "50", "-o", "/dev/null"]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let null = std::fs::metadata("/dev/null").unwrap();
+        assert!(null.file_type().is_char_device());
+    }
     assert_eq!(leftovers(&dir), Vec::<String>::new());
 }
 

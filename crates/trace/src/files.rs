@@ -4,6 +4,7 @@
 //! a whole one; and a target that is one of the run's inputs is refused before anything is
 //! written, since writing it would destroy what is being read.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
@@ -33,7 +34,15 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// only at [`OutputFile::commit`]. Dropped without a commit, it is removed.
 pub struct OutputFile {
     target: PathBuf,
-    out: BufWriter<NamedTempFile>,
+    out: Out,
+}
+
+enum Out {
+    /// A regular file: written beside, renamed into place.
+    Beside(BufWriter<NamedTempFile>),
+    /// A device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO): written as it is, since
+    /// renaming over it would replace the device.
+    Through(BufWriter<File>),
 }
 
 impl OutputFile {
@@ -49,6 +58,23 @@ impl OutputFile {
                 ),
             ));
         }
+        if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new().write(true).open(target)?;
+            return Ok(OutputFile {
+                target: target.to_path_buf(),
+                out: Out::Through(BufWriter::new(file)),
+            });
+        }
+        // Through a symbolic link to the file it names, as a plain create writes: renaming
+        // over the link would replace the link.
+        let resolved;
+        let target = if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            resolved = std::fs::canonicalize(target)?;
+            resolved.as_path()
+        } else {
+            target
+        };
         let folder = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -71,26 +97,38 @@ impl OutputFile {
         let file = builder.tempfile_in(folder)?;
         Ok(OutputFile {
             target: target.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 20, file),
+            out: Out::Beside(BufWriter::with_capacity(1 << 20, file)),
         })
     }
 
     /// Flushes what is buffered and renames the file into place.
     pub fn commit(self) -> io::Result<()> {
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
-        file.persist(&self.target).map_err(|e| e.error)?;
-        Ok(())
+        match self.out {
+            Out::Beside(out) => {
+                let file = out.into_inner().map_err(|e| e.into_error())?;
+                file.persist(&self.target).map_err(|e| e.error)?;
+                Ok(())
+            }
+            Out::Through(mut out) => out.flush(),
+        }
+    }
+
+    fn inner(&mut self) -> &mut dyn Write {
+        match &mut self.out {
+            Out::Beside(o) => o,
+            Out::Through(o) => o,
+        }
     }
 }
 
 impl Write for OutputFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.write(buf)
+        self.inner().write(buf)
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.out.write_all(buf)
+        self.inner().write_all(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
+        self.inner().flush()
     }
 }
