@@ -201,7 +201,7 @@ fn commands() -> Vec<Vec<String>> {
         all.push(owned(&["composed", &p]));
     }
     for h in ["examples/register.jsonl", "examples/register.edn"] {
-        all.push(owned(&["lin", h, "--model", "register"]));
+        all.push(owned(&["lin", h, "--model", "cas-register"]));
     }
     for args in &mut all {
         args.extend(["--format".to_owned(), "sarif".to_owned()]);
