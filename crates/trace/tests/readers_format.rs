@@ -396,25 +396,7 @@ fn write_rapidbin(t: &Trace) -> Vec<u8> {
 
 /// Names a RoadRunner log can carry: no comma, no whitespace.
 fn rr_pools() -> impl Strategy<Value = Pools> {
-    let name = || prop::collection::vec("[a-zA-Z0-9_./()\\[\\]@:$;é-]{1,7}", 1..5);
-    (
-        (name(), name(), name(), name(), name(), name()),
-        (name(), name(), name(), name()),
-    )
-        .prop_map(
-            |((threads, vars, locks, msgs, objects, methods), (labels, syms, strs, locs))| Pools {
-                threads,
-                vars,
-                locks,
-                msgs,
-                objects,
-                methods,
-                labels,
-                syms,
-                strs,
-                locs,
-            },
-        )
+    arb::uniform_pools("[a-zA-Z0-9_./()\\[\\]@:$;é-]{1,7}")
 }
 
 /// The trace a RoadRunner log can hold, closest to `t`: no messages, calls or requests, every

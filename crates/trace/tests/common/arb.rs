@@ -107,43 +107,51 @@ pub fn text_pools() -> impl Strategy<Value = Pools> {
             prop_oneof![pool("[0-9]{1,6}", carryable), generic(),],
         ),
     )
-        .prop_map(
-            |((threads, vars, locks, msgs, objects, methods), (labels, syms, strs, locs))| Pools {
-                threads,
-                vars,
-                locks,
-                msgs,
-                objects,
-                methods,
-                labels,
-                syms,
-                strs,
-                locs,
-            },
-        )
+        .prop_map(pools)
 }
 
 /// Pools of arbitrary names, for the binary format, which carries any UTF-8 name.
 pub fn any_pools() -> impl Strategy<Value = Pools> {
-    let any = || prop::collection::vec(".{0,8}", 1..5);
+    uniform_pools(".{0,8}")
+}
+
+/// Pools whose every name matches the regular expression `name`.
+pub fn uniform_pools(name: &'static str) -> impl Strategy<Value = Pools> {
+    let names = move || prop::collection::vec(name, 1..5);
     (
-        (any(), any(), any(), any(), any(), any()),
-        (any(), any(), any(), any()),
+        (names(), names(), names(), names(), names(), names()),
+        (names(), names(), names(), names()),
     )
-        .prop_map(
-            |((threads, vars, locks, msgs, objects, methods), (labels, syms, strs, locs))| Pools {
-                threads,
-                vars,
-                locks,
-                msgs,
-                objects,
-                methods,
-                labels,
-                syms,
-                strs,
-                locs,
-            },
-        )
+        .prop_map(pools)
+}
+
+type PoolTuple = (
+    (
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+    ),
+    (Vec<String>, Vec<String>, Vec<String>, Vec<String>),
+);
+
+fn pools(
+    ((threads, vars, locks, msgs, objects, methods), (labels, syms, strs, locs)): PoolTuple,
+) -> Pools {
+    Pools {
+        threads,
+        vars,
+        locks,
+        msgs,
+        objects,
+        methods,
+        labels,
+        syms,
+        strs,
+        locs,
+    }
 }
 
 fn value(p: &Pools) -> impl Strategy<Value = AVal> {
