@@ -23,14 +23,14 @@ pub mod thread {
 
 /// A variable whose accesses a recording build records; here, just the value.
 #[repr(transparent)]
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Shared<T> {
     value: T,
 }
 
 impl<T> Shared<T> {
     #[inline(always)]
-    pub fn new(value: T) -> Shared<T> {
+    pub const fn new(value: T) -> Shared<T> {
         Shared { value }
     }
     #[inline(always)]
@@ -61,6 +61,57 @@ impl<T> Shared<T> {
         self.value
     }
 }
+
+impl<T: std::fmt::Display> std::fmt::Display for Shared<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl<T> From<T> for Shared<T> {
+    #[inline(always)]
+    fn from(value: T) -> Shared<T> {
+        Shared { value }
+    }
+}
+
+impl<T: PartialEq> PartialEq<T> for Shared<T> {
+    #[inline(always)]
+    fn eq(&self, other: &T) -> bool {
+        self.value == *other
+    }
+}
+
+impl<T: PartialOrd> PartialOrd<T> for Shared<T> {
+    #[inline(always)]
+    fn partial_cmp(&self, other: &T) -> Option<std::cmp::Ordering> {
+        self.value.partial_cmp(other)
+    }
+}
+
+macro_rules! compound_assignment {
+    ($($trait:ident $method:ident),*) => {$(
+        impl<T: std::ops::$trait<R>, R> std::ops::$trait<R> for Shared<T> {
+            #[inline(always)]
+            fn $method(&mut self, rhs: R) {
+                self.value.$method(rhs);
+            }
+        }
+    )*};
+}
+
+compound_assignment!(
+    AddAssign add_assign,
+    SubAssign sub_assign,
+    MulAssign mul_assign,
+    DivAssign div_assign,
+    RemAssign rem_assign,
+    BitAndAssign bitand_assign,
+    BitOrAssign bitor_assign,
+    BitXorAssign bitxor_assign,
+    ShlAssign shl_assign,
+    ShrAssign shr_assign
+);
 
 /// An atomic block a recording build records; here, nothing.
 pub struct AtomicBlock;

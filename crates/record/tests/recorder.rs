@@ -38,7 +38,8 @@ fn the_global_order_respects_lock_order() {
     assert_eq!(total, 2000);
     let trace = load(&path);
     assert_eq!(count(&trace, |e| matches!(e.op, Op::Acquire(_))), 2001);
-    assert_eq!(count(&trace, |e| matches!(e.op, Op::Write(_))), 2000);
+    // The guard's write of `m`'s data and the write of `n` inside it.
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Write(_))), 4000);
     assert!(races(&path).is_empty());
 }
 
@@ -112,6 +113,7 @@ fn early_drops_and_try_lock() {
         ops_of(&trace, "main"),
         [
             "acq(m)",
+            "r(m)",
             "r(v)",
             "rel(m)",
             "r(other)",
@@ -155,10 +157,14 @@ fn nothing_is_lost_when_a_thread_panics_and_poison_passes_through() {
     assert!(poisoned);
     let trace = load(&path);
     let child = ops_of(&trace, "main.1");
-    assert_eq!(child.len(), 10_002, "acq, 10,000 writes, rel");
+    assert_eq!(
+        child.len(),
+        10_003,
+        "acq, the guard's write, 10,000 writes, rel"
+    );
     assert_eq!(child.last().map(String::as_str), Some("rel(m)"));
     let main = ops_of(&trace, "main");
-    assert_eq!(main[main.len() - 3..], ["acq(m)", "w(v)", "rel(m)"]);
+    assert_eq!(main[main.len() - 4..], ["acq(m)", "w(m)", "w(v)", "rel(m)"]);
 }
 
 /// A detached thread that panics (never joined) still hands its events over before it dies.
@@ -394,14 +400,16 @@ fn four_threads_one_million_events() {
     let _one = exclusive();
     const PER_THREAD: usize = 250_000;
     let (_, path) = record("million", || {
-        let locks: Vec<Mutex<Shared<i64>>> = (0..4).map(|_| Mutex::new(Shared::new(0))).collect();
+        let locks: Vec<Mutex<i64>> = (0..4).map(|_| Mutex::new(0)).collect();
         thread::scope(|s| {
             for t in 0..4 {
                 let locks = &locks;
                 s.spawn(move || {
-                    // Each iteration records 4 events: acq, r, w, rel.
+                    // Each iteration records 4 events: acq, r, w, rel (the guard's read
+                    // of the right-hand side, then its write).
                     for i in 0..PER_THREAD / 4 {
-                        locks[(t + i) % 4].lock().unwrap().update(|x| *x += 1);
+                        let mut x = locks[(t + i) % 4].lock().unwrap();
+                        *x = *x + 1;
                     }
                 });
             }
@@ -428,7 +436,7 @@ fn the_trace_is_written_when_the_recording_thread_panics() {
     });
     assert!(r.is_err());
     let trace = load(&path);
-    assert_eq!(ops_of(&trace, "main"), ["acq(m)", "w(v)", "rel(m)"]);
+    assert_eq!(ops_of(&trace, "main"), ["acq(m)", "w(m)", "w(v)", "rel(m)"]);
 }
 
 /// Threads given a name by `thread::Builder` carry it in the trace; unnamed siblings keep
@@ -463,5 +471,226 @@ fn builder_names_threads() {
             "join(worker#2)",
             "join(main.3)"
         ]
+    );
+}
+
+/// The Rust Book's counter, unchanged but for the import: the guard's dereferences are the
+/// accesses, one `w` per critical section for `*num += 1`, named after the lock.
+#[test]
+fn guards_record_the_data_they_lend() {
+    let _one = exclusive();
+    let (n, path) = record("guards", || {
+        let counter = Mutex::new(0).named("counter");
+        thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    let mut num = counter.lock().unwrap();
+                    *num += 1;
+                    *num += 1;
+                });
+            }
+        });
+        let n = *counter.lock().unwrap();
+        n
+    });
+    assert_eq!(n, 6);
+    let trace = load(&path);
+    for t in ["main.1", "main.2", "main.3"] {
+        assert_eq!(
+            ops_of(&trace, t),
+            ["acq(counter)", "w(counter)", "rel(counter)"]
+        );
+    }
+    assert_eq!(
+        ops_of(&trace, "main")[6..],
+        ["acq(counter)", "r(counter)", "rel(counter)"]
+    );
+    assert!(races(&path).is_empty());
+}
+
+/// A read, a write, then a read again after the write: `r w r`, however many dereferences.
+#[test]
+fn a_guard_records_a_read_again_only_after_a_write() {
+    let _one = exclusive();
+    let (_, path) = record("guard_rwr", || {
+        let m = Mutex::new(vec![1, 2]).named("v");
+        let mut g = m.lock().unwrap();
+        let a = g.len() + g[0];
+        g.push(a);
+        g.push(a);
+        let b = g.len() + g[1];
+        drop(g);
+        let l = RwLock::new(5).named("l");
+        let x = *l.read().unwrap() + *l.read().unwrap();
+        *l.write().unwrap() = x;
+        b
+    });
+    let trace = load(&path);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        [
+            "acq(v)",
+            "r(v)",
+            "w(v)",
+            "r(v)",
+            "rel(v)",
+            // Two read guards, alive to the end of the statement.
+            "r(l)",
+            "r(l)",
+            "snd(l.r/0)",
+            "snd(l.r/0)",
+            "acq(l)",
+            "rcv(l.r/0)",
+            "w(l)",
+            "snd(l.w/1)",
+            "rel(l)"
+        ]
+    );
+}
+
+/// Every event carries the location of its call: a release the location of the call that
+/// took the lock (or of the wait that gave it up), an `end` that of its `begin`.
+#[test]
+fn every_event_has_a_location() {
+    let _one = exclusive();
+    let (_, path) = record("locations", || {
+        let m = Mutex::new(0).named("m");
+        let c = Condvar::new();
+        let l = RwLock::new(0).named("l");
+        thread::scope(|s| {
+            s.spawn(|| {
+                *m.lock().unwrap() = 1;
+                c.notify_all();
+                *l.write().unwrap() += 1;
+            });
+            let g = m.lock().unwrap();
+            let _g = c
+                .wait_timeout_while(g, std::time::Duration::from_secs(10), |v| *v == 0)
+                .unwrap();
+            let _ = *l.read().unwrap();
+            let _b = atomic_begin("b");
+        });
+    });
+    let trace = load(&path);
+    for e in &trace.events {
+        let loc = e.loc.map(|l| trace.names.location(l).to_owned());
+        assert!(
+            loc.as_deref().is_some_and(|l| l.contains("recorder.rs:")),
+            "{} has location {loc:?}",
+            e.display_op(&trace.names)
+        );
+    }
+}
+
+/// `wait_timeout_while` returns when the condition turns false (not timed out) or when the
+/// time is up (timed out, condition still true), recording each wait's release and
+/// reacquisition.
+#[test]
+fn wait_timeout_while_times_out_or_returns_with_the_condition_false() {
+    let _one = exclusive();
+    let ((early, late), path) = record("wait_timeout_while", || {
+        let m = Mutex::new(false).named("m");
+        let c = Condvar::new();
+        let (g, late) = c
+            .wait_timeout_while(m.lock().unwrap(), std::time::Duration::from_millis(5), |v| {
+                !*v
+            })
+            .unwrap();
+        assert!(!*g);
+        drop(g);
+        let early = thread::scope(|s| {
+            s.spawn(|| {
+                *m.lock().unwrap() = true;
+                c.notify_all();
+            });
+            let (g, r) = c
+                .wait_timeout_while(m.lock().unwrap(), std::time::Duration::from_secs(10), |v| {
+                    !*v
+                })
+                .unwrap();
+            assert!(*g);
+            r
+        });
+        (early.timed_out(), late.timed_out())
+    });
+    assert!(!early);
+    assert!(late);
+    let trace = load(&path);
+    let acquires = count(&trace, |e| matches!(e.op, Op::Acquire(_)));
+    let releases = count(&trace, |e| matches!(e.op, Op::Release(_)));
+    assert_eq!(acquires, releases);
+    assert!(races(&path).is_empty());
+}
+
+static STATIC_LOCK: Mutex<u32> = Mutex::new(0);
+static STATIC_RW: RwLock<u32> = RwLock::new(0);
+static STATIC_COUNT: AtomicUsize = AtomicUsize::new(0);
+static STATIC_SHARED: Mutex<Shared<u32>> = Mutex::new(Shared::new(0));
+
+/// `static`s compile (the constructors are `const`) and are named after their line.
+#[test]
+fn statics_record_under_their_creation_site() {
+    let _one = exclusive();
+    let (_, path) = record("statics", || {
+        *STATIC_LOCK.lock().unwrap() += 1;
+        *STATIC_RW.write().unwrap() += 1;
+        STATIC_COUNT.fetch_add(1, Ordering::Relaxed);
+        STATIC_SHARED.lock().unwrap().set(1);
+    });
+    let trace = load(&path);
+    let ops = ops_of(&trace, "main");
+    assert!(ops[0].starts_with("acq(recorder.rs:"), "{ops:?}");
+    assert!(
+        ops.iter().any(|o| o.starts_with("r(recorder.rs:")),
+        "{ops:?}"
+    );
+}
+
+/// An `AtomicPtr` publishing with release/acquire: one message, and what was written before
+/// the store is ordered before what is read after the load.
+#[test]
+fn atomic_ptr_publishes_with_release_and_acquire() {
+    use hindsight_record::sync::atomic::AtomicPtr;
+    let _one = exclusive();
+    let (got, path) = record("atomic_ptr", || {
+        let p: AtomicPtr<u8> = AtomicPtr::default().named("p");
+        let data = AtomicI64::new(0).named("data");
+        thread::scope(|s| {
+            s.spawn(|| {
+                data.store(7, Ordering::Relaxed);
+                p.store(Box::leak(Box::new(1u8)), Ordering::Release);
+            });
+            while p.load(Ordering::Acquire).is_null() {
+                std::hint::spin_loop();
+            }
+            data.load(Ordering::Relaxed)
+        })
+    });
+    assert_eq!(got, 7);
+    let trace = load(&path);
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Send(_))), 1);
+    assert_eq!(count(&trace, |e| matches!(e.op, Op::Receive(_))), 1);
+    assert!(races(&path).is_empty());
+}
+
+/// `Shared` compares, formats and compound-assigns like its value; the operators record
+/// their reads and writes.
+#[test]
+fn shared_forwards_operators() {
+    let _one = exclusive();
+    let (text, path) = record("shared_ops", || {
+        let mut x = Shared::new(3).named("x");
+        let y = Shared::new(4).named("y");
+        x += 2;
+        x *= 2;
+        let less = x < y;
+        let equal = x == 10;
+        format!("{x} {y:?} {less} {equal}")
+    });
+    assert_eq!(text, "10 4 false true");
+    let trace = load(&path);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        ["r(x)", "w(x)", "r(x)", "w(x)", "r(x)", "r(y)", "r(x)"]
     );
 }

@@ -4,6 +4,7 @@
 mod atomic;
 mod buffer;
 mod channel;
+mod once;
 pub mod recorder;
 pub mod shared;
 pub mod sync;

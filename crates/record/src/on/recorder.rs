@@ -276,7 +276,7 @@ enum Label {
 }
 
 impl ObjName {
-    pub(crate) fn site(loc: &'static Location<'static>) -> ObjName {
+    pub(crate) const fn site(loc: &'static Location<'static>) -> ObjName {
         ObjName {
             cached: AtomicU64::new(0),
             label: Label::Site(loc),

@@ -31,7 +31,7 @@ pub struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    pub fn new(value: T) -> Shared<T> {
+    pub const fn new(value: T) -> Shared<T> {
         Shared {
             name: ObjName::site(Location::caller()),
             value,
@@ -112,11 +112,104 @@ impl<T: Default> Default for Shared<T> {
     }
 }
 
+/// Formatting records nothing: std's formatting machinery calls it from no site of the
+/// program's (`get` or `read` first where the read matters).
 impl<T: fmt::Debug> fmt::Debug for Shared<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.value.fmt(f)
     }
 }
+
+impl<T: fmt::Display> fmt::Display for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl<T> From<T> for Shared<T> {
+    #[track_caller]
+    fn from(value: T) -> Shared<T> {
+        Shared::new(value)
+    }
+}
+
+/// Comparisons read both sides (a comparison with a plain value reads one).
+impl<T: PartialEq> PartialEq for Shared<T> {
+    #[track_caller]
+    fn eq(&self, other: &Shared<T>) -> bool {
+        let loc = Location::caller();
+        self.access(false, loc);
+        other.access(false, loc);
+        self.value == other.value
+    }
+}
+
+impl<T: Eq> Eq for Shared<T> {}
+
+impl<T: PartialEq> PartialEq<T> for Shared<T> {
+    #[track_caller]
+    fn eq(&self, other: &T) -> bool {
+        self.access(false, Location::caller());
+        self.value == *other
+    }
+}
+
+impl<T: PartialOrd> PartialOrd for Shared<T> {
+    #[track_caller]
+    fn partial_cmp(&self, other: &Shared<T>) -> Option<std::cmp::Ordering> {
+        let loc = Location::caller();
+        self.access(false, loc);
+        other.access(false, loc);
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+impl<T: PartialOrd> PartialOrd<T> for Shared<T> {
+    #[track_caller]
+    fn partial_cmp(&self, other: &T) -> Option<std::cmp::Ordering> {
+        self.access(false, Location::caller());
+        self.value.partial_cmp(other)
+    }
+}
+
+impl<T: Ord> Ord for Shared<T> {
+    #[track_caller]
+    fn cmp(&self, other: &Shared<T>) -> std::cmp::Ordering {
+        let loc = Location::caller();
+        self.access(false, loc);
+        other.access(false, loc);
+        self.value.cmp(&other.value)
+    }
+}
+
+/// `x op= v` reads and writes `x`: recorded as [`Shared::update`] records.
+macro_rules! compound_assignment {
+    ($($trait:ident $method:ident),*) => {$(
+        impl<T: std::ops::$trait<R>, R> std::ops::$trait<R> for Shared<T> {
+            #[track_caller]
+            #[inline]
+            fn $method(&mut self, rhs: R) {
+                let loc = Location::caller();
+                self.access(false, loc);
+                self.access(true, loc);
+                self.value.$method(rhs);
+            }
+        }
+    )*};
+}
+
+compound_assignment!(
+    AddAssign add_assign,
+    SubAssign sub_assign,
+    MulAssign mul_assign,
+    DivAssign div_assign,
+    RemAssign rem_assign,
+    BitAndAssign bitand_assign,
+    BitOrAssign bitor_assign,
+    BitXorAssign bitxor_assign,
+    ShlAssign shl_assign,
+    ShrAssign shr_assign
+);
 
 impl<T> Named for Shared<T> {
     fn named(mut self, name: &str) -> Self {
@@ -125,9 +218,11 @@ impl<T> Named for Shared<T> {
     }
 }
 
-/// Records `begin(name)` now and `end` when dropped (also when unwinding).
+/// Records `begin(name)` now and `end` when dropped (also when unwinding); the `end` carries
+/// the location of the `begin`, a drop having no call site of its own.
 pub struct AtomicBlock {
     gen: u32,
+    loc: &'static Location<'static>,
 }
 
 #[track_caller]
@@ -143,7 +238,7 @@ pub fn atomic_begin(name: &str) -> AtomicBlock {
     } else {
         0
     };
-    AtomicBlock { gen }
+    AtomicBlock { gen, loc }
 }
 
 impl Drop for AtomicBlock {
@@ -151,7 +246,7 @@ impl Drop for AtomicBlock {
         if self.gen != 0 {
             with_local(|l| {
                 if l.gen() == self.gen {
-                    l.push(Op::End, None);
+                    l.push(Op::End, Some(self.loc));
                 }
             });
         }

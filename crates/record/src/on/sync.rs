@@ -1,7 +1,30 @@
 //! Recording `Mutex`, `RwLock` and `Condvar`: the std types inside, with `acq`/`rel` (and, for
 //! reader-writer locks, `snd`/`rcv`) recorded at the moments they take effect. Poisoning is
 //! passed through unchanged: a poisoned lock still records its acquisition, and the guard
-//! inside the `PoisonError` records its release.
+//! inside the `PoisonError` records its release. A release carries the location of the call
+//! that acquired (a guard's drop has no call site of its own), or of the `Condvar` wait.
+//!
+//! # Guards are accesses
+//!
+//! The data inside a lock is one variable, named as the lock is (its creation site or
+//! `named`). Dereferencing a guard records `r(x)` (`Deref`) or `w(x)` (`DerefMut`) at the
+//! dereference, but not every dereference: a guard records a read only if it has not recorded
+//! one since its last recorded write, and a write only once, so a critical section shows at
+//! most `r w r` of its data, in the order of the first dereferences. That is all the trace
+//! analyses can see:
+//! - `races`: every access of the data is under the lock, so repeated accesses of one critical
+//!   section have one clock and one lockset; the first of each kind stands for the others.
+//! - `atomicity`: no other thread touches the data while the guard lives, so any conflict
+//!   pattern that uses a later access of the same kind in the section uses the first one
+//!   equally (nothing conflicting lies between them).
+//! - `views`: a region's view keeps per variable whether it reads, writes fresh or after a
+//!   read, and whether a read escapes (no write after it); `r w r` gives the same marks as
+//!   any longer sequence with the same first read, first write and last read after it.
+//!
+//! `DerefMut` is a write without a read: `*g += 1` reads too, but so does `*g = v + 1`, and
+//! only the first is safe to call fresh; recording `w` alone keeps the lost update of a value
+//! read in an earlier critical section visible to `views`, at the price of a stale-value
+//! warning when a read in one section is followed by `*g += 1` in another.
 
 use super::recorder::{active, with_local, ObjName};
 use crate::Named;
@@ -10,11 +33,12 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync as std_sync;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
+pub use super::once::{Barrier, BarrierWaitResult, LazyLock, Once, OnceLock, OnceState};
 pub use std::sync::{
-    Arc, Barrier, BarrierWaitResult, LazyLock, LockResult, Once, OnceLock, PoisonError,
-    TryLockError, TryLockResult, WaitTimeoutResult, Weak,
+    Arc, LockResult, PoisonError, TryLockError, TryLockResult, WaitTimeoutResult, Weak,
 };
 
 pub mod atomic {
@@ -49,26 +73,80 @@ fn record_acquire_slow(name: &ObjName, loc: &'static Location<'static>) -> u32 {
 
 /// Records the release matching an acquire recorded in session `gen`.
 #[inline(always)]
-fn record_release(name: &ObjName, gen: u32) {
+fn record_release(name: &ObjName, gen: u32, loc: &'static Location<'static>) {
     if gen == 0 {
         return;
     }
-    record_release_slow(name, gen)
+    record_release_slow(name, gen, loc)
 }
 
 #[inline(never)]
-fn record_release_slow(name: &ObjName, gen: u32) {
+fn record_release_slow(name: &ObjName, gen: u32, loc: &'static Location<'static>) {
     with_local(|l| {
         if l.gen() == gen {
             let id = name.lock(l);
-            l.push(Op::Release(id), None);
+            l.push(Op::Release(id), Some(loc));
         }
     });
 }
 
-/// A mutual exclusion lock that records `acq(l)` and `rel(l)`.
+/// What a guard has recorded of its data: a read since its last recorded write, a write.
+const READ: u8 = 1;
+const WRITTEN: u8 = 2;
+
+/// The accesses of the data behind one guard (see the module doc). An atomic only so that the
+/// guard stays `Sync` as std's is; it is touched by the guard's holder.
+struct Accesses(AtomicU8);
+
+impl Accesses {
+    const fn new() -> Accesses {
+        Accesses(AtomicU8::new(0))
+    }
+
+    /// Records a read (`write` false) or write of the data `name` of a lock held in session
+    /// `gen`, unless this guard's earlier record stands for it.
+    #[inline(always)]
+    fn record(&self, name: &ObjName, gen: u32, write: bool, loc: &'static Location<'static>) {
+        if gen == 0 {
+            return;
+        }
+        let seen = self.0.load(Ordering::Relaxed);
+        let covered = if write {
+            seen & WRITTEN != 0
+        } else {
+            seen & READ != 0
+        };
+        if !covered {
+            self.record_slow(name, gen, write, seen, loc);
+        }
+    }
+
+    #[inline(never)]
+    fn record_slow(
+        &self,
+        name: &ObjName,
+        gen: u32,
+        write: bool,
+        seen: u8,
+        loc: &'static Location<'static>,
+    ) {
+        with_local(|l| {
+            if l.gen() == gen {
+                let x = name.var(l);
+                l.push(if write { Op::Write(x) } else { Op::Read(x) }, Some(loc));
+            }
+        });
+        let seen = if write { WRITTEN } else { seen | READ };
+        self.0.store(seen, Ordering::Relaxed);
+    }
+}
+
+/// A mutual exclusion lock that records `acq(l)` and `rel(l)`, and the accesses of its data
+/// through its guards as `r(l)`/`w(l)`.
 pub struct Mutex<T: ?Sized> {
     name: ObjName,
+    /// The data's variable: an `ObjName` caches one id, and the lock's is of another kind.
+    data: ObjName,
     inner: std_sync::Mutex<T>,
 }
 
@@ -78,13 +156,18 @@ pub struct MutexGuard<'a, T: ?Sized + 'a> {
     /// `None` only while a [`Condvar`] wait has taken the std guard.
     inner: Option<std_sync::MutexGuard<'a, T>>,
     gen: u32,
+    /// Where the lock was taken: the release's location too.
+    loc: &'static Location<'static>,
+    accesses: Accesses,
 }
 
 impl<T> Mutex<T> {
     #[track_caller]
-    pub fn new(value: T) -> Mutex<T> {
+    pub const fn new(value: T) -> Mutex<T> {
+        let site = Location::caller();
         Mutex {
-            name: ObjName::site(Location::caller()),
+            name: ObjName::site(site),
+            data: ObjName::site(site),
             inner: std_sync::Mutex::new(value),
         }
     }
@@ -107,6 +190,8 @@ impl<T: ?Sized> Mutex<T> {
             lock: self,
             inner: Some(g),
             gen,
+            loc,
+            accesses: Accesses::new(),
         }
     }
 
@@ -160,22 +245,38 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
     }
 }
 
+impl<T> From<T> for Mutex<T> {
+    #[track_caller]
+    fn from(value: T) -> Mutex<T> {
+        Mutex::new(value)
+    }
+}
+
 impl<T> Named for Mutex<T> {
     fn named(mut self, name: &str) -> Self {
         self.name.rename(name);
+        self.data.rename(name);
         self
     }
 }
 
 impl<T: ?Sized> Deref for MutexGuard<'_, T> {
     type Target = T;
+    #[track_caller]
+    #[inline]
     fn deref(&self) -> &T {
+        self.accesses
+            .record(&self.lock.data, self.gen, false, Location::caller());
         self.inner.as_deref().expect("held")
     }
 }
 
 impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    #[track_caller]
+    #[inline]
     fn deref_mut(&mut self) -> &mut T {
+        self.accesses
+            .record(&self.lock.data, self.gen, true, Location::caller());
         self.inner.as_deref_mut().expect("held")
     }
 }
@@ -185,14 +286,21 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         // Runs before the std guard (a field) unlocks: the release draws first.
         if self.inner.is_some() {
-            record_release(&self.lock.name, self.gen);
+            record_release(&self.lock.name, self.gen, self.loc);
         }
     }
 }
 
 impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (**self).fmt(f)
+        // Formatting has no call site of its own to record: a read only `Deref` records.
+        self.inner.as_deref().expect("held").fmt(f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.as_deref().expect("held").fmt(f)
     }
 }
 
@@ -211,20 +319,33 @@ impl Condvar {
         }
     }
 
-    /// Takes the std guard out of `guard`, recording the release.
+    /// Takes the std guard out of `guard`, recording the release at the wait `loc`.
     fn unwrap_guard<'a, T>(
         mut guard: MutexGuard<'a, T>,
+        loc: &'static Location<'static>,
     ) -> (&'a Mutex<T>, std_sync::MutexGuard<'a, T>) {
         let lock = guard.lock;
-        record_release(&lock.name, guard.gen);
+        record_release(&lock.name, guard.gen, loc);
         let inner = guard.inner.take().expect("held");
         (lock, inner)
+    }
+
+    /// Evaluates a wait's condition on the data of `guard`. std lends it `&mut T`, but it is
+    /// a predicate: recorded as the read it is meant to be.
+    fn test<T, F>(guard: &mut MutexGuard<'_, T>, condition: &mut F) -> bool
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        guard
+            .accesses
+            .record(&guard.lock.data, guard.gen, false, guard.loc);
+        condition(guard.inner.as_deref_mut().expect("held"))
     }
 
     #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let loc = Location::caller();
-        let (lock, inner) = Condvar::unwrap_guard(guard);
+        let (lock, inner) = Condvar::unwrap_guard(guard, loc);
         match self.inner.wait(inner) {
             Ok(g) => Ok(lock.guard(g, loc)),
             Err(p) => Err(PoisonError::new(lock.guard(p.into_inner(), loc))),
@@ -241,8 +362,8 @@ impl Condvar {
         F: FnMut(&mut T) -> bool,
     {
         let loc = Location::caller();
-        while condition(&mut *guard) {
-            let (lock, inner) = Condvar::unwrap_guard(guard);
+        while Condvar::test(&mut guard, &mut condition) {
+            let (lock, inner) = Condvar::unwrap_guard(guard, loc);
             guard = match self.inner.wait(inner) {
                 Ok(g) => lock.guard(g, loc),
                 Err(p) => return Err(PoisonError::new(lock.guard(p.into_inner(), loc))),
@@ -258,13 +379,46 @@ impl Condvar {
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let loc = Location::caller();
-        let (lock, inner) = Condvar::unwrap_guard(guard);
+        let (lock, inner) = Condvar::unwrap_guard(guard, loc);
         match self.inner.wait_timeout(inner, dur) {
             Ok((g, t)) => Ok((lock.guard(g, loc), t)),
             Err(p) => {
                 let (g, t) = p.into_inner();
                 Err(PoisonError::new((lock.guard(g, loc), t)))
             }
+        }
+    }
+
+    /// std's `wait_timeout_while`: waits until `condition` is false or `dur` has passed,
+    /// recording each wait as [`Condvar::wait_timeout`] does.
+    #[track_caller]
+    pub fn wait_timeout_while<'a, T, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+        mut condition: F,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let loc = Location::caller();
+        let start = std::time::Instant::now();
+        loop {
+            if !Condvar::test(&mut guard, &mut condition) {
+                return Ok((guard, timed_out(false)));
+            }
+            let left = match dur.checked_sub(start.elapsed()) {
+                Some(left) if !left.is_zero() => left,
+                _ => return Ok((guard, timed_out(true))),
+            };
+            let (lock, inner) = Condvar::unwrap_guard(guard, loc);
+            guard = match self.inner.wait_timeout(inner, left) {
+                Ok((g, _)) => lock.guard(g, loc),
+                Err(p) => {
+                    let (g, t) = p.into_inner();
+                    return Err(PoisonError::new((lock.guard(g, loc), t)));
+                }
+            };
         }
     }
 
@@ -275,6 +429,18 @@ impl Condvar {
     pub fn notify_all(&self) {
         self.inner.notify_all()
     }
+}
+
+/// A `WaitTimeoutResult` saying `timed_out`: std makes them only from a real wait, so a zero
+/// wait on a private condition variable makes one of each kind.
+fn timed_out(timed_out: bool) -> WaitTimeoutResult {
+    let m = std_sync::Mutex::new(());
+    let c = std_sync::Condvar::new();
+    let g = m.lock().unwrap_or_else(PoisonError::into_inner);
+    let (_guard, r) = c
+        .wait_timeout_while(g, Duration::ZERO, |_| timed_out)
+        .unwrap_or_else(PoisonError::into_inner);
+    r
 }
 
 /// What a reader-writer lock needs beyond `acq`/`rel`: readers do not exclude each other, so
@@ -292,6 +458,13 @@ struct RwState {
 }
 
 impl RwState {
+    const EMPTY: RwState = RwState {
+        gen: 0,
+        write_msg: None,
+        written: false,
+        readers: Vec::new(),
+    };
+
     fn reset_for(&mut self, gen: u32) {
         if self.gen != gen {
             *self = RwState {
@@ -306,8 +479,11 @@ impl RwState {
 /// each other, and the trace must stay lock-valid), so each reader receives the message the
 /// last writer sent before releasing, and each writer receives the message every earlier
 /// reader thread sent when it released: readers are ordered with writers, not with each other.
+/// The data behind it is one variable, read through read guards and read or written through
+/// write guards, as a [`Mutex`]'s is.
 pub struct RwLock<T: ?Sized> {
     name: ObjName,
+    data: ObjName,
     state: std_sync::Mutex<RwState>,
     inner: std_sync::RwLock<T>,
 }
@@ -316,12 +492,16 @@ pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
     inner: std_sync::RwLockReadGuard<'a, T>,
     gen: u32,
+    loc: &'static Location<'static>,
+    accesses: Accesses,
 }
 
 pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
     inner: std_sync::RwLockWriteGuard<'a, T>,
     gen: u32,
+    loc: &'static Location<'static>,
+    accesses: Accesses,
 }
 
 fn state_lock(m: &std_sync::Mutex<RwState>) -> std_sync::MutexGuard<'_, RwState> {
@@ -330,10 +510,12 @@ fn state_lock(m: &std_sync::Mutex<RwState>) -> std_sync::MutexGuard<'_, RwState>
 
 impl<T> RwLock<T> {
     #[track_caller]
-    pub fn new(value: T) -> RwLock<T> {
+    pub const fn new(value: T) -> RwLock<T> {
+        let site = Location::caller();
         RwLock {
-            name: ObjName::site(Location::caller()),
-            state: std_sync::Mutex::new(RwState::default()),
+            name: ObjName::site(site),
+            data: ObjName::site(site),
+            state: std_sync::Mutex::new(RwState::EMPTY),
             inner: std_sync::RwLock::new(value),
         }
     }
@@ -360,7 +542,7 @@ impl<T: ?Sized> RwLock<T> {
         .unwrap_or(0)
     }
 
-    fn record_read_release(&self, gen: u32) {
+    fn record_read_release(&self, gen: u32, loc: &'static Location<'static>) {
         if gen == 0 {
             return;
         }
@@ -380,7 +562,7 @@ impl<T: ?Sized> RwLock<T> {
                     m
                 }
             };
-            l.push(Op::Send(m), None);
+            l.push(Op::Send(m), Some(loc));
         });
     }
 
@@ -401,7 +583,7 @@ impl<T: ?Sized> RwLock<T> {
         .unwrap_or(0)
     }
 
-    fn record_write_release(&self, gen: u32) {
+    fn record_write_release(&self, gen: u32, loc: &'static Location<'static>) {
         if gen == 0 {
             return;
         }
@@ -421,9 +603,9 @@ impl<T: ?Sized> RwLock<T> {
                 }
             };
             s.written = true;
-            l.push(Op::Send(m), None);
+            l.push(Op::Send(m), Some(loc));
             let id = self.name.lock(l);
-            l.push(Op::Release(id), None);
+            l.push(Op::Release(id), Some(loc));
         });
     }
 
@@ -437,6 +619,8 @@ impl<T: ?Sized> RwLock<T> {
             lock: self,
             inner: g,
             gen,
+            loc,
+            accesses: Accesses::new(),
         }
     }
 
@@ -450,6 +634,8 @@ impl<T: ?Sized> RwLock<T> {
             lock: self,
             inner: g,
             gen,
+            loc,
+            accesses: Accesses::new(),
         }
     }
 
@@ -521,41 +707,73 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
     }
 }
 
+impl<T> From<T> for RwLock<T> {
+    #[track_caller]
+    fn from(value: T) -> RwLock<T> {
+        RwLock::new(value)
+    }
+}
+
 impl<T> Named for RwLock<T> {
     fn named(mut self, name: &str) -> Self {
         self.name.rename(name);
+        self.data.rename(name);
         self
     }
 }
 
 impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
     type Target = T;
+    #[track_caller]
+    #[inline]
     fn deref(&self) -> &T {
+        self.accesses
+            .record(&self.lock.data, self.gen, false, Location::caller());
         &self.inner
     }
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.record_read_release(self.gen);
+        self.lock.record_read_release(self.gen, self.loc);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.fmt(f)
     }
 }
 
 impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
     type Target = T;
+    #[track_caller]
+    #[inline]
     fn deref(&self) -> &T {
+        self.accesses
+            .record(&self.lock.data, self.gen, false, Location::caller());
         &self.inner
     }
 }
 
 impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
+    #[track_caller]
+    #[inline]
     fn deref_mut(&mut self) -> &mut T {
+        self.accesses
+            .record(&self.lock.data, self.gen, true, Location::caller());
         &mut self.inner
     }
 }
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.record_write_release(self.gen);
+        self.lock.record_write_release(self.gen, self.loc);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.fmt(f)
     }
 }
