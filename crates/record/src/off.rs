@@ -23,7 +23,7 @@ pub mod thread {
 
 /// A variable whose accesses a recording build records; here, just the value.
 #[repr(transparent)]
-#[derive(Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Shared<T> {
     value: T,
 }
@@ -59,6 +59,12 @@ impl<T> Shared<T> {
     #[inline(always)]
     pub fn into_inner(self) -> T {
         self.value
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
     }
 }
 

@@ -57,3 +57,22 @@ fn nothing_records() {
     assert_eq!(m.put_if_absent("a", 1), None);
     assert_eq!(m.put_if_absent("a", 2), Some(1));
 }
+
+static COUNTER: Mutex<i32> = Mutex::new(0);
+static ZERO: Shared<i32> = Shared::new(0);
+
+/// The recording build's additions compile here too: `const` constructors, `Shared`'s
+/// operators and formatting, the one-time initialisations and barriers (std's own).
+#[test]
+fn the_recording_builds_api_compiles_without_it() {
+    *COUNTER.lock().unwrap() += 1;
+    let mut x = Shared::new(1);
+    x += 2;
+    x <<= 1;
+    assert!(x == 6 && x > 5 && ZERO < Shared::new(1));
+    assert_eq!(format!("{x} {x:?}"), "6 6");
+    let _: std::sync::Barrier = hindsight_record::sync::Barrier::new(1);
+    let _: std::sync::OnceLock<i32> = hindsight_record::sync::OnceLock::new();
+    let _: std::sync::atomic::AtomicPtr<u8> =
+        hindsight_record::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+}
