@@ -199,7 +199,8 @@ fn run(program: &[Vec<Step>]) -> Vec<Log> {
                                 *g += 1;
                                 black_box(*g);
                                 drop(g);
-                                log.ops.extend(["acq(R)".into(), "w(R)".into(), "r(R)".into()]);
+                                log.ops
+                                    .extend(["acq(R)".into(), "w(R)".into(), "r(R)".into()]);
                                 log.rw_writes += 1;
                             }
                             Step::RelaxedIncrement => {
@@ -410,8 +411,8 @@ fn run_rendezvous(rounds: usize, plan: &[Vec<Vec<Init>>]) -> Vec<Vec<String>> {
                             barrier.wait();
                             ops.extend([format!("w(s{r}_{t})"), "snd(B)".into()]);
                             ops.extend((0..n).map(|_| "rcv(B)".to_owned()));
-                            for u in 0..n {
-                                slots[r][u].load(Ordering::Relaxed);
+                            for (u, slot) in slots[r].iter().enumerate() {
+                                slot.load(Ordering::Relaxed);
                                 ops.push(format!("r(s{r}_{u})"));
                             }
                         }

@@ -409,7 +409,8 @@ fn four_threads_one_million_events() {
                     // of the right-hand side, then its write).
                     for i in 0..PER_THREAD / 4 {
                         let mut x = locks[(t + i) % 4].lock().unwrap();
-                        *x = *x + 1;
+                        let v = *x;
+                        *x = v + 1;
                     }
                 });
             }
@@ -592,9 +593,11 @@ fn wait_timeout_while_times_out_or_returns_with_the_condition_false() {
         let m = Mutex::new(false).named("m");
         let c = Condvar::new();
         let (g, late) = c
-            .wait_timeout_while(m.lock().unwrap(), std::time::Duration::from_millis(5), |v| {
-                !*v
-            })
+            .wait_timeout_while(
+                m.lock().unwrap(),
+                std::time::Duration::from_millis(5),
+                |v| !*v,
+            )
             .unwrap();
         assert!(!*g);
         drop(g);
