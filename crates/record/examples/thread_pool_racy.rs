@@ -10,7 +10,7 @@
 
 #[allow(dead_code)]
 #[path = "thread_pool.rs"]
-mod pool;
+pub mod pool;
 
 use hindsight_record::sync::{Arc, Mutex};
 
