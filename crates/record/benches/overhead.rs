@@ -1,15 +1,17 @@
 //! Recording overhead, measured in one run against its own baseline, in CPU time (time spent
 //! on a CPU, summed over the threads; see `CpuClock`):
 //! - a lock-heavy workload (4 threads, each iteration locks one of 4 mutexes and increments a
-//!   counter: `acq`, `r`, `w`, `rel` when recording) with plain std types, with the recording
-//!   types while nothing records, and while recording;
+//!   counter: `acq`, `r`, `w`, `rel` when recording, the guard's accesses) with plain std
+//!   types, with the recording types while nothing records, and while recording;
+//! - a contended thread pool (the Book's design: 4 workers take jobs from one channel behind
+//!   one mutex; each job increments one shared counter under another), the same three ways;
 //! - a single thread reading a tracked variable (the cheapest event);
 //! - the bar's 4-thread, 1 M-event program: recorded, written, then read back and analysed by
 //!   `races`.
 //!
 //! `cargo bench -p hindsight-record --bench overhead` (HINDSIGHT_BENCH_ITERS=N per thread to
 //! change the lock workload, default 250,000, i.e. 4 M events; HINDSIGHT_BENCH_PART=lock,
-//! reads or million to run one part).
+//! pool, reads or million to run one part).
 
 use hindsight_record::sync::Mutex;
 use hindsight_record::{thread, Recorder, Shared};
@@ -79,7 +81,9 @@ fn std_workload(threads: usize, n: usize) -> Duration {
         (0..4).map(|_| Padded(std::sync::Mutex::new(0))).collect();
     let d = on_threads(threads, |t| {
         for i in 0..n {
-            *locks[(t + i) % 4].0.lock().unwrap() += 1;
+            let mut x = locks[(t + i) % 4].0.lock().unwrap();
+            let v = *x;
+            *x = black_box(v) + 1;
         }
     });
     black_box(locks);
@@ -89,8 +93,7 @@ fn std_workload(threads: usize, n: usize) -> Duration {
 /// The same with the recording types, spawned through `hindsight_record::thread` so that the
 /// recording has its forks and joins.
 fn traced_workload(threads: usize, n: usize) -> Duration {
-    let locks: Vec<Padded<Mutex<Shared<i64>>>> =
-        (0..4).map(|_| Padded(Mutex::new(Shared::new(0)))).collect();
+    let locks: Vec<Padded<Mutex<i64>>> = (0..4).map(|_| Padded(Mutex::new(0))).collect();
     let d = thread::scope(|s| {
         let hs: Vec<_> = (0..threads)
             .map(|t| {
@@ -98,7 +101,9 @@ fn traced_workload(threads: usize, n: usize) -> Duration {
                 s.spawn(move || {
                     let c = CpuClock::now();
                     for i in 0..n {
-                        locks[(t + i) % 4].0.lock().unwrap().update(|x| *x += 1);
+                        let mut x = locks[(t + i) % 4].0.lock().unwrap();
+                        let v = *x;
+                        *x = black_box(v) + 1;
                     }
                     c.elapsed()
                 })
@@ -128,6 +133,9 @@ fn main() {
     if wanted("lock") {
         lock_heavy(&dir, 1);
         lock_heavy(&dir, THREADS);
+    }
+    if wanted("pool") {
+        pool(&dir);
     }
     if wanted("reads") {
         single_thread_reads(&dir);
@@ -186,6 +194,98 @@ fn lock_heavy(dir: &std::path::Path, threads: usize) {
         std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1e6
     );
 
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The types a pool is made of: std's, or the recording ones.
+mod plain {
+    pub use std::sync::{mpsc, Arc, Mutex};
+    pub use std::thread;
+}
+mod traced {
+    pub use hindsight_record::sync::{mpsc, Arc, Mutex};
+    pub use hindsight_record::thread;
+}
+
+/// The Book's thread pool, written once for both sets of types: `$name(jobs)` runs `jobs`
+/// jobs on 4 workers and returns the CPU time of the submitting thread and the workers.
+macro_rules! pool_workload {
+    ($name:ident, $types:ident) => {
+        fn $name(jobs: usize) -> Duration {
+            use $types::{mpsc, thread, Arc, Mutex};
+            type Job = Box<dyn FnOnce() + Send + 'static>;
+            let hits = Arc::new(Mutex::new(0u64));
+            let (tx, rx) = mpsc::channel::<Job>();
+            let rx = Arc::new(Mutex::new(rx));
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    let rx = Arc::clone(&rx);
+                    thread::spawn(move || {
+                        let c = CpuClock::now();
+                        loop {
+                            let job = rx.lock().unwrap().recv();
+                            match job {
+                                Ok(job) => job(),
+                                Err(_) => break,
+                            }
+                        }
+                        c.elapsed()
+                    })
+                })
+                .collect();
+            let c = CpuClock::now();
+            for _ in 0..jobs {
+                let hits = Arc::clone(&hits);
+                tx.send(Box::new(move || {
+                    *hits.lock().unwrap() += 1;
+                }))
+                .unwrap();
+            }
+            drop(tx);
+            let main = c.elapsed();
+            let d = main + workers.into_iter().map(|w| w.join().unwrap()).sum::<Duration>();
+            assert_eq!(*hits.lock().unwrap(), jobs as u64);
+            d
+        }
+    };
+}
+
+pool_workload!(std_pool, plain);
+pool_workload!(traced_pool, traced);
+
+fn pool(dir: &std::path::Path) {
+    let jobs = iters() / 2;
+    println!("contended thread pool: 4 workers, {jobs} jobs through one channel behind one mutex, each incrementing one shared counter, CPU time");
+    let plain = best_of(5, || std_pool(jobs));
+    println!(
+        "  plain std                     {:>8.1} ns/job",
+        ns(plain, jobs as u64)
+    );
+    let idle = best_of(5, || traced_pool(jobs));
+    println!(
+        "  hindsight types, not recording {:>7.1} ns/job   ({:.2}x plain)",
+        ns(idle, jobs as u64),
+        idle.as_secs_f64() / plain.as_secs_f64()
+    );
+    let path = dir.join("hindsight-bench-pool.hst");
+    let mut recording = Duration::MAX;
+    let mut events = 0;
+    for _ in 0..3 {
+        let rec = Recorder::start(&path).expect("can record");
+        recording = recording.min(traced_pool(jobs));
+        events = rec.finish().expect("written").events;
+    }
+    println!(
+        "  recording                     {:>8.1} ns/job   ({:.2}x plain)",
+        ns(recording, jobs as u64),
+        recording.as_secs_f64() / plain.as_secs_f64()
+    );
+    println!(
+        "  => {:.1} events per job, {:.1} ns per recorded event while running ({:.1} ns over plain std)",
+        events as f64 / jobs as f64,
+        ns(recording, events),
+        ns(recording.saturating_sub(plain), events)
+    );
     let _ = std::fs::remove_file(&path);
 }
 
