@@ -147,15 +147,19 @@ impl Unit {
         reports
     }
 
-    /// Warnings about the traces, once each: the pass's, and a trace of several threads with
-    /// no variable and no call (the data was not wrapped).
+    /// Warnings about the traces, once each whichever runs they come from (without the
+    /// trace's name): the pass's, and a trace of several threads with no variable and no
+    /// call (the data was not wrapped).
     pub fn warnings(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for run in &self.runs {
             let Ok(check) = &run.check else { continue };
-            let mut lines = check.warnings.clone();
-            lines.extend(unwrapped_data(check, &run.trace));
-            for w in lines {
+            let prefix = format!("{}: ", run.trace.display());
+            let lines = check.warnings.iter().map(|w| {
+                w.strip_prefix(&prefix)
+                    .map_or_else(|| w.clone(), str::to_owned)
+            });
+            for w in lines.chain(unwrapped_data(check)) {
                 if !out.contains(&w) {
                     out.push(w);
                 }
@@ -180,13 +184,12 @@ fn count(check: &TraceRun, key: &str) -> u64 {
 }
 
 /// The warning for a trace of several threads that recorded no access and no call.
-fn unwrapped_data(check: &TraceRun, trace: &Path) -> Option<String> {
+fn unwrapped_data(check: &TraceRun) -> Option<String> {
     let threads = count(check, "threads");
     if threads > 1 && count(check, "variables") == 0 && count(check, "calls") == 0 {
         Some(format!(
-            "{}: warning: {threads} threads but no recorded variable: did you wrap your data? \
-             (data behind a hindsight_record Mutex or RwLock, in a Shared, or a Map or Set)",
-            trace.display()
+            "warning: {threads} threads but no recorded variable: did you wrap your data? \
+             (data behind a hindsight_record Mutex or RwLock, in a Shared, or a Map or Set)"
         ))
     } else {
         None

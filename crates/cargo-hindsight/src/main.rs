@@ -134,8 +134,15 @@ fn print(units: &[Unit]) -> io::Result<()> {
         for report in &reports {
             render_text(report, &RenderOptions::default(), &mut out)?;
         }
-        for run in &unit.runs {
-            writeln!(out, "  trace: {}", run.trace.display())?;
+        match unit.runs.as_slice() {
+            [] => {}
+            [one] => writeln!(out, "  trace: {}", one.trace.display())?,
+            [first, .., last] => writeln!(
+                out,
+                "  traces: {} .. {}",
+                first.trace.display(),
+                last.trace.display()
+            )?,
         }
     }
     Ok(())

@@ -243,7 +243,11 @@ macro_rules! pool_workload {
             }
             drop(tx);
             let main = c.elapsed();
-            let d = main + workers.into_iter().map(|w| w.join().unwrap()).sum::<Duration>();
+            let d = main
+                + workers
+                    .into_iter()
+                    .map(|w| w.join().unwrap())
+                    .sum::<Duration>();
             assert_eq!(*hits.lock().unwrap(), jobs as u64);
             d
         }
