@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use hindsight_report::{render_text, RenderOptions};
 use std::ffi::OsString;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Cargo runs `cargo-hindsight hindsight ARGS` for `cargo hindsight ARGS`.
@@ -136,14 +136,24 @@ fn print(units: &[Unit]) -> io::Result<()> {
         }
         match unit.runs.as_slice() {
             [] => {}
-            [one] => writeln!(out, "  trace: {}", one.trace.display())?,
+            [one] => writeln!(out, "  trace: {}", shown(&one.trace))?,
             [first, .., last] => writeln!(
                 out,
                 "  traces: {} .. {}",
-                first.trace.display(),
-                last.trace.display()
+                shown(&first.trace),
+                shown(&last.trace)
             )?,
         }
     }
     Ok(())
+}
+
+/// A path relative to the current directory when it is under it.
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
 }

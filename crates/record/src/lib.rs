@@ -3,10 +3,15 @@
 //! `atomicity`, `views` and the other analyses.
 //!
 //! Change `use std::sync::Mutex` to `use hindsight_record::sync::Mutex` (likewise `RwLock`,
-//! `Condvar`, `mpsc`, `atomic`, and `std::thread` to `hindsight_record::thread`), wrap shared
-//! data in [`Shared`], use [`Map`]/[`Set`] for concurrent collections and [`atomic_block`] for
-//! the regions meant to be atomic, and start recording with `HINDSIGHT_TRACE=path` and
-//! `let _trace = hindsight_record::init();` at the top of `main` (or an explicit [`Recorder`]).
+//! `Condvar`, `Barrier`, `Once`, `OnceLock`, `LazyLock`, `mpsc`, `atomic`, and `std::thread` to
+//! `hindsight_record::thread`) and start recording with `HINDSIGHT_TRACE=path` and
+//! `let _trace = hindsight_record::init();` at the top of `main` (or an explicit
+//! [`Recorder`]). The data behind a lock is recorded through its guards (a read per `Deref`, a
+//! write per `DerefMut`, at most `r w r` per critical section: see `on/sync.rs`); data shared
+//! otherwise goes in a [`Shared`], concurrent collections are [`Map`]/[`Set`], and
+//! [`atomic_block`] marks code that *should* be atomic (what `atomicity` checks; `views` takes
+//! lock regions, what the program really runs atomically). `thread::park`/`unpark` are std's,
+//! unrecorded.
 //!
 //! With the `record` feature off every synchronization type is the std type itself and the
 //! rest are transparent wrappers: the program runs as if it used std (see `off.rs`).
