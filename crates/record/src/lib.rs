@@ -10,8 +10,8 @@
 //! write per `DerefMut`, at most `r w r` per critical section: see `on/sync.rs`); data shared
 //! otherwise goes in a [`Shared`], concurrent collections are [`Map`]/[`Set`], and
 //! [`atomic_block`] marks code that *should* be atomic (what `atomicity` checks; `views` takes
-//! lock regions, what the program really runs atomically). `thread::park`/`unpark` are std's,
-//! unrecorded.
+//! lock regions, what the program really runs atomically). `thread::park`/`unpark`, barriers and
+//! one-time initialisations record the happens-before edges std documents, as messages.
 //!
 //! With the `record` feature off every synchronization type is the std type itself and the
 //! rest are transparent wrappers: the program runs as if it used std (see `off.rs`).

@@ -697,3 +697,60 @@ fn shared_forwards_operators() {
         ["r(x)", "w(x)", "r(x)", "w(x)", "r(x)", "r(y)", "r(x)"]
     );
 }
+
+/// `unpark` happens before the `park` that consumes its token: a value published with relaxed
+/// stores before `unpark` is read after `park` without a race. Two `unpark`s before one `park`
+/// are both received.
+#[test]
+fn park_is_ordered_after_the_unparks_whose_token_it_consumes() {
+    let _one = exclusive();
+    let (got, path) = record("park", || {
+        let data = AtomicI64::new(0).named("data");
+        let flag = AtomicI64::new(0).named("flag");
+        thread::scope(|s| {
+            let h = s.spawn(|| {
+                while flag.load(Ordering::Relaxed) == 0 {
+                    thread::park();
+                }
+                data.load(Ordering::Relaxed)
+            });
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            data.store(7, Ordering::Relaxed);
+            flag.store(1, Ordering::Relaxed);
+            h.thread().unpark();
+            h.join().unwrap()
+        })
+    });
+    assert_eq!(got, 7);
+    let trace = load(&path);
+    let child = ops_of(&trace, "main.1");
+    let n = child.len();
+    if child.contains(&"rcv(unpark/0)".to_owned()) {
+        assert_eq!(child[n - 3..], ["rcv(unpark/0)", "r(flag)", "r(data)"]);
+        // The flag's first (relaxed) read, before the park, is unordered with its store;
+        // the data is read only after the park.
+        assert_eq!(names_of(&races(&path), "variable"), ["flag"]);
+    } else {
+        // The child started after the store (a loaded machine): it never parked, and
+        // nothing orders its reads.
+        assert_eq!(child, ["r(flag)", "r(data)"]);
+        assert_eq!(names_of(&races(&path), "variable"), ["data", "flag"]);
+    }
+
+    let (_, path) = record("park_twice", || {
+        let me = thread::current();
+        me.unpark();
+        me.unpark();
+        thread::park();
+    });
+    let trace = load(&path);
+    assert_eq!(
+        ops_of(&trace, "main"),
+        [
+            "snd(unpark/0)",
+            "snd(unpark/1)",
+            "rcv(unpark/0)",
+            "rcv(unpark/1)"
+        ]
+    );
+}

@@ -5,6 +5,7 @@ mod atomic;
 mod buffer;
 mod channel;
 mod once;
+mod park;
 pub mod recorder;
 pub mod shared;
 pub mod sync;

@@ -2,7 +2,9 @@
 //! starts and `join(child)` after it is joined (explicitly, or implicitly at the end of a
 //! scope). A child is named after its parent and its rank among the parent's children
 //! (`main.1`, `main.1.2`), which is stable across runs of a program whatever the schedule.
+//! `park`, `park_timeout`, `current` and `Thread::unpark` record the edges of `park.rs`.
 
+use super::park::{adopt, Parker};
 use super::recorder::{enter_child, fork, join, ChildId};
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe, Location};
@@ -12,15 +14,16 @@ use std::thread as std_thread;
 
 use std::io;
 
+pub use super::park::{current, park, park_timeout, Thread};
 pub use std::thread::{
-    available_parallelism, current, panicking, park, park_timeout, sleep, yield_now, AccessError,
-    LocalKey, Result, Thread, ThreadId,
+    available_parallelism, panicking, sleep, yield_now, AccessError, LocalKey, Result, ThreadId,
 };
 
 /// Owns a spawned thread; `join` records `join(child)`.
 pub struct JoinHandle<T> {
     inner: std_thread::JoinHandle<T>,
     child: Option<ChildId>,
+    thread: Thread,
 }
 
 #[track_caller]
@@ -30,11 +33,19 @@ where
     T: Send + 'static,
 {
     let (start, child) = fork(Location::caller(), None).unzip();
+    let parker = Arc::new(Parker::default());
+    let theirs = parker.clone();
     let inner = std_thread::spawn(move || {
+        adopt(theirs);
         let _events = enter_child(start);
         f()
     });
-    JoinHandle { inner, child }
+    let thread = Thread::new(inner.thread().clone(), parker);
+    JoinHandle {
+        inner,
+        child,
+        thread,
+    }
 }
 
 impl<T> JoinHandle<T> {
@@ -47,7 +58,7 @@ impl<T> JoinHandle<T> {
     }
 
     pub fn thread(&self) -> &Thread {
-        self.inner.thread()
+        &self.thread
     }
 
     pub fn is_finished(&self) -> bool {
@@ -75,6 +86,7 @@ pub struct ScopedJoinHandle<'scope, T> {
     inner: std_thread::ScopedJoinHandle<'scope, T>,
     child: Option<ChildId>,
     joined: Arc<AtomicBool>,
+    thread: Thread,
 }
 
 /// std's `scope`, recording a `join` for every thread the scope joins implicitly at its end
@@ -123,14 +135,19 @@ impl<'scope> Scope<'scope, '_> {
                 .unwrap_or_else(PoisonError::into_inner)
                 .push((c, joined.clone()));
         }
+        let parker = Arc::new(Parker::default());
+        let theirs = parker.clone();
         let inner = self.inner.spawn(move || {
+            adopt(theirs);
             let _events = enter_child(start);
             f()
         });
+        let thread = Thread::new(inner.thread().clone(), parker);
         ScopedJoinHandle {
             inner,
             child,
             joined,
+            thread,
         }
     }
 }
@@ -146,7 +163,7 @@ impl<T> ScopedJoinHandle<'_, T> {
     }
 
     pub fn thread(&self) -> &Thread {
-        self.inner.thread()
+        &self.thread
     }
 
     pub fn is_finished(&self) -> bool {
@@ -198,11 +215,19 @@ impl Builder {
         T: Send + 'static,
     {
         let (start, child) = fork(Location::caller(), self.name.as_deref()).unzip();
+        let parker = Arc::new(Parker::default());
+        let theirs = parker.clone();
         let inner = self.inner.spawn(move || {
+            adopt(theirs);
             let _events = enter_child(start);
             f()
         })?;
-        Ok(JoinHandle { inner, child })
+        let thread = Thread::new(inner.thread().clone(), parker);
+        Ok(JoinHandle {
+            inner,
+            child,
+            thread,
+        })
     }
 
     #[track_caller]
@@ -224,14 +249,19 @@ impl Builder {
                 .unwrap_or_else(PoisonError::into_inner)
                 .push((c, joined.clone()));
         }
+        let parker = Arc::new(Parker::default());
+        let theirs = parker.clone();
         let inner = self.inner.spawn_scoped(scope.inner, move || {
+            adopt(theirs);
             let _events = enter_child(start);
             f()
         })?;
+        let thread = Thread::new(inner.thread().clone(), parker);
         Ok(ScopedJoinHandle {
             inner,
             child,
             joined,
+            thread,
         })
     }
 }
