@@ -331,14 +331,18 @@ impl Condvar {
     }
 
     /// Evaluates a wait's condition on the data of `guard`. std lends it `&mut T`, but it is
-    /// a predicate: recorded as the read it is meant to be.
-    fn test<T, F>(guard: &mut MutexGuard<'_, T>, condition: &mut F) -> bool
+    /// a predicate: recorded as the read it is meant to be, at the wait `loc`.
+    fn test<T, F>(
+        guard: &mut MutexGuard<'_, T>,
+        condition: &mut F,
+        loc: &'static Location<'static>,
+    ) -> bool
     where
         F: FnMut(&mut T) -> bool,
     {
         guard
             .accesses
-            .record(&guard.lock.data, guard.gen, false, guard.loc);
+            .record(&guard.lock.data, guard.gen, false, loc);
         condition(guard.inner.as_deref_mut().expect("held"))
     }
 
@@ -362,7 +366,7 @@ impl Condvar {
         F: FnMut(&mut T) -> bool,
     {
         let loc = Location::caller();
-        while Condvar::test(&mut guard, &mut condition) {
+        while Condvar::test(&mut guard, &mut condition, loc) {
             let (lock, inner) = Condvar::unwrap_guard(guard, loc);
             guard = match self.inner.wait(inner) {
                 Ok(g) => lock.guard(g, loc),
@@ -404,7 +408,7 @@ impl Condvar {
         let loc = Location::caller();
         let start = std::time::Instant::now();
         loop {
-            if !Condvar::test(&mut guard, &mut condition) {
+            if !Condvar::test(&mut guard, &mut condition, loc) {
                 return Ok((guard, timed_out(false)));
             }
             let left = match dur.checked_sub(start.elapsed()) {
