@@ -7,6 +7,7 @@
 mod sarif;
 mod text;
 
+use hindsight_budget::Budget;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
@@ -91,6 +92,27 @@ impl Report {
             rules: Vec::new(),
             unknown: false,
             text: None,
+        }
+    }
+
+    /// Writes the limits of `budget` into the summary (`timeout` in seconds if one was set,
+    /// `memory_limit` in bytes) and, if a limit was reached, makes the report unknown with
+    /// `budget_spent` naming it (`timeout` or `memory-limit`): whatever the analysis also
+    /// wrote into the summary is what it knew when it stopped.
+    pub fn note_budget(&mut self, budget: &Budget) {
+        let limits = budget.limits();
+        if let Some(t) = limits.timeout {
+            self.summary
+                .insert("timeout".into(), Value::from(t.as_secs_f64()));
+        }
+        if limits.memory != u64::MAX {
+            self.summary
+                .insert("memory_limit".into(), Value::from(limits.memory));
+        }
+        if let Some(spent) = budget.spent() {
+            self.unknown = true;
+            self.summary
+                .insert("budget_spent".into(), Value::from(spent.name()));
         }
     }
 
