@@ -274,6 +274,13 @@ impl<'a> Meter<'a> {
         self.budget.check()
     }
 
+    /// Whether the last step polled the budget: the moment for the loop's rarer duties (saying
+    /// how much memory it holds, say).
+    #[inline(always)]
+    pub fn polled(&self) -> bool {
+        self.unpolled == 0
+    }
+
     pub fn budget(&self) -> &'a Budget {
         self.budget
     }

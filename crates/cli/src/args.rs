@@ -1,6 +1,7 @@
 //! The command line of `hindsight`: every command, argument and option, with its help text.
 //! Nothing here runs anything.
 
+use crate::budget::BudgetArgs;
 use crate::generators::{GenArgs, GenHistoryArgs, GenPosetArgs};
 use crate::{cuts, reach};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -11,7 +12,7 @@ use std::path::PathBuf;
     name = "hindsight",
     version,
     about = "Predicts the concurrency bugs other schedules of one recorded run could hit",
-    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage), 3 unknown (lin: timeout)."
+    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage), 3 unknown (a budget ran out: --timeout or --memory-limit)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -167,9 +168,8 @@ pub enum Command {
         /// string.
         #[arg(long)]
         init: Option<String>,
-        /// Give up after this many seconds and answer "unknown" (exit status 3).
-        #[arg(long)]
-        timeout: Option<f64>,
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,

@@ -7,6 +7,7 @@
 //! reports it gets back; no analysis, search or finding construction lives here.
 
 mod args;
+mod budget;
 mod cuts;
 mod generators;
 mod output;
@@ -136,17 +137,20 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             history,
             model,
             init,
-            timeout,
+            budget,
             format,
         } => {
             let text = read_text(&history)?;
+            let running = budget.start("lin");
             let report = hindsight_history::analyse(
                 &text,
                 &input_name(&history),
                 &model,
                 init.as_deref(),
-                timeout,
-            )?;
+                &running.budget,
+            );
+            running.done();
+            let report = report?;
             if report.summary.get("model_chosen").is_some() {
                 if let Some(name) = report.summary.get("model").and_then(|m| m.as_str()) {
                     eprintln!(

@@ -654,6 +654,7 @@ impl<'a> Sim<'a> {
 mod tests {
     use super::*;
     use crate::check::{check, CheckOptions, Verdict};
+    use hindsight_budget::Budget;
     use crate::models::model_by_name;
     use std::collections::HashMap;
 
@@ -909,7 +910,7 @@ mod tests {
                     broken += 1;
                 }
                 let m = model_by_name(model, None).expect("model");
-                let o = check(&h, m.as_ref(), &CheckOptions::default());
+                let o = check(&h, m.as_ref(), &CheckOptions::default(), &Budget::unlimited());
                 if o.verdict == Verdict::NotLinearizable {
                     found += 1;
                 }
@@ -932,7 +933,7 @@ mod tests {
                 };
                 let h = simulate(&c);
                 let m = model_by_name(model, None).expect("model");
-                let o = check(&h, m.as_ref(), &CheckOptions::default());
+                let o = check(&h, m.as_ref(), &CheckOptions::default(), &Budget::unlimited());
                 assert_eq!(o.verdict, Verdict::Linearizable, "{model} seed {seed}");
             }
         }
