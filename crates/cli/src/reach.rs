@@ -2,9 +2,9 @@
 //! whose report is printed as it comes back.
 
 use crate::args::{FormatArg, InputArgs};
-use crate::output::{open_trace, pipelined, print_report, print_warnings};
+use crate::output::{open_trace, pipelined, print_report};
 use hindsight_states::reach::{analyse, Options};
-use hindsight_states::Progress;
+use crate::cuts::PrintWarnings;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
 
@@ -33,15 +33,6 @@ pub struct ReachArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
-}
-
-/// Prints the trace's warnings as soon as it has been read.
-struct PrintWarnings;
-
-impl Progress for PrintWarnings {
-    fn input_read(&self, warnings: &[String]) {
-        print_warnings(warnings);
-    }
 }
 
 pub fn run(a: ReachArgs) -> anyhow::Result<u8> {

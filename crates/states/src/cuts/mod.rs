@@ -29,6 +29,15 @@ use std::ops::ControlFlow;
 /// 0 = no event of that process). Returning `Break` stops the enumeration.
 pub trait Visitor {
     fn visit(&mut self, frontier: &[u32]) -> ControlFlow<()>;
+
+    /// The enumerator now holds `bytes` of states (BFS's levels; the others hold a few
+    /// frontiers and never call it). Returning `Break` stops the enumeration: a memory budget
+    /// is spent.
+    #[inline(always)]
+    fn hold(&mut self, bytes: u64) -> ControlFlow<()> {
+        let _ = bytes;
+        ControlFlow::Continue(())
+    }
 }
 
 impl<F: FnMut(&[u32]) -> ControlFlow<()>> Visitor for F {
