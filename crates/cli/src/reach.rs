@@ -1,7 +1,8 @@
-//! `hindsight reach`: its arguments and one library call (`hindsight_states::reach::analyse`),
+//! `hindsight reach`: its arguments, its budget and one library call (`hindsight_states::reach::analyse`),
 //! whose report is printed as it comes back.
 
 use crate::args::{FormatArg, InputArgs};
+use crate::budget::BudgetArgs;
 use crate::output::{open_trace, pipelined, print_report};
 use hindsight_states::reach::{analyse, Options};
 use crate::cuts::PrintWarnings;
@@ -30,6 +31,8 @@ pub struct ReachArgs {
     /// `T1=3,T2=2` (threads not named: 0).
     #[arg(long, value_name = "THREAD=N,...")]
     pub state: Option<String>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
@@ -55,13 +58,18 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
         strict: a.input.strict,
         pipeline: pipelined(1),
     };
+    let running = a.budget.start("reach");
+    let name = input_name(path);
     let report = analyse(
         &mut reader,
-        &input_name(path),
+        &name,
         run,
         &options,
         &PrintWarnings,
-    )?;
+        &running.budget,
+    );
+    running.done();
+    let report = report?;
     print_report(&report, a.format)?;
     Ok(report.exit_code() as u8)
 }
