@@ -187,6 +187,8 @@ pub enum Command {
         /// Only this operation.
         #[arg(long)]
         operation: Option<String>,
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,

@@ -165,15 +165,20 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             file,
             bounded,
             operation,
+            budget,
             format,
         } => {
             let text = read_text(&file)?;
+            let running = budget.start("composed");
             let report = hindsight_source::composed::analyse_file(
                 &text,
                 &input_name(&file),
                 bounded,
                 operation.as_deref(),
-            )?;
+                &running.budget,
+            );
+            running.done();
+            let report = report?;
             print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }

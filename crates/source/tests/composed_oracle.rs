@@ -7,6 +7,7 @@
 use hindsight_source::composed::brute::brute_force;
 use hindsight_source::composed::classify::Class;
 use hindsight_source::composed::generate::file;
+use hindsight_budget::Budget;
 use hindsight_source::composed::verify::{verify, Limits};
 use hindsight_source::composed::{classify, ir, parse, VerifyResult};
 use proptest::prelude::*;
@@ -38,7 +39,7 @@ fn agree(source: &str, tally: &mut Tally) -> Result<(), String> {
         tally.fcm += usize::from(class.class == Class::Fcm);
         tally.vcm += usize::from(class.class == Class::Vcm);
         let code = ir::lower(&program, op);
-        let verdict = verify(&code, &class, &Limits::default());
+        let verdict = verify(&code, &class, &Limits::default(), &Budget::unlimited());
         let keys = class.inputs();
         let brute = match brute_force(&code, &keys, class.key, class.value, 200_000) {
             Ok(b) => b,
