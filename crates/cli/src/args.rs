@@ -116,6 +116,9 @@ pub enum Command {
         /// Accept releases that break nested locking, with a warning.
         #[arg(long)]
         ignore_non_nested: bool,
+        /// The budget of --schedule's searches.
+        #[command(flatten)]
+        budget: BudgetArgs,
         #[command(flatten)]
         findings: FindingsArgs,
         /// Output format.

@@ -75,6 +75,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             all,
             schedule,
             ignore_non_nested,
+            budget,
             findings,
             format,
         } => traces::atomicity(
@@ -87,6 +88,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                 ignore_non_nested,
                 granularity: Default::default(),
             },
+            &budget,
         ),
         Command::Commute {
             trace,

@@ -100,20 +100,7 @@ impl Report {
     /// `budget_spent` naming it (`timeout` or `memory-limit`): whatever the analysis also
     /// wrote into the summary is what it knew when it stopped.
     pub fn note_budget(&mut self, budget: &Budget) {
-        let limits = budget.limits();
-        if let Some(t) = limits.timeout {
-            self.summary
-                .insert("timeout".into(), Value::from(t.as_secs_f64()));
-        }
-        if limits.memory != u64::MAX {
-            self.summary
-                .insert("memory_limit".into(), Value::from(limits.memory));
-        }
-        if let Some(spent) = budget.spent() {
-            self.unknown = true;
-            self.summary
-                .insert("budget_spent".into(), Value::from(spent.name()));
-        }
+        self.unknown |= note_budget(&mut self.summary, budget);
     }
 
     /// The process exit status the report calls for: 1 with findings, else 3 if the analysis
@@ -279,5 +266,24 @@ pub fn exit_code_of_all(reports: &[Report]) -> i32 {
         3
     } else {
         0
+    }
+}
+
+/// [`Report::note_budget`] for a summary being built: writes the limits of `budget` (and the
+/// one reached, as `budget_spent`) into `summary`; whether a limit was reached.
+pub fn note_budget(summary: &mut Map<String, Value>, budget: &Budget) -> bool {
+    let limits = budget.limits();
+    if let Some(t) = limits.timeout {
+        summary.insert("timeout".into(), Value::from(t.as_secs_f64()));
+    }
+    if limits.memory != u64::MAX {
+        summary.insert("memory_limit".into(), Value::from(limits.memory));
+    }
+    match budget.spent() {
+        Some(spent) => {
+            summary.insert("budget_spent".into(), Value::from(spent.name()));
+            true
+        }
+        None => false,
     }
 }

@@ -168,6 +168,9 @@ pub fn explore(
     // A state is held twice (as a node and in the visited set), with what its values point to:
     // counted at twice its inline size, an estimate.
     let per_state = 2 * (std::mem::size_of::<Node>() + std::mem::size_of::<(Local, Shared, Lp)>());
+    // Small explorations never reach a poll of the meter: one here, so that a spent budget
+    // stops every later one.
+    budget.check().map_err(|spent| Explored::Budget(spent, 0))?;
     let start = code.start(args);
     let mut pruned = 0;
     let mut sequential: FxHashMap<Shared, Result<(Outcome, Shared), Stuck>> = FxHashMap::default();
