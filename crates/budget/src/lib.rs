@@ -265,6 +265,14 @@ impl<'a> Meter<'a> {
         Ok(())
     }
 
+    /// One step that costs as much as a thousand ordinary ones (a normalization of a loset, a
+    /// decision with a search of its own): counted, and the budget polled at once.
+    #[inline]
+    pub fn heavy_step(&mut self) -> Result<(), Spent> {
+        self.unpolled += 1;
+        self.poll()
+    }
+
     /// Adds the steps counted to the budget and polls it now.
     #[cold]
     #[inline(never)]
@@ -467,8 +475,8 @@ mod tests {
     #[test]
     fn bad_sizes_are_refused() {
         for bad in [
-            "", "M", "-1", "1.5G", "4X", "4GG", "4Gi B", "4 G B", "0", "0M", "4KiBB", "4ii",
-            "1e9", "NaN", "inf",
+            "", "M", "-1", "1.5G", "4X", "4GG", "4Gi B", "4 G B", "0", "0M", "4KiBB", "4ii", "1e9",
+            "NaN", "inf",
         ] {
             assert!(parse_size(bad).is_err(), "{bad:?} parsed");
         }
@@ -484,7 +492,17 @@ mod tests {
         assert_eq!(parse_timeout("0.001"), Ok(Duration::from_millis(1)));
         assert_eq!(parse_timeout("0"), Ok(Duration::ZERO));
         assert!(parse_timeout("1e9").is_ok());
-        for bad in ["1e300", "NaN", "inf", "-inf", "-1", "", "5s", "1e9.5", "1.0000001e9"] {
+        for bad in [
+            "1e300",
+            "NaN",
+            "inf",
+            "-inf",
+            "-1",
+            "",
+            "5s",
+            "1e9.5",
+            "1.0000001e9",
+        ] {
             assert!(parse_timeout(bad).is_err(), "{bad:?} parsed");
         }
     }

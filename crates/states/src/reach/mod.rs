@@ -24,9 +24,9 @@ use crate::cuts::Visitor;
 use classes::{Cycle, Normalization, Normalized};
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_trace::LockId;
-use std::ops::ControlFlow;
 use loset::{Ev, Loset};
 use search::{check_valid, project, replay, search_run, Validity};
+use std::ops::ControlFlow;
 
 /// Sub-losets with at most this many candidate states are searched even without `exact`.
 pub const SMALL_SEARCH: u64 = 1 << 12;
@@ -310,9 +310,10 @@ impl<F: FnMut(&[u32]) -> ControlFlow<()>> Visitor for Within<'_, F> {
         (self.visit)(g)
     }
 
+    /// After each strong-feasibility check, which may normalize a sub-loset: a heavy step.
     fn hold(&mut self, bytes: u64) -> ControlFlow<()> {
-        let within = match self.meter.step() {
-            Ok(()) if self.meter.polled() => self.account.hold(bytes),
+        let within = match self.meter.heavy_step() {
+            Ok(()) => self.account.hold(bytes),
             other => other,
         };
         match within {

@@ -225,8 +225,9 @@ pub fn search_run(
                             spent: None,
                         };
                     }
-                    let within = match meter.step() {
-                        Ok(()) if meter.polled() => account.hold(seen.bytes(n)),
+                    // `prune` normalizes a sub-loset per state: each state is a heavy step.
+                    let within = match meter.heavy_step() {
+                        Ok(()) => account.hold(seen.bytes(n)),
                         other => other,
                     };
                     if let Err(spent) = within {
@@ -287,7 +288,10 @@ pub enum Validity {
     Valid(Vec<Ev>),
     Invalid(Invalidity),
     /// The search for a run stopped undecided: the budget ran out after `explored` states.
-    Unknown { explored: u64, spent: Spent },
+    Unknown {
+        explored: u64,
+        spent: Spent,
+    },
 }
 
 /// Why the final state is unreachable.
