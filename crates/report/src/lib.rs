@@ -2,7 +2,8 @@
 //! (text for people, JSON for programs, SARIF 2.1.0 for code-scanning tools).
 //!
 //! It owns how findings look. It knows nothing of traces, clocks or analyses: an analysis hands
-//! it finished findings whose events are already rendered to names.
+//! it finished findings whose events are already rendered to names. Of budgets it knows how a
+//! spent one reads in a summary ([`Report::note_budget`]): the report becomes unknown.
 
 mod sarif;
 mod text;

@@ -399,7 +399,7 @@ fn enumerate(
     options: &SearchOptions<'_>,
 ) -> Outcome {
     if enumerator == Enumerator::ParaMount {
-        options.budget.add_total(poset.events().max(1) as u64);
+        options.budget.add_total(poset.events().max(1));
         let best = AtomicUsize::new(usize::MAX);
         let results = paramount(
             poset,
