@@ -6,6 +6,7 @@
 //!
 //! `cargo bench -p hindsight-cli --bench composed`
 
+use hindsight_budget::Budget;
 use hindsight_source::composed::{analyse_one, generate, ir, parse, Verdict};
 use std::path::Path;
 use std::time::Instant;
@@ -44,7 +45,7 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
         let mut class = "";
         let mut states = 0;
         let t = median(runs, || {
-            let a = analyse_one(&program, op, false);
+            let a = analyse_one(&program, op, false, &Budget::unlimited());
             verdict = a.verdict;
             class = a.classification.class.as_str();
             states = a.states;
@@ -60,7 +61,9 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
             // The bounded check of a data-dependent operation, for information (not the bar).
             let bounded = if class == "data-dependent" {
                 let mut b = Verdict::NotProved;
-                let t = median(5, || b = analyse_one(&program, op, true).verdict);
+                let t = median(5, || {
+                    b = analyse_one(&program, op, true, &Budget::unlimited()).verdict
+                });
                 format!("  --bounded: {} in {}", b.as_str(), ms(t))
             } else {
                 String::new()

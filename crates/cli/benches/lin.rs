@@ -21,6 +21,7 @@
 
 mod lin_before;
 
+use hindsight_budget::{Budget, Limits};
 use hindsight_history::check::Verdict;
 use hindsight_history::simulate::{simulate, SimConfig};
 use hindsight_history::{check, model_by_name, CheckOptions, History};
@@ -31,12 +32,9 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// Seconds and verdict of one check by today's checker.
 fn now(model: &str, history: &History) -> (f64, Verdict) {
     let model = model_by_name(model, None).expect("a model");
-    let options = CheckOptions {
-        timeout: Some(TIMEOUT),
-        ..CheckOptions::default()
-    };
+    let budget = Budget::new(Limits::new(Some(TIMEOUT), None));
     let t = Instant::now();
-    let outcome = check(history, model.as_ref(), &options);
+    let outcome = check(history, model.as_ref(), &CheckOptions::default(), &budget);
     (t.elapsed().as_secs_f64(), outcome.verdict)
 }
 

@@ -1,6 +1,7 @@
 //! The command line of `hindsight`: every command, argument and option, with its help text.
 //! Nothing here runs anything.
 
+use crate::budget::BudgetArgs;
 use crate::generators::{GenArgs, GenHistoryArgs, GenPosetArgs};
 use crate::{cuts, reach};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -11,7 +12,7 @@ use std::path::PathBuf;
     name = "hindsight",
     version,
     about = "Predicts the concurrency bugs other schedules of one recorded run could hit",
-    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage), 3 unknown (lin: timeout)."
+    after_help = "Exit status: 0 no findings, 1 findings, 2 error (bad input or usage), 3 unknown (a budget ran out: --timeout or --memory-limit)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -115,6 +116,9 @@ pub enum Command {
         /// Accept releases that break nested locking, with a warning.
         #[arg(long)]
         ignore_non_nested: bool,
+        /// The budget of --schedule's searches.
+        #[command(flatten)]
+        budget: BudgetArgs,
         #[command(flatten)]
         findings: FindingsArgs,
         /// Output format.
@@ -167,9 +171,8 @@ pub enum Command {
         /// string.
         #[arg(long)]
         init: Option<String>,
-        /// Give up after this many seconds and answer "unknown" (exit status 3).
-        #[arg(long)]
-        timeout: Option<f64>,
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -187,6 +190,8 @@ pub enum Command {
         /// Only this operation.
         #[arg(long)]
         operation: Option<String>,
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,

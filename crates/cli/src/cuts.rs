@@ -1,19 +1,18 @@
-//! `hindsight cuts`: its arguments, the progress line on standard error, and one library call
+//! `hindsight cuts`: its arguments, its budget, and one library call
 //! (`hindsight_states::cuts::detect`), whose report is printed as it comes back.
 
 use crate::args::FormatArg;
+use crate::budget::BudgetArgs;
 use crate::output::{
     is_poset_file, open_lines, open_trace, pipelined, print_report, print_warnings, read_text,
 };
 use clap::ValueEnum;
+use hindsight_report::Report;
 use hindsight_states::cuts::{detect, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Progress;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 pub enum AlgoArg {
@@ -60,10 +59,8 @@ pub struct CutsArgs {
     /// Every event of the trace enters the poset, not only those the predicate looks at.
     #[arg(long)]
     every_event: bool,
-    /// Show the number of states enumerated so far on standard error (default: when standard
-    /// error is a terminal).
-    #[arg(long)]
-    progress: bool,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Treat every warning about the trace as an error (exit status 2).
     #[arg(long)]
     strict: bool,
@@ -86,44 +83,12 @@ pub fn read_predicate(arg: &str) -> anyhow::Result<PredicateText> {
     })
 }
 
-/// The trace's warnings, and the number of states enumerated so far on one line redrawn at
-/// most twice a second.
-struct ProgressLine {
-    enabled: bool,
-    states: AtomicU64,
-    started: Instant,
-    last_ms: AtomicU64,
-}
+/// Prints the trace's warnings as soon as it has been read.
+pub struct PrintWarnings;
 
-impl Progress for ProgressLine {
+impl Progress for PrintWarnings {
     fn input_read(&self, warnings: &[String]) {
         print_warnings(warnings);
-    }
-
-    fn states(&self, n: u64) {
-        if !self.enabled {
-            return;
-        }
-        let total = self.states.fetch_add(n, Ordering::Relaxed) + n;
-        let ms = self.started.elapsed().as_millis() as u64;
-        let last = self.last_ms.load(Ordering::Relaxed);
-        if ms >= last + 500
-            && self
-                .last_ms
-                .compare_exchange(last, ms, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
-            eprint!("\rcuts: {total} states so far ({:.1} s)", ms as f64 / 1e3);
-        }
-    }
-}
-
-impl ProgressLine {
-    /// Ends the line, if one was drawn.
-    fn done(&self) {
-        if self.enabled && self.last_ms.load(Ordering::Relaxed) > 0 {
-            eprintln!();
-        }
     }
 }
 
@@ -146,28 +111,35 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     let poset = args.poset || is_poset_file(&args.input);
     // The options' errors before the input is opened (standard input would wait for it).
     options.check(poset)?;
-    let progress = ProgressLine {
-        enabled: args.progress || std::io::stderr().is_terminal(),
-        states: AtomicU64::new(0),
-        started: Instant::now(),
-        last_ms: AtomicU64::new(0),
-    };
     let name = input_name(&args.input);
-    let report = if !poset {
-        let mut reader = open_trace(&args.input)?;
-        let run = RunOptions {
-            strict: args.strict,
-            pipeline: pipelined(1),
-        };
-        detect(Input::Trace(&mut reader, run), &name, &options, &progress)?
-    } else if args.online {
-        let mut lines = open_lines(&args.input)?;
-        detect(Input::PosetLines(&mut *lines), &name, &options, &progress)?
-    } else {
-        let text = read_text(&args.input)?;
-        detect(Input::PosetText(&text), &name, &options, &progress)?
-    };
-    progress.done();
+    let running = args.budget.start("cuts");
+    let budget = &running.budget;
+    let report = (|| -> anyhow::Result<Report> {
+        Ok(if !poset {
+            let mut reader = open_trace(&args.input)?;
+            let run = RunOptions {
+                strict: args.strict,
+                pipeline: pipelined(1),
+            };
+            let input = Input::Trace(&mut reader, run);
+            detect(input, &name, &options, &PrintWarnings, budget)?
+        } else if args.online {
+            let mut lines = open_lines(&args.input)?;
+            let input = Input::PosetLines(&mut *lines);
+            detect(input, &name, &options, &PrintWarnings, budget)?
+        } else {
+            let text = read_text(&args.input)?;
+            detect(
+                Input::PosetText(&text),
+                &name,
+                &options,
+                &PrintWarnings,
+                budget,
+            )?
+        })
+    })();
+    running.done();
+    let report = report?;
     print_report(&report, args.format)?;
     Ok(report.exit_code() as u8)
 }

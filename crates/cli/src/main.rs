@@ -7,6 +7,7 @@
 //! reports it gets back; no analysis, search or finding construction lives here.
 
 mod args;
+mod budget;
 mod cuts;
 mod generators;
 mod output;
@@ -74,6 +75,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             all,
             schedule,
             ignore_non_nested,
+            budget,
             findings,
             format,
         } => traces::atomicity(
@@ -86,6 +88,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                 ignore_non_nested,
                 granularity: Default::default(),
             },
+            &budget,
         ),
         Command::Commute {
             trace,
@@ -136,17 +139,20 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             history,
             model,
             init,
-            timeout,
+            budget,
             format,
         } => {
             let text = read_text(&history)?;
+            let running = budget.start("lin");
             let report = hindsight_history::analyse(
                 &text,
                 &input_name(&history),
                 &model,
                 init.as_deref(),
-                timeout,
-            )?;
+                &running.budget,
+            );
+            running.done();
+            let report = report?;
             if report.summary.get("model_chosen").is_some() {
                 if let Some(name) = report.summary.get("model").and_then(|m| m.as_str()) {
                     eprintln!(
@@ -161,15 +167,20 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             file,
             bounded,
             operation,
+            budget,
             format,
         } => {
             let text = read_text(&file)?;
+            let running = budget.start("composed");
             let report = hindsight_source::composed::analyse_file(
                 &text,
                 &input_name(&file),
                 bounded,
                 operation.as_deref(),
-            )?;
+                &running.budget,
+            );
+            running.done();
+            let report = report?;
             print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }

@@ -1,10 +1,11 @@
-//! `hindsight reach`: its arguments and one library call (`hindsight_states::reach::analyse`),
+//! `hindsight reach`: its arguments, its budget and one library call (`hindsight_states::reach::analyse`),
 //! whose report is printed as it comes back.
 
 use crate::args::{FormatArg, InputArgs};
-use crate::output::{open_trace, pipelined, print_report, print_warnings};
+use crate::budget::BudgetArgs;
+use crate::cuts::PrintWarnings;
+use crate::output::{open_trace, pipelined, print_report};
 use hindsight_states::reach::{analyse, Options};
-use hindsight_states::Progress;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
 
@@ -30,18 +31,11 @@ pub struct ReachArgs {
     /// `T1=3,T2=2` (threads not named: 0).
     #[arg(long, value_name = "THREAD=N,...")]
     pub state: Option<String>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
-}
-
-/// Prints the trace's warnings as soon as it has been read.
-struct PrintWarnings;
-
-impl Progress for PrintWarnings {
-    fn input_read(&self, warnings: &[String]) {
-        print_warnings(warnings);
-    }
 }
 
 pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
@@ -64,13 +58,18 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
         strict: a.input.strict,
         pipeline: pipelined(1),
     };
+    let running = a.budget.start("reach");
+    let name = input_name(path);
     let report = analyse(
         &mut reader,
-        &input_name(path),
+        &name,
         run,
         &options,
         &PrintWarnings,
-    )?;
+        &running.budget,
+    );
+    running.done();
+    let report = report?;
     print_report(&report, a.format)?;
     Ok(report.exit_code() as u8)
 }

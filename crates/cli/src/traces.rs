@@ -7,6 +7,7 @@ use crate::args::{
     AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, RegionsArg,
     TraceFormatArg,
 };
+use crate::budget::BudgetArgs;
 use crate::output::{
     open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
     print_warnings, read_text, JsonlSink, TraceSink,
@@ -117,12 +118,22 @@ pub fn atomicity(
     findings: &FindingsArgs,
     format: FormatArg,
     options: AtomicityOptions,
+    budget: &BudgetArgs,
 ) -> anyhow::Result<u8> {
     let options = AtomicityOptions {
         granularity: granularity(findings),
         ..options
     };
-    analyse(input, format, findings, Box::new(Atomicity::new(options)))
+    let mut analysis = Atomicity::new(options);
+    if !options.schedule {
+        return analyse(input, format, findings, Box::new(analysis));
+    }
+    // Only --schedule searches; its budget (and progress line) starts with the trace's reading.
+    let running = budget.start("atomicity");
+    analysis = analysis.within(std::sync::Arc::clone(&running.budget));
+    let code = analyse(input, format, findings, Box::new(analysis));
+    running.done();
+    code
 }
 
 /// The spec `--spec` or `--builtin` names, loaded, with its warnings printed.

@@ -477,7 +477,10 @@ fn lin_gives_up_with_unknown_after_the_timeout() {
     assert!(started.elapsed().as_secs_f64() < 20.0);
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
     assert_eq!(v["summary"]["verdict"], "unknown");
-    assert!(v["summary"]["memo_bytes"].as_u64().expect("bytes") > 0);
+    // What the search memoized until then: the clock runs from the start of the command, so
+    // reading the history may take the whole budget on a loaded machine.
+    assert!(v["summary"]["memo_bytes"].as_u64().is_some());
+    assert_eq!(v["summary"]["budget_spent"], "timeout");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Every command on every bundled example, in every output format: stdout, stderr and the exit
-//! status, held byte for byte against snapshots (run times masked). Refactorings of the layers
+//! status, held byte for byte against snapshots (run times and the machine's default memory
+//! limit masked). Refactorings of the layers
 //! behind the commands must leave these unchanged.
 
 mod common;
@@ -37,16 +38,22 @@ fn traces() -> Vec<String> {
 
 const FORMATS: [&str; 3] = ["text", "json", "sarif"];
 
-/// Masks what changes from run to run: run times.
+/// Masks what changes from run to run or machine to machine: run times, and the default
+/// memory limit (a share of the machine's memory).
 fn masked(s: &str) -> String {
+    const MASKS: [(&str, &str); 3] = [
+        ("seconds", "[time]"),
+        ("milliseconds", "[time]"),
+        ("memory_limit", "[size]"),
+    ];
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(at) = ["seconds", "milliseconds"]
+    while let Some(at) = MASKS
         .iter()
-        .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+        .filter_map(|&(w, mask)| rest.find(w).map(|i| (i, w.len(), mask)))
         .min()
     {
-        let (i, len) = at;
+        let (i, len, mask) = at;
         out.push_str(&rest[..i + len]);
         rest = &rest[i + len..];
         // `": 0.12`, ` 0.12`, `=0.12`
@@ -59,7 +66,7 @@ fn masked(s: &str) -> String {
             .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+')))
             .unwrap_or(rest.len());
         if num > 0 {
-            out.push_str("[time]");
+            out.push_str(mask);
         }
         rest = &rest[num..];
     }
@@ -413,10 +420,14 @@ fn generators() {
 }
 
 #[test]
-fn the_masking_keeps_everything_but_times() {
+fn the_masking_keeps_everything_but_times_and_memory_limits() {
     assert_eq!(
         masked("seconds 0.000028, \"milliseconds\": 1.5e-3}\nseconds x"),
         "seconds [time], \"milliseconds\": [time]}\nseconds x"
+    );
+    assert_eq!(
+        masked("memory_limit 8589934592, \"memory_limit\": 4294967296,"),
+        "memory_limit [size], \"memory_limit\": [size],"
     );
     assert!(Path::new(&root().join("examples/bank.std")).exists());
 }

@@ -24,35 +24,28 @@
 
 use super::models::Model;
 use super::parse::{History, Op, Val};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_rng::SplitMix64;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
-use std::time::{Duration, Instant};
 
-/// How to search.
+/// How to search. Time and memory are the [`Budget`]'s, which all parts share: the memory
+/// limit is one total across the parts that run in parallel, not one per part.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
-    /// Give up with [`Verdict::Unknown`] after this long (per call of [`check`]).
-    pub timeout: Option<Duration>,
     /// Check independent parts on several threads.
     pub parallel: bool,
     /// Give up with [`Verdict::Unknown`] once a part has memoized this many states.
     pub max_states: usize,
-    /// Give up with [`Verdict::Unknown`] once a part's memo is estimated to hold this many
-    /// bytes (a memoized state costs about `48 + operations / 8` bytes plus its value), so
-    /// that memory stays bounded on long histories.
-    pub max_memory: usize,
 }
 
 impl Default for CheckOptions {
     fn default() -> CheckOptions {
         CheckOptions {
-            timeout: None,
             parallel: true,
             max_states: 20_000_000,
-            max_memory: 2 << 30,
         }
     }
 }
@@ -84,6 +77,9 @@ pub struct PartitionResult {
     pub explored: u64,
     /// An estimate of the memo's memory, in bytes.
     pub memory: u64,
+    /// Why the search of an unknown part stopped: a limit of the budget (`None`: its own
+    /// state limit, [`CheckOptions::max_states`]).
+    pub spent: Option<Spent>,
 }
 
 /// The answer for a history.
@@ -93,16 +89,34 @@ pub struct Outcome {
     pub partitions: Vec<PartitionResult>,
 }
 
-/// Checks `history` against `model`.
-pub fn check(history: &History, model: &dyn Model, options: &CheckOptions) -> Outcome {
-    let deadline = options.timeout.map(|t| Instant::now() + t);
+/// Checks `history` against `model` within `budget`, whose meters count the states memoized
+/// and the parts decided.
+pub fn check(
+    history: &History,
+    model: &dyn Model,
+    options: &CheckOptions,
+    budget: &Budget,
+) -> Outcome {
     let parts = model.partition(history);
+    budget.add_total(parts.len() as u64);
     let run = |ops: &Vec<usize>| {
         let part: Vec<&Op> = ops.iter().map(|&i| &history.ops[i]).collect();
-        let per_state = per_state(part.len());
-        let limit = options.max_states.min(options.max_memory / per_state);
-        let mut r = Search::new(&part, model).run(deadline, limit);
-        r.memory = r.explored * per_state as u64;
+        let mut r = match budget.check() {
+            // A part that never started once the budget is spent costs no allocation.
+            Err(spent) => PartitionResult {
+                ops: ops.clone(),
+                verdict: Verdict::Unknown,
+                prefix: Vec::new(),
+                state: None,
+                stuck: Vec::new(),
+                explored: 0,
+                memory: 0,
+                spent: Some(spent),
+            },
+            Ok(()) => Search::new(&part, model).run(budget, options.max_states),
+        };
+        r.memory = r.explored * per_state(part.len()) as u64;
+        budget.add_done(1);
         r
     };
     let partitions: Vec<PartitionResult> = if options.parallel && parts.len() > 1 {
@@ -508,16 +522,31 @@ impl<'a> Search<'a> {
         Opened::Candidates
     }
 
-    fn run(mut self, deadline: Option<Instant>, max_states: usize) -> PartitionResult {
-        let mut steps: u64 = 0;
+    /// The memory the search holds, estimated from what grows: the memo, the transitions and
+    /// the interned states (counted at the size of their handle: a model's value is small).
+    fn memory(&self) -> u64 {
+        let memo = self.memo.len() * per_state(self.ops.len());
+        let transitions = self.transitions.len() * 24;
+        let states = self.states.vals.len() * (std::mem::size_of::<Val>() + 16);
+        (memo + transitions + states) as u64
+    }
+
+    fn run(mut self, budget: &Budget, max_states: usize) -> PartitionResult {
+        let mut meter = Meter::new(budget);
+        let mut account = Account::new(budget);
         // At a point of the search not visited before: read-only operations go first.
         let mut fresh = true;
         loop {
-            steps += 1;
-            if steps % 1024 == 0
-                && (deadline.is_some_and(|d| Instant::now() >= d) || self.memo.len() >= max_states)
-            {
-                return self.result(Verdict::Unknown);
+            if let Err(spent) = meter.step() {
+                return self.stopped(Some(spent));
+            }
+            if meter.polled() {
+                if let Err(spent) = account.hold(self.memory()) {
+                    return self.stopped(Some(spent));
+                }
+                if self.memo.len() >= max_states {
+                    return self.stopped(None);
+                }
             }
             if fresh {
                 fresh = false;
@@ -553,6 +582,12 @@ impl<'a> Search<'a> {
         }
     }
 
+    fn stopped(self, spent: Option<Spent>) -> PartitionResult {
+        let mut r = self.result(Verdict::Unknown);
+        r.spent = spent;
+        r
+    }
+
     fn result(self, verdict: Verdict) -> PartitionResult {
         let failed = verdict == Verdict::NotLinearizable;
         let (prefix, state) = if failed {
@@ -573,6 +608,7 @@ impl<'a> Search<'a> {
             stuck,
             explored: self.memo.len() as u64,
             memory: 0,
+            spent: None,
         }
     }
 }

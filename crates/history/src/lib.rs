@@ -6,6 +6,10 @@
 //! not happen (dropped from the history); `info`, or an invocation with no completion, has an
 //! unknown outcome: it may take effect at any point after its invocation, or never, and its
 //! process issues nothing further.
+//!
+//! The search runs within a `hindsight_budget::Budget` the caller gives: its deadline and its
+//! memory limit, one total over the independent parts that are searched in parallel; a part
+//! stopped by it is undecided and the report unknown, saying which parts and how far each got.
 
 pub mod check;
 pub mod models;

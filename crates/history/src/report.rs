@@ -4,11 +4,15 @@
 use crate::check::Verdict;
 use crate::models::choose_model;
 use crate::parse::parse_history;
-use crate::{check, model_by_name, CheckOptions, History, Op, Val, MODELS};
+use crate::{check, model_by_name, CheckOptions, History, Op, PartitionResult, Val, MODELS};
+use hindsight_budget::Budget;
 use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_syntax::{Diagnostic, Position};
 use serde_json::{Map, Value};
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+/// The most unknown parts an unknown report lists (the rest are counted).
+const UNKNOWN_PARTS_SHOWN: usize = 10;
 
 /// `--init` values: integers, `nil`, `true`/`false`, anything else a string.
 pub fn parse_init(s: &str) -> Val {
@@ -46,8 +50,8 @@ fn event(op: &Op, path: &str) -> EventRef {
 }
 
 /// Checks the history `text` (named `input`) against the model `model_name` (with initial
-/// value `init`, as `--init` writes it), giving up after `timeout` seconds. The report is
-/// unknown if the search gave up. With `model_name` `auto` the model is chosen from the
+/// value `init`, as `--init` writes it), within `budget`. The report is unknown if the search
+/// gave up: its summary then says which parts were left undecided and how far each got. With `model_name` `auto` the model is chosen from the
 /// history's operations ([`choose_model`]): the summary's `model` names it and `model_chosen`
 /// is `auto`.
 pub fn analyse(
@@ -55,7 +59,7 @@ pub fn analyse(
     input: &str,
     model_name: &str,
     init: Option<&str>,
-    timeout: Option<f64>,
+    budget: &Budget,
 ) -> Result<Report, Diagnostic> {
     let auto = model_name == "auto";
     if !auto && !MODELS.contains(&model_name) {
@@ -64,14 +68,6 @@ pub fn analyse(
             MODELS.join(", ")
         )));
     }
-    let timeout = match timeout {
-        Some(t) if !(0.0..=1e9).contains(&t) => {
-            return Err(Diagnostic::usage(format!(
-                "--timeout takes a number of seconds from 0 to 1e9, not {t}"
-            )))
-        }
-        t => t,
-    };
     let shown = input.to_owned();
     let history: History = parse_history(text).map_err(|e| e.in_input(input))?;
     let init = init.map(parse_init);
@@ -92,12 +88,8 @@ pub fn analyse(
             return Err(Diagnostic::error(input, Position::Line(op.invoke_line), m));
         }
     }
-    let options = CheckOptions {
-        timeout: timeout.map(Duration::from_secs_f64),
-        ..CheckOptions::default()
-    };
     let started = Instant::now();
-    let outcome = check(&history, model.as_ref(), &options);
+    let outcome = check(&history, model.as_ref(), &CheckOptions::default(), budget);
     let elapsed = started.elapsed();
 
     let mut report = Report::new("lin");
@@ -195,10 +187,52 @@ pub fn analyse(
         "memo_bytes".into(),
         Value::from(outcome.partitions.iter().map(|p| p.memory).sum::<u64>()),
     );
+    let unknown: Vec<&PartitionResult> = outcome
+        .partitions
+        .iter()
+        .filter(|p| p.verdict == Verdict::Unknown)
+        .collect();
+    if !unknown.is_empty() {
+        report.summary.insert(
+            "parts_decided".into(),
+            Value::from(outcome.partitions.len() - unknown.len()),
+        );
+        report
+            .summary
+            .insert("unknown_parts".into(), Value::from(unknown.len()));
+        report.summary.insert(
+            "undecided".into(),
+            Value::from(undecided(&history, &unknown)),
+        );
+    }
     report.summary.insert(
         "milliseconds".into(),
         Value::from(elapsed.as_secs_f64() * 1e3),
     );
     report.unknown = outcome.verdict == Verdict::Unknown;
+    report.note_budget(budget);
     Ok(report)
+}
+
+/// The parts left undecided, those that got furthest first (the one that ran out among them),
+/// at most [`UNKNOWN_PARTS_SHOWN`]: each with its key, its operations, the states it memoized
+/// and why it stopped.
+fn undecided(history: &History, unknown: &[&PartitionResult]) -> Vec<Value> {
+    let mut parts = unknown.to_vec();
+    parts.sort_by_key(|p| std::cmp::Reverse(p.explored));
+    parts
+        .iter()
+        .take(UNKNOWN_PARTS_SHOWN)
+        .map(|p| {
+            let mut part = Map::new();
+            if let Some(k) = p.ops.first().and_then(|&i| history.ops[i].key.as_ref()) {
+                part.insert("key".into(), Value::from(k.to_string()));
+            }
+            part.insert("operations".into(), Value::from(p.ops.len()));
+            part.insert("states".into(), Value::from(p.explored));
+            let why = p.spent.map_or("state-limit", |s| s.name());
+            part.insert("stopped_by".into(), Value::from(why));
+            Value::Object(part)
+        })
+        .collect()
 }

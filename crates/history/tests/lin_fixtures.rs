@@ -2,6 +2,7 @@
 //! comments, `MODEL-ok` linearizable and `MODEL-bad` not) and the bad inputs of
 //! `fixtures/lin/errors`, through the report entry point `hindsight lin` calls.
 
+use hindsight_budget::Budget;
 use hindsight_history::analyse;
 use hindsight_syntax::Position;
 use std::path::Path;
@@ -13,7 +14,7 @@ fn fixtures(dir: &str) -> std::path::PathBuf {
 }
 
 fn verdict(text: &str, name: &str, model: &str) -> String {
-    let report = analyse(text, name, model, None, None)
+    let report = analyse(text, name, model, None, &Budget::unlimited())
         .unwrap_or_else(|d| panic!("{name} under {model}: {d}"));
     report.summary["verdict"]
         .as_str()
@@ -56,10 +57,10 @@ fn auto_picks_the_model_when_the_operations_tell() {
         ("set-ok.edn", "set"),
     ] {
         let text = std::fs::read_to_string(fixtures("models").join(file)).expect("read");
-        let report = analyse(&text, file, "auto", None, None).expect("a report");
+        let report = analyse(&text, file, "auto", None, &Budget::unlimited()).expect("a report");
         assert_eq!(report.summary["model"], model, "{file}");
         assert_eq!(report.summary["model_chosen"], "auto", "{file}");
-        let explicit = analyse(&text, file, model, None, None).expect("a report");
+        let explicit = analyse(&text, file, model, None, &Budget::unlimited()).expect("a report");
         assert_eq!(
             report.summary["verdict"], explicit.summary["verdict"],
             "{file}"
@@ -67,11 +68,11 @@ fn auto_picks_the_model_when_the_operations_tell() {
     }
     // read, write and cas fit Knossos' cas-register and Porcupine's etcd, which differ.
     let text = std::fs::read_to_string(fixtures("models").join("cas-register-ok.edn")).unwrap();
-    let e = analyse(&text, "h.edn", "auto", None, None).unwrap_err();
+    let e = analyse(&text, "h.edn", "auto", None, &Budget::unlimited()).unwrap_err();
     assert!(e.message.contains("cas-register, etcd"), "{e}");
     assert_eq!(e.position, Position::File);
     let text = std::fs::read_to_string(fixtures("models").join("fifo-queue-ok.edn")).unwrap();
-    let e = analyse(&text, "h.edn", "auto", None, None).unwrap_err();
+    let e = analyse(&text, "h.edn", "auto", None, &Budget::unlimited()).unwrap_err();
     assert!(
         e.message.contains("fifo-queue, unordered-queue, queue"),
         "{e}"
@@ -81,7 +82,7 @@ fn auto_picks_the_model_when_the_operations_tell() {
         "h.edn",
         "auto",
         None,
-        None,
+        &Budget::unlimited(),
     )
     .unwrap_err();
     assert!(e.message.contains("no model fits"), "{e}");
@@ -94,7 +95,7 @@ fn failed_cas_is_read_by_etcd_and_dropped_by_cas_register() {
         verdict(&text, "etcd-bad.log", "cas-register"),
         "linearizable"
     );
-    let report = analyse(&text, "etcd-bad.log", "etcd", None, None).unwrap();
+    let report = analyse(&text, "etcd-bad.log", "etcd", None, &Budget::unlimited()).unwrap();
     assert_eq!(report.findings.len(), 1);
     assert!(
         report.findings[0].message.contains("cas([1 4]) -> fail"),
@@ -111,10 +112,10 @@ fn bad_inputs_are_positioned_errors() {
         ("kv-number.edn", "kv", 4, "string"),
     ] {
         let text = std::fs::read_to_string(fixtures("errors").join(file)).expect("read");
-        let e = analyse(&text, file, model, None, None).unwrap_err();
+        let e = analyse(&text, file, model, None, &Budget::unlimited()).unwrap_err();
         assert_eq!(e.position, Position::Line(line), "{file}: {e}");
         assert!(e.message.contains(words), "{file}: {e}");
     }
-    let e = analyse("", "h", "stack", None, None).unwrap_err();
+    let e = analyse("", "h", "stack", None, &Budget::unlimited()).unwrap_err();
     assert!(e.message.contains("auto, register"), "{e}");
 }

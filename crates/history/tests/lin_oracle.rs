@@ -6,6 +6,7 @@
 //! an independent reference implementation of each object run under a random schedule, so they
 //! are linearizable unless deliberately corrupted; hand-written histories pin each model down.
 
+use hindsight_budget::Budget;
 use hindsight_history::check::Verdict;
 use hindsight_history::{check, model_by_name, CheckOptions, History, Model, Op, Val, MODELS};
 use proptest::prelude::*;
@@ -113,11 +114,10 @@ fn compare(h: &History, model: &dyn Model, parallel: bool) -> Result<bool, Strin
     }
     let expected = oracle(h, model);
     let options = CheckOptions {
-        timeout: None,
         parallel,
         ..CheckOptions::default()
     };
-    let outcome = check(h, model, &options);
+    let outcome = check(h, model, &options, &Budget::unlimited());
     let ctx = || {
         format!(
             "model {}, history:\n{}outcome: {outcome:#?}",

@@ -2,11 +2,13 @@
 //! (text for people, JSON for programs, SARIF 2.1.0 for code-scanning tools).
 //!
 //! It owns how findings look. It knows nothing of traces, clocks or analyses: an analysis hands
-//! it finished findings whose events are already rendered to names.
+//! it finished findings whose events are already rendered to names. Of budgets it knows how a
+//! spent one reads in a summary ([`Report::note_budget`]): the report becomes unknown.
 
 mod sarif;
 mod text;
 
+use hindsight_budget::Budget;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
@@ -92,6 +94,14 @@ impl Report {
             unknown: false,
             text: None,
         }
+    }
+
+    /// Writes the limits of `budget` into the summary (`timeout` in seconds if one was set,
+    /// `memory_limit` in bytes) and, if a limit was reached, makes the report unknown with
+    /// `budget_spent` naming it (`timeout` or `memory-limit`): whatever the analysis also
+    /// wrote into the summary is what it knew when it stopped.
+    pub fn note_budget(&mut self, budget: &Budget) {
+        self.unknown |= note_budget(&mut self.summary, budget);
     }
 
     /// The process exit status the report calls for: 1 with findings, else 3 if the analysis
@@ -257,5 +267,24 @@ pub fn exit_code_of_all(reports: &[Report]) -> i32 {
         3
     } else {
         0
+    }
+}
+
+/// [`Report::note_budget`] for a summary being built: writes the limits of `budget` (and the
+/// one reached, as `budget_spent`) into `summary`; whether a limit was reached.
+pub fn note_budget(summary: &mut Map<String, Value>, budget: &Budget) -> bool {
+    let limits = budget.limits();
+    if let Some(t) = limits.timeout {
+        summary.insert("timeout".into(), Value::from(t.as_secs_f64()));
+    }
+    if limits.memory != u64::MAX {
+        summary.insert("memory_limit".into(), Value::from(limits.memory));
+    }
+    match budget.spent() {
+        Some(spent) => {
+            summary.insert("budget_spent".into(), Value::from(spent.name()));
+            true
+        }
+        None => false,
     }
 }

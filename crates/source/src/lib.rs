@@ -3,7 +3,9 @@
 //! ([`views`], whose sensors live in `hindsight-views`).
 //!
 //! Inputs are source text the caller reads; outputs are classifications, verdicts and views.
-//! Nothing here knows traces, files or output formats.
+//! Nothing here knows traces, files or output formats. The composed verifier and its bounded
+//! check search within the caller's `hindsight_budget::Budget` and stop, not proved, once it is
+//! spent.
 
 pub mod composed;
 pub mod views;

@@ -4,6 +4,7 @@
 //! history of two threads on the small domain, and one with a counterexample has such a
 //! history. The examples of `examples/composed` are checked the same way.
 
+use hindsight_budget::Budget;
 use hindsight_source::composed::brute::brute_force;
 use hindsight_source::composed::classify::Class;
 use hindsight_source::composed::generate::file;
@@ -38,7 +39,7 @@ fn agree(source: &str, tally: &mut Tally) -> Result<(), String> {
         tally.fcm += usize::from(class.class == Class::Fcm);
         tally.vcm += usize::from(class.class == Class::Vcm);
         let code = ir::lower(&program, op);
-        let verdict = verify(&code, &class, &Limits::default());
+        let verdict = verify(&code, &class, &Limits::default(), &Budget::unlimited());
         let keys = class.inputs();
         let brute = match brute_force(&code, &keys, class.key, class.value, 200_000) {
             Ok(b) => b,

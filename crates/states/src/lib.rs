@@ -5,24 +5,22 @@
 //! happens-before clocks give the order), a poset file, or a predicate, each handed over by the
 //! caller as a reader or as text; outputs are states, verdicts, and reports of findings
 //! ([`cuts::detect()`], [`reach::analyse()`], one entry point per command). Nothing here opens
-//! files, prints or knows the command line: the caller draws progress from a [`Progress`]. The
+//! files, prints or knows the command line: every search polls the caller's budget (a deadline
+//! and a memory limit, `hindsight_budget`) and stops with an unknown report when it is spent; the
+//! caller draws progress from the budget's meters and hears of warnings through a [`Progress`]. The
 //! brute-force references the property tests hold the solvers to are behind the `oracle`
 //! feature.
 
 pub mod cuts;
 pub mod reach;
 
-/// What a long detection tells its caller while it works; the default methods ignore it.
-/// Enumerations report from every worker thread, hence `Sync`.
+/// What a long detection tells its caller while it works; the default method ignores it.
+/// How far the search got is read off the meters of its budget (`hindsight_budget::Budget`),
+/// which every worker thread counts into.
 pub trait Progress: Sync {
     /// The input has been read; `warnings` are the lines about it (as in the report).
     fn input_read(&self, warnings: &[String]) {
         let _ = warnings;
-    }
-
-    /// `n` more states have been enumerated.
-    fn states(&self, n: u64) {
-        let _ = n;
     }
 }
 

@@ -2,6 +2,7 @@
 //! applied literally (`reach::brute`) and against reachability by simulation, and the theorems
 //! of Chang's thesis that relate them (Figure 6.11, Theorems 14 and 17).
 
+use hindsight_budget::Budget;
 use hindsight_states::reach::brute;
 use hindsight_states::reach::classes::Normalization;
 use hindsight_states::reach::enumerate::{enumerate, Lex};
@@ -190,7 +191,8 @@ fn choices(max: usize) -> impl Strategy<Value = Vec<(u8, u8, u8)>> {
 fn check_classes(l: &Loset) {
     let all = brute::all_states(l);
     let reachable = set(brute::reachable(l));
-    let reach = Reach::new(l);
+    let budget = Budget::unlimited();
+    let reach = Reach::new(l, &budget);
     let Validity::Valid(run) = &reach.validity else {
         panic!("a trace recorded in order gives a valid loset");
     };
@@ -283,12 +285,13 @@ proptest! {
         let l = out_of_order(&c, threads, locks);
         let end = l.final_state();
         let valid = brute::reachable(&l).contains(&end);
-        match search::check_valid(&l) {
+        match search::check_valid(&l, &Budget::unlimited()) {
             Validity::Valid(run) => {
                 prop_assert!(valid);
                 prop_assert_eq!(replay(&l, &vec![0; l.processes()], &run), Some(end));
             }
             Validity::Invalid(_) => prop_assert!(!valid),
+            Validity::Unknown { .. } => prop_assert!(false, "an unlimited budget ran out"),
         }
         // Reachable ⊆ strongly feasible holds in any loset, valid or not.
         for g in brute::reachable(&l) {

@@ -145,6 +145,8 @@ pub struct AnalysisOutput {
     /// What the analysis has to say about inputs it accepted: about the trace (`input` unset;
     /// the report names the trace), or about an input of its own such as a spec file.
     pub warnings: Vec<Diagnostic>,
+    /// The analysis stopped a search of its own undecided (its budget ran out).
+    pub unknown: bool,
 }
 
 /// A warning of an analysis about the trace it accepted, at `position` (the report names the

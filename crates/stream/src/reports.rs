@@ -59,6 +59,7 @@ pub fn analyse_trace_to(
         report.findings = output.findings;
         report.summary = output.summary;
         report.rules = output.rules;
+        report.unknown = output.unknown;
         // Warnings about inputs of the analysis' own first (it read them first), then the
         // trace's, then the analysis' own about the trace.
         let (own_inputs, about_trace): (Vec<Diagnostic>, Vec<Diagnostic>) =

@@ -254,7 +254,8 @@ fn check(trace: &Trace) -> Result<(), TestCaseError> {
         .collect();
     prop_assert_eq!(class_keys, triple_keys);
     // Every class representative gets a schedule that replays.
-    let scheduler = hindsight_stream::atomicity::schedule::Scheduler::new(analysis.kept());
+    let budget = hindsight_budget::Budget::unlimited();
+    let scheduler = hindsight_stream::atomicity::schedule::Scheduler::new(analysis.kept(), &budget);
     for v in &classes {
         let run = scheduler.build(v).map_err(TestCaseError::fail)?;
         let order: Vec<u64> = run

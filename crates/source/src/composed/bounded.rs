@@ -10,7 +10,8 @@
 //! It knows the instructions and the classification, not the syntax.
 
 use super::ir::{Code, Instr, PExpr, Value};
-use super::verify::{explore, EnvModel, Explored, Limits, VerifyResult};
+use super::verify::{explore, stopped, EnvModel, Explored, Limits, VerifyResult};
+use hindsight_budget::Budget;
 use std::collections::BTreeMap;
 
 /// The size of the domain.
@@ -66,8 +67,8 @@ fn constants(e: &PExpr, out: &mut Vec<Value>) {
     }
 }
 
-/// Runs the bounded check.
-pub fn check(code: &Code, domain: &Domain) -> BoundedResult {
+/// Runs the bounded check within `budget`.
+pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
     let mut consts = Vec::new();
     for i in &code.instrs {
         match i {
@@ -174,7 +175,7 @@ pub fn check(code: &Code, domain: &Domain) -> BoundedResult {
     let mut pruned = 0;
     for args in &combos {
         for init in &inits {
-            match explore(code, args, init.clone(), &env, &domain.limits) {
+            match explore(code, args, init.clone(), &env, &domain.limits, budget) {
                 Ok(c) => {
                     states += c.states;
                     pruned += c.pruned;
@@ -197,6 +198,13 @@ pub fn check(code: &Code, domain: &Domain) -> BoundedResult {
                 Err(Explored::Limit(n)) => {
                     return BoundedResult {
                         result: VerifyResult::NotProved(format!("gave up after {n} states")),
+                        states: states + n,
+                        domain: domain_text,
+                    }
+                }
+                Err(Explored::Budget(spent, n)) => {
+                    return BoundedResult {
+                        result: VerifyResult::NotProved(stopped(spent, states + n)),
                         states: states + n,
                         domain: domain_text,
                     }

@@ -26,6 +26,7 @@ pub mod parser;
 pub mod report;
 pub mod verify;
 
+use hindsight_budget::Budget;
 pub use hindsight_syntax::SyntaxError;
 
 pub use classify::{classify, Class, Classification, Reason};
@@ -69,16 +70,23 @@ pub struct Analysed {
 }
 
 /// Classifies and verifies every operation of `program` (with `bounded`, data-dependent
-/// operations get the bounded check).
-pub fn analyse(program: &ast::Program, bounded: bool) -> Vec<Analysed> {
+/// operations get the bounded check), within `budget`.
+pub fn analyse(program: &ast::Program, bounded: bool, budget: &Budget) -> Vec<Analysed> {
     program
         .operations
         .iter()
-        .map(|op| analyse_one(program, op, bounded))
+        .map(|op| analyse_one(program, op, bounded, budget))
         .collect()
 }
 
-pub fn analyse_one(program: &ast::Program, op: &ast::Operation, bounded: bool) -> Analysed {
+/// Classifies and verifies one operation within `budget`: once it is spent, the verdict is
+/// not proved, with the states explored until then.
+pub fn analyse_one(
+    program: &ast::Program,
+    op: &ast::Operation,
+    bounded: bool,
+    budget: &Budget,
+) -> Analysed {
     let classification = classify(program, op);
     let code = ir::lower(program, op);
     let mut out = Analysed {
@@ -100,7 +108,7 @@ pub fn analyse_one(program: &ast::Program, op: &ast::Operation, bounded: bool) -
             return out;
         }
         out.bounded = true;
-        let r = bounded::check(&code, &bounded::Domain::default());
+        let r = bounded::check(&code, &bounded::Domain::default(), budget);
         out.states = r.states;
         match r.result {
             VerifyResult::Violation(c) => {
@@ -117,7 +125,12 @@ pub fn analyse_one(program: &ast::Program, op: &ast::Operation, bounded: bool) -
         }
         return out;
     }
-    match verify(&code, &out.classification, &verify::Limits::default()) {
+    match verify(
+        &code,
+        &out.classification,
+        &verify::Limits::default(),
+        budget,
+    ) {
         VerifyResult::Linearizable { states } => {
             out.verdict = Verdict::Linearizable;
             out.states = states;

@@ -2,6 +2,7 @@
 //! summary, and as the text the paper's figures suggest.
 
 use super::{analyse_one, parse, Analysed, Class, Verdict};
+use hindsight_budget::Budget;
 use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_syntax::Diagnostic;
 use serde_json::{json, Map, Value};
@@ -18,6 +19,7 @@ pub fn analyse_file(
     input: &str,
     bounded: bool,
     operation: Option<&str>,
+    budget: &Budget,
 ) -> Result<Report, Diagnostic> {
     let mut program = parse(text).map_err(|e| e.in_input(input))?;
     if let Some(name) = operation {
@@ -31,14 +33,25 @@ pub fn analyse_file(
         program.operations.retain(|o| o.name == name);
     }
     let mut results = Vec::new();
+    budget.add_total(program.operations.len() as u64);
     for op in &program.operations {
         let started = Instant::now();
-        let a = analyse_one(&program, op, bounded);
+        let a = analyse_one(&program, op, bounded, budget);
         results.push((a, started.elapsed().as_secs_f64() * 1e3));
+        budget.add_done(1);
     }
     let mut report = report(input, &results);
+    report.note_budget(budget);
     let mut text = Vec::new();
     write_text(&mut text, &results).expect("writing to memory");
+    if let Some(spent) = budget.spent() {
+        let mut line = format!(
+            "composed: unknown: the budget ran out (--{}); the operations not proved above were not decided",
+            spent.name()
+        );
+        line.push('\n');
+        text.extend_from_slice(line.as_bytes());
+    }
     report.text = Some(String::from_utf8(text).expect("the text is UTF-8"));
     Ok(report)
 }

@@ -19,6 +19,7 @@
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{apply_map, Code, Instr, Local, Outcome, Shared, Step, Stuck, Value};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -152,14 +153,24 @@ struct Node {
 }
 
 /// Explores every interleaving of `code` run on `args` from `init` with the environment
-/// `env`; returns the first violation of Definition 3.1 or the number of states.
+/// `env`; returns the first violation of Definition 3.1 or the number of states. Stops when
+/// `budget` is spent, its nodes and visited set accounted to the memory limit.
 pub fn explore(
     code: &Code,
     args: &[Value],
     init: Shared,
     env: &EnvModel,
     limits: &Limits,
+    budget: &Budget,
 ) -> Result<Coverage, Explored> {
+    let mut meter = Meter::new(budget);
+    let mut account = Account::new(budget);
+    // A state is held twice (as a node and in the visited set), with what its values point to:
+    // counted at twice its inline size, an estimate.
+    let per_state = 2 * (std::mem::size_of::<Node>() + std::mem::size_of::<(Local, Shared, Lp)>());
+    // Small explorations never reach a poll of the meter: one here, so that a spent budget
+    // stops every later one.
+    budget.check().map_err(|spent| Explored::Budget(spent, 0))?;
     let start = code.start(args);
     let mut pruned = 0;
     let mut sequential: FxHashMap<Shared, Result<(Outcome, Shared), Stuck>> = FxHashMap::default();
@@ -185,6 +196,13 @@ pub fn explore(
     while let Some(Reverse((_, _, at))) = queue.pop() {
         if nodes.len() > limits.max_states {
             return Err(Explored::Limit(nodes.len()));
+        }
+        let within = match meter.step() {
+            Ok(()) if meter.polled() => account.hold((nodes.len() * per_state) as u64),
+            other => other,
+        };
+        if let Err(spent) = within {
+            return Err(Explored::Budget(spent, nodes.len()));
         }
         let (local, shared, lp) = {
             let n = &nodes[at];
@@ -374,6 +392,8 @@ pub enum Explored {
     Violation(Box<Counterexample>),
     Stuck(Stuck),
     Limit(usize),
+    /// The budget ran out after this many states.
+    Budget(Spent, usize),
 }
 
 type SeqRun<'a> = dyn FnMut(&Shared) -> Result<(Outcome, Shared), Stuck> + 'a;
@@ -571,7 +591,12 @@ fn describe_step(code: &Code, pc: usize, step: &Step) -> String {
 
 /// Verifies a data-independent operation: Definition 3.1 on every trace over the reduced
 /// domain of its class.
-pub fn verify(code: &Code, class: &Classification, limits: &Limits) -> VerifyResult {
+pub fn verify(
+    code: &Code,
+    class: &Classification,
+    limits: &Limits,
+    budget: &Budget,
+) -> VerifyResult {
     if class.class == Class::DataDependent {
         return VerifyResult::NotProved("data-dependent".into());
     }
@@ -605,7 +630,7 @@ pub fn verify(code: &Code, class: &Classification, limits: &Limits) -> VerifyRes
             inits.push(BTreeMap::from([((0u8, key.clone()), env_value.clone())]));
         }
         for init in inits {
-            match explore(code, &args, code.shared(init), &env, limits) {
+            match explore(code, &args, code.shared(init), &env, limits, budget) {
                 Ok(c) => total += c.states,
                 Err(Explored::Violation(c)) => return VerifyResult::Violation(c),
                 Err(Explored::Stuck(Stuck(why))) => return VerifyResult::NotProved(why),
@@ -614,8 +639,19 @@ pub fn verify(code: &Code, class: &Classification, limits: &Limits) -> VerifyRes
                         "gave up after {n} states (raise the limit)"
                     ))
                 }
+                Err(Explored::Budget(spent, n)) => {
+                    return VerifyResult::NotProved(stopped(spent, total + n))
+                }
             }
         }
     }
     VerifyResult::Linearizable { states: total }
+}
+
+/// Why a search stopped by its budget proved nothing.
+pub fn stopped(spent: Spent, states: usize) -> String {
+    format!(
+        "stopped after {states} states: the budget ran out (--{})",
+        spent.name()
+    )
 }

@@ -5,7 +5,8 @@
 //! level of the lattice, which can be exponential in the number of processes: it is here as the
 //! thesis's baseline.
 //!
-//! It knows nothing of predicates; a visitor sees each state once.
+//! It knows nothing of predicates; a visitor sees each state once, and is told how many bytes
+//! the levels hold as they grow (`Visitor::hold`), so that a memory budget can stop it.
 
 use super::poset::Poset;
 use super::Visitor;
@@ -46,6 +47,8 @@ pub fn bfs<V: Visitor + ?Sized>(
                     continue;
                 }
                 next.extend_from_slice(&h);
+                let held = (level.capacity() + next.capacity()) * std::mem::size_of::<u32>();
+                visit.hold(held as u64)?;
             }
         }
         std::mem::swap(&mut level, &mut next);

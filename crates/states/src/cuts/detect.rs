@@ -15,6 +15,7 @@ use super::predicate::{parse_predicate, Bound, Predicate};
 use super::quicklex::QuickLex;
 use super::{bounded, Algorithm, Visitor};
 use crate::Progress;
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::Report;
 use hindsight_stream::reports::{pass_warnings, trace_info};
@@ -148,12 +149,16 @@ impl Options {
 /// Detects the predicate of `options` in the consistent global states of `input` (whose name,
 /// as the user gave it, is `name`) and reports: the satisfying states as findings (none when
 /// counting), and what was enumerated in the summary. Errors in the input, the predicate or
-/// the options come back as diagnostics.
+/// the options come back as diagnostics. The enumeration stops when `budget` is spent (BFS's
+/// levels are accounted to its memory limit); the report is then unknown, with the states
+/// enumerated so far, the frontier it stopped at (sequential enumerators) and the share of
+/// intervals done (ParaMount, online).
 pub fn detect(
     input: Input<'_>,
     name: &str,
     options: &Options,
     progress: &dyn Progress,
+    budget: &Budget,
 ) -> Result<Report, Diagnostic> {
     let poset_file = !matches!(input, Input::Trace(..));
     let predicate = options.check(poset_file)?;
@@ -163,7 +168,7 @@ pub fn detect(
             .unwrap_or(1)
     });
     let search = SearchOptions {
-        progress,
+        budget,
         keep: options.keep().0,
         first: options.keep().1,
     };
@@ -245,7 +250,22 @@ pub fn detect(
     }
     // Whether every consistent state was enumerated (not stopped at a first or a limit).
     s.insert("complete".into(), Value::from(outcome.complete));
+    if let Some(at) = &outcome.stopped_at {
+        let frontier: serde_json::Map<String, Value> = tp
+            .threads
+            .iter()
+            .zip(at)
+            .map(|(&t, &i)| (tp.names.thread(t).to_owned(), Value::from(i)))
+            .collect();
+        s.insert("stopped_at".into(), Value::Object(frontier));
+    }
+    if outcome.intervals > 0 && budget.spent().is_some() {
+        s.insert("intervals_done".into(), Value::from(outcome.intervals_done));
+        s.insert("intervals".into(), Value::from(outcome.intervals));
+    }
     s.insert("seconds".into(), Value::from((seconds * 1e6).round() / 1e6));
+    report.note_budget(budget);
+    // A state found before the budget ran out is a finding; only the rest is unknown.
     Ok(report)
 }
 
@@ -334,7 +354,7 @@ fn bind<'a>(
 
 /// What every search of one detection shares.
 struct SearchOptions<'a> {
-    progress: &'a dyn Progress,
+    budget: &'a Budget,
     /// How many satisfying states to keep (0 = only count).
     keep: u64,
     /// Stop at the first satisfying state.
@@ -350,6 +370,12 @@ struct Outcome {
     found: Vec<Vec<u32>>,
     /// Whether every state was enumerated.
     complete: bool,
+    /// A sequential enumeration stopped by the budget: the first state it did not check
+    /// (every state before it in the enumerator's order was checked).
+    stopped_at: Option<Vec<u32>>,
+    /// ParaMount and online: the intervals enumerated to their end, of those started.
+    intervals_done: u64,
+    intervals: u64,
 }
 
 impl Outcome {
@@ -359,6 +385,8 @@ impl Outcome {
         self.satisfying += other.satisfying;
         self.found.extend(other.found);
         self.complete &= other.complete;
+        self.intervals += 1;
+        self.intervals_done += u64::from(other.complete);
     }
 }
 
@@ -371,6 +399,7 @@ fn enumerate(
     options: &SearchOptions<'_>,
 ) -> Outcome {
     if enumerator == Enumerator::ParaMount {
+        options.budget.add_total(poset.events().max(1));
         let best = AtomicUsize::new(usize::MAX);
         let results = paramount(
             poset,
@@ -396,7 +425,9 @@ fn enumerate(
         Algorithm::QuickLex => QuickLex::new(poset).enumerate(&lo, &hi, &mut s),
         algorithm => bounded(poset, algorithm, &lo, &hi, &mut s),
     };
-    s.finish(flow)
+    let mut outcome = s.finish(flow);
+    outcome.stopped_at = outcome.stopped_at.take().filter(|_| !outcome.complete);
+    outcome
 }
 
 /// The largest batch of intervals [`online`] enumerates at once.
@@ -455,6 +486,7 @@ fn online(
             target = target.max(before / 2);
         }
         if pending > 0 && (pending >= target || end) {
+            search.budget.add_total(pending);
             let batch = e.take();
             let e = &*e;
             let bound = bind(predicate, e.store())?;
@@ -469,6 +501,10 @@ fn online(
             outcome.found.truncate(search.keep as usize);
             if search.first && !outcome.found.is_empty() {
                 // The first satisfying state: nothing read later can come before it.
+                outcome.complete = false;
+                break;
+            }
+            if search.budget.spent().is_some() {
                 outcome.complete = false;
                 break;
             }
@@ -491,27 +527,30 @@ fn online(
             let flow = s.visit(&[]);
             let complete = outcome.complete;
             outcome = s.finish(flow);
-            outcome.complete = complete;
+            outcome.complete = complete && outcome.complete;
+            outcome.stopped_at = None;
             tp
         }
     };
     Ok((tp, outcome))
 }
 
-/// How many states a search enumerates between two reports to [`Progress`].
-const PROGRESS_BATCH: u64 = 1 << 22;
-
 /// What one enumeration (or one ParaMount interval) saw.
 struct Search<'a> {
     bound: Option<&'a Bound<'a>>,
     options: &'a SearchOptions<'a>,
     states: u64,
-    unreported: u64,
     satisfying: u64,
     found: Vec<Vec<u32>>,
     /// ParaMount: the interval searched, to stop when an earlier one already found a state.
     interval: usize,
     best: Option<&'a AtomicUsize>,
+    meter: Meter<'a>,
+    /// The states the enumerator holds (BFS's levels).
+    account: Account<'a>,
+    /// The frontier at the last poll of the budget: where it stopped, once spent.
+    at: Vec<u32>,
+    spent: Option<Spent>,
 }
 
 impl<'a> Search<'a> {
@@ -525,35 +564,46 @@ impl<'a> Search<'a> {
             bound,
             options,
             states: 0,
-            unreported: 0,
             satisfying: 0,
             found: Vec::new(),
             interval,
             best,
+            meter: Meter::new(options.budget),
+            account: Account::new(options.budget),
+            at: Vec::new(),
+            spent: None,
         }
     }
 
-    /// The outcome, once the enumerator returned `flow`; the states not yet reported are.
+    /// The outcome, once the enumerator returned `flow`.
     fn finish(self, flow: ControlFlow<()>) -> Outcome {
-        self.options.progress.states(self.unreported);
+        if self.best.is_some() {
+            self.options.budget.add_done(1);
+        }
         Outcome {
             states: self.states,
             satisfying: self.satisfying,
             found: self.found,
             complete: flow.is_continue(),
+            stopped_at: self.spent.map(|_| self.at),
+            intervals_done: 0,
+            intervals: 0,
         }
     }
 }
 
 impl Search<'_> {
-    /// Every [`PROGRESS_BATCH`] states (and at the first): reports them, and stops if an
-    /// earlier ParaMount interval already found a state.
+    /// At the first state and every time the meter polls the budget: stops if it is spent
+    /// (`g`, not yet checked, is where), or if an earlier ParaMount interval already found a
+    /// state.
     #[cold]
     #[inline(never)]
-    fn checkpoint(&mut self) -> ControlFlow<()> {
-        if self.unreported == PROGRESS_BATCH {
-            self.options.progress.states(self.unreported);
-            self.unreported = 0;
+    fn checkpoint(&mut self, g: &[u32]) -> ControlFlow<()> {
+        self.at.clear();
+        self.at.extend_from_slice(g);
+        if let Err(spent) = self.options.budget.check() {
+            self.spent = Some(spent);
+            return ControlFlow::Break(());
         }
         match self.best {
             Some(best) if best.load(Ordering::Relaxed) < self.interval => ControlFlow::Break(()),
@@ -586,14 +636,24 @@ impl Visitor for Search<'_> {
     /// Inlined into the enumerators' loops, with the rare paths kept out of them.
     #[inline(always)]
     fn visit(&mut self, g: &[u32]) -> ControlFlow<()> {
-        self.states += 1;
-        self.unreported += 1;
-        if self.unreported == PROGRESS_BATCH || self.states == 1 {
-            self.checkpoint()?;
+        if self.meter.step().is_err() || self.meter.polled() || self.states == 0 {
+            self.checkpoint(g)?;
         }
+        self.states += 1;
         match self.bound {
             Some(bound) if bound.holds(g) => self.satisfied(g),
             _ => ControlFlow::Continue(()),
+        }
+    }
+
+    #[inline(always)]
+    fn hold(&mut self, bytes: u64) -> ControlFlow<()> {
+        match self.account.hold(bytes) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(spent) => {
+                self.spent = Some(spent);
+                ControlFlow::Break(())
+            }
         }
     }
 }

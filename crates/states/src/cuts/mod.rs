@@ -29,6 +29,16 @@ use std::ops::ControlFlow;
 /// 0 = no event of that process). Returning `Break` stops the enumeration.
 pub trait Visitor {
     fn visit(&mut self, frontier: &[u32]) -> ControlFlow<()>;
+
+    /// The enumerator now holds `bytes` of states or memo (BFS's levels, reach's memo of strong
+    /// feasibility; the other enumerators hold a few frontiers and never call it). It is
+    /// called as those grow, or after a unit of work that visits no state. Returning `Break`
+    /// stops the enumeration: a budget is spent.
+    #[inline(always)]
+    fn hold(&mut self, bytes: u64) -> ControlFlow<()> {
+        let _ = bytes;
+        ControlFlow::Continue(())
+    }
 }
 
 impl<F: FnMut(&[u32]) -> ControlFlow<()>> Visitor for F {

@@ -17,6 +17,7 @@ use crate::cuts::detect::PredicateText;
 use crate::cuts::poset::{Poset, TracePoset};
 use crate::cuts::predicate::{parse_predicate, Predicate};
 use crate::Progress;
+use hindsight_budget::Budget;
 use hindsight_report::Report;
 use hindsight_stream::reports::pass_warnings;
 use hindsight_stream::{observe_any, RunOptions};
@@ -58,13 +59,16 @@ impl Options {
 
 /// Reads the trace `reader` reads (its name as the user gave it: `name`) into its loset and
 /// answers what `options` ask. Errors in the trace, the predicate or the state come back as
-/// diagnostics; the trace's warnings go to `progress` as soon as it has been read.
+/// diagnostics; the trace's warnings go to `progress` as soon as it has been read. Every
+/// search and enumeration stops when `budget` is spent: the report is then unknown, with the
+/// states counted so far and where the enumeration stopped.
 pub fn analyse(
     reader: &mut AnyReader,
     name: &str,
     run: RunOptions,
     options: &Options,
     progress: &dyn Progress,
+    budget: &Budget,
 ) -> Result<Report, Diagnostic> {
     options.check()?;
     let format = reader.format();
@@ -95,7 +99,7 @@ pub fn analyse(
         _ => None,
     };
     let started = Instant::now();
-    let reach = Reach::new(&loset);
+    let reach = Reach::new(&loset, budget);
 
     let mut report = Report::new("reach");
     report.warnings = warnings;
@@ -110,8 +114,17 @@ pub fn analyse(
     );
     t.insert("intervals".into(), Value::from(loset.intervals.len()));
     report.rules = rules();
-    let valid = matches!(reach.validity, Validity::Valid(_));
-    report.summary.insert("valid".into(), Value::from(valid));
+    let valid = match &reach.validity {
+        Validity::Valid(_) => Value::from(true),
+        Validity::Invalid(_) => Value::from(false),
+        Validity::Unknown { explored, .. } => {
+            report
+                .summary
+                .insert("validity_search_states".into(), Value::from(*explored));
+            Value::from("unknown")
+        }
+    };
+    report.summary.insert("valid".into(), valid);
 
     if options.check_valid {
         if let Validity::Invalid(why) = &reach.validity {
@@ -119,10 +132,10 @@ pub fn analyse(
         }
     }
     if let Some(g) = &state {
-        decide_state(&reach, g, options.exact, &mut report);
+        decide_state(&reach, g, options.exact, budget, &mut report);
     }
     if options.count {
-        count(&reach, options.exact, &mut report.summary);
+        count(&reach, options.exact, &loset, &mut report.summary);
     }
     if let (Some(p), Some(proj), Some(bound)) = (&predicate, &projection, &bound) {
         let mut frontier = vec![0u32; loset.processes()];
@@ -138,6 +151,9 @@ pub fn analyse(
         s.insert("states".into(), Value::from(detection.states));
         s.insert("satisfying".into(), Value::from(detection.satisfying));
         s.insert("complete".into(), Value::from(detection.complete));
+        if let Some(at) = &detection.stopped_at {
+            s.insert("stopped_at".into(), shown_state(&loset, at));
+        }
         if detection.unreachable > 0 {
             s.insert(
                 "satisfying_unreachable".into(),
@@ -152,12 +168,25 @@ pub fn analyse(
         "milliseconds".into(),
         Value::from(started.elapsed().as_secs_f64() * 1e3),
     );
+    report.note_budget(budget);
     Ok(report)
+}
+
+/// A state as a summary shows it: each thread's name with its number of events.
+fn shown_state(loset: &Loset, g: &[u32]) -> Value {
+    Value::Object(
+        loset
+            .threads
+            .iter()
+            .zip(g)
+            .map(|(&t, &i)| (loset.names.thread(t).to_owned(), Value::from(i)))
+            .collect(),
+    )
 }
 
 /// The verdict on the state `g`: a finding if reachable, the summary's `verdict` and `reason`
 /// otherwise.
-fn decide_state(reach: &Reach<'_>, g: &[u32], exact: bool, report: &mut Report) {
+fn decide_state(reach: &Reach<'_>, g: &[u32], exact: bool, budget: &Budget, report: &mut Report) {
     let loset = reach.loset;
     let s = &mut report.summary;
     match reach.decide(g, exact) {
@@ -171,20 +200,22 @@ fn decide_state(reach: &Reach<'_>, g: &[u32], exact: bool, report: &mut Report) 
         }
         Verdict::Unknown => {
             s.insert("verdict".into(), Value::from("unknown"));
-            s.insert(
-                "reason".into(),
-                Value::from("strongly feasible, neither lock-free nor viable; --exact searches"),
-            );
+            let reason = match budget.spent() {
+                Some(_) => "strongly feasible, neither lock-free nor viable; the search for a run stopped when the budget ran out",
+                None => "strongly feasible, neither lock-free nor viable; --exact searches",
+            };
+            s.insert("reason".into(), Value::from(reason));
         }
     }
 }
 
-/// Counts the strongly feasible states and, with `exact`, the reachable ones by proof.
-fn count(reach: &Reach<'_>, exact: bool, summary: &mut Map<String, Value>) {
+/// Counts the strongly feasible states and, with `exact`, the reachable ones by proof; if the
+/// budget runs out, those counted so far and where the enumeration stopped.
+fn count(reach: &Reach<'_>, exact: bool, loset: &Loset, summary: &mut Map<String, Value>) {
     let mut states = 0u64;
     let mut reachable = 0u64;
     let mut by = [0u64; 3];
-    let stats = enumerate::enumerate(reach.loset, Lex::Lex2, &mut |g: &[u32]| {
+    let mut within = reach.within(|g: &[u32]| {
         states += 1;
         if exact {
             if let Verdict::Reachable { proof, .. } = reach.decide(g, true) {
@@ -194,7 +225,13 @@ fn count(reach: &Reach<'_>, exact: bool, summary: &mut Map<String, Value>) {
         }
         ControlFlow::Continue(())
     });
+    let stats = enumerate::enumerate(reach.loset, Lex::Lex2, &mut within);
+    let stopped_at = within.stopped_at();
+    drop(within);
     summary.insert("states".into(), Value::from(states));
+    if let Some(at) = &stopped_at {
+        summary.insert("stopped_at".into(), shown_state(loset, at));
+    }
     summary.insert(
         "strong_feasibility_checks".into(),
         Value::from(stats.checks),

@@ -555,6 +555,8 @@ pub struct StrongFeasibility {
     key: Vec<u32>,
     /// Normalizations actually run.
     pub normalizations: u64,
+    /// An estimate of the bytes the memo holds (its keys' boxes and its slots).
+    pub bytes: u64,
 }
 
 /// Entries kept before the memo starts over (bounds its memory).
@@ -587,7 +589,9 @@ impl StrongFeasibility {
         let v = matches!(loset.normalize(&f, g), Normalization::Acyclic(_));
         if self.memo.len() >= MEMO_LIMIT {
             self.memo.clear();
+            self.bytes = 0;
         }
+        self.bytes += (self.key.len() * 4 + 16 + 24) as u64;
         self.memo.insert(self.key.clone().into_boxed_slice(), v);
         v
     }

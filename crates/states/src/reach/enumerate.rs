@@ -105,7 +105,14 @@ pub fn enumerate<V: Visitor + ?Sized>(loset: &Loset, lex: Lex, visit: &mut V) ->
                 Lex::Lex2 if prev_strong && sum <= 1 => true,
                 _ => {
                     stats.checks += 1;
-                    strong_feasibility.check(loset, &g)
+                    let strong = strong_feasibility.check(loset, &g);
+                    // A check may prune: the visitor hears of the work (and the memo's
+                    // growth) even when no state is visited for a long while.
+                    if visit.hold(strong_feasibility.bytes).is_break() {
+                        stats.normalizations = strong_feasibility.normalizations;
+                        return stats;
+                    }
+                    strong
                 }
             };
             prev_strong = strong;

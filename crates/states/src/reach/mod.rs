@@ -20,10 +20,13 @@ pub mod search;
 
 pub use analyse::{analyse, Options};
 
+use crate::cuts::Visitor;
 use classes::{Cycle, Normalization, Normalized};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_trace::LockId;
 use loset::{Ev, Loset};
 use search::{check_valid, project, replay, search_run, Validity};
+use std::ops::ControlFlow;
 
 /// Sub-losets with at most this many candidate states are searched even without `exact`.
 pub const SMALL_SEARCH: u64 = 1 << 12;
@@ -63,7 +66,7 @@ pub enum Verdict {
     },
     Unreachable(Refutation),
     /// Strongly feasible, neither lock-free nor viable, and too large to search without
-    /// `exact`.
+    /// `exact`, or the search for a run stopped when the budget ran out.
     Unknown,
 }
 
@@ -74,19 +77,22 @@ impl Verdict {
 }
 
 /// A loset with what every decision needs: its validity (with a run to the final state) and,
-/// computed on first use, the loset normalized with happened-before (`L''` of Definition 22).
+/// computed on first use, the loset normalized with happened-before (`L''` of Definition 22);
+/// and the budget every search and enumeration over it polls.
 pub struct Reach<'a> {
     pub loset: &'a Loset,
     pub validity: Validity,
     normal: std::cell::OnceCell<Option<Normalized>>,
+    budget: &'a Budget,
 }
 
 impl<'a> Reach<'a> {
-    pub fn new(loset: &'a Loset) -> Reach<'a> {
+    pub fn new(loset: &'a Loset, budget: &'a Budget) -> Reach<'a> {
         Reach {
             loset,
-            validity: check_valid(loset),
+            validity: check_valid(loset, budget),
             normal: std::cell::OnceCell::new(),
+            budget,
         }
     }
 
@@ -102,7 +108,7 @@ impl<'a> Reach<'a> {
                         Normalization::Cycle(_) => None,
                     }
                 }
-                Validity::Invalid(_) => None,
+                Validity::Invalid(_) | Validity::Unknown { .. } => None,
             })
             .as_ref()
     }
@@ -111,14 +117,15 @@ impl<'a> Reach<'a> {
     pub fn run(&self) -> Option<&[Ev]> {
         match &self.validity {
             Validity::Valid(r) => Some(r),
-            Validity::Invalid(_) => None,
+            Validity::Invalid(_) | Validity::Unknown { .. } => None,
         }
     }
 
     /// Decides `g` along Fig. 6.12: infeasible or not strongly feasible means unreachable;
     /// lock-free feasible or viable (in a valid loset) means reachable; otherwise, with
     /// `exact`, a search from the greatest lock-free feasible state below `g` (from the empty
-    /// state if the loset is not valid) decides, else the answer is unknown.
+    /// state if the loset is not valid) decides, else (or if the budget runs out during the
+    /// search) the answer is unknown.
     pub fn decide(&self, g: &[u32], exact: bool) -> Verdict {
         let l = self.loset;
         let n = l.processes();
@@ -168,9 +175,11 @@ impl<'a> Reach<'a> {
         };
         // A state from which the normalized rest (its held intervals first, `g`'s dynamic orders
         // last) has a cycle cannot lead to `g`: cut it.
-        let outcome = search_run(l, &from, g, |s| {
-            matches!(l.normalize(s, g), Normalization::Cycle(_))
-        });
+        let prune = |s: &[u32]| matches!(l.normalize(s, g), Normalization::Cycle(_));
+        let outcome = search_run(l, &from, g, prune, self.budget);
+        if outcome.spent.is_some() {
+            return Verdict::Unknown;
+        }
         match outcome.run {
             Some(rest) => {
                 let mut run = prefix;
@@ -205,6 +214,8 @@ pub struct Detection {
     pub found: Option<(Vec<u32>, Verdict)>,
     /// Whether every strongly feasible state was enumerated (no reachable one stopped it).
     pub complete: bool,
+    /// The enumeration stopped when the budget ran out: the first state it did not check.
+    pub stopped_at: Option<Vec<u32>>,
 }
 
 impl Reach<'_> {
@@ -213,7 +224,7 @@ impl Reach<'_> {
     pub fn detect(&self, holds: &mut dyn FnMut(&[u32]) -> bool, exact: bool) -> Detection {
         let mut d = Detection::default();
         let mut unknown: Option<Vec<u32>> = None;
-        enumerate::enumerate(self.loset, enumerate::Lex::Lex2, &mut |g: &[u32]| {
+        let mut within = self.within(|g: &[u32]| {
             d.states += 1;
             if !holds(g) {
                 return std::ops::ControlFlow::Continue(());
@@ -234,10 +245,80 @@ impl Reach<'_> {
                 }
             }
         });
+        enumerate::enumerate(self.loset, enumerate::Lex::Lex2, &mut within);
+        let stopped_at = within.stopped_at();
         if d.found.is_none() {
-            d.complete = true;
+            d.complete = stopped_at.is_none();
             d.found = unknown.map(|g| (g, Verdict::Unknown));
         }
+        d.stopped_at = stopped_at;
         d
+    }
+
+    /// A visitor of an enumeration over this loset that calls `visit` within the budget.
+    pub fn within<F: FnMut(&[u32]) -> ControlFlow<()>>(&self, visit: F) -> Within<'_, F> {
+        Within {
+            meter: Meter::new(self.budget),
+            account: Account::new(self.budget),
+            at: Vec::new(),
+            spent: None,
+            visit,
+        }
+    }
+}
+
+/// A visitor of the strongly feasible states that polls a budget at every state and every
+/// check of the walk (`Visitor::hold`), and accounts the walk's memo to its memory limit; it
+/// stops the walk once the budget is spent.
+pub struct Within<'b, F> {
+    meter: Meter<'b>,
+    account: Account<'b>,
+    /// The state at the last poll: where the walk stopped, once the budget is spent.
+    at: Vec<u32>,
+    spent: Option<Spent>,
+    visit: F,
+}
+
+impl<F> Within<'_, F> {
+    /// Where the walk stopped if the budget ran out: the first state it did not check (or,
+    /// stopped between states, the last it checked at a poll).
+    pub fn stopped_at(&self) -> Option<Vec<u32>> {
+        self.spent.map(|_| self.at.clone())
+    }
+
+    fn stop(&mut self, spent: Spent) -> ControlFlow<()> {
+        self.spent = Some(spent);
+        ControlFlow::Break(())
+    }
+}
+
+impl<F: FnMut(&[u32]) -> ControlFlow<()>> Visitor for Within<'_, F> {
+    fn visit(&mut self, g: &[u32]) -> ControlFlow<()> {
+        let first = self.at.is_empty();
+        let mut status = self.meter.step();
+        if self.meter.polled() || first {
+            self.at.clear();
+            self.at.extend_from_slice(g);
+            status = status.and_then(|()| self.meter.budget().check());
+        } else if let (Ok(()), Some(spent)) = (status, self.meter.budget().spent()) {
+            // A search of a decision spent it.
+            status = Err(spent);
+        }
+        if let Err(spent) = status {
+            return self.stop(spent);
+        }
+        (self.visit)(g)
+    }
+
+    /// After each strong-feasibility check, which may normalize a sub-loset: a heavy step.
+    fn hold(&mut self, bytes: u64) -> ControlFlow<()> {
+        let within = match self.meter.heavy_step() {
+            Ok(()) => self.account.hold(bytes),
+            other => other,
+        };
+        match within {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(spent) => self.stop(spent),
+        }
     }
 }

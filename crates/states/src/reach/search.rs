@@ -10,6 +10,7 @@
 
 use super::classes::{Cycle, Normalization};
 use super::loset::{Ev, Loset};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -120,6 +121,15 @@ impl Seen {
             Seen::Plain(s) => s.insert(g.to_vec().into_boxed_slice()),
         }
     }
+
+    /// An estimate of the bytes held: the table's slots and, unpacked, each state's box.
+    fn bytes(&self, processes: usize) -> u64 {
+        let bytes = match self {
+            Seen::Packed(_, s) => s.capacity() * (16 + 1),
+            Seen::Plain(s) => s.capacity() * (16 + 1) + s.len() * (processes * 4 + 16),
+        };
+        bytes as u64
+    }
 }
 
 /// Visits every state reachable from `from` without leaving `to` (`from <= g <= to`), once
@@ -167,18 +177,24 @@ pub struct SearchOutcome {
     pub run: Option<Vec<Ev>>,
     /// States explored.
     pub explored: u64,
+    /// The search stopped, undecided, when this limit of its budget was reached.
+    pub spent: Option<Spent>,
 }
 
 /// Searches a run from `from` to `to` (`from <= to`, `from` feasible) through feasible states
-/// between them, depth-first with memo. `prune(g)` may cut states known to lead nowhere.
+/// between them, depth-first with memo, within `budget` (its memo accounted to the memory
+/// limit). `prune(g)` may cut states known to lead nowhere.
 pub fn search_run(
     loset: &Loset,
     from: &[u32],
     to: &[u32],
     mut prune: impl FnMut(&[u32]) -> bool,
+    budget: &Budget,
 ) -> SearchOutcome {
     let n = loset.processes();
     let mut seen = Seen::new(loset);
+    let mut meter = Meter::new(budget);
+    let mut account = Account::new(budget);
     let mut g = from.to_vec();
     seen.insert(&g);
     let mut explored = 1u64;
@@ -186,6 +202,7 @@ pub fn search_run(
         return SearchOutcome {
             run: Some(Vec::new()),
             explored,
+            spent: None,
         };
     }
     // The path as (process stepped, next process to try at this depth).
@@ -205,6 +222,19 @@ pub fn search_run(
                         return SearchOutcome {
                             run: Some(run_of(from, &path)),
                             explored,
+                            spent: None,
+                        };
+                    }
+                    // `prune` normalizes a sub-loset per state: each state is a heavy step.
+                    let within = match meter.heavy_step() {
+                        Ok(()) => account.hold(seen.bytes(n)),
+                        other => other,
+                    };
+                    if let Err(spent) = within {
+                        return SearchOutcome {
+                            run: None,
+                            explored,
+                            spent: Some(spent),
                         };
                     }
                     if !prune(&g) {
@@ -229,6 +259,7 @@ pub fn search_run(
                 return SearchOutcome {
                     run: None,
                     explored,
+                    spent: None,
                 }
             }
         }
@@ -256,6 +287,11 @@ pub enum Validity {
     /// A run reaching the final state.
     Valid(Vec<Ev>),
     Invalid(Invalidity),
+    /// The search for a run stopped undecided: the budget ran out after `explored` states.
+    Unknown {
+        explored: u64,
+        spent: Spent,
+    },
 }
 
 /// Why the final state is unreachable.
@@ -275,8 +311,8 @@ pub enum Invalidity {
 }
 
 /// Decides validity: the trace order when it recorded its locks in order, otherwise a search
-/// from the empty state to the final one.
-pub fn check_valid(loset: &Loset) -> Validity {
+/// from the empty state to the final one, within `budget`.
+pub fn check_valid(loset: &Loset, budget: &Budget) -> Validity {
     let e = loset.final_state();
     if let Some((l, a, b)) = loset.incompatible_pair(&e) {
         return Validity::Invalid(Invalidity::FinalIncompatible(l, a, b));
@@ -291,7 +327,7 @@ pub fn check_valid(loset: &Loset) -> Validity {
         return Validity::Valid(run);
     }
     let mut blocked = None;
-    let outcome = search_run(loset, &zero, &e, |g| match loset.normalize(g, &e) {
+    let prune = |g: &[u32]| match loset.normalize(g, &e) {
         Normalization::Acyclic(_) => false,
         Normalization::Cycle(c) => {
             if blocked.is_none() {
@@ -299,7 +335,14 @@ pub fn check_valid(loset: &Loset) -> Validity {
             }
             true
         }
-    });
+    };
+    let outcome = search_run(loset, &zero, &e, prune, budget);
+    if let Some(spent) = outcome.spent {
+        return Validity::Unknown {
+            explored: outcome.explored,
+            spent,
+        };
+    }
     match outcome.run {
         Some(run) => Validity::Valid(run),
         None => Validity::Invalid(Invalidity::NoRun {

@@ -35,6 +35,7 @@ pub mod witness;
 
 use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
 use crate::groups::{count, Granularity, Group, Groups, Site};
+use hindsight_budget::Budget;
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::Position;
@@ -43,6 +44,7 @@ use nesting::{NonNested, Pid, Profiles, ThreadLocks};
 use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use witness::{Marks, Occurrence, Recency, VarWitnesses, READ, WRITE};
 
 /// What to compute beyond the violation classes.
@@ -126,6 +128,8 @@ pub struct Atomicity {
     non_nested_count: u64,
     kept: Vec<Kept>,
     events: u64,
+    /// The budget of `--schedule`'s searches (none: unlimited, and not reported).
+    budget: Option<Arc<Budget>>,
 }
 
 /// How many non-nested releases are kept word for word under `--ignore-non-nested`.
@@ -149,6 +153,17 @@ impl Atomicity {
             non_nested_count: 0,
             kept: Vec::new(),
             events: 0,
+            budget: None,
+        }
+    }
+
+    /// The analysis with its schedules' searches (`Options::schedule`) within `budget`: once
+    /// it is spent, the findings left have no schedule and the report says which limit was
+    /// reached.
+    pub fn within(self, budget: Arc<Budget>) -> Atomicity {
+        Atomicity {
+            budget: Some(budget),
+            ..self
         }
     }
 
@@ -473,10 +488,12 @@ impl Analysis for Atomicity {
         } else {
             classes.clone()
         };
+        let unlimited = Budget::unlimited();
+        let budget = self.budget.as_deref().unwrap_or(&unlimited);
         let schedules = self
             .options
             .schedule
-            .then(|| schedule::Scheduler::new(&self.kept));
+            .then(|| schedule::Scheduler::new(&self.kept, budget));
         let mut out = AnalysisOutput::default();
         let mut wrw = 0u64;
         let mut others = 0u64;
@@ -543,6 +560,9 @@ impl Analysis for Atomicity {
         }
         if self.options.all {
             s.insert("triples".into(), Value::from(shown.len()));
+        }
+        if let (true, Some(budget)) = (self.options.schedule, &self.budget) {
+            out.unknown = hindsight_report::note_budget(s, budget);
         }
         if self.options.granularity == Granularity::Grouped {
             s.insert("groups".into(), Value::from(groups));

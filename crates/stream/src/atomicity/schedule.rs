@@ -7,7 +7,9 @@
 //! search over the product of the two threads' positions (Section 2.1's automaton), restricted
 //! to the region where `f` runs after `e1` and `e2` after `f`, trying moves in the order of the
 //! recorded trace first. Phase II has already established that the state `(e, f)` is reachable
-//! (Theorem 1), so the search usually goes straight there; a budget bounds it on huge traces.
+//! (Theorem 1), so the search usually goes straight there; a cap on its states, and the run's
+//! budget (a deadline and a memory limit shared with everything else the run does), bound it
+//! on huge traces.
 //! If no run reaches `e2` (every continuation deadlocks, which the paper rules out by
 //! assumption), the schedule stops right after `f` and says `e2` is not reached.
 //!
@@ -18,13 +20,14 @@
 
 use super::pairing::Violation;
 use super::{Kept, KeptOp};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::join_into;
 use hindsight_trace::{LockId, Names, ThreadId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 /// How many product states one search may visit.
-const BUDGET: usize = 4_000_000;
+const MAX_STATES: usize = 4_000_000;
 
 /// The local run of one thread: its events, and per lock the position intervals during which
 /// it is held (`(acquired at, released at)`, 1-based positions, outermost acquisitions only).
@@ -53,8 +56,9 @@ impl Local<'_> {
     }
 }
 
-/// Builds schedules over a kept trace.
+/// Builds schedules over a kept trace, within a budget.
 pub struct Scheduler<'k> {
+    budget: &'k Budget,
     locals: FxHashMap<ThreadId, Local<'k>>,
     /// Event index -> (thread, 1-based position).
     position: FxHashMap<u64, (ThreadId, u32)>,
@@ -109,7 +113,7 @@ impl Run {
 }
 
 impl<'k> Scheduler<'k> {
-    pub fn new(kept: &'k [Kept]) -> Scheduler<'k> {
+    pub fn new(kept: &'k [Kept], budget: &'k Budget) -> Scheduler<'k> {
         let mut locals: FxHashMap<ThreadId, Local<'k>> = FxHashMap::default();
         let mut position = FxHashMap::default();
         // Fork/join clocks in positions: a thread's current clock, and a forked thread's
@@ -185,7 +189,11 @@ impl<'k> Scheduler<'k> {
                 iv.sort_unstable();
             }
         }
-        Scheduler { locals, position }
+        Scheduler {
+            budget,
+            locals,
+            position,
+        }
     }
 
     /// The (thread, 1-based position) of an event.
@@ -205,12 +213,21 @@ impl<'k> Scheduler<'k> {
             .position(v.e)
             .map(|p| p.1)
             .filter(|&pe| p1 <= pe && pe < p2);
-        let at_witness = pe.and_then(|pe| search(lt, lu, t, u, (pe, pe + 1, pf, p2), true));
-        let full = at_witness.or_else(|| search(lt, lu, t, u, (p1, p2, pf, p2), true));
+        let spent = |s: Spent| format!("the budget ran out (--{})", s.name());
+        let budget = self.budget;
+        let at_witness = match pe {
+            Some(pe) => search(lt, lu, t, u, (pe, pe + 1, pf, p2), true, budget).map_err(spent)?,
+            None => None,
+        };
+        let full = match at_witness {
+            Some(m) => Some(m),
+            None => search(lt, lu, t, u, (p1, p2, pf, p2), true, budget).map_err(spent)?,
+        };
         let (moves, reaches_e2) = match full {
             Some(m) => (m, true),
             None => (
-                search(lt, lu, t, u, (p1, p2, pf, p2), false)
+                search(lt, lu, t, u, (p1, p2, pf, p2), false, budget)
+                    .map_err(spent)?
                     .ok_or("no inferred run reaches e1 and f (search budget exhausted)")?,
                 false,
             ),
@@ -287,6 +304,7 @@ type Moves = Vec<bool>;
 
 /// Depth-first search from `(0, 0)` for a monotone path in which `f` (at `pf` of `u`) runs
 /// while `T` is in `[lo, hi)`; to `T` executing `e2` (at `p2`) if `full`, else to `f` executed.
+/// An error once `budget` is spent (its visited set accounted to the memory limit).
 fn search(
     lt: &Local,
     lu: &Local,
@@ -294,7 +312,12 @@ fn search(
     u: ThreadId,
     (lo, hi, pf, p2): (u32, u32, u32, u32),
     full: bool,
-) -> Option<Moves> {
+    budget: &Budget,
+) -> Result<Option<Moves>, Spent> {
+    let mut meter = Meter::new(budget);
+    let mut account = Account::new(budget);
+    // Short searches never reach a poll of the meter: once spent, the budget stops them here.
+    budget.check()?;
     let allowed = |a: u32, b: u32| !((b >= pf && a < lo) || (a >= hi && b < pf));
     let done = |a: u32, b: u32| {
         if full {
@@ -322,10 +345,15 @@ fn search(
     let mut path: Moves = Vec::new();
     while let Some(&((a, b), tried)) = stack.last() {
         if done(a, b) {
-            return Some(path);
+            return Ok(Some(path));
         }
-        if visited.len() > BUDGET {
-            return None;
+        if visited.len() > MAX_STATES {
+            return Ok(None);
+        }
+        meter.step()?;
+        if meter.polled() {
+            let held = visited.capacity() * 9 + stack.capacity() * 12 + path.capacity();
+            account.hold(held as u64)?;
         }
         // Order the two moves as the recorded trace does.
         let t_next = lt.events.get(a as usize).map(|k| k.index);
@@ -364,7 +392,7 @@ fn search(
             path.pop();
         }
     }
-    None
+    Ok(None)
 }
 
 fn stretches(moves: &[bool], lt: &Local, lu: &Local, t: ThreadId, u: ThreadId) -> Vec<Stretch> {
