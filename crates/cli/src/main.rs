@@ -158,18 +158,23 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             Ok(report.exit_code() as u8)
         }
         Command::Composed {
-            file,
+            paths,
             bounded,
             operation,
             format,
         } => {
-            let text = read_text(&file)?;
-            let report = hindsight_source::composed::analyse_file(
-                &text,
-                &input_name(&file),
+            let sources = output::read_java_sources(&paths)?;
+            let shown = match paths.as_slice() {
+                [one] => input_name(one),
+                many => format!("{} inputs", many.len()),
+            };
+            let report = hindsight_source::composed::analyse_sources(
+                &sources,
+                &shown,
                 bounded,
                 operation.as_deref(),
             )?;
+            output::print_warnings(&report.warnings);
             print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }

@@ -63,6 +63,7 @@ fn constants(e: &PExpr, out: &mut Vec<Value>) {
             args.iter().for_each(|a| constants(a, out));
         }
         PExpr::New(_, _, args) => args.iter().for_each(|a| constants(a, out)),
+        PExpr::Lambda(_, body) => constants(body, out),
     }
 }
 

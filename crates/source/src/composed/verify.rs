@@ -18,7 +18,10 @@
 
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
-use super::ir::{apply_map, Code, Instr, Local, Outcome, Shared, Step, Stuck, Value};
+use super::ir::{
+    apply_map, same_up_to_fresh, Code, FreshNames, Instr, Local, Outcome, Shared, Step, Stuck,
+    Value,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -406,7 +409,15 @@ fn check_trace(
         Some((pre, post)) => {
             let r = seq(pre)?;
             let text = describe(pre, &r);
-            if r.1 != *post {
+            // Fresh values are compared up to renaming: the sequential run may draw the very
+            // values the concurrent one drew.
+            if same_up_to_fresh(
+                (std::slice::from_ref(&r.0), &r.1),
+                (std::slice::from_ref(outcome), post),
+            ) {
+                return Ok(None);
+            }
+            if FreshNames::default().shared(&r.1) != FreshNames::default().shared(post) {
                 return Ok(Some((
                     format!(
                         "the map after the linearization point is {} but the sequential run from the state before it leaves {}",
@@ -416,22 +427,22 @@ fn check_trace(
                     vec![text],
                 )));
             }
-            if r.0 != *outcome {
-                return Ok(Some((
-                    format!(
-                        "the operation {outcome} but the sequential run from the linearization point's state {}",
-                        r.0
-                    ),
-                    vec![text],
-                )));
-            }
-            Ok(None)
+            Ok(Some((
+                format!(
+                    "the operation {outcome} but the sequential run from the linearization point's state {}",
+                    r.0
+                ),
+                vec![text],
+            )))
         }
         None => {
             let mut runs = Vec::new();
             for c in &lp.seen {
                 let r = seq(c)?;
-                if r.0 == *outcome && r.1 == *c {
+                if same_up_to_fresh(
+                    (std::slice::from_ref(&r.0), &r.1),
+                    (std::slice::from_ref(outcome), c),
+                ) {
                     return Ok(None);
                 }
                 runs.push(describe(c, &r));
@@ -459,27 +470,37 @@ fn history_linearizable(
     last: &Shared,
     limit: usize,
 ) -> bool {
-    // Replays an environment operation; whether it returns what it returned in the trace.
-    let apply = |s: &mut Shared, op: &EnvOp| -> bool {
-        match op {
-            EnvOp::Map(m, method, args, seen) => {
-                apply_map(s, *m, *method, args).ok().as_ref() == Some(seen)
-            }
-            EnvOp::Global(g, v) => {
-                s.globals[*g] = v.clone();
-                true
-            }
-        }
+    // What the trace observed: every environment result in order, the operation's outcome
+    // (placed last: its position is not what is compared), and the final state.
+    let mut observed: Vec<Outcome> = ops
+        .iter()
+        .filter_map(|op| match op {
+            EnvOp::Map(_, _, _, seen) => Some(Outcome::Returned(seen.clone())),
+            EnvOp::Global(..) => None,
+        })
+        .collect();
+    observed.push(outcome.clone());
+    let replay = |s: &mut Shared, op: &EnvOp, out: &mut Vec<Outcome>| match op {
+        EnvOp::Map(m, method, args, _) => out.push(match apply_map(s, *m, *method, args) {
+            Ok(v) => Outcome::Returned(v),
+            Err(e) => Outcome::Threw(e),
+        }),
+        EnvOp::Global(g, v) => s.globals[*g] = v.clone(),
     };
     (0..=ops.len()).any(|p| {
         let mut s = initial.clone();
-        if !ops[..p].iter().all(|op| apply(&mut s, op)) {
-            return false;
+        let mut results = Vec::new();
+        for op in &ops[..p] {
+            replay(&mut s, op, &mut results);
         }
         let Ok((o, mut s)) = code.run_sequential(start.clone(), s, limit) else {
             return false;
         };
-        o == *outcome && ops[p..].iter().all(|op| apply(&mut s, op)) && s == *last
+        for op in &ops[p..] {
+            replay(&mut s, op, &mut results);
+        }
+        results.push(o);
+        same_up_to_fresh((&results, &s), (&observed, last))
     })
 }
 
