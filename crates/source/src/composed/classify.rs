@@ -561,8 +561,7 @@ impl Ctx<'_> {
                     conds.push((**c).clone());
                 }
                 if let ExprKind::MapCall { method, args, .. } = &x.kind {
-                    if let Some(ExprKind::Lambda { params, body }) = args.last().map(|a| &a.kind)
-                    {
+                    if let Some(ExprKind::Lambda { params, body }) = args.last().map(|a| &a.kind) {
                         functions.push((*method, params.clone(), (**body).clone(), args.clone()));
                     }
                 }

@@ -205,9 +205,9 @@ fn constant(file: &JavaFile, node: Node) -> Option<Expr> {
                 args: out,
             }
         }
-        "unary_expression" if file.text_of(node).starts_with('-') => {
-            ExprKind::Neg(Box::new(constant(file, node.child_by_field_name("operand")?)?))
-        }
+        "unary_expression" if file.text_of(node).starts_with('-') => ExprKind::Neg(Box::new(
+            constant(file, node.child_by_field_name("operand")?)?,
+        )),
         _ => literal(file, node)?,
     };
     Some(Expr { kind, pos })
@@ -333,7 +333,9 @@ impl<'a> Lowering<'a> {
                 if let Some(m) = self.map_locals.get(name) {
                     return Some(m.clone());
                 }
-                self.field(name).filter(|f| f.is_map).map(|f| f.name.clone())
+                self.field(name)
+                    .filter(|f| f.is_map)
+                    .map(|f| f.name.clone())
             }
             "field_access" => {
                 let obj = n.child_by_field_name("object")?;
@@ -474,7 +476,10 @@ impl<'a> Lowering<'a> {
             }
             "break_statement" | "continue_statement" => {
                 if n.named_child(0).is_some() {
-                    self.unsupported(n, format!("a labelled `{}`", self.text(n).trim_end_matches(';')));
+                    self.unsupported(
+                        n,
+                        format!("a labelled `{}`", self.text(n).trim_end_matches(';')),
+                    );
                 }
                 out.push(mk(if n.kind() == "break_statement" {
                     StmtKind::Break
@@ -504,8 +509,11 @@ impl<'a> Lowering<'a> {
                 }
             }
             ";" | "empty_statement" | "assert_statement" | "line_comment" | "block_comment" => {}
-            "local_class_declaration" | "class_declaration" | "record_declaration"
-            | "enum_declaration" | "interface_declaration" => {
+            "local_class_declaration"
+            | "class_declaration"
+            | "record_declaration"
+            | "enum_declaration"
+            | "interface_declaration" => {
                 if self.mentions_map(n) {
                     self.unsupported(n, "a local class that uses the map".into());
                 }
@@ -527,8 +535,20 @@ impl<'a> Lowering<'a> {
             self.unsupported(n, format!("{what} with map calls in it"));
             return;
         }
-        if contains_kind(n, &["return_statement", "throw_statement", "break_statement", "continue_statement", "yield_statement"]) {
-            self.unsupported(n, format!("{what} with a `return`, `throw`, `break` or `continue`"));
+        if contains_kind(
+            n,
+            &[
+                "return_statement",
+                "throw_statement",
+                "break_statement",
+                "continue_statement",
+                "yield_statement",
+            ],
+        ) {
+            self.unsupported(
+                n,
+                format!("{what} with a `return`, `throw`, `break` or `continue`"),
+            );
             return;
         }
         let pos = self.pos(n);
@@ -620,11 +640,21 @@ impl<'a> Lowering<'a> {
             }
             "update_expression" => {
                 let text = self.text(e);
-                let op = if text.contains("++") { BinOp::Add } else { BinOp::Sub };
-                let Some(target) = e.named_child(0) else { return };
+                let op = if text.contains("++") {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let Some(target) = e.named_child(0) else {
+                    return;
+                };
                 let current = self.expr(target);
                 let value = expr_at(
-                    ExprKind::Binary(op, Box::new(current), Box::new(expr_at(ExprKind::Int(1), pos))),
+                    ExprKind::Binary(
+                        op,
+                        Box::new(current),
+                        Box::new(expr_at(ExprKind::Int(1), pos)),
+                    ),
                     pos,
                 );
                 if let Some(s) = self.store(target, value, pos) {
@@ -687,7 +717,9 @@ impl<'a> Lowering<'a> {
         };
         if let Some(name) = name {
             if self.locals.contains_key(&name) || self.fields.iter().any(|f| f.name == name) {
-                if self.map_locals.contains_key(&name) || self.field(&name).is_some_and(|f| f.is_map) {
+                if self.map_locals.contains_key(&name)
+                    || self.field(&name).is_some_and(|f| f.is_map)
+                {
                     self.unsupported(target, format!("the map `{name}` is reassigned"));
                     return None;
                 }
@@ -788,6 +820,10 @@ impl<'a> Lowering<'a> {
                     self.text(items)
                 ),
             );
+            // Its body still counts toward finding the operation.
+            if let Some(b) = n.child_by_field_name("body") {
+                self.block(b);
+            }
             return;
         }
         let items_e = self.expr(items);
@@ -861,9 +897,10 @@ impl<'a> Lowering<'a> {
             let mut c = res.walk();
             let kids: Vec<Node> = res.named_children(&mut c).collect();
             for r in kids {
-                if let (Some(name), Some(value)) =
-                    (r.child_by_field_name("name"), r.child_by_field_name("value"))
-                {
+                if let (Some(name), Some(value)) = (
+                    r.child_by_field_name("name"),
+                    r.child_by_field_name("value"),
+                ) {
                     let name = self.text(name).to_owned();
                     let ty = r
                         .child_by_field_name("type")
@@ -929,8 +966,9 @@ impl<'a> Lowering<'a> {
             if x.kind() == "method_invocation"
                 && x.child_by_field_name("object").is_none()
                 && self.this_is_map
-                && x.child_by_field_name("name")
-                    .is_some_and(|m| MapMethod::is_name(self.text(m)) || ITERATION.contains(&self.text(m)))
+                && x.child_by_field_name("name").is_some_and(|m| {
+                    MapMethod::is_name(self.text(m)) || ITERATION.contains(&self.text(m))
+                })
             {
                 return true;
             }
@@ -1100,7 +1138,8 @@ impl<'a> Lowering<'a> {
                     Some(o) if self.is_type_name(o) => ExprKind::Opaque(self.text(n).to_owned()),
                     Some(o) => {
                         let recv = self.expr(o);
-                        self.unknown(&format!("get {field}"), Some(recv), Vec::new(), pos).kind
+                        self.unknown(&format!("get {field}"), Some(recv), Vec::new(), pos)
+                            .kind
                     }
                     None => ExprKind::Opaque(self.text(n).to_owned()),
                 }
@@ -1108,7 +1147,11 @@ impl<'a> Lowering<'a> {
             "class_literal" | "method_reference" => ExprKind::Opaque(self.text(n).to_owned()),
             "lambda_expression" => {
                 if self.mentions_map(n) {
-                    self.unsupported(n, "a lambda that uses the map, passed to code the analysis does not see".into());
+                    self.unsupported(
+                        n,
+                        "a lambda that uses the map, passed to code the analysis does not see"
+                            .into(),
+                    );
                 }
                 ExprKind::Opaque(format!("lambda@{}", pos.line))
             }
@@ -1132,10 +1175,14 @@ impl<'a> Lowering<'a> {
                     .child_by_field_name("right")
                     .map(|r| self.text(r).to_owned())
                     .unwrap_or_default();
-                self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos).kind
+                self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos)
+                    .kind
             }
             "assignment_expression" | "update_expression" => {
-                self.unsupported(n, format!("an assignment inside an expression (`{}`)", self.text(n)));
+                self.unsupported(
+                    n,
+                    format!("an assignment inside an expression (`{}`)", self.text(n)),
+                );
                 ExprKind::Null
             }
             "switch_expression" => {
@@ -1147,7 +1194,10 @@ impl<'a> Lowering<'a> {
             "string_literal" | "text_block" => ExprKind::Str(string_body(self.text(n))),
             other => {
                 if self.mentions_map(n) {
-                    self.unsupported(n, format!("the {} with map calls in it", other.replace('_', " ")));
+                    self.unsupported(
+                        n,
+                        format!("the {} with map calls in it", other.replace('_', " ")),
+                    );
                 }
                 ExprKind::Opaque(self.text(n).to_owned())
             }
@@ -1200,8 +1250,10 @@ impl<'a> Lowering<'a> {
     }
 
     fn binary(&mut self, n: Node, pos: Pos) -> ExprKind {
-        let (Some(l), Some(r)) = (n.child_by_field_name("left"), n.child_by_field_name("right"))
-        else {
+        let (Some(l), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ) else {
             return ExprKind::Null;
         };
         let op = n
@@ -1275,9 +1327,10 @@ impl<'a> Lowering<'a> {
             }
         }
         let recv = match obj {
-            Some(o) if self.is_type_name(o) || o.kind() == "super" => {
-                Some(expr_at(ExprKind::Opaque(self.text(o).to_owned()), self.pos(o)))
-            }
+            Some(o) if self.is_type_name(o) || o.kind() == "super" => Some(expr_at(
+                ExprKind::Opaque(self.text(o).to_owned()),
+                self.pos(o),
+            )),
             Some(o) => Some(self.expr(o)),
             None => None,
         };
@@ -1326,8 +1379,14 @@ impl<'a> Lowering<'a> {
     /// only returns one), a constructor reference, or anything else as an unknown function.
     fn function(&mut self, n: Node, method: MapMethod) -> Expr {
         let pos = self.pos(n);
-        let arity = if method == MapMethod::ComputeIfAbsent { 1 } else { 2 };
-        let generic: Vec<String> = (0..arity).map(|i| format!("$arg{}_{i}", pos.line)).collect();
+        let arity = if method == MapMethod::ComputeIfAbsent {
+            1
+        } else {
+            2
+        };
+        let generic: Vec<String> = (0..arity)
+            .map(|i| format!("$arg{}_{i}", pos.line))
+            .collect();
         let lambda = |params: Vec<String>, body: Expr| {
             expr_at(
                 ExprKind::Lambda {
@@ -1351,7 +1410,14 @@ impl<'a> Lowering<'a> {
             "lambda_expression" => {
                 let params = self.lambda_params(n);
                 if params.len() != arity {
-                    self.unsupported(n, format!("a function of {} parameter(s) for `{}`", params.len(), method.name()));
+                    self.unsupported(
+                        n,
+                        format!(
+                            "a function of {} parameter(s) for `{}`",
+                            params.len(),
+                            method.name()
+                        ),
+                    );
                     return lambda(generic, expr_at(ExprKind::Null, pos));
                 }
                 for p in &params {
@@ -1361,12 +1427,17 @@ impl<'a> Lowering<'a> {
                 let body = match body_node {
                     Some(b) if b.kind() == "block" => {
                         let mut c = b.walk();
-                        let stmts: Vec<Node> = b.named_children(&mut c).filter(|k| !k.kind().contains("comment")).collect();
+                        let stmts: Vec<Node> = b
+                            .named_children(&mut c)
+                            .filter(|k| !k.kind().contains("comment"))
+                            .collect();
                         match stmts.as_slice() {
-                            [only] if only.kind() == "return_statement" => match only.named_child(0) {
-                                Some(e) => self.expr(e),
-                                None => expr_at(ExprKind::Null, pos),
-                            },
+                            [only] if only.kind() == "return_statement" => {
+                                match only.named_child(0) {
+                                    Some(e) => self.expr(e),
+                                    None => expr_at(ExprKind::Null, pos),
+                                }
+                            }
                             _ => {
                                 // Statements run inside the map's lock: their effects on other
                                 // state are not atomic with the operation's other steps.
@@ -1378,7 +1449,10 @@ impl<'a> Lowering<'a> {
                                         pos.line
                                     ),
                                 ));
-                                let args = params.iter().map(|p| expr_at(ExprKind::Var(p.clone()), pos)).collect();
+                                let args = params
+                                    .iter()
+                                    .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
+                                    .collect();
                                 self.unknown(&format!("lambda@{}", pos.line), None, args, pos)
                             }
                         }
@@ -1402,7 +1476,10 @@ impl<'a> Lowering<'a> {
             }
             "method_reference" => {
                 let text = self.text(n).to_owned();
-                let args: Vec<Expr> = generic.iter().map(|p| expr_at(ExprKind::Var(p.clone()), pos)).collect();
+                let args: Vec<Expr> = generic
+                    .iter()
+                    .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
+                    .collect();
                 for p in &generic {
                     self.locals.insert(p.clone(), String::new());
                 }
@@ -1436,7 +1513,10 @@ impl<'a> Lowering<'a> {
                         method.name()
                     ),
                 ));
-                let args = generic.iter().map(|p| expr_at(ExprKind::Var(p.clone()), pos)).collect();
+                let args = generic
+                    .iter()
+                    .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
+                    .collect();
                 let body = self.unknown("apply", Some(f), args, pos);
                 lambda(generic, body)
             }
@@ -1567,7 +1647,9 @@ fn expr_vars(e: &Expr, out: &mut BTreeSet<String>) {
 
 fn has_map_call(e: &Expr) -> bool {
     let mut found = false;
-    walk_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::MapCall { .. }));
+    walk_expr(e, &mut |x| {
+        found |= matches!(x.kind, ExprKind::MapCall { .. })
+    });
     found
 }
 
@@ -1673,10 +1755,7 @@ fn derive_keys(op: &mut Operation) {
     let mut new_params = Vec::new();
     for (i, name) in chosen.iter().rev() {
         let s = op.body.remove(*i);
-        if let StmtKind::Decl {
-            init: Some(e), ..
-        } = &s.kind
-        {
+        if let StmtKind::Decl { init: Some(e), .. } = &s.kind {
             op.derived.push((
                 s.pos,
                 format!(

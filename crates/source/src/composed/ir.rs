@@ -447,7 +447,10 @@ fn apply_functional(
     args: &[PExpr],
 ) -> Result<(Vec<Value>, Value), Fault> {
     let Some((PExpr::Lambda(params, body), plain)) = args.split_last() else {
-        return Err(Fault::Stuck(format!("`{}` without a function", method.name())));
+        return Err(Fault::Stuck(format!(
+            "`{}` without a function",
+            method.name()
+        )));
     };
     let mut vs = Vec::new();
     for a in plain {
@@ -491,7 +494,12 @@ fn apply_functional(
                 (Some(v.clone()), v)
             }
         },
-        _ => return Err(Fault::Stuck(format!("`{}` takes no function", method.name()))),
+        _ => {
+            return Err(Fault::Stuck(format!(
+                "`{}` takes no function",
+                method.name()
+            )))
+        }
     };
     match new {
         Some(Value::Null) => {
@@ -529,7 +537,10 @@ pub fn apply_map(
     } else {
         args
     };
-    if checked.iter().any(|a| *a == Value::Null || *a == Value::Void) {
+    if checked
+        .iter()
+        .any(|a| *a == Value::Null || *a == Value::Void)
+    {
         return Err(npe());
     }
     let key = (map, args[0].clone());

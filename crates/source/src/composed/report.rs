@@ -347,9 +347,10 @@ fn report(shown: &str, results: &[Row], files: usize) -> Report {
     report
         .summary
         .insert("not_proved".into(), Value::from(count(Verdict::NotProved)));
-    report
-        .summary
-        .insert("unsupported".into(), Value::from(count(Verdict::Unsupported)));
+    report.summary.insert(
+        "unsupported".into(),
+        Value::from(count(Verdict::Unsupported)),
+    );
     report.summary.insert("operations".into(), Value::from(ops));
     report
 }

@@ -82,11 +82,13 @@ enum EnvOp {
 }
 
 /// What an exploration covered.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Coverage {
     pub states: usize,
     /// Paths dropped because the operation could not be evaluated on them.
     pub pruned: usize,
+    /// Why the first dropped path could not be followed.
+    pub first_pruned: Option<String>,
 }
 
 /// One step of a counterexample.
@@ -165,6 +167,7 @@ pub fn explore(
 ) -> Result<Coverage, Explored> {
     let start = code.start(args);
     let mut pruned = 0;
+    let mut first_pruned: Option<String> = None;
     let mut sequential: FxHashMap<Shared, Result<(Outcome, Shared), Stuck>> = FxHashMap::default();
     let mut nodes: Vec<Node> = vec![Node {
         parent: None,
@@ -233,8 +236,9 @@ pub fn explore(
         let mut s2 = shared.clone();
         let step = match code.step(&mut l2, &mut s2) {
             Ok(s) => s,
-            Err(_) if env.prune_stuck => {
+            Err(e) if env.prune_stuck => {
                 pruned += 1;
+                first_pruned.get_or_insert(e.0);
                 continue;
             }
             Err(e) => return Err(Explored::Stuck(e)),
@@ -292,8 +296,9 @@ pub fn explore(
             };
             let found = match check_trace(code, &lp2, &outcome, &mut seq) {
                 Ok(f) => f,
-                Err(_) if env.prune_stuck => {
+                Err(e) if env.prune_stuck => {
                     pruned += 1;
+                    first_pruned.get_or_insert(e.0);
                     continue;
                 }
                 Err(e) => return Err(Explored::Stuck(e)),
@@ -368,6 +373,7 @@ pub fn explore(
     Ok(Coverage {
         states: nodes.len(),
         pruned,
+        first_pruned,
     })
 }
 

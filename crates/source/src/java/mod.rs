@@ -95,6 +95,15 @@ impl JavaFile {
                 format!("syntax error in {construct}: missing `{}`", node.kind()),
             );
         }
+        // An error that swallowed lines of valid code (an unterminated string takes the
+        // method with it) is shown where it ends, at the token the parser could not place.
+        let node = if node.start_position().row != node.end_position().row {
+            let mut c = node.walk();
+            let last = node.children(&mut c).last();
+            last.unwrap_or(node)
+        } else {
+            node
+        };
         let text = self.text_of(node);
         let first: String = text
             .split_whitespace()
@@ -312,7 +321,9 @@ fn collect_classes<'t>(
                 "field_declaration" | "constant_declaration" => {
                     fields_of(file, m, &mut class.fields)
                 }
-                "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
+                "method_declaration"
+                | "constructor_declaration"
+                | "compact_constructor_declaration" => {
                     if let Some(decl) = method_of(file, m) {
                         class.methods.push(decl);
                     }
@@ -331,9 +342,7 @@ fn collect_classes<'t>(
 
 fn modifiers(file: &JavaFile, node: Node) -> Vec<String> {
     let mut cursor = node.walk();
-    let found = node
-        .children(&mut cursor)
-        .find(|c| c.kind() == "modifiers");
+    let found = node.children(&mut cursor).find(|c| c.kind() == "modifiers");
     let Some(m) = found else {
         return Vec::new();
     };
@@ -388,6 +397,13 @@ fn method_of<'t>(file: &'t JavaFile, node: Node<'t>) -> Option<MethodDecl<'t>> {
             }
             let ty = p
                 .child_by_field_name("type")
+                .or_else(|| {
+                    let mut c = p.walk();
+                    let first = p
+                        .named_children(&mut c)
+                        .find(|x| !matches!(x.kind(), "modifiers" | "variable_declarator"));
+                    first
+                })
                 .map(|t| file.text_of(t).to_owned())
                 .unwrap_or_default();
             let pname = p.child_by_field_name("name").or_else(|| {
@@ -434,7 +450,10 @@ pub fn is_concurrent_map_type(ty: &str) -> bool {
     !ty.contains('[')
         && matches!(
             base_type(ty),
-            "ConcurrentHashMap" | "ConcurrentMap" | "ConcurrentSkipListMap" | "ConcurrentNavigableMap"
+            "ConcurrentHashMap"
+                | "ConcurrentMap"
+                | "ConcurrentSkipListMap"
+                | "ConcurrentNavigableMap"
         )
 }
 
@@ -485,8 +504,9 @@ mod tests {
 
     #[test]
     fn a_snippet_is_one_unnamed_class() {
-        let f = parse("ConcurrentHashMap<String, Integer> m;\nint f(String k) { return m.get(k); }\n")
-            .expect("parses");
+        let f =
+            parse("ConcurrentHashMap<String, Integer> m;\nint f(String k) { return m.get(k); }\n")
+                .expect("parses");
         let cs = classes(&f).expect("classes");
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].name, "");
@@ -497,7 +517,9 @@ mod tests {
     #[test]
     fn concurrent_map_types() {
         assert!(is_concurrent_map_type("ConcurrentHashMap<K, V>"));
-        assert!(is_concurrent_map_type("java.util.concurrent.ConcurrentMap<K,V>"));
+        assert!(is_concurrent_map_type(
+            "java.util.concurrent.ConcurrentMap<K,V>"
+        ));
         assert!(!is_concurrent_map_type("HashMap<K, V>"));
         assert!(!is_concurrent_map_type("MyConcurrentMapLike"));
         assert!(!is_concurrent_map_type("ConcurrentHashMap<K, V>[]"));
