@@ -611,3 +611,28 @@ fn directories_are_searched_recursively_and_syntax_errors_skip_one_file() {
         out.stdout
     );
 }
+
+/// The corpus of composed operations in the shapes of public Java projects
+/// (`tests/corpus/composed`, each operation citing the pattern it follows, with its class and
+/// verdict reasoned by hand): every operation found has its expectation, and no other.
+#[test]
+fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
+    let dir = "crates/cli/tests/corpus/composed";
+    let mut total = 0;
+    for file in [
+        "Caches.java",
+        "Pools.java",
+        "Counters.java",
+        "CustomMaps.java",
+    ] {
+        let path = format!("{dir}/{file}");
+        check_file(&path, 5);
+        total += expectations(&path).len();
+    }
+    assert!(total >= 40, "{total} operations in the corpus");
+    // The directory as a whole: the same operations, each with its file.
+    let out = hindsight(&["composed", dir, "--format", "json"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(operations(&json).len(), total);
+}

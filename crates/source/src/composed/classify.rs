@@ -588,18 +588,16 @@ impl Ctx<'_> {
     }
 }
 
-/// Whether a function's result may be `null` (its body names `null`; an unknown result is a
-/// fresh object).
+/// Whether a function's result may be `null`: `null` in a result position, or a variable (the
+/// value of an absent key is null); an unknown call's result is a fresh object.
 fn may_be_null(f: &Expr) -> bool {
-    let mut found = false;
-    each_expr(
-        std::slice::from_ref(&Stmt {
-            kind: StmtKind::Expr(f.clone()),
-            pos: f.pos,
-        }),
-        &mut |x| found |= matches!(x.kind, ExprKind::Null),
-    );
-    found
+    match &f.kind {
+        ExprKind::Lambda { body, .. } => may_be_null(body),
+        ExprKind::Null | ExprKind::Var(_) => true,
+        ExprKind::Cond(_, a, b) => may_be_null(a) || may_be_null(b),
+        ExprKind::MapCall { method, .. } => method.returns_map_value(),
+        _ => false,
+    }
 }
 
 type Env = BTreeMap<String, u8>;

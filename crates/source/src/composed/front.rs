@@ -22,7 +22,7 @@
 //! approximation that keeps the verdict from being a proof.
 //!
 //! **Derived keys.** A local declared at the top of the body, before any map call, from the
-//! parameters and constants only, never assigned again and used as a map key
+//! parameters, constants and final fields only, never assigned again and used as a map key
 //! (`String key = url.toFullString();`) becomes an input of the operation like a parameter.
 //! This is sound: nothing shared is read or written before it is computed, so the operation
 //! behaves exactly as the one that receives its value from the caller; linearizability is a
@@ -143,7 +143,7 @@ fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
             derived: Vec::new(),
             lambda_effects: lw.lambda_effects,
         };
-        derive_keys(&mut op);
+        derive_keys(&mut op, &program.fields);
         program.operations.push(op);
     }
     let _: &[MethodDecl] = &class.methods;
@@ -1183,6 +1183,10 @@ impl<'a> Lowering<'a> {
                     n,
                     format!("an assignment inside an expression (`{}`)", self.text(n)),
                 );
+                // Its map calls still count toward finding the operation.
+                if let Some(r) = n.child_by_field_name("right") {
+                    self.expr(r);
+                }
                 ExprKind::Null
             }
             "switch_expression" => {
@@ -1702,8 +1706,14 @@ fn walk_stmts(stmts: &[Stmt], f: &mut dyn FnMut(Option<&str>, Option<&Expr>)) {
 }
 
 /// Makes the derived keys inputs (see the module's documentation for why that is sound).
-fn derive_keys(op: &mut Operation) {
+fn derive_keys(op: &mut Operation, fields: &[Field]) {
     let params: BTreeSet<String> = op.params.iter().map(|p| p.name.clone()).collect();
+    // Final fields hold one value for the operation's whole run: as good as constants.
+    let constant = |v: &String| {
+        fields
+            .iter()
+            .any(|f| &f.name == v && f.is_final && !f.is_map)
+    };
     // The leading declarations, before anything that touches a map or may leave.
     let mut candidates = Vec::new();
     for (i, s) in op.body.iter().enumerate() {
@@ -1714,7 +1724,9 @@ fn derive_keys(op: &mut Operation) {
             } if !has_map_call(e) => {
                 let mut vars = BTreeSet::new();
                 expr_vars(e, &mut vars);
-                if vars.iter().all(|v| params.contains(v)) && !vars.is_empty() {
+                if vars.iter().all(|v| params.contains(v) || constant(v))
+                    && vars.iter().any(|v| params.contains(v))
+                {
                     candidates.push((i, name.clone()));
                 }
             }
