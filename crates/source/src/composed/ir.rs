@@ -1346,3 +1346,71 @@ impl Lower {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::composed::front::parse;
+
+    fn run(source: &str) -> (Outcome, Shared) {
+        let programs = parse(source).expect("parses");
+        let program = &programs[0];
+        let code = lower(program, &program.operations[0]);
+        let local = code.start(&[Value::Int(1)]);
+        code.run_sequential(local, code.shared(Default::default()), 1000)
+            .expect("runs")
+    }
+
+    #[test]
+    fn an_unknown_call_gives_a_fresh_value_every_time() {
+        // The same call twice: two values, which compare different.
+        let (out, _) = run(
+            "ConcurrentHashMap<String, Object> m;\nfinal Factory f;\nObject op(String k) {\n  return f.make(k) == f.make(k);\n}\n",
+        );
+        assert_eq!(out, Outcome::Returned(Value::Bool(false)));
+        // A final field set by a constructor is one opaque value, not null.
+        let (out, shared) = run(
+            "ConcurrentHashMap<String, Object> m;\nfinal Factory f;\nObject op(String k) {\n  m.put(k, f.make(k));\n  return m.get(k);\n}\n",
+        );
+        let Outcome::Returned(v) = &out else {
+            panic!("{out:?}")
+        };
+        assert!(v.is_fresh(), "{v}");
+        assert_eq!(v.to_string(), "this.f.make(1)#1");
+        assert_eq!(shared.map.values().next(), Some(v));
+    }
+
+    #[test]
+    fn outcomes_compare_up_to_a_renaming_of_fresh_values() {
+        let fresh = |thread: u8, serial: u32| {
+            Value::Obj(Rc::new(Obj {
+                class: Rc::from("make"),
+                site: 0,
+                thread,
+                args: Vec::new(),
+                calls: Vec::new(),
+                serial,
+            }))
+        };
+        let state = |v: Value| Shared {
+            map: BTreeMap::from([((0, Value::Int(1)), v)]),
+            globals: Vec::new(),
+        };
+        let a = [Outcome::Returned(fresh(0, 2))];
+        let b = [Outcome::Returned(fresh(1, 7))];
+        assert!(same_up_to_fresh(
+            (&a, &state(fresh(0, 2))),
+            (&b, &state(fresh(1, 7)))
+        ));
+        // The renaming is one bijection: the returned value must be the stored one in both.
+        assert!(!same_up_to_fresh(
+            (&a, &state(fresh(0, 3))),
+            (&b, &state(fresh(1, 7)))
+        ));
+        // A fresh value is never an ordinary one.
+        assert!(!same_up_to_fresh(
+            (&a, &state(Value::Int(1000))),
+            (&b, &state(fresh(1, 7)))
+        ));
+    }
+}

@@ -550,12 +550,16 @@ fn env_moves(
         }
     }
     if env.influence {
-        // Section 3.1: enabled only if the next main transition's result differs.
+        // Section 3.1: enabled only if the next main transition's result differs. For the
+        // base methods the result says whether the transition updates the map; for
+        // computeIfAbsent it does not (it returns the value either way, found or computed), so
+        // whether it updates is compared too.
         let result = |s: &Shared| {
             let mut l = local.clone();
+            let before = s.clone();
             let mut s = s.clone();
             match code.step(&mut l, &mut s) {
-                Ok(Step::Main { result, .. }) => Some(Ok(result)),
+                Ok(Step::Main { result, .. }) => Some(Ok((result, s != before))),
                 Ok(Step::Done(o)) => Some(Err(o)),
                 _ => None,
             }
