@@ -84,6 +84,22 @@ public class Service{i} {{
     )
 }
 
+/// This process's CPU seconds (user + system) from /proc/self/stat: the machine is shared,
+/// so wall time alone overstates what the work costs.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses): utime is the 12th, stime 13th.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn median(runs: usize, mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
@@ -99,13 +115,17 @@ fn median(runs: usize, mut f: impl FnMut()) -> f64 {
 fn main() {
     let files: Vec<String> = (0..5_000).map(class).collect();
     let lines: usize = files.iter().map(|f| f.lines().count()).sum();
-    let parse_only = median(5, || {
+    let runs = 5;
+    let cpu = cpu_seconds();
+    let parse_only = median(runs, || {
         for f in &files {
             std::hint::black_box(java::parse(f).expect("parses"));
         }
     });
+    let parse_cpu = (cpu_seconds() - cpu) / runs as f64;
     let mut operations = 0;
-    let whole = median(5, || {
+    let cpu = cpu_seconds();
+    let whole = median(runs, || {
         operations = 0;
         for f in &files {
             let programs = front::parse(f).expect("parses");
@@ -117,20 +137,23 @@ fn main() {
             }
         }
     });
+    let whole_cpu = (cpu_seconds() - cpu) / runs as f64;
     let rate = |s: f64| lines as f64 / s;
+    println!("5,000 files, {lines} lines, {operations} composed operations found and classified");
     println!(
-        "5,000 files, {lines} lines, {operations} composed operations found and classified"
-    );
-    println!(
-        "parse alone (baseline): {:.3} s, {:.0} lines/s",
+        "parse alone (baseline): {:.3} s wall, {:.0} lines/s; {:.3} s CPU, {:.0} lines/s",
         parse_only,
-        rate(parse_only)
+        rate(parse_only),
+        parse_cpu,
+        rate(parse_cpu)
     );
     println!(
-        "parse + discovery + classification: {:.3} s, {:.0} lines/s ({:.2}x the parse alone's time); bar 50,000 lines/s: {}",
+        "parse + discovery + classification: {:.3} s wall, {:.0} lines/s; {:.3} s CPU, {:.0} lines/s ({:.2}x the parse alone's CPU time); bar 50,000 lines/s (wall): {}",
         whole,
         rate(whole),
-        whole / parse_only,
+        whole_cpu,
+        rate(whole_cpu),
+        whole_cpu / parse_cpu,
         if rate(whole) >= 50_000.0 { "met" } else { "MISSED" }
     );
 }

@@ -23,13 +23,24 @@ pub struct JavaFile {
 /// Parses `text`; a syntax error is reported at its line and column, naming the construct it
 /// is in (`syntax error in the if statement of method `get`: unexpected `)``).
 pub fn parse(text: &str) -> Result<JavaFile, SyntaxError> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_java::LANGUAGE.into())
-        .map_err(|e| SyntaxError::new(Pos::new(1, 1), format!("the Java grammar: {e}")))?;
-    let tree = parser
-        .parse(text, None)
-        .ok_or_else(|| SyntaxError::new(Pos::new(1, 1), "the Java parser gave up"))?;
+    thread_local! {
+        // One parser per thread: setting the language up costs more than a small file's parse.
+        static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+    }
+    let tree = PARSER.with(|cell| -> Result<Tree, SyntaxError> {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&tree_sitter_java::LANGUAGE.into())
+                .map_err(|e| SyntaxError::new(Pos::new(1, 1), format!("the Java grammar: {e}")))?;
+            *slot = Some(parser);
+        }
+        let parser = slot.as_mut().expect("set above");
+        parser
+            .parse(text, None)
+            .ok_or_else(|| SyntaxError::new(Pos::new(1, 1), "the Java parser gave up"))
+    })?;
     let file = JavaFile {
         text: text.to_owned(),
         tree,
