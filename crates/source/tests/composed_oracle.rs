@@ -40,8 +40,7 @@ fn agree(source: &str, tally: &mut Tally) -> Result<(), String> {
                 op.name, op.unsupported
             ));
         }
-        let program = program;
-        let class = classify(&program, op);
+        let class = classify(program, op);
         if class.class == Class::DataDependent {
             tally.dependent += 1;
             continue;
@@ -51,7 +50,7 @@ fn agree(source: &str, tally: &mut Tally) -> Result<(), String> {
         tally.unknown += usize::from(source.contains("f.make"));
         tally.fcm += usize::from(class.class == Class::Fcm);
         tally.vcm += usize::from(class.class == Class::Vcm);
-        let code = ir::lower(&program, op);
+        let code = ir::lower(program, op);
         let verdict = verify(&code, &class, &Limits::default());
         let keys = class.inputs();
         let brute = match brute_force(&code, &keys, class.key, class.value, 200_000) {

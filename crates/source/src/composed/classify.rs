@@ -561,8 +561,8 @@ impl Ctx<'_> {
                     conds.push((**c).clone());
                 }
                 if let ExprKind::MapCall { method, args, .. } = &x.kind {
-                    if let Some(ExprKind::Lambda { params, body }) = args.last().map(|a| &a.kind) {
-                        functions.push((*method, params.clone(), (**body).clone(), args.clone()));
+                    if let Some(ExprKind::Lambda { params, .. }) = args.last().map(|a| &a.kind) {
+                        functions.push((*method, params.clone(), args.clone()));
                     }
                 }
             },
@@ -570,7 +570,7 @@ impl Ctx<'_> {
         // Conditions inside an atomic method's function: its parameters are the key and the
         // map's value (merge: the map's value and the given one).
         let saved = self.sources.clone();
-        for (method, params, body, args) in &functions {
+        for (method, params, args) in &functions {
             let given = args.get(1).map_or(0, |a| self.sources(a));
             let inputs: &[u8] = match method {
                 MapMethod::Merge => &[MAP_VALUE, given],
@@ -579,7 +579,6 @@ impl Ctx<'_> {
             for (p, src) in params.iter().zip(inputs) {
                 self.sources.insert(p.clone(), *src);
             }
-            let _ = body;
         }
         for c in conds {
             self.condition(&c, None);

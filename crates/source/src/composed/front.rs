@@ -31,7 +31,7 @@
 //! parameters (as an unknown call may give). Parameters used only to compute it are dropped.
 
 use super::ast::*;
-use crate::java::{self, ClassDecl, FieldDecl, JavaFile, MethodDecl};
+use crate::java::{self, ClassDecl, FieldDecl, JavaFile};
 use hindsight_syntax::{SyntaxError, MAX_NESTING};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -146,7 +146,6 @@ fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
         derive_keys(&mut op, &program.fields);
         program.operations.push(op);
     }
-    let _: &[MethodDecl] = &class.methods;
     program
 }
 
@@ -1563,7 +1562,7 @@ impl<'a> Lowering<'a> {
 /// map step alone sees).
 fn unknown_calls(e: &Expr, params: &[String], out: &mut Vec<String>) {
     match &e.kind {
-        ExprKind::Call { recv, name, args } => {
+        ExprKind::Call { recv, args, .. } => {
             let on_param = matches!(&recv.kind, ExprKind::Var(v) if params.contains(v));
             if !on_param {
                 out.push(super::ir::show(e));
@@ -1571,7 +1570,6 @@ fn unknown_calls(e: &Expr, params: &[String], out: &mut Vec<String>) {
             }
             unknown_calls(recv, params, out);
             args.iter().for_each(|a| unknown_calls(a, params, out));
-            let _ = name;
         }
         ExprKind::Not(a) | ExprKind::Neg(a) => unknown_calls(a, params, out),
         ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
