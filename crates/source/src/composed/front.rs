@@ -162,7 +162,7 @@ fn lower_field(file: &JavaFile, f: &FieldDecl) -> Field {
     let init = if is_map {
         None
     } else {
-        match f.init.and_then(|i| constant(file, i)) {
+        match f.init.and_then(|i| constant(file, i, 0)) {
             Some(e) => Some(e),
             // A final field set by a constructor or by code: one value, not interpreted.
             None if f.is_final => Some(Expr {
@@ -184,10 +184,13 @@ fn lower_field(file: &JavaFile, f: &FieldDecl) -> Field {
 
 /// A field initializer the analysis can evaluate: a literal, a negated number, or `new T(..)`
 /// of literals (one object, the same for every operation).
-fn constant(file: &JavaFile, node: Node) -> Option<Expr> {
+fn constant(file: &JavaFile, node: Node, depth: usize) -> Option<Expr> {
+    if depth > MAX_NESTING {
+        return None;
+    }
     let pos = file.pos(node);
     let kind = match node.kind() {
-        "parenthesized_expression" => return constant(file, node.named_child(0)?),
+        "parenthesized_expression" => return constant(file, node.named_child(0)?, depth + 1),
         "object_creation_expression" => {
             if node.child_by_field_name("body").is_some() {
                 return None;
@@ -197,7 +200,7 @@ fn constant(file: &JavaFile, node: Node) -> Option<Expr> {
             let mut c = args.walk();
             let mut out = Vec::new();
             for a in args.named_children(&mut c) {
-                out.push(constant(file, a)?);
+                out.push(constant(file, a, depth + 1)?);
             }
             ExprKind::New {
                 class: ty,
@@ -205,7 +208,7 @@ fn constant(file: &JavaFile, node: Node) -> Option<Expr> {
             }
         }
         "unary_expression" if file.text_of(node).starts_with('-') => ExprKind::Neg(Box::new(
-            constant(file, node.child_by_field_name("operand")?)?,
+            constant(file, node.child_by_field_name("operand")?, depth + 1)?,
         )),
         _ => literal(file, node)?,
     };
@@ -326,6 +329,13 @@ impl<'a> Lowering<'a> {
 
     /// The map an expression denotes, if it is one: a map field (`m`, `this.m`) or map local.
     fn map_of(&self, n: Node) -> Option<String> {
+        // Through parentheses and casts, iteratively: they may nest as deep as the input.
+        let mut n = n;
+        while matches!(n.kind(), "parenthesized_expression" | "cast_expression") {
+            n = n
+                .child_by_field_name("value")
+                .or_else(|| n.named_child(n.named_child_count().saturating_sub(1)))?;
+        }
         match n.kind() {
             "identifier" => {
                 let name = self.text(n);
@@ -348,12 +358,6 @@ impl<'a> Lowering<'a> {
                 } else {
                     None
                 }
-            }
-            "parenthesized_expression" | "cast_expression" => {
-                let inner = n
-                    .child_by_field_name("value")
-                    .or_else(|| n.named_child(n.named_child_count().saturating_sub(1)))?;
-                self.map_of(inner)
             }
             "this" if self.this_is_map && !self.snippet => Some(THIS_MAP.to_owned()),
             _ => None,
@@ -875,18 +879,24 @@ impl<'a> Lowering<'a> {
 
     /// Whether `n` is a view of a map (`m.values()`, `m.entrySet()`, the map itself).
     fn iterates_map(&self, n: Node) -> bool {
-        if self.map_of(n).is_some() {
-            return true;
-        }
-        if n.kind() == "method_invocation" {
-            if let Some(obj) = n.child_by_field_name("object") {
-                return self.iterates_map(obj);
+        // Down a chain of calls, iteratively: chains may be as long as the input.
+        let mut n = n;
+        loop {
+            if self.map_of(n).is_some() {
+                return true;
             }
-            return self.this_is_map
-                && n.child_by_field_name("name")
-                    .is_some_and(|m| ITERATION.contains(&self.text(m)));
+            if n.kind() != "method_invocation" {
+                return false;
+            }
+            match n.child_by_field_name("object") {
+                Some(obj) => n = obj,
+                None => {
+                    return self.this_is_map
+                        && n.child_by_field_name("name")
+                            .is_some_and(|m| ITERATION.contains(&self.text(m)))
+                }
+            }
         }
-        false
     }
 
     fn try_statement(&mut self, n: Node, out: &mut Vec<Stmt>) {
@@ -1216,9 +1226,17 @@ impl<'a> Lowering<'a> {
                     && t.starts_with(|c: char| c.is_ascii_uppercase())
             }
             "scoped_identifier" | "type_identifier" | "generic_type" => true,
-            "field_access" => n
-                .child_by_field_name("object")
-                .is_some_and(|o| self.is_type_name(o) || self.is_package(o)),
+            // `a.b.C`: down the chain iteratively (it may be as long as the input).
+            "field_access" => {
+                let mut n = n;
+                while let Some(o) = n.child_by_field_name("object") {
+                    if o.kind() != "field_access" {
+                        return self.is_type_name(o) || self.is_package(o);
+                    }
+                    n = o;
+                }
+                false
+            }
             _ => false,
         }
     }
@@ -1796,4 +1814,50 @@ fn derive_keys(op: &mut Operation, fields: &[Field]) {
     // The derived keys first: the classifier takes the key from the first map call anyway.
     new_params.append(&mut op.params);
     op.params = new_params;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn deep_nesting_is_unsupported_not_a_crash() {
+        let op = |body: &str| {
+            format!("ConcurrentHashMap<Integer, Integer> m;\nint op(int k) {{ m.get(k); {body} }}")
+        };
+        for deep in [
+            op(&format!(
+                "return {}k{};",
+                "(".repeat(50_000),
+                ")".repeat(50_000)
+            )),
+            op(&format!("return {}k;", "!".repeat(50_000))),
+            op(&format!("return {}k;", "k > 0 ? k : ".repeat(20_000))),
+            op(&format!("{}{}", "{ ".repeat(50_000), "} ".repeat(50_000))),
+            op(&format!("{}return 1;", "if (k > 0) ".repeat(50_000))),
+            op(&format!("return k{};", ".f()".repeat(50_000))),
+            op(&format!("return k{};", ".f".repeat(50_000))),
+            op(&format!("return m.get(k){};", ".f()".repeat(50_000))),
+        ] {
+            let programs = parse(&deep).expect("valid Java");
+            let (_, why) = programs[0].operations[0]
+                .unsupported
+                .clone()
+                .expect("unsupported");
+            assert_eq!(why, "code nested more than 128 deep");
+        }
+        // A field initializer nested that deep is simply not a constant.
+        let field = format!(
+            "int x = {}1{};\nConcurrentHashMap<Integer, Integer> m;\nint op(int k) {{ m.get(k); return m.get(k); }}",
+            "(".repeat(50_000),
+            ")".repeat(50_000)
+        );
+        assert!(parse(&field).expect("valid Java")[0].fields[0]
+            .init
+            .is_none());
+        let nested = op(&format!("return {}k{};", "(".repeat(100), ")".repeat(100)));
+        assert!(parse(&nested).expect("parses")[0].operations[0]
+            .unsupported
+            .is_none());
+    }
 }
