@@ -30,11 +30,13 @@ fn ms(s: f64) -> String {
 
 /// Times every operation of `source`; returns the slowest time and the verdict counts.
 fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64, [usize; 3]) {
-    let program = parse(source).expect("the source parses");
+    let programs = parse(source).expect("the source parses");
+    let program = &programs[0];
     let baseline = median(runs, || {
-        let p = parse(source).expect("parses");
-        for op in &p.operations {
-            std::hint::black_box(ir::lower(&p, op));
+        for p in parse(source).expect("parses") {
+            for op in &p.operations {
+                std::hint::black_box(ir::lower(&p, op));
+            }
         }
     }) / program.operations.len() as f64;
     let mut worst: f64 = 0.0;
@@ -45,7 +47,7 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
         let mut class = "";
         let mut states = 0;
         let t = median(runs, || {
-            let a = analyse_one(&program, op, false, &Budget::unlimited());
+            let a = analyse_one(program, op, false, &Budget::unlimited());
             verdict = a.verdict;
             class = a.classification.class.as_str();
             states = a.states;
@@ -53,7 +55,7 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
         counts[match verdict {
             Verdict::Linearizable => 0,
             Verdict::NotLinearizable => 1,
-            Verdict::NotProved => 2,
+            Verdict::NotProved | Verdict::Unsupported => 2,
         }] += 1;
         worst = worst.max(t);
         total += t;
@@ -61,9 +63,7 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
             // The bounded check of a data-dependent operation, for information (not the bar).
             let bounded = if class == "data-dependent" {
                 let mut b = Verdict::NotProved;
-                let t = median(5, || {
-                    b = analyse_one(&program, op, true, &Budget::unlimited()).verdict
-                });
+                let t = median(5, || b = analyse_one(program, op, true, &Budget::unlimited()).verdict);
                 format!("  --bounded: {} in {}", b.as_str(), ms(t))
             } else {
                 String::new()

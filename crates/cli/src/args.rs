@@ -177,12 +177,14 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
-    /// Linearizability of composed concurrent-map operations (VINE, ISSTA'14): classifies each
-    /// operation of FILE as SCM/VCM/FCM or data-dependent and verifies the data-independent
-    /// ones for all keys and values.
+    /// Linearizability of composed concurrent-map operations (VINE, ISSTA'14): finds the
+    /// composed operations of Java files, classifies each as SCM/VCM/FCM or data-dependent
+    /// and verifies the data-independent ones for all keys and values.
     Composed {
-        /// The operations, in a small Java-like language (`-` for standard input).
-        file: PathBuf,
+        /// Java files, directories (searched recursively for `.java` files), or `-` for
+        /// standard input. A file may be a snippet: fields and methods without a class.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
         /// Also check data-dependent operations on a small domain (can find bugs, proves
         /// nothing).
         #[arg(long)]

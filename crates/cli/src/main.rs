@@ -164,23 +164,28 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             Ok(report.exit_code() as u8)
         }
         Command::Composed {
-            file,
+            paths,
             bounded,
             operation,
             budget,
             format,
         } => {
-            let text = read_text(&file)?;
+            let sources = output::read_java_sources(&paths)?;
+            let shown = match paths.as_slice() {
+                [one] => input_name(one),
+                many => format!("{} inputs", many.len()),
+            };
             let running = budget.start("composed");
-            let report = hindsight_source::composed::analyse_file(
-                &text,
-                &input_name(&file),
+            let report = hindsight_source::composed::analyse_sources(
+                &sources,
+                &shown,
                 bounded,
                 operation.as_deref(),
                 &running.budget,
             );
             running.done();
             let report = report?;
+            output::print_warnings(&report.warnings);
             print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }

@@ -44,6 +44,52 @@ pub fn read_text(path: &Path) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// The Java sources named by `paths`: files as given, directories searched recursively for
+/// `.java` files (in name order, so that reports are reproducible), `-` standard input.
+pub fn read_java_sources(
+    paths: &[std::path::PathBuf],
+) -> anyhow::Result<Vec<hindsight_source::composed::Source>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut files = Vec::new();
+            java_files(path, &mut files)?;
+            files.sort();
+            for f in files {
+                out.push(hindsight_source::composed::Source {
+                    name: input_name(&f),
+                    text: read_text(&f)?,
+                });
+            }
+        } else {
+            out.push(hindsight_source::composed::Source {
+                name: input_name(path),
+                text: read_text(path)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn java_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<()> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", input_name(dir)))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot read {}", input_name(dir)))?;
+        let path = entry.path();
+        // Symbolic links to directories are not followed: a link cycle would never end.
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("cannot read {}", input_name(&path)))?;
+        if kind.is_dir() {
+            java_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "java") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
 /// Set once from `--rr-exclude`, before any trace is read.
 pub static RR_EXCLUDE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 

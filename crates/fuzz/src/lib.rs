@@ -123,8 +123,17 @@ pub fn views_program(data: &[u8]) {
     let _ = hindsight_source::views::analyse_program(t, "fuzz");
 }
 
-/// Java composed operations, parsed as `composed` parses them.
+/// Java source, parsed by the Java front end and lowered as `composed` lowers it: operations
+/// found, classified and turned into instructions (not verified: that search is bounded by
+/// its own budget, not by the input's size).
 pub fn java(data: &[u8]) {
+    use hindsight_source::composed::{classify, ir, parse};
     let Some(t) = text(data) else { return };
-    let _ = hindsight_source::composed::parser::parse(t);
+    let Ok(programs) = parse(t) else { return };
+    for program in &programs {
+        for op in &program.operations {
+            let _ = classify(program, op);
+            let _ = ir::lower(program, op);
+        }
+    }
 }

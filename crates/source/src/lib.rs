@@ -1,6 +1,7 @@
-//! Source front ends and the analyses that work on programs rather than runs: composed
-//! operations over a concurrent map ([`composed`], VINE) and programs of MoTH's views language
-//! ([`views`], whose sensors live in `hindsight-views`).
+//! Source front ends and the analyses that work on programs rather than runs: the Java front
+//! end ([`java`], tree-sitter-java: any valid Java file, its classes, fields and methods),
+//! composed operations over a concurrent map found in Java ([`composed`], VINE) and programs
+//! of MoTH's views language ([`views`], whose sensors live in `hindsight-views`).
 //!
 //! Inputs are source text the caller reads; outputs are classifications, verdicts and views.
 //! Nothing here knows traces, files or output formats. The composed verifier and its bounded
@@ -8,4 +9,5 @@
 //! spent.
 
 pub mod composed;
+pub mod java;
 pub mod views;

@@ -7,7 +7,7 @@
 use hindsight_budget::Budget;
 use hindsight_source::composed::brute::brute_force;
 use hindsight_source::composed::classify::Class;
-use hindsight_source::composed::generate::file;
+use hindsight_source::composed::generate::{file, file_with, Extras};
 use hindsight_source::composed::verify::{verify, Limits};
 use hindsight_source::composed::{classify, ir, parse, VerifyResult};
 use proptest::prelude::*;
@@ -17,6 +17,8 @@ use std::path::Path;
 
 #[derive(Default, Debug)]
 struct Tally {
+    derived: usize,
+    unknown: usize,
     independent: usize,
     dependent: usize,
     proved: usize,
@@ -28,17 +30,28 @@ struct Tally {
 
 /// Checks one program; returns whether the verifier decided it.
 fn agree(source: &str, tally: &mut Tally) -> Result<(), String> {
-    let program = parse(source).map_err(|e| format!("does not parse: {e}\n{source}"))?;
-    for op in &program.operations {
-        let class = classify(&program, op);
+    let programs = parse(source).map_err(|e| format!("does not parse: {e}\n{source}"))?;
+    for (program, op) in programs
+        .iter()
+        .flat_map(|p| p.operations.iter().map(move |o| (p, o)))
+    {
+        if op.unsupported.is_some() {
+            return Err(format!(
+                "{}: unsupported: {:?}\n{source}",
+                op.name, op.unsupported
+            ));
+        }
+        let class = classify(program, op);
         if class.class == Class::DataDependent {
             tally.dependent += 1;
             continue;
         }
         tally.independent += 1;
+        tally.derived += usize::from(!op.derived.is_empty());
+        tally.unknown += usize::from(source.contains("f.make"));
         tally.fcm += usize::from(class.class == Class::Fcm);
         tally.vcm += usize::from(class.class == Class::Vcm);
-        let code = ir::lower(&program, op);
+        let code = ir::lower(program, op);
         let verdict = verify(&code, &class, &Limits::default(), &Budget::unlimited());
         let keys = class.inputs();
         let brute = match brute_force(&code, &keys, class.key, class.value, 200_000) {
@@ -110,4 +123,33 @@ fn verifier_agrees_with_the_brute_force_on_the_examples() {
         agree(&source, &mut tally).unwrap();
     }
     assert!(tally.proved >= 12 && tally.violations >= 6, "{tally:?}");
+}
+
+/// The same on operations with unknown calls (`f.make(k)`: fresh values), a key derived from
+/// the parameter once (`String k = key.trim();`: an input like a parameter) and
+/// ConcurrentHashMap's atomic methods: "proved" never meets a two-thread counterexample, and
+/// every counterexample has a non-linearizable two-thread history.
+#[test]
+fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_keys() {
+    let tally = RefCell::new(Tally::default());
+    let mut runner = TestRunner::new(Config {
+        cases: std::env::var("COMPOSED_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(400),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&any::<u64>(), |seed| {
+            let source = file_with(seed, 1, 2, Extras { java: true });
+            agree(&source, &mut tally.borrow_mut()).map_err(TestCaseError::fail)
+        })
+        .unwrap();
+    let t = tally.into_inner();
+    eprintln!("{t:?}");
+    assert!(
+        t.proved >= 40 && t.violations >= 40 && t.derived >= 40 && t.unknown >= 40,
+        "{t:?}"
+    );
 }

@@ -1,33 +1,42 @@
-//! The syntax tree of a composed-operations file: fields (the map and any globals) and
-//! operations written in the small Java-like language of `parser.rs`.
+//! The syntax tree of composed operations: one class's fields (its maps and any globals) and
+//! its composed operations, as the Java front end (`front.rs`) lowers them from real Java.
+//! Everything the analysis does not interpret is already explicit here: an unknown call
+//! ([`ExprKind::Call`]: a fresh arbitrary result on every evaluation), an opaque constant
+//! ([`ExprKind::Opaque`]), and per operation the constructs that keep a proof out of reach
+//! ([`Operation::approximations`]) or that cannot be modelled at all
+//! ([`Operation::unsupported`]).
 //!
 //! It owns only the shape of programs and their source positions; what a program means lives
 //! in `ir.rs`, what class it is in `classify.rs`.
 
 pub use hindsight_syntax::Pos;
 
-/// A whole file.
+/// One class of a file (a snippet's top-level declarations are a class without a name).
 #[derive(Clone, Debug, Default)]
 pub struct Program {
+    /// The Java class, qualified by its enclosing classes; empty for a snippet.
+    pub class: String,
     pub fields: Vec<Field>,
     pub operations: Vec<Operation>,
 }
 
-/// A field declared outside the operations: a map (its type names a `Map`) or a global.
+/// A field of the class: a map (declared with a `java.util.concurrent` map type or
+/// initialised with one) or a global.
 #[derive(Clone, Debug)]
 pub struct Field {
     pub name: String,
     pub ty: String,
     pub is_final: bool,
+    /// Its initial value when that is a constant the lowering understood; a final field
+    /// without one holds an opaque object, a mutable one its type's default.
     pub init: Option<Expr>,
+    pub is_map: bool,
     pub pos: Pos,
 }
 
 impl Field {
-    /// Fields whose type is a map (`ConcurrentHashMap<K, V>`, `ConcurrentMap<..>`, `Map<..>`).
     pub fn is_map(&self) -> bool {
-        let base = self.ty.split('<').next().unwrap_or("");
-        base.ends_with("Map")
+        self.is_map
     }
 }
 
@@ -40,6 +49,17 @@ pub struct Operation {
     pub pos: Pos,
     /// The line of the closing brace.
     pub end_line: u32,
+    /// The first construct the analysis cannot model (iteration over the map, the map passed
+    /// to unknown code, ...): the operation is reported `unsupported`, with this.
+    pub unsupported: Option<(Pos, String)>,
+    /// Paths or effects the lowering leaves out (exceptional paths through `catch`, ...):
+    /// bugs found on the modelled paths are real, but nothing is proved.
+    pub approximations: Vec<(Pos, String)>,
+    /// Locals the lowering made inputs (see `front.rs`: a key computed once from the
+    /// parameters), with what they were computed from.
+    pub derived: Vec<(Pos, String)>,
+    /// Lambdas of atomic map methods whose bodies act on state other than the entry.
+    pub lambda_effects: Vec<(Pos, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -140,6 +160,16 @@ pub enum MapMethod {
     ReplaceValue,
     ContainsKey,
     Size,
+    /// `getOrDefault(k, d)`
+    GetOrDefault,
+    /// `computeIfAbsent(k, f)`: one atomic step, `f` included.
+    ComputeIfAbsent,
+    /// `computeIfPresent(k, f)`
+    ComputeIfPresent,
+    /// `compute(k, f)`
+    Compute,
+    /// `merge(k, v, f)`
+    Merge,
 }
 
 impl MapMethod {
@@ -155,6 +185,11 @@ impl MapMethod {
             ("replace", 3) => MapMethod::ReplaceValue,
             ("containsKey", 1) => MapMethod::ContainsKey,
             ("size", 0) => MapMethod::Size,
+            ("getOrDefault", 2) => MapMethod::GetOrDefault,
+            ("computeIfAbsent", 2) => MapMethod::ComputeIfAbsent,
+            ("computeIfPresent", 2) => MapMethod::ComputeIfPresent,
+            ("compute", 2) => MapMethod::Compute,
+            ("merge", 3) => MapMethod::Merge,
             _ => return None,
         })
     }
@@ -163,7 +198,18 @@ impl MapMethod {
     pub fn is_name(name: &str) -> bool {
         matches!(
             name,
-            "get" | "put" | "remove" | "putIfAbsent" | "replace" | "containsKey" | "size"
+            "get"
+                | "put"
+                | "remove"
+                | "putIfAbsent"
+                | "replace"
+                | "containsKey"
+                | "size"
+                | "getOrDefault"
+                | "computeIfAbsent"
+                | "computeIfPresent"
+                | "compute"
+                | "merge"
         )
     }
 
@@ -176,7 +222,23 @@ impl MapMethod {
             MapMethod::Replace | MapMethod::ReplaceValue => "replace",
             MapMethod::ContainsKey => "containsKey",
             MapMethod::Size => "size",
+            MapMethod::GetOrDefault => "getOrDefault",
+            MapMethod::ComputeIfAbsent => "computeIfAbsent",
+            MapMethod::ComputeIfPresent => "computeIfPresent",
+            MapMethod::Compute => "compute",
+            MapMethod::Merge => "merge",
         }
+    }
+
+    /// Whether its last argument is a function run inside the atomic step.
+    pub fn takes_function(self) -> bool {
+        matches!(
+            self,
+            MapMethod::ComputeIfAbsent
+                | MapMethod::ComputeIfPresent
+                | MapMethod::Compute
+                | MapMethod::Merge
+        )
     }
 
     /// Whether its result is a value held by the map (as opposed to a flag or a count).
@@ -188,6 +250,11 @@ impl MapMethod {
                 | MapMethod::Remove
                 | MapMethod::PutIfAbsent
                 | MapMethod::Replace
+                | MapMethod::GetOrDefault
+                | MapMethod::ComputeIfAbsent
+                | MapMethod::ComputeIfPresent
+                | MapMethod::Compute
+                | MapMethod::Merge
         )
     }
 }
@@ -218,7 +285,10 @@ pub enum ExprKind {
     },
     /// `a.equals(b)`
     Equals(Box<Expr>, Box<Expr>),
-    /// Any other method call `recv.name(args)`.
+    /// Any other method call `recv.name(args)`, or another operation the analysis does not
+    /// interpret (a field of another object, an array element, `instanceof`): its result is
+    /// an arbitrary fresh value on every evaluation, and it may do anything to state other
+    /// than the maps.
     Call {
         recv: Box<Expr>,
         name: String,
@@ -228,6 +298,14 @@ pub enum ExprKind {
     New {
         class: String,
         args: Vec<Expr>,
+    },
+    /// A value the analysis does not interpret but that stays the same (a constant of another
+    /// class, `X.class`, a final field set by a constructor): an object named by its text.
+    Opaque(String),
+    /// The function argument of an atomic map method: `(a, b) -> body`.
+    Lambda {
+        params: Vec<String>,
+        body: Box<Expr>,
     },
 }
 

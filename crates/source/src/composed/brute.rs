@@ -16,7 +16,7 @@
 //! itself.
 
 use super::ast::MapMethod;
-use super::ir::{apply_map, Code, Local, Outcome, Shared, Step, Stuck, Value};
+use super::ir::{apply_map, same_up_to_fresh, Code, Local, Outcome, Shared, Step, Stuck, Value};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
@@ -176,33 +176,32 @@ fn linearizable(
     last: &Shared,
     limit: usize,
 ) -> Result<bool, Stuck> {
-    'placement: for p in 0..=others.len() {
+    // Outcomes in the history's order (A's first: its place is not what is compared), then
+    // the final state; fresh values are compared up to renaming.
+    let mut observed = vec![outcome_a.clone()];
+    observed.extend(b.outcomes.iter().cloned());
+    for p in 0..=others.len() {
         if b.after_a[..p].iter().any(|&after| after) {
             break; // A must precede the operations B began after A finished
         }
         let mut s = initial.clone();
+        let mut results = vec![Outcome::Returned(Value::Void)];
         for (j, other) in others.iter().enumerate() {
             if j == p {
                 let (o, after) = code.run_sequential(start(code, args, 1), s, limit)?;
-                if o != *outcome_a {
-                    continue 'placement;
-                }
+                results[0] = o;
                 s = after;
             }
             let (o, after) = run_other(code, other, s, limit)?;
-            if o != b.outcomes[j] {
-                continue 'placement;
-            }
+            results.push(o);
             s = after;
         }
         if p == others.len() {
             let (o, after) = code.run_sequential(start(code, args, 1), s, limit)?;
-            if o != *outcome_a {
-                continue;
-            }
+            results[0] = o;
             s = after;
         }
-        if s == *last {
+        if same_up_to_fresh((&results, &s), (&observed, last)) {
             return Ok(true);
         }
     }

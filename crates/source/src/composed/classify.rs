@@ -158,6 +158,7 @@ impl Ctx<'_> {
                     None
                 }
             }
+            ExprKind::Opaque(name) => Some(Value::opaque(name)),
             _ => None,
         }
     }
@@ -168,7 +169,9 @@ impl Ctx<'_> {
             | ExprKind::Bool(_)
             | ExprKind::Int(_)
             | ExprKind::Str(_)
+            | ExprKind::Opaque(_)
             | ExprKind::This => 0,
+            ExprKind::Lambda { body, .. } => self.sources(body),
             ExprKind::Var(v) => {
                 if self.key.as_deref() == Some(v.as_str()) {
                     KEY
@@ -269,6 +272,7 @@ fn each_expr<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Expr)) {
                 walk(recv, f);
                 args.iter().for_each(|a| walk(a, f));
             }
+            ExprKind::Lambda { body, .. } => walk(body, f),
             _ => {}
         }
     }
@@ -546,6 +550,7 @@ impl Ctx<'_> {
             _ => return,
         };
         let mut conds = Vec::new();
+        let mut functions = Vec::new();
         each_expr(
             std::slice::from_ref(&Stmt {
                 kind: StmtKind::Expr(e.clone()),
@@ -555,11 +560,42 @@ impl Ctx<'_> {
                 if let ExprKind::Cond(c, _, _) = &x.kind {
                     conds.push((**c).clone());
                 }
+                if let ExprKind::MapCall { method, args, .. } = &x.kind {
+                    if let Some(ExprKind::Lambda { params, .. }) = args.last().map(|a| &a.kind) {
+                        functions.push((*method, params.clone(), args.clone()));
+                    }
+                }
             },
         );
+        // Conditions inside an atomic method's function: its parameters are the key and the
+        // map's value (merge: the map's value and the given one).
+        let saved = self.sources.clone();
+        for (method, params, args) in &functions {
+            let given = args.get(1).map_or(0, |a| self.sources(a));
+            let inputs: &[u8] = match method {
+                MapMethod::Merge => &[MAP_VALUE, given],
+                _ => &[KEY, MAP_VALUE],
+            };
+            for (p, src) in params.iter().zip(inputs) {
+                self.sources.insert(p.clone(), *src);
+            }
+        }
         for c in conds {
             self.condition(&c, None);
         }
+        self.sources = saved;
+    }
+}
+
+/// Whether a function's result may be `null`: `null` in a result position, or a variable (the
+/// value of an absent key is null); an unknown call's result is a fresh object.
+fn may_be_null(f: &Expr) -> bool {
+    match &f.kind {
+        ExprKind::Lambda { body, .. } => may_be_null(body),
+        ExprKind::Null | ExprKind::Var(_) => true,
+        ExprKind::Cond(_, a, b) => may_be_null(a) || may_be_null(b),
+        ExprKind::MapCall { method, .. } => method.returns_map_value(),
+        _ => false,
     }
 }
 
@@ -696,6 +732,18 @@ pub fn classify(program: &Program, op: &Operation) -> Classification {
                             format!("`{}` depends on every key of the map", show(e)),
                         );
                         continue;
+                    }
+                    MapMethod::ComputeIfPresent | MapMethod::Compute | MapMethod::Merge
+                        if args.last().is_some_and(may_be_null) =>
+                    {
+                        cx.reason(
+                            "Remove",
+                            e.pos,
+                            format!(
+                                "`{}`: its function may give null, which removes the entry depending on the value held (restriction 3 of Definition 4.2)",
+                                show(e)
+                            ),
+                        )
                     }
                     MapMethod::RemoveValue => cx.reason(
                         "Remove",

@@ -1,27 +1,50 @@
 //! Random composed operations as source text, for the property test against the brute-force
 //! oracle and for the bench: map calls on the key `k` (get, put, putIfAbsent, remove,
 //! replace), null checks, `containsKey`, comparisons of the key with constants (FCM) and
-//! compare-and-set retry loops (VCM), nested to a given depth.
+//! compare-and-set retry loops (VCM), nested to a given depth. With [`Extras`], also values
+//! of unknown calls (`f.make(k)`, fresh on every call), a key derived from the parameter
+//! (`String k = key.trim();`) and ConcurrentHashMap's atomic methods with their functions.
 //!
-//! It knows only the surface syntax of `parser.rs`. The same seed gives the same text (the
+//! It knows only the Java the front end reads. The same seed gives the same text (the
 //! generator is hindsight-rng's), so a failing property-test case can be replayed.
 
 use hindsight_rng::SplitMix64;
 
 const VARS: &[&str] = &["a", "b"];
 const VALUES: &[&str] = &["v", "n", "a", "b", "new Obj()"];
+const VALUES_EXTRA: &[&str] = &["v", "n", "a", "b", "new Obj()", "f.make(k)", "f.make(v)"];
 
-fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize) {
+/// What the generator may use beyond the paper's language.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extras {
+    /// Unknown calls, a derived key and the atomic methods.
+    pub java: bool,
+}
+
+fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
     let count = 1 + g.below(3);
     for _ in 0..count {
-        stmt(g, depth, out, indent);
+        stmt(g, depth, out, indent, extras);
     }
 }
 
-fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize) {
+fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
     let pad = " ".repeat(indent);
     let x = *g.pick(VARS);
-    let val = *g.pick(VALUES);
+    let val = *g.pick(if extras.java { VALUES_EXTRA } else { VALUES });
+    if extras.java && g.below(4) == 0 {
+        let line = match g.below(5) {
+            0 => format!("{x} = m.computeIfAbsent(k, x -> {val});"),
+            1 => format!("{x} = m.compute(k, (x, old) -> old == null ? {val} : old);"),
+            2 => format!("{x} = m.merge(k, {val}, (old, given) -> given);"),
+            3 => format!("{x} = m.getOrDefault(k, {val});"),
+            _ => format!("{x} = m.computeIfPresent(k, (x, old) -> {val});"),
+        };
+        out.push_str(&pad);
+        out.push_str(&line);
+        out.push('\n');
+        return;
+    }
     let choice = g.below(if depth == 0 { 9 } else { 13 });
     let line = match choice {
         0 => format!("{x} = m.get(k);"),
@@ -42,10 +65,10 @@ fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize) {
                 _ => "\"y\".equals(k)".to_owned(),
             };
             let mut s = format!("if ({cond}) {{\n");
-            stmts(g, depth - 1, &mut s, indent + 2);
+            stmts(g, depth - 1, &mut s, indent + 2, extras);
             if g.below(2) == 0 {
                 s.push_str(&format!("{pad}}} else {{\n"));
-                stmts(g, depth - 1, &mut s, indent + 2);
+                stmts(g, depth - 1, &mut s, indent + 2, extras);
             }
             s.push_str(&format!("{pad}}}"));
             s
@@ -65,26 +88,46 @@ fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize) {
 
 /// One operation named `name` over the map `m`, nested `depth` deep.
 pub fn operation(seed: u64, depth: u32, name: &str) -> String {
+    operation_with(seed, depth, name, Extras::default())
+}
+
+/// One operation, with `extras`.
+pub fn operation_with(seed: u64, depth: u32, name: &str, extras: Extras) -> String {
     let mut g = SplitMix64::new(seed);
     let mut body = String::new();
-    stmts(&mut g, depth, &mut body, 2);
+    stmts(&mut g, depth, &mut body, 2, extras);
     let last = *g.pick(VARS);
+    // The key computed once from the parameter: an input like one.
+    let (param, derive) = if extras.java && g.below(2) == 0 {
+        ("key", "  String k = key.trim();\n")
+    } else {
+        ("k", "")
+    };
     format!(
-        "Object {name}(String k, Object v) {{\n  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
+        "Object {name}(String {param}, Object v) {{\n{derive}  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
     )
 }
 
 /// A file: the map declaration and `count` operations `op0`, `op1`, ...
 pub fn file(seed: u64, count: usize, depth: u32) -> String {
+    file_with(seed, count, depth, Extras::default())
+}
+
+/// A file with `extras` (and the factory `f` its unknown calls use).
+pub fn file_with(seed: u64, count: usize, depth: u32, extras: Extras) -> String {
     let mut s = String::from("ConcurrentHashMap<String, Object> m;\n");
+    if extras.java {
+        s.push_str("final Factory f;\n");
+    }
     for i in 0..count {
         // Consecutive seeds, not multiples of SplitMix64's increment: seeds k increments apart
         // start streams k draws apart, which would make each operation a shifted copy of the
         // one before.
-        s.push_str(&operation(
+        s.push_str(&operation_with(
             seed.wrapping_add(i as u64),
             depth,
             &format!("op{i}"),
+            extras,
         ));
     }
     s

@@ -15,7 +15,11 @@ use std::rc::Rc;
 /// A value of the language. Objects are compared by what built them (class, allocation site,
 /// constructor arguments and the calls made on them since), which is the identity the paper's
 /// trace renaming gives them: every object the operation allocates at one site is the same
-/// value `v` (Definition 4.1 (ii)).
+/// value `v` (Definition 4.1 (ii)). The result of an unknown call is different: an arbitrary
+/// value, fresh on every evaluation ([`Obj::serial`]), since nothing says the callee returns
+/// the same object twice; outcomes are compared up to a renaming of fresh values
+/// ([`same_up_to_fresh`]), since a sequential run may have drawn the very values the
+/// concurrent one did.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
     /// An unassigned local or the result of a `void` operation.
@@ -37,6 +41,9 @@ pub struct Obj {
     pub thread: u8,
     pub args: Vec<Value>,
     pub calls: Vec<(Rc<str>, Vec<Value>)>,
+    /// For the result of an unknown call: its number among the thread's fresh values (from 1);
+    /// 0 for every other object.
+    pub serial: u32,
 }
 
 impl Value {
@@ -44,13 +51,25 @@ impl Value {
         Value::Str(Rc::from(s))
     }
     pub fn exception(class: &str) -> Value {
+        Value::opaque(class)
+    }
+
+    /// An object the analysis does not interpret, named by `name` (a constant of another
+    /// class, a final field set by a constructor, an exception).
+    pub fn opaque(name: &str) -> Value {
         Value::Obj(Rc::new(Obj {
-            class: Rc::from(class),
+            class: Rc::from(name),
             site: 0,
             thread: 0,
             args: Vec::new(),
             calls: Vec::new(),
+            serial: 0,
         }))
+    }
+
+    /// Whether it is the result of an unknown call.
+    pub fn is_fresh(&self) -> bool {
+        matches!(self, Value::Obj(o) if o.serial > 0)
     }
 }
 
@@ -69,13 +88,25 @@ impl fmt::Display for Value {
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
-                if o.site == 0 && o.args.is_empty() && o.calls.is_empty() {
+                if o.site == 0 && o.serial == 0 && o.args.is_empty() && o.calls.is_empty() {
                     return write!(f, "{}", o.class);
                 }
                 if o.site == 0 {
-                    // An uninterpreted call: receiver first.
-                    let (recv, rest) = o.args.split_first().expect("a receiver");
-                    return write!(f, "{recv}.{}({})", o.class, list(rest));
+                    // An unknown call: receiver first, then which fresh value it gave.
+                    match o.args.split_first() {
+                        Some((recv, rest)) => write!(f, "{recv}.{}({})", o.class, list(rest))?,
+                        None => write!(f, "{}()", o.class)?,
+                    }
+                    if o.serial > 0 {
+                        write!(f, "#{}", o.serial)?;
+                        if o.thread > 0 {
+                            write!(f, "@{}", o.thread)?;
+                        }
+                    }
+                    for (name, args) in &o.calls {
+                        write!(f, ".{name}({})", list(args))?;
+                    }
+                    return Ok(());
                 }
                 write!(f, "new {}({})@{}", o.class, list(&o.args), o.site)?;
                 if o.thread > 0 {
@@ -125,10 +156,12 @@ pub enum PExpr {
     Bin(BinOp, Box<PExpr>, Box<PExpr>),
     Cond(Box<PExpr>, Box<PExpr>, Box<PExpr>),
     Equals(Box<PExpr>, Box<PExpr>),
-    /// A method on something other than a map or a fresh object in a local: an uninterpreted
-    /// (but deterministic) function of its receiver and arguments.
+    /// An unknown call: a fresh value on every evaluation (see [`Value`]).
     Call(Rc<str>, Box<PExpr>, Vec<PExpr>),
     New(Rc<str>, u32, Vec<PExpr>),
+    /// The function of an atomic map method: the slots of its parameters and its body. Only
+    /// `Code::step` of such a method evaluates it.
+    Lambda(Vec<u16>, Box<PExpr>),
 }
 
 #[derive(Clone, Debug)]
@@ -163,6 +196,7 @@ impl Instr {
                 PExpr::Cond(a, b, c) => reads(a) || reads(b) || reads(c),
                 PExpr::Call(_, r, args) => reads(r) || args.iter().any(reads),
                 PExpr::New(_, _, args) => args.iter().any(reads),
+                PExpr::Lambda(_, body) => reads(body),
             }
         }
         match self {
@@ -208,6 +242,8 @@ pub struct Local {
     pub slots: Vec<Value>,
     /// The thread whose objects `new` allocates (see [`Obj::thread`]).
     pub thread: u8,
+    /// How many fresh values (unknown calls' results) the thread has drawn.
+    pub fresh: u32,
 }
 
 /// What one step did.
@@ -238,11 +274,19 @@ fn npe() -> Fault {
 }
 
 fn eval(e: &PExpr, slots: &[Value], shared: &Shared) -> Result<Value, Fault> {
-    eval_in(e, slots, shared, 0)
+    let mut fresh = 0;
+    eval_in(e, slots, shared, 0, &mut fresh)
 }
 
-fn eval_in(e: &PExpr, slots: &[Value], shared: &Shared, thread: u8) -> Result<Value, Fault> {
-    let eval = |e: &PExpr, slots: &[Value], shared: &Shared| eval_in(e, slots, shared, thread);
+fn eval_in(
+    e: &PExpr,
+    slots: &[Value],
+    shared: &Shared,
+    thread: u8,
+    fresh: &mut u32,
+) -> Result<Value, Fault> {
+    let mut eval =
+        |e: &PExpr, slots: &[Value], shared: &Shared| eval_in(e, slots, shared, thread, fresh);
     Ok(match e {
         PExpr::Const(v) => v.clone(),
         PExpr::Slot(s) => slots[*s as usize].clone(),
@@ -303,12 +347,14 @@ fn eval_in(e: &PExpr, slots: &[Value], shared: &Shared, thread: u8) -> Result<Va
             for a in args {
                 vs.push(eval(a, slots, shared)?);
             }
+            *fresh += 1;
             Value::Obj(Rc::new(Obj {
                 class: name.clone(),
                 site: 0,
-                thread: 0,
+                thread,
                 args: vs,
                 calls: Vec::new(),
+                serial: *fresh,
             }))
         }
         PExpr::New(class, site, args) => {
@@ -322,7 +368,13 @@ fn eval_in(e: &PExpr, slots: &[Value], shared: &Shared, thread: u8) -> Result<Va
                 thread,
                 args: vs,
                 calls: Vec::new(),
+                serial: 0,
             }))
+        }
+        PExpr::Lambda(..) => {
+            return Err(Fault::Stuck(
+                "a function used as a value outside an atomic map method".into(),
+            ))
         }
     })
 }
@@ -375,6 +427,98 @@ fn plain(v: &Value) -> String {
     }
 }
 
+/// Evaluates in a thread's local state (drawing its fresh values).
+fn ev(e: &PExpr, local: &mut Local, shared: &Shared) -> Result<Value, Fault> {
+    let mut fresh = local.fresh;
+    let v = eval_in(e, &local.slots, shared, local.thread, &mut fresh);
+    local.fresh = fresh;
+    v
+}
+
+/// `computeIfAbsent`, `computeIfPresent`, `compute` and `merge` as `ConcurrentHashMap` runs
+/// them: one atomic step in which the function sees the entry and its result replaces it
+/// (`null` removes it); a function that throws leaves the map unchanged. Returns the shown
+/// arguments and the result.
+fn apply_functional(
+    local: &mut Local,
+    shared: &mut Shared,
+    map: u8,
+    method: MapMethod,
+    args: &[PExpr],
+) -> Result<(Vec<Value>, Value), Fault> {
+    let Some((PExpr::Lambda(params, body), plain)) = args.split_last() else {
+        return Err(Fault::Stuck(format!(
+            "`{}` without a function",
+            method.name()
+        )));
+    };
+    let mut vs = Vec::new();
+    for a in plain {
+        vs.push(ev(a, local, shared)?);
+    }
+    if vs.iter().any(|v| *v == Value::Null || *v == Value::Void) {
+        return Err(npe());
+    }
+    let key = (map, vs[0].clone());
+    let current = shared.map.get(&key).cloned();
+    let call = |local: &mut Local, inputs: [Value; 2]| -> Result<Value, Fault> {
+        for (slot, v) in params.iter().zip(inputs) {
+            local.slots[*slot as usize] = v;
+        }
+        ev(body, local, shared)
+    };
+    let (new, result) = match method {
+        MapMethod::ComputeIfAbsent => match current {
+            Some(v) => (Some(v.clone()), v),
+            None => {
+                let v = call(local, [vs[0].clone(), Value::Void])?;
+                (Some(v.clone()), v)
+            }
+        },
+        MapMethod::ComputeIfPresent => match current {
+            None => (None, Value::Null),
+            Some(old) => {
+                let v = call(local, [vs[0].clone(), old])?;
+                (Some(v.clone()), v)
+            }
+        },
+        MapMethod::Compute => {
+            let old = current.unwrap_or(Value::Null);
+            let v = call(local, [vs[0].clone(), old])?;
+            (Some(v.clone()), v)
+        }
+        MapMethod::Merge => match current {
+            None => (Some(vs[1].clone()), vs[1].clone()),
+            Some(old) => {
+                let v = call(local, [old, vs[1].clone()])?;
+                (Some(v.clone()), v)
+            }
+        },
+        _ => {
+            return Err(Fault::Stuck(format!(
+                "`{}` takes no function",
+                method.name()
+            )))
+        }
+    };
+    match new {
+        Some(Value::Null) => {
+            shared.map.remove(&key);
+        }
+        Some(Value::Void) => {
+            return Err(Fault::Stuck(format!(
+                "the function of `{}` returned no value",
+                method.name()
+            )))
+        }
+        Some(v) => {
+            shared.map.insert(key, v);
+        }
+        None => {}
+    }
+    Ok((vs, result))
+}
+
 /// The atomic effect of a base method on `shared` (entries of map `map`) and its result.
 pub fn apply_map(
     shared: &mut Shared,
@@ -387,7 +531,16 @@ pub fn apply_map(
         let n = shared.map.keys().filter(|(m, _)| *m == map).count();
         return Ok(Value::Int(n as i64));
     }
-    if args.iter().any(|a| *a == Value::Null || *a == Value::Void) {
+    // `getOrDefault`'s default may be null; every other argument of the map's methods may not.
+    let checked = if method == MapMethod::GetOrDefault {
+        &args[..1]
+    } else {
+        args
+    };
+    if checked
+        .iter()
+        .any(|a| *a == Value::Null || *a == Value::Void)
+    {
         return Err(npe());
     }
     let key = (map, args[0].clone());
@@ -430,8 +583,85 @@ pub fn apply_map(
             }
             Value::Bool(hit)
         }
-        MapMethod::Size => unreachable!("handled above"),
+        MapMethod::GetOrDefault => current.unwrap_or_else(|| args[1].clone()),
+        // The functional methods run their function: `Code::step` applies them.
+        MapMethod::ComputeIfAbsent
+        | MapMethod::ComputeIfPresent
+        | MapMethod::Compute
+        | MapMethod::Merge
+        | MapMethod::Size => prev,
     })
+}
+
+/// Renames fresh values to the order in which they first appear, so that two observations
+/// that differ only in which fresh values were drawn compare equal.
+#[derive(Default)]
+pub struct FreshNames {
+    names: BTreeMap<(u8, u32), u32>,
+}
+
+impl FreshNames {
+    pub fn value(&mut self, v: &Value) -> Value {
+        let Value::Obj(o) = v else {
+            return v.clone();
+        };
+        if o.serial == 0 && o.args.is_empty() && o.calls.is_empty() {
+            return v.clone();
+        }
+        let args = o.args.iter().map(|a| self.value(a)).collect();
+        let calls = o
+            .calls
+            .iter()
+            .map(|(n, a)| (n.clone(), a.iter().map(|x| self.value(x)).collect()))
+            .collect();
+        let (thread, serial) = if o.serial > 0 {
+            let next = self.names.len() as u32 + 1;
+            (0, *self.names.entry((o.thread, o.serial)).or_insert(next))
+        } else {
+            (o.thread, 0)
+        };
+        Value::Obj(Rc::new(Obj {
+            class: o.class.clone(),
+            site: o.site,
+            thread,
+            args,
+            calls,
+            serial,
+        }))
+    }
+
+    pub fn outcome(&mut self, o: &Outcome) -> Outcome {
+        match o {
+            Outcome::Returned(v) => Outcome::Returned(self.value(v)),
+            Outcome::Threw(v) => Outcome::Threw(self.value(v)),
+        }
+    }
+
+    pub fn shared(&mut self, s: &Shared) -> Shared {
+        Shared {
+            map: s
+                .map
+                .iter()
+                .map(|((m, k), v)| ((*m, self.value(k)), self.value(v)))
+                .collect(),
+            globals: s.globals.iter().map(|g| self.value(g)).collect(),
+        }
+    }
+}
+
+/// Whether two observations (outcomes in history order, then the final state) are the same up
+/// to a renaming of fresh values. A sufficient test: both are renamed in order of first
+/// appearance and compared.
+pub fn same_up_to_fresh(a: (&[Outcome], &Shared), b: (&[Outcome], &Shared)) -> bool {
+    if a.0.len() != b.0.len() {
+        return false;
+    }
+    let mut na = FreshNames::default();
+    let mut nb = FreshNames::default();
+    a.0.iter()
+        .zip(b.0)
+        .all(|(x, y)| na.outcome(x) == nb.outcome(y))
+        && na.shared(a.1) == nb.shared(b.1)
 }
 
 impl Code {
@@ -443,6 +673,7 @@ impl Code {
             pc: 0,
             slots,
             thread: 0,
+            fresh: 0,
         }
     }
 
@@ -471,7 +702,6 @@ impl Code {
 
     fn try_step(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Fault> {
         let pc = local.pc;
-        let ev = |e: &PExpr, l: &Local, s: &Shared| eval_in(e, &l.slots, s, l.thread);
         match &self.instrs[pc] {
             Instr::Let(slot, e) => {
                 local.slots[*slot as usize] = ev(e, local, shared)?;
@@ -489,11 +719,16 @@ impl Code {
                 method,
                 args,
             } => {
-                let vs = args
-                    .iter()
-                    .map(|a| ev(a, local, shared))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let result = apply_map(shared, *map, *method, &vs).map_err(Fault::Throw)?;
+                let (vs, result) = if method.takes_function() {
+                    apply_functional(local, shared, *map, *method, args)?
+                } else {
+                    let vs = args
+                        .iter()
+                        .map(|a| ev(a, local, shared))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let result = apply_map(shared, *map, *method, &vs).map_err(Fault::Throw)?;
+                    (vs, result)
+                };
                 if let Some(d) = dst {
                     local.slots[*d as usize] = result.clone();
                 }
@@ -511,18 +746,17 @@ impl Code {
                     .map(|a| ev(a, local, shared))
                     .collect::<Result<Vec<_>, _>>()?;
                 match &local.slots[*slot as usize] {
-                    Value::Obj(o) if o.site != 0 => {
+                    // An object the operation made (or an unknown call gave it): the call is
+                    // part of its identity from now on.
+                    Value::Obj(o) if o.site != 0 || o.serial != 0 => {
                         let mut o = (**o).clone();
                         o.calls.push((name.clone(), vs));
                         local.slots[*slot as usize] = Value::Obj(Rc::new(o));
                     }
                     Value::Null => return Err(npe()),
-                    // A call on a non-fresh object: its effect is outside the model.
-                    v => {
-                        return Err(Fault::Stuck(format!(
-                            "`{name}` called on {v}, an object the operation did not create"
-                        )))
-                    }
+                    // Anything else: an unknown call whose effect is on state outside the
+                    // model, and whose result is unused.
+                    _ => {}
                 }
                 local.pc += 1;
                 Ok(Step::Local)
@@ -640,6 +874,14 @@ pub fn show(e: &Expr) -> String {
             format!("{}.{name}({})", paren(recv), list(args))
         }
         ExprKind::New { class, args } => format!("new {class}({})", list(args)),
+        ExprKind::Opaque(text) => text.clone(),
+        ExprKind::Lambda { params, body } => {
+            if params.len() == 1 {
+                format!("{} -> {}", params[0], show(body))
+            } else {
+                format!("({}) -> {}", params.join(", "), show(body))
+            }
+        }
     }
 }
 
@@ -722,7 +964,9 @@ fn has_map_call(e: &Expr) -> bool {
         | ExprKind::Int(_)
         | ExprKind::Str(_)
         | ExprKind::Var(_)
+        | ExprKind::Opaque(_)
         | ExprKind::This => false,
+        ExprKind::Lambda { body, .. } => has_map_call(body),
         ExprKind::Not(a) | ExprKind::Neg(a) => has_map_call(a),
         ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => has_map_call(a) || has_map_call(b),
         ExprKind::Cond(a, b, c) => has_map_call(a) || has_map_call(b) || has_map_call(c),
@@ -808,7 +1052,14 @@ impl Lower {
                 let a = args.iter().map(|x| self.pure(x)).collect();
                 PExpr::New(Rc::from(class.as_str()), e.pos.line, a)
             }
-            ExprKind::MapCall { .. } => unreachable!("map calls are lowered by `expr`"),
+            ExprKind::Opaque(name) => PExpr::Const(Value::opaque(name)),
+            ExprKind::Lambda { params, body } => {
+                let slots = params.iter().map(|p| self.slot(p)).collect();
+                PExpr::Lambda(slots, b(self, body))
+            }
+            // The front end reports a map call inside another map call's function as
+            // unsupported before anything is lowered.
+            ExprKind::MapCall { .. } => PExpr::Const(Value::Void),
         }
     }
 
@@ -897,7 +1148,8 @@ impl Lower {
                 let vs = self.operands(args);
                 PExpr::New(Rc::from(class.as_str()), pos.line, vs)
             }
-            _ => unreachable!("leaves have no map call"),
+            // Leaves have no map call; a function's map calls are unsupported.
+            _ => self.pure(e),
         }
     }
 
@@ -1092,5 +1344,73 @@ impl Lower {
             pos,
             text,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::composed::front::parse;
+
+    fn run(source: &str) -> (Outcome, Shared) {
+        let programs = parse(source).expect("parses");
+        let program = &programs[0];
+        let code = lower(program, &program.operations[0]);
+        let local = code.start(&[Value::Int(1)]);
+        code.run_sequential(local, code.shared(Default::default()), 1000)
+            .expect("runs")
+    }
+
+    #[test]
+    fn an_unknown_call_gives_a_fresh_value_every_time() {
+        // The same call twice: two values, which compare different.
+        let (out, _) = run(
+            "ConcurrentHashMap<String, Object> m;\nfinal Factory f;\nObject op(String k) {\n  return f.make(k) == f.make(k);\n}\n",
+        );
+        assert_eq!(out, Outcome::Returned(Value::Bool(false)));
+        // A final field set by a constructor is one opaque value, not null.
+        let (out, shared) = run(
+            "ConcurrentHashMap<String, Object> m;\nfinal Factory f;\nObject op(String k) {\n  m.put(k, f.make(k));\n  return m.get(k);\n}\n",
+        );
+        let Outcome::Returned(v) = &out else {
+            panic!("{out:?}")
+        };
+        assert!(v.is_fresh(), "{v}");
+        assert_eq!(v.to_string(), "this.f.make(1)#1");
+        assert_eq!(shared.map.values().next(), Some(v));
+    }
+
+    #[test]
+    fn outcomes_compare_up_to_a_renaming_of_fresh_values() {
+        let fresh = |thread: u8, serial: u32| {
+            Value::Obj(Rc::new(Obj {
+                class: Rc::from("make"),
+                site: 0,
+                thread,
+                args: Vec::new(),
+                calls: Vec::new(),
+                serial,
+            }))
+        };
+        let state = |v: Value| Shared {
+            map: BTreeMap::from([((0, Value::Int(1)), v)]),
+            globals: Vec::new(),
+        };
+        let a = [Outcome::Returned(fresh(0, 2))];
+        let b = [Outcome::Returned(fresh(1, 7))];
+        assert!(same_up_to_fresh(
+            (&a, &state(fresh(0, 2))),
+            (&b, &state(fresh(1, 7)))
+        ));
+        // The renaming is one bijection: the returned value must be the stored one in both.
+        assert!(!same_up_to_fresh(
+            (&a, &state(fresh(0, 3))),
+            (&b, &state(fresh(1, 7)))
+        ));
+        // A fresh value is never an ordinary one.
+        assert!(!same_up_to_fresh(
+            (&a, &state(Value::Int(1000))),
+            (&b, &state(fresh(1, 7)))
+        ));
     }
 }

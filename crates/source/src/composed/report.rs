@@ -9,11 +9,15 @@ use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 use std::time::Instant;
 
+/// One input: its name as the user gave it, and its text.
+pub struct Source {
+    pub name: String,
+    pub text: String,
+}
+
 /// Classifies and verifies the operations of `text` (named `input`), or only `operation`;
-/// `bounded` also checks data-dependent operations on a small domain. The report's text is
-/// the layout the paper's figures suggest (each operation's verdict, counterexample runs step
-/// by step); its JSON has `summary.operations` and one finding per violation, located at a
-/// line of the input.
+/// `bounded` also checks data-dependent operations on a small domain. A syntax error is an
+/// error.
 pub fn analyse_file(
     text: &str,
     input: &str,
@@ -21,29 +25,97 @@ pub fn analyse_file(
     operation: Option<&str>,
     budget: &Budget,
 ) -> Result<Report, Diagnostic> {
-    let mut program = parse(text).map_err(|e| e.in_input(input))?;
+    let sources = [Source {
+        name: input.to_owned(),
+        text: text.to_owned(),
+    }];
+    analyse_sources(&sources, input, bounded, operation, budget)
+}
+
+/// Classifies and verifies the composed operations found in `sources` (Java files, or
+/// snippets), or only those named `operation`; `shown` names the whole input in the report.
+/// The report's text is the layout the paper's figures suggest (each operation's verdict,
+/// counterexample runs step by step); its JSON has `summary.operations` (name, file, line,
+/// class, reasons, verdict) and one finding per violation, located at a line of its file.
+/// A file with a syntax error is a warning and the others go on; it is an error when no file
+/// could be read as Java.
+pub fn analyse_sources(
+    sources: &[Source],
+    shown: &str,
+    bounded: bool,
+    operation: Option<&str>,
+    budget: &Budget,
+) -> Result<Report, Diagnostic> {
+    let mut warnings = Vec::new();
+    let mut parsed = Vec::new();
+    let mut first_error = None;
+    for src in sources {
+        match parse(&src.text) {
+            Ok(programs) => parsed.push((src.name.as_str(), programs)),
+            Err(e) => {
+                let d = e.in_input(&src.name);
+                warnings.push(d.to_string());
+                first_error.get_or_insert(d);
+            }
+        }
+    }
+    if parsed.is_empty() {
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+    }
+    let several = sources.len() > 1;
     if let Some(name) = operation {
-        if !program.operations.iter().any(|o| o.name == name) {
-            let names: Vec<&str> = program.operations.iter().map(|o| o.name.as_str()).collect();
+        let has = |n: &str| n == name;
+        if !parsed
+            .iter()
+            .any(|(_, ps)| ps.iter().any(|p| p.operations.iter().any(|o| has(&o.name))))
+        {
+            let names: Vec<&str> = parsed
+                .iter()
+                .flat_map(|(_, ps)| ps.iter())
+                .flat_map(|p| p.operations.iter().map(|o| o.name.as_str()))
+                .collect();
             return Err(Diagnostic::usage(format!(
-                "{input} has no operation `{name}` (it has: {})",
+                "{shown} has no operation `{name}` (it has: {})",
                 names.join(", ")
             )));
         }
-        program.operations.retain(|o| o.name == name);
     }
     let mut results = Vec::new();
-    budget.add_total(program.operations.len() as u64);
-    for op in &program.operations {
-        let started = Instant::now();
-        let a = analyse_one(&program, op, bounded, budget);
-        results.push((a, started.elapsed().as_secs_f64() * 1e3));
-        budget.add_done(1);
+    let mut total = 0;
+    for (_, programs) in &parsed {
+        for program in programs {
+            total += program
+                .operations
+                .iter()
+                .filter(|op| operation.is_none_or(|n| n == op.name))
+                .count();
+        }
     }
-    let mut report = report(input, &results);
+    budget.add_total(total as u64);
+    for (file, programs) in &parsed {
+        for program in programs {
+            for op in &program.operations {
+                if operation.is_some_and(|n| n != op.name) {
+                    continue;
+                }
+                let started = Instant::now();
+                let a = analyse_one(program, op, bounded, budget);
+                results.push(Row {
+                    file: (*file).to_owned(),
+                    analysed: a,
+                    milliseconds: started.elapsed().as_secs_f64() * 1e3,
+                });
+                budget.add_done(1);
+            }
+        }
+    }
+    let mut report = report(shown, &results, sources.len());
+    report.warnings = warnings;
     report.note_budget(budget);
     let mut text = Vec::new();
-    write_text(&mut text, &results).expect("writing to memory");
+    write_text(&mut text, &results, several).expect("writing to memory");
     if let Some(spent) = budget.spent() {
         let mut line = format!(
             "composed: unknown: the budget ran out (--{}); the operations not proved above were not decided",
@@ -54,6 +126,12 @@ pub fn analyse_file(
     }
     report.text = Some(String::from_utf8(text).expect("the text is UTF-8"));
     Ok(report)
+}
+
+struct Row {
+    file: String,
+    analysed: Analysed,
+    milliseconds: f64,
 }
 
 fn class_text(a: &Analysed) -> String {
@@ -71,10 +149,20 @@ fn class_text(a: &Analysed) -> String {
     }
 }
 
-fn write_text(out: &mut dyn Write, results: &[(Analysed, f64)]) -> io::Result<()> {
-    let mut counts = [0usize; 3];
-    for (a, _) in results {
-        write!(out, "{} (line {}): ", a.name, a.line)?;
+fn write_text(out: &mut dyn Write, results: &[Row], several: bool) -> io::Result<()> {
+    let mut counts = [0usize; 4];
+    for row in results {
+        let a = &row.analysed;
+        let name = if a.class.is_empty() {
+            a.name.clone()
+        } else {
+            format!("{}.{}", a.class, a.name)
+        };
+        if several {
+            write!(out, "{name} ({}:{}): ", row.file, a.line)?;
+        } else {
+            write!(out, "{name} (line {}): ", a.line)?;
+        }
         match a.verdict {
             Verdict::Linearizable => {
                 counts[0] += 1;
@@ -130,22 +218,35 @@ fn write_text(out: &mut dyn Write, results: &[(Analysed, f64)]) -> io::Result<()
                         .unwrap_or_default()
                 )?;
             }
+            Verdict::Unsupported => {
+                counts[3] += 1;
+                writeln!(
+                    out,
+                    "unsupported: {}",
+                    a.note.as_deref().unwrap_or("a construct is not modelled")
+                )?;
+                continue;
+            }
         }
         for r in &a.classification.reasons {
             writeln!(out, "  {} at {}: {}", r.rule, r.pos, r.message)?;
         }
     }
-    writeln!(
+    write!(
         out,
         "composed: {} operation(s): {} linearizable, {} not linearizable, {} not proved",
         results.len(),
         counts[0],
         counts[1],
         counts[2]
-    )
+    )?;
+    if counts[3] > 0 {
+        write!(out, ", {} unsupported", counts[3])?;
+    }
+    writeln!(out)
 }
 
-fn report(shown: &str, results: &[(Analysed, f64)]) -> Report {
+fn report(shown: &str, results: &[Row], files: usize) -> Report {
     let mut report = Report::new("composed");
     report.trace.insert("path".into(), Value::from(shown));
     report
@@ -154,13 +255,18 @@ fn report(shown: &str, results: &[(Analysed, f64)]) -> Report {
     report
         .trace
         .insert("operations".into(), Value::from(results.len()));
+    if files > 1 {
+        report.trace.insert("files".into(), Value::from(files));
+    }
     report.rules.push(Rule {
         id: "not-linearizable",
         description:
             "A composed map operation has a trace that violates Definition 3.1 of VINE (ISSTA'14)",
     });
     let mut ops = Vec::new();
-    for (a, ms) in results {
+    for row in results {
+        let (a, ms, file) = (&row.analysed, &row.milliseconds, row.file.as_str());
+        let shown = file;
         let c = &a.classification;
         let reasons: Vec<Value> = c
             .reasons
@@ -171,7 +277,11 @@ fn report(shown: &str, results: &[(Analysed, f64)]) -> Report {
             .collect();
         let mut entry = Map::new();
         entry.insert("name".into(), Value::from(a.name.clone()));
+        entry.insert("file".into(), Value::from(file));
         entry.insert("line".into(), Value::from(a.line));
+        if !a.class.is_empty() {
+            entry.insert("java_class".into(), Value::from(a.class.clone()));
+        }
         entry.insert("class".into(), Value::from(c.class.as_str()));
         entry.insert("reasons".into(), Value::from(reasons));
         entry.insert("verdict".into(), Value::from(a.verdict.as_str()));
@@ -249,7 +359,7 @@ fn report(shown: &str, results: &[(Analysed, f64)]) -> Report {
             });
         }
     }
-    let count = |v: Verdict| results.iter().filter(|(a, _)| a.verdict == v).count();
+    let count = |v: Verdict| results.iter().filter(|r| r.analysed.verdict == v).count();
     report.summary.insert(
         "linearizable".into(),
         Value::from(count(Verdict::Linearizable)),
@@ -261,6 +371,10 @@ fn report(shown: &str, results: &[(Analysed, f64)]) -> Report {
     report
         .summary
         .insert("not_proved".into(), Value::from(count(Verdict::NotProved)));
+    report.summary.insert(
+        "unsupported".into(),
+        Value::from(count(Verdict::Unsupported)),
+    );
     report.summary.insert("operations".into(), Value::from(ops));
     report
 }

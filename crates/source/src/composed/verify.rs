@@ -18,7 +18,10 @@
 
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
-use super::ir::{apply_map, Code, Instr, Local, Outcome, Shared, Step, Stuck, Value};
+use super::ir::{
+    apply_map, same_up_to_fresh, Code, FreshNames, Instr, Local, Outcome, Shared, Step, Stuck,
+    Value,
+};
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
@@ -80,11 +83,13 @@ enum EnvOp {
 }
 
 /// What an exploration covered.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Coverage {
     pub states: usize,
     /// Paths dropped because the operation could not be evaluated on them.
     pub pruned: usize,
+    /// Why the first dropped path could not be followed.
+    pub first_pruned: Option<String>,
 }
 
 /// One step of a counterexample.
@@ -173,6 +178,7 @@ pub fn explore(
     budget.check().map_err(|spent| Explored::Budget(spent, 0))?;
     let start = code.start(args);
     let mut pruned = 0;
+    let mut first_pruned: Option<String> = None;
     let mut sequential: FxHashMap<Shared, Result<(Outcome, Shared), Stuck>> = FxHashMap::default();
     let mut nodes: Vec<Node> = vec![Node {
         parent: None,
@@ -248,8 +254,9 @@ pub fn explore(
         let mut s2 = shared.clone();
         let step = match code.step(&mut l2, &mut s2) {
             Ok(s) => s,
-            Err(_) if env.prune_stuck => {
+            Err(e) if env.prune_stuck => {
                 pruned += 1;
+                first_pruned.get_or_insert(e.0);
                 continue;
             }
             Err(e) => return Err(Explored::Stuck(e)),
@@ -307,8 +314,9 @@ pub fn explore(
             };
             let found = match check_trace(code, &lp2, &outcome, &mut seq) {
                 Ok(f) => f,
-                Err(_) if env.prune_stuck => {
+                Err(e) if env.prune_stuck => {
                     pruned += 1;
+                    first_pruned.get_or_insert(e.0);
                     continue;
                 }
                 Err(e) => return Err(Explored::Stuck(e)),
@@ -383,6 +391,7 @@ pub fn explore(
     Ok(Coverage {
         states: nodes.len(),
         pruned,
+        first_pruned,
     })
 }
 
@@ -426,7 +435,15 @@ fn check_trace(
         Some((pre, post)) => {
             let r = seq(pre)?;
             let text = describe(pre, &r);
-            if r.1 != *post {
+            // Fresh values are compared up to renaming: the sequential run may draw the very
+            // values the concurrent one drew.
+            if same_up_to_fresh(
+                (std::slice::from_ref(&r.0), &r.1),
+                (std::slice::from_ref(outcome), post),
+            ) {
+                return Ok(None);
+            }
+            if FreshNames::default().shared(&r.1) != FreshNames::default().shared(post) {
                 return Ok(Some((
                     format!(
                         "the map after the linearization point is {} but the sequential run from the state before it leaves {}",
@@ -436,22 +453,22 @@ fn check_trace(
                     vec![text],
                 )));
             }
-            if r.0 != *outcome {
-                return Ok(Some((
-                    format!(
-                        "the operation {outcome} but the sequential run from the linearization point's state {}",
-                        r.0
-                    ),
-                    vec![text],
-                )));
-            }
-            Ok(None)
+            Ok(Some((
+                format!(
+                    "the operation {outcome} but the sequential run from the linearization point's state {}",
+                    r.0
+                ),
+                vec![text],
+            )))
         }
         None => {
             let mut runs = Vec::new();
             for c in &lp.seen {
                 let r = seq(c)?;
-                if r.0 == *outcome && r.1 == *c {
+                if same_up_to_fresh(
+                    (std::slice::from_ref(&r.0), &r.1),
+                    (std::slice::from_ref(outcome), c),
+                ) {
                     return Ok(None);
                 }
                 runs.push(describe(c, &r));
@@ -479,27 +496,37 @@ fn history_linearizable(
     last: &Shared,
     limit: usize,
 ) -> bool {
-    // Replays an environment operation; whether it returns what it returned in the trace.
-    let apply = |s: &mut Shared, op: &EnvOp| -> bool {
-        match op {
-            EnvOp::Map(m, method, args, seen) => {
-                apply_map(s, *m, *method, args).ok().as_ref() == Some(seen)
-            }
-            EnvOp::Global(g, v) => {
-                s.globals[*g] = v.clone();
-                true
-            }
-        }
+    // What the trace observed: every environment result in order, the operation's outcome
+    // (placed last: its position is not what is compared), and the final state.
+    let mut observed: Vec<Outcome> = ops
+        .iter()
+        .filter_map(|op| match op {
+            EnvOp::Map(_, _, _, seen) => Some(Outcome::Returned(seen.clone())),
+            EnvOp::Global(..) => None,
+        })
+        .collect();
+    observed.push(outcome.clone());
+    let replay = |s: &mut Shared, op: &EnvOp, out: &mut Vec<Outcome>| match op {
+        EnvOp::Map(m, method, args, _) => out.push(match apply_map(s, *m, *method, args) {
+            Ok(v) => Outcome::Returned(v),
+            Err(e) => Outcome::Threw(e),
+        }),
+        EnvOp::Global(g, v) => s.globals[*g] = v.clone(),
     };
     (0..=ops.len()).any(|p| {
         let mut s = initial.clone();
-        if !ops[..p].iter().all(|op| apply(&mut s, op)) {
-            return false;
+        let mut results = Vec::new();
+        for op in &ops[..p] {
+            replay(&mut s, op, &mut results);
         }
         let Ok((o, mut s)) = code.run_sequential(start.clone(), s, limit) else {
             return false;
         };
-        o == *outcome && ops[p..].iter().all(|op| apply(&mut s, op)) && s == *last
+        for op in &ops[p..] {
+            replay(&mut s, op, &mut results);
+        }
+        results.push(o);
+        same_up_to_fresh((&results, &s), (&observed, last))
     })
 }
 
@@ -543,12 +570,16 @@ fn env_moves(
         }
     }
     if env.influence {
-        // Section 3.1: enabled only if the next main transition's result differs.
+        // Section 3.1: enabled only if the next main transition's result differs. For the
+        // base methods the result says whether the transition updates the map; for
+        // computeIfAbsent it does not (it returns the value either way, found or computed), so
+        // whether it updates is compared too.
         let result = |s: &Shared| {
             let mut l = local.clone();
+            let before = s.clone();
             let mut s = s.clone();
             match code.step(&mut l, &mut s) {
-                Ok(Step::Main { result, .. }) => Some(Ok(result)),
+                Ok(Step::Main { result, .. }) => Some(Ok((result, s != before))),
                 Ok(Step::Done(o)) => Some(Err(o)),
                 _ => None,
             }

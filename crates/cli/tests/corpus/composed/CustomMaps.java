@@ -1,0 +1,111 @@
+// Maps that extend ConcurrentHashMap and add composed operations (Fig. 5's shape), in the
+// shapes found in public Java projects, written for this corpus after the cited patterns (not
+// copied); format as in Caches.java.
+package corpus.custom;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+// Pattern: dorkbox/Network .../network/util/ConcurrentHashMapFactory.java (getOrCreate):
+// unqualified get and putIfAbsent act on the map itself; the value comes from an abstract
+// factory method (an unknown call).
+abstract class FactoryMap<K, V> extends ConcurrentHashMap<K, V> {
+    private static final long serialVersionUID = 1L;
+
+    public abstract V createNewObject(Object... args);
+
+    // get, create, putIfAbsent, keep the winner: linearizable. The varargs parameter is a
+    // second input, the value.
+    // expect: SCM linearizable
+    public final V getOrCreate(K key, Object... args) {
+        V orig = get(key);
+        if (orig == null) {
+            orig = createNewObject(args);
+            V putByOtherThreadJustNow = putIfAbsent(key, orig);
+            if (putByOtherThreadJustNow != null) {
+                orig = putByOtherThreadJustNow;
+            }
+        }
+        return orig;
+    }
+
+    // The same through `this.`: still the map itself, still linearizable.
+    // expect: SCM linearizable
+    public final V getOrCreateThis(K key) {
+        V orig = this.get(key);
+        if (orig == null) {
+            V created = createNewObject(key);
+            V raced = this.putIfAbsent(key, created);
+            return raced == null ? created : raced;
+        }
+        return orig;
+    }
+
+    // Forgetting the winner: putIfAbsent's result is dropped. Witness: get(1) -> null; env
+    // put(1, 1000); putIfAbsent(1, createNewObject()#1) -> 1000; returns its own object.
+    // expect: SCM not-linearizable
+    public final V getOrCreateLost(K key) {
+        V orig = get(key);
+        if (orig == null) {
+            orig = createNewObject(key);
+            putIfAbsent(key, orig);
+        }
+        return orig;
+    }
+}
+
+// Pattern: secure-software-engineering/FlowDroid soot/jimple/infoflow/collect/
+// MyConcurrentHashMap.java (putIfAbsentElseGet with a value factory): putIfAbsent of a fresh
+// value, then get when it lost.
+class FactoryValueMap<K, V> extends ConcurrentHashMap<K, V> {
+    private static final long serialVersionUID = 1L;
+
+    // putIfAbsent, and on a loss return putIfAbsent's result: a single map call, so not a
+    // composed operation, and not reported.
+    public V putIfAbsentElseGet(K key, V value) {
+        V oldValue = putIfAbsent(key, value);
+        if (oldValue == null) {
+            return value;
+        }
+        return oldValue;
+    }
+
+    // On a loss, read again with get: a remove in between makes it return null though the key
+    // was present when putIfAbsent lost. Witness: putIfAbsent(1, 500) -> 1000 on {1->1000};
+    // env remove(1); get(1) -> null: no atomic run returns null after finding the key (the
+    // run from {} would insert and return 500).
+    // expect: SCM not-linearizable
+    public V putIfAbsentElseGetAgain(K key, V value) {
+        if (putIfAbsent(key, value) == null) {
+            return value;
+        }
+        return get(key);
+    }
+
+    // Removes the entry only when the caller's flag says so: the exit depends on the input
+    // `force` (Fig. 11 "Exit"), and the remove then get is the same race.
+    // expect: data-dependent not-proved
+    // reasons: Exit
+    // bounded: not-linearizable
+    public V evict(K key, boolean force) {
+        if (!force) {
+            return get(key);
+        }
+        V old = remove(key);
+        if (old == null) {
+            return get(key);
+        }
+        return old;
+    }
+
+    // Iterates over its own keys: not modelled.
+    // expect: SCM unsupported
+    public int purge(K prefix) {
+        int n = 0;
+        for (K k : keySet()) {
+            if (remove(k) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

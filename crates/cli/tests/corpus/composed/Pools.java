@@ -1,0 +1,170 @@
+// Connection pools, session maps and registries in the shapes found in public Java projects,
+// written for this corpus after the cited patterns (not copied); format as in Caches.java.
+package corpus.pools;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+public class Pools {
+    private ConcurrentHashMap<String, Connection> pool = new ConcurrentHashMap<String, Connection>();
+    private static final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Handler> handlers = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Point> locations = new ConcurrentHashMap<>();
+    private final Clock clock;
+
+    Pools(Clock clock) {
+        this.clock = clock;
+    }
+
+    // Pattern: honghebest/pattern-example .../future/sqlpool/ConnectionPool.java and
+    // ganjing1987/gitskills .../Event/concurrent/ConnectionPool.java (getConnection):
+    // containsKey, else create and putIfAbsent, ignoring its result. Witness: containsKey(1)
+    // -> false; env put(1, 1000); putIfAbsent(1, createConnection()#1) -> 1000; returns its own
+    // connection, which the map does not hold and no atomic run from {1->1000} returns.
+    // expect: SCM not-linearizable
+    public Connection getConnection(String key) {
+        Connection conn = null;
+        if (pool.containsKey(key)) {
+            conn = pool.get(key);
+        } else {
+            conn = createConnection();
+            pool.putIfAbsent(key, conn);
+        }
+        return conn;
+    }
+
+    // The fix: keep putIfAbsent's winner.
+    // expect: SCM linearizable
+    public Connection getConnectionFixed(String key) {
+        Connection conn = pool.get(key);
+        if (conn == null) {
+            Connection created = createConnection();
+            Connection raced = pool.putIfAbsent(key, created);
+            conn = raced != null ? raced : created;
+        }
+        return conn;
+    }
+
+    // Pattern: the same pools' release path: get, then remove if present. Two releasers both
+    // see the connection and both close it. Witness: get(1) -> 1000 on {1->1000}; env
+    // remove(1) -> 1000; remove(1) -> null; returns 1000. Placed before the env remove, the
+    // operation would have removed the entry and the env remove would have returned null;
+    // placed after, it would return null.
+    // expect: SCM not-linearizable
+    public Connection release(String key) {
+        Connection c = pool.get(key);
+        if (c != null) {
+            pool.remove(key);
+        }
+        return c;
+    }
+
+    // The fix: the remove's result is what was released.
+    // expect: SCM linearizable
+    public Connection releaseFixed(String key) {
+        Connection c = pool.get(key);
+        if (c != null) {
+            c = pool.remove(key);
+        }
+        return c;
+    }
+
+    // Pattern: woowacourse/java-http tomcat/src/main/java/org/apache/catalina/SessionManager.java
+    // (findSession) extended with expiry: the session is checked with an unknown call
+    // (`isExpired`) and removed. A condition on an unknown call cannot be evaluated: the
+    // verifier cannot decide it (not proved), and the bounded check drops those paths and says
+    // so.
+    // expect: data-dependent not-proved
+    // reasons: Branch
+    // bounded: not-proved
+    public static Session findSession(final String id) {
+        Session s = sessions.get(id);
+        if (s != null && s.isExpired()) {
+            sessions.remove(id);
+            return null;
+        }
+        return s;
+    }
+
+    // Session creation with a generated id: the key is computed once from the parameter and a
+    // final field's unknown call before the map calls, so it is an input; putIfAbsent then
+    // get: a remove in between makes it return null after inserting. Witness:
+    // putIfAbsent(k, new Session) -> null; env remove(k); get(k) -> null.
+    // expect: SCM not-linearizable
+    public Session create(String user) {
+        String id = user + ":" + clock.millis();
+        sessions.putIfAbsent(id, new Session(user));
+        return sessions.get(id);
+    }
+
+    // Pattern: a listener registry: register only if absent, reporting whether it was added.
+    // One update and a read of putIfAbsent's result: linearizable.
+    // expect: SCM linearizable
+    public boolean register(String name, Handler h) {
+        if (handlers.containsKey(name)) {
+            return false;
+        }
+        return handlers.putIfAbsent(name, h) == null;
+    }
+
+    // Unregisters only the handler it was given (remove(k, v)): Fig. 11 "Remove"; one atomic
+    // update, so the bounded check finds nothing.
+    // expect: data-dependent not-proved
+    // reasons: Remove
+    // bounded: not-proved
+    public boolean unregister(String name, Handler h) {
+        Handler current = handlers.get(name);
+        if (current == null) {
+            return false;
+        }
+        return handlers.remove(name, h);
+    }
+
+    // Pattern: a vehicle tracker's setLocation (replace, throw when absent) extended with a
+    // read of the result: replace, then get. An update between them is visible.
+    // Witness: replace(1, p) -> 1000 on {1->1000}; env put(1, 1000') ... with one env value:
+    // env remove(1); get(1) -> null: returns null after replacing.
+    // expect: SCM not-linearizable
+    public Point moveAndRead(String id, Point p) {
+        if (locations.replace(id, p) == null) {
+            throw new IllegalArgumentException("invalid vehicle name: " + id);
+        }
+        return locations.get(id);
+    }
+
+    // The replace alone, with the throw on its result: one map call, but written with a
+    // second read first (get for logging): read-only then one update, linearizable.
+    // expect: SCM linearizable
+    public void setLocation(String id, Point p) {
+        Point before = locations.get(id);
+        if (locations.replace(id, p) == null) {
+            throw new IllegalArgumentException("invalid vehicle name: " + id);
+        }
+    }
+
+    // Waits for a handler with a timeout: iteration over the map's values (weakly consistent
+    // iterators) is not modelled.
+    // expect: SCM unsupported
+    public Handler any(long timeout) {
+        for (Handler h : handlers.values()) {
+            if (handlers.containsKey(h.name())) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    // The map handed to unknown code: it may do anything to it.
+    // expect: SCM unsupported
+    public Handler publish(String name, Handler h) {
+        handlers.put(name, h);
+        Registry.publish(handlers, TimeUnit.SECONDS);
+        return handlers.get(name);
+    }
+
+    private Connection createConnection() {
+        return new Connection();
+    }
+}

@@ -1,0 +1,1863 @@
+//! From real Java to composed operations: finds the composed operations of each class of a
+//! parsed file (`crate::java`) and lowers them to the syntax tree of `ast.rs`.
+//!
+//! **Maps.** A map is a field or local whose declared type is a `java.util.concurrent` map
+//! (`ConcurrentHashMap`, `ConcurrentMap`, `ConcurrentSkipListMap`, `ConcurrentNavigableMap`)
+//! or that is initialised with a new one; in a class that extends such a map, unqualified
+//! calls of its methods (and calls on `this`) act on it (the custom map of Fig. 5). A snippet
+//! (methods with no class) keeps the language of the paper's figures: an undeclared receiver
+//! of a map method is a map.
+//!
+//! **Operations.** In a class, a composed operation is a method with two or more calls on its
+//! maps (iteration over a map counts); in a snippet every method is one.
+//!
+//! **What is not interpreted** becomes explicit, never an error: a call of anything other
+//! than a map (another object, a static method, a method of the class, `super`) is an unknown
+//! call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
+//! constant of another class or a final field set by a constructor is an opaque value; casts
+//! are their operand; `synchronized` blocks are their body (a lock the map's other clients
+//! need not take orders nothing). What would change the meaning if ignored is recorded: an
+//! operation that iterates over a map or lets a map escape into unknown code is
+//! `unsupported`, with the construct and its line; exceptional paths through `catch` are an
+//! approximation that keeps the verdict from being a proof.
+//!
+//! **Derived keys.** A local declared at the top of the body, before any map call, from the
+//! parameters, constants and final fields only, never assigned again and used as a map key
+//! (`String key = url.toFullString();`) becomes an input of the operation like a parameter.
+//! This is sound: nothing shared is read or written before it is computed, so the operation
+//! behaves exactly as the one that receives its value from the caller; linearizability is a
+//! property of every invocation with every input, so verifying the operation for every value
+//! of the local covers every value the computation can give, even different values for equal
+//! parameters (as an unknown call may give). Parameters used only to compute it are dropped.
+
+use super::ast::*;
+use crate::java::{self, ClassDecl, FieldDecl, JavaFile};
+use hindsight_syntax::{SyntaxError, MAX_NESTING};
+use std::collections::{BTreeMap, BTreeSet};
+use tree_sitter::Node;
+
+/// The classes of `file` that have composed operations, each with its fields and operations.
+pub fn programs(file: &JavaFile) -> Result<Vec<Program>, SyntaxError> {
+    let mut out = Vec::new();
+    for class in java::classes(file)? {
+        let program = lower_class(file, &class);
+        if !program.operations.is_empty() {
+            out.push(program);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses `text` and lowers it (a snippet or whole classes).
+pub fn parse(text: &str) -> Result<Vec<Program>, SyntaxError> {
+    let file = java::parse(text)?;
+    programs(&file)
+}
+
+const ITERATION: &[&str] = &[
+    "keySet",
+    "values",
+    "entrySet",
+    "forEach",
+    "keys",
+    "elements",
+    "navigableKeySet",
+    "descendingMap",
+    "descendingKeySet",
+    "headMap",
+    "tailMap",
+    "subMap",
+    "forEachKey",
+    "forEachValue",
+    "forEachEntry",
+    "reduce",
+    "reduceKeys",
+    "reduceValues",
+    "search",
+    "searchKeys",
+    "searchValues",
+];
+
+fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
+    let snippet = class.name.is_empty();
+    let custom_map = class
+        .superclass
+        .as_deref()
+        .is_some_and(java::is_concurrent_map_type);
+    let mut program = Program {
+        class: class.name.clone(),
+        fields: Vec::new(),
+        operations: Vec::new(),
+    };
+    for f in &class.fields {
+        program.fields.push(lower_field(file, f));
+    }
+    let mut names = BTreeSet::new();
+    for m in &class.methods {
+        if m.is_constructor {
+            continue;
+        }
+        let mut lw = Lowering {
+            file,
+            fields: &program.fields,
+            this_is_map: snippet || custom_map,
+            snippet,
+            locals: BTreeMap::new(),
+            map_locals: BTreeMap::new(),
+            map_calls: 0,
+            unsupported: None,
+            approximations: Vec::new(),
+            lambda_effects: Vec::new(),
+            depth: 0,
+        };
+        for p in &m.params {
+            lw.declare_local(&p.name, &p.ty, None);
+        }
+        let body = lw.block(m.body);
+        let keep = if snippet { true } else { lw.map_calls >= 2 };
+        if !keep {
+            continue;
+        }
+        // Overloads: the first keeps the name, later ones say where they are.
+        let name = if names.insert(m.name.clone()) {
+            m.name.clone()
+        } else {
+            format!("{}@{}", m.name, m.pos.line)
+        };
+        let mut op = Operation {
+            name,
+            params: m
+                .params
+                .iter()
+                .map(|p| Param {
+                    name: p.name.clone(),
+                    ty: p.ty.clone(),
+                    pos: p.pos,
+                })
+                .collect(),
+            body,
+            pos: m.pos,
+            end_line: m.end_line,
+            unsupported: lw.unsupported,
+            approximations: lw.approximations,
+            derived: Vec::new(),
+            lambda_effects: lw.lambda_effects,
+        };
+        derive_keys(&mut op, &program.fields);
+        program.operations.push(op);
+    }
+    program
+}
+
+fn is_new_concurrent_map(file: &JavaFile, node: Node) -> bool {
+    node.kind() == "object_creation_expression"
+        && node
+            .child_by_field_name("type")
+            .is_some_and(|t| java::is_concurrent_map_type(file.text_of(t)))
+}
+
+fn lower_field(file: &JavaFile, f: &FieldDecl) -> Field {
+    let is_map = java::is_concurrent_map_type(&f.ty)
+        || f.init.is_some_and(|i| is_new_concurrent_map(file, i));
+    let init = if is_map {
+        None
+    } else {
+        match f.init.and_then(|i| constant(file, i, 0)) {
+            Some(e) => Some(e),
+            // A final field set by a constructor or by code: one value, not interpreted.
+            None if f.is_final => Some(Expr {
+                kind: ExprKind::Opaque(format!("this.{}", f.name)),
+                pos: f.pos,
+            }),
+            None => None,
+        }
+    };
+    Field {
+        name: f.name.clone(),
+        ty: f.ty.clone(),
+        is_final: f.is_final,
+        init,
+        is_map,
+        pos: f.pos,
+    }
+}
+
+/// A field initializer the analysis can evaluate: a literal, a negated number, or `new T(..)`
+/// of literals (one object, the same for every operation).
+fn constant(file: &JavaFile, node: Node, depth: usize) -> Option<Expr> {
+    if depth > MAX_NESTING {
+        return None;
+    }
+    let pos = file.pos(node);
+    let kind = match node.kind() {
+        "parenthesized_expression" => return constant(file, node.named_child(0)?, depth + 1),
+        "object_creation_expression" => {
+            if node.child_by_field_name("body").is_some() {
+                return None;
+            }
+            let ty = java::base_type(file.text_of(node.child_by_field_name("type")?)).to_owned();
+            let args = node.child_by_field_name("arguments")?;
+            let mut c = args.walk();
+            let mut out = Vec::new();
+            for a in args.named_children(&mut c) {
+                out.push(constant(file, a, depth + 1)?);
+            }
+            ExprKind::New {
+                class: ty,
+                args: out,
+            }
+        }
+        "unary_expression" if file.text_of(node).starts_with('-') => ExprKind::Neg(Box::new(
+            constant(file, node.child_by_field_name("operand")?, depth + 1)?,
+        )),
+        _ => literal(file, node)?,
+    };
+    Some(Expr { kind, pos })
+}
+
+fn literal(file: &JavaFile, node: Node) -> Option<ExprKind> {
+    let text = file.text_of(node);
+    Some(match node.kind() {
+        "null_literal" => ExprKind::Null,
+        "true" => ExprKind::Bool(true),
+        "false" => ExprKind::Bool(false),
+        "decimal_integer_literal"
+        | "hex_integer_literal"
+        | "octal_integer_literal"
+        | "binary_integer_literal" => match integer(text) {
+            Some(n) => ExprKind::Int(n),
+            None => ExprKind::Opaque(text.to_owned()),
+        },
+        "decimal_floating_point_literal" | "hex_floating_point_literal" => {
+            ExprKind::Opaque(text.to_owned())
+        }
+        "string_literal" => ExprKind::Str(string_body(text)),
+        "character_literal" => ExprKind::Str(text.trim_matches('\'').to_owned()),
+        _ => return None,
+    })
+}
+
+fn integer(text: &str) -> Option<i64> {
+    let t: String = text
+        .chars()
+        .filter(|c| *c != '_' && *c != 'l' && *c != 'L')
+        .collect();
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or(t.strip_prefix("0X")) {
+        (h.to_owned(), 16)
+    } else if let Some(b) = t.strip_prefix("0b").or(t.strip_prefix("0B")) {
+        (b.to_owned(), 2)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (t[1..].to_owned(), 8)
+    } else {
+        (t, 10)
+    };
+    i64::from_str_radix(&digits, radix).ok()
+}
+
+/// A string literal's text between its quotes (escapes kept as written).
+fn string_body(text: &str) -> String {
+    if let Some(block) = text.strip_prefix("\"\"\"") {
+        return block.strip_suffix("\"\"\"").unwrap_or(block).to_owned();
+    }
+    let inner = text.strip_prefix('"').unwrap_or(text);
+    inner.strip_suffix('"').unwrap_or(inner).to_owned()
+}
+
+struct Lowering<'a> {
+    file: &'a JavaFile,
+    fields: &'a [Field],
+    /// Unqualified map methods and calls on `this` act on the class's own map.
+    this_is_map: bool,
+    snippet: bool,
+    /// Declared locals and parameters with their types.
+    locals: BTreeMap<String, String>,
+    /// Locals that are maps: the map they are (a field's name, or their own).
+    map_locals: BTreeMap<String, String>,
+    map_calls: usize,
+    unsupported: Option<(Pos, String)>,
+    approximations: Vec<(Pos, String)>,
+    lambda_effects: Vec<(Pos, String)>,
+    depth: usize,
+}
+
+fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
+    Expr { kind, pos }
+}
+
+impl<'a> Lowering<'a> {
+    fn pos(&self, n: Node) -> Pos {
+        self.file.pos(n)
+    }
+
+    fn text(&self, n: Node) -> &'a str {
+        self.file.text_of(n)
+    }
+
+    fn unsupported(&mut self, n: Node, what: String) {
+        if self.unsupported.is_none() {
+            self.unsupported = Some((self.pos(n), what));
+        }
+    }
+
+    fn approximate(&mut self, n: Node, what: String) {
+        self.approximations.push((self.pos(n), what));
+    }
+
+    fn declare_local(&mut self, name: &str, ty: &str, init: Option<Node>) {
+        self.locals.insert(name.to_owned(), ty.to_owned());
+        let initialised_map = init.and_then(|i| {
+            if is_new_concurrent_map(self.file, i) {
+                return Some(name.to_owned());
+            }
+            self.map_of(i)
+        });
+        if let Some(m) = initialised_map {
+            self.map_locals.insert(name.to_owned(), m);
+        } else if java::is_concurrent_map_type(ty) {
+            self.map_locals.insert(name.to_owned(), name.to_owned());
+        } else {
+            self.map_locals.remove(name);
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<&'a Field> {
+        if self.locals.contains_key(name) {
+            return None;
+        }
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The map an expression denotes, if it is one: a map field (`m`, `this.m`) or map local.
+    fn map_of(&self, n: Node) -> Option<String> {
+        // Through parentheses and casts, iteratively: they may nest as deep as the input.
+        let mut n = n;
+        while matches!(n.kind(), "parenthesized_expression" | "cast_expression") {
+            n = n
+                .child_by_field_name("value")
+                .or_else(|| n.named_child(n.named_child_count().saturating_sub(1)))?;
+        }
+        match n.kind() {
+            "identifier" => {
+                let name = self.text(n);
+                if let Some(m) = self.map_locals.get(name) {
+                    return Some(m.clone());
+                }
+                self.field(name)
+                    .filter(|f| f.is_map)
+                    .map(|f| f.name.clone())
+            }
+            "field_access" => {
+                let obj = n.child_by_field_name("object")?;
+                let field = n.child_by_field_name("field")?;
+                if obj.kind() == "this" {
+                    let name = self.text(field);
+                    self.fields
+                        .iter()
+                        .find(|f| f.name == name && f.is_map)
+                        .map(|f| f.name.clone())
+                } else {
+                    None
+                }
+            }
+            "this" if self.this_is_map && !self.snippet => Some(THIS_MAP.to_owned()),
+            _ => None,
+        }
+    }
+
+    fn enter(&mut self, n: Node) -> bool {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            self.unsupported(n, format!("code nested more than {MAX_NESTING} deep"));
+            return false;
+        }
+        true
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ---- statements ----
+
+    fn block(&mut self, n: Node) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        if n.kind() == "block" {
+            let mut c = n.walk();
+            let kids: Vec<Node> = n.named_children(&mut c).collect();
+            for k in kids {
+                self.stmt(k, &mut out);
+            }
+        } else {
+            self.stmt(n, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, n: Node, out: &mut Vec<Stmt>) {
+        if !self.enter(n) {
+            return;
+        }
+        self.stmt_inner(n, out);
+        self.leave();
+    }
+
+    fn stmt_inner(&mut self, n: Node, out: &mut Vec<Stmt>) {
+        let pos = self.pos(n);
+        let mk = |kind| Stmt { kind, pos };
+        match n.kind() {
+            "block" => {
+                let b = self.block(n);
+                out.push(mk(StmtKind::Block(b)));
+            }
+            "local_variable_declaration" => self.declaration(n, out),
+            "expression_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expression_statement(e, out);
+                }
+            }
+            "if_statement" => {
+                let cond = self.cond(n);
+                let then = n
+                    .child_by_field_name("consequence")
+                    .map(|c| self.block(c))
+                    .unwrap_or_default();
+                let els = n
+                    .child_by_field_name("alternative")
+                    .map(|c| self.block(c))
+                    .unwrap_or_default();
+                out.push(mk(StmtKind::If { cond, then, els }));
+            }
+            "while_statement" => {
+                let cond = self.cond(n);
+                let body = n
+                    .child_by_field_name("body")
+                    .map(|b| self.block(b))
+                    .unwrap_or_default();
+                out.push(mk(StmtKind::Loop {
+                    cond: Some(cond),
+                    body,
+                    update: Vec::new(),
+                }));
+            }
+            "do_statement" => {
+                // `continue` goes to the update, which tests the condition: as Java's.
+                let body = n
+                    .child_by_field_name("body")
+                    .map(|b| self.block(b))
+                    .unwrap_or_default();
+                let cond = self.cond(n);
+                let cpos = cond.pos;
+                let exit = Stmt {
+                    kind: StmtKind::If {
+                        cond: expr_at(ExprKind::Not(Box::new(cond)), cpos),
+                        then: vec![Stmt {
+                            kind: StmtKind::Break,
+                            pos: cpos,
+                        }],
+                        els: Vec::new(),
+                    },
+                    pos: cpos,
+                };
+                out.push(mk(StmtKind::Loop {
+                    cond: None,
+                    body,
+                    update: vec![exit],
+                }));
+            }
+            "for_statement" => self.for_statement(n, out),
+            "enhanced_for_statement" => self.enhanced_for(n, out),
+            "return_statement" => {
+                let e = n.named_child(0).map(|e| self.expr(e));
+                out.push(mk(StmtKind::Return(e)));
+            }
+            "throw_statement" => {
+                let e = match n.named_child(0) {
+                    Some(e) => self.expr(e),
+                    None => expr_at(ExprKind::Null, pos),
+                };
+                out.push(mk(StmtKind::Throw(e)));
+            }
+            "break_statement" | "continue_statement" => {
+                if n.named_child(0).is_some() {
+                    self.unsupported(
+                        n,
+                        format!("a labelled `{}`", self.text(n).trim_end_matches(';')),
+                    );
+                }
+                out.push(mk(if n.kind() == "break_statement" {
+                    StmtKind::Break
+                } else {
+                    StmtKind::Continue
+                }));
+            }
+            "synchronized_statement" => {
+                if let Some(lock) = n.named_child(0) {
+                    if lock.kind() == "parenthesized_expression" {
+                        if let Some(inner) = lock.named_child(0) {
+                            self.escapes(inner);
+                        }
+                    }
+                }
+                if let Some(b) = n.child_by_field_name("body") {
+                    let b = self.block(b);
+                    out.push(mk(StmtKind::Block(b)));
+                }
+            }
+            "try_statement" | "try_with_resources_statement" => self.try_statement(n, out),
+            "labeled_statement" => {
+                let mut c = n.walk();
+                let inner = n.named_children(&mut c).find(|k| k.kind() != "identifier");
+                if let Some(s) = inner {
+                    self.stmt(s, out);
+                }
+            }
+            ";" | "empty_statement" | "assert_statement" | "line_comment" | "block_comment" => {}
+            "local_class_declaration"
+            | "class_declaration"
+            | "record_declaration"
+            | "enum_declaration"
+            | "interface_declaration" => {
+                if self.mentions_map(n) {
+                    self.unsupported(n, "a local class that uses the map".into());
+                }
+            }
+            "explicit_constructor_invocation" => {
+                let e = self.unknown_call_of(n, "super(..)");
+                out.push(mk(StmtKind::Expr(e)));
+            }
+            "switch_expression" | "switch_statement" => self.opaque_statement(n, "`switch`", out),
+            "yield_statement" => self.unsupported(n, "`yield`".into()),
+            other => self.opaque_statement(n, &format!("the {}", other.replace('_', " ")), out),
+        }
+    }
+
+    /// A statement not interpreted (`switch`): allowed when it neither calls a map nor leaves
+    /// the statement; every local it assigns then holds an unknown value after it.
+    fn opaque_statement(&mut self, n: Node, what: &str, out: &mut Vec<Stmt>) {
+        if self.mentions_map(n) {
+            self.unsupported(n, format!("{what} with map calls in it"));
+            return;
+        }
+        if contains_kind(
+            n,
+            &[
+                "return_statement",
+                "throw_statement",
+                "break_statement",
+                "continue_statement",
+                "yield_statement",
+            ],
+        ) {
+            self.unsupported(
+                n,
+                format!("{what} with a `return`, `throw`, `break` or `continue`"),
+            );
+            return;
+        }
+        let pos = self.pos(n);
+        let mut assigned = BTreeSet::new();
+        assigned_locals(self.file, n, &mut assigned);
+        let what_text = what.to_owned();
+        // Reads what it reads: its operands are evaluated as an unknown call's arguments.
+        let e = self.unknown(&what_text, None, Vec::new(), pos);
+        out.push(Stmt {
+            kind: StmtKind::Expr(e),
+            pos,
+        });
+        for name in assigned {
+            if self.locals.contains_key(&name) {
+                let value = self.unknown(&what_text, None, Vec::new(), pos);
+                out.push(Stmt {
+                    kind: StmtKind::Assign { name, value },
+                    pos,
+                });
+            }
+        }
+    }
+
+    fn cond(&mut self, n: Node) -> Expr {
+        match n.child_by_field_name("condition") {
+            Some(c) => self.expr(c),
+            None => expr_at(ExprKind::Bool(true), self.pos(n)),
+        }
+    }
+
+    fn declaration(&mut self, n: Node, out: &mut Vec<Stmt>) {
+        let ty = n
+            .child_by_field_name("type")
+            .map(|t| self.text(t).to_owned())
+            .unwrap_or_default();
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let Some(name) = d.child_by_field_name("name") else {
+                continue;
+            };
+            let name = self.text(name).to_owned();
+            let value = d.child_by_field_name("value");
+            let init = value.map(|v| {
+                if v.kind() == "array_initializer" {
+                    let items = self.children_exprs(v);
+                    self.unknown("an array", None, items, self.pos(v))
+                } else if self.map_of(v).is_some() || is_new_concurrent_map(self.file, v) {
+                    // A map alias: its calls act on the map it denotes.
+                    expr_at(ExprKind::Null, self.pos(v))
+                } else {
+                    self.expr(v)
+                }
+            });
+            self.declare_local(&name, &ty, value);
+            if self.map_locals.contains_key(&name) {
+                continue;
+            }
+            out.push(Stmt {
+                kind: StmtKind::Decl { name, init },
+                pos: self.pos(d),
+            });
+        }
+    }
+
+    fn children_exprs(&mut self, n: Node) -> Vec<Expr> {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        kids.into_iter()
+            .filter(|k| !k.kind().contains("comment"))
+            .map(|k| {
+                if k.kind() == "array_initializer" {
+                    let inner = self.children_exprs(k);
+                    self.unknown("an array", None, inner, self.pos(k))
+                } else {
+                    self.expr(k)
+                }
+            })
+            .collect()
+    }
+
+    fn expression_statement(&mut self, e: Node, out: &mut Vec<Stmt>) {
+        let pos = self.pos(e);
+        match e.kind() {
+            "assignment_expression" => {
+                if let Some(s) = self.assignment(e) {
+                    out.push(s);
+                }
+            }
+            "update_expression" => {
+                let text = self.text(e);
+                let op = if text.contains("++") {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let Some(target) = e.named_child(0) else {
+                    return;
+                };
+                let current = self.expr(target);
+                let value = expr_at(
+                    ExprKind::Binary(
+                        op,
+                        Box::new(current),
+                        Box::new(expr_at(ExprKind::Int(1), pos)),
+                    ),
+                    pos,
+                );
+                if let Some(s) = self.store(target, value, pos) {
+                    out.push(s);
+                }
+            }
+            _ => {
+                let x = self.expr(e);
+                out.push(Stmt {
+                    kind: StmtKind::Expr(x),
+                    pos,
+                });
+            }
+        }
+    }
+
+    fn assignment(&mut self, e: Node) -> Option<Stmt> {
+        let pos = self.pos(e);
+        let left = e.child_by_field_name("left")?;
+        let right = e.child_by_field_name("right")?;
+        let op = e
+            .child_by_field_name("operator")
+            .map(|o| self.text(o))
+            .unwrap_or("=");
+        let rhs = self.expr(right);
+        let value = if op == "=" {
+            rhs
+        } else {
+            let current = self.expr(left);
+            let bin = match op {
+                "+=" => Some(BinOp::Add),
+                "-=" => Some(BinOp::Sub),
+                "*=" => Some(BinOp::Mul),
+                "/=" => Some(BinOp::Div),
+                "%=" => Some(BinOp::Rem),
+                _ => None,
+            };
+            match bin {
+                Some(b) => expr_at(ExprKind::Binary(b, Box::new(current), Box::new(rhs)), pos),
+                None => self.unknown(op, Some(current), vec![rhs], pos),
+            }
+        };
+        self.store(left, value, pos)
+    }
+
+    /// `target = value` as a statement.
+    fn store(&mut self, target: Node, value: Expr, pos: Pos) -> Option<Stmt> {
+        let name = match target.kind() {
+            "identifier" => Some(self.text(target).to_owned()),
+            "field_access"
+                if target
+                    .child_by_field_name("object")
+                    .is_some_and(|o| o.kind() == "this") =>
+            {
+                target
+                    .child_by_field_name("field")
+                    .map(|f| self.text(f).to_owned())
+            }
+            _ => None,
+        };
+        if let Some(name) = name {
+            if self.locals.contains_key(&name) || self.fields.iter().any(|f| f.name == name) {
+                if self.map_locals.contains_key(&name)
+                    || self.field(&name).is_some_and(|f| f.is_map)
+                {
+                    self.unsupported(target, format!("the map `{name}` is reassigned"));
+                    return None;
+                }
+                return Some(Stmt {
+                    kind: StmtKind::Assign { name, value },
+                    pos,
+                });
+            }
+        }
+        // A field of another object, an array element, an inherited field: an unknown
+        // effect on non-map state, as a call `recv.set(value)` would be.
+        let (recv, what) = match target.kind() {
+            "field_access" => (
+                target.child_by_field_name("object").map(|o| self.expr(o)),
+                format!(
+                    "set {}",
+                    target
+                        .child_by_field_name("field")
+                        .map(|f| self.text(f))
+                        .unwrap_or("")
+                ),
+            ),
+            "array_access" => {
+                let idx = target.child_by_field_name("index").map(|i| self.expr(i));
+                let arr = target.child_by_field_name("array").map(|a| self.expr(a));
+                let mut args = Vec::new();
+                args.extend(idx);
+                args.push(value);
+                let recv = arr.unwrap_or_else(|| expr_at(ExprKind::This, pos));
+                let e = expr_at(
+                    ExprKind::Call {
+                        recv: Box::new(recv),
+                        name: "[]=".into(),
+                        args,
+                    },
+                    pos,
+                );
+                return Some(Stmt {
+                    kind: StmtKind::Expr(e),
+                    pos,
+                });
+            }
+            _ => (None, format!("set {}", self.text(target))),
+        };
+        let e = self.unknown(&what, recv, vec![value], pos);
+        Some(Stmt {
+            kind: StmtKind::Expr(e),
+            pos,
+        })
+    }
+
+    fn for_statement(&mut self, n: Node, out: &mut Vec<Stmt>) {
+        let pos = self.pos(n);
+        let mut c = n.walk();
+        let inits: Vec<Node> = n.children_by_field_name("init", &mut c).collect();
+        let mut outer = Vec::new();
+        for i in inits {
+            if i.kind() == "local_variable_declaration" {
+                self.declaration(i, &mut outer);
+            } else {
+                self.expression_statement(i, &mut outer);
+            }
+        }
+        let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+        let body = n
+            .child_by_field_name("body")
+            .map(|b| self.block(b))
+            .unwrap_or_default();
+        let mut c = n.walk();
+        let updates: Vec<Node> = n.children_by_field_name("update", &mut c).collect();
+        let mut update = Vec::new();
+        for u in updates {
+            self.expression_statement(u, &mut update);
+        }
+        outer.push(Stmt {
+            kind: StmtKind::Loop { cond, body, update },
+            pos,
+        });
+        out.push(Stmt {
+            kind: StmtKind::Block(outer),
+            pos,
+        });
+    }
+
+    /// `for (T x : items)`: iterating over a map is not modelled; over anything else, each
+    /// round's `hasNext` and `next` are unknown calls.
+    fn enhanced_for(&mut self, n: Node, out: &mut Vec<Stmt>) {
+        let pos = self.pos(n);
+        let Some(items) = n.child_by_field_name("value") else {
+            return;
+        };
+        if self.iterates_map(items) {
+            self.map_calls += 1;
+            self.unsupported(
+                items,
+                format!(
+                    "iteration over the map (`{}`): weakly consistent iterators are not modelled",
+                    self.text(items)
+                ),
+            );
+            // Its body still counts toward finding the operation.
+            if let Some(b) = n.child_by_field_name("body") {
+                self.block(b);
+            }
+            return;
+        }
+        let items_e = self.expr(items);
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| self.text(x).to_owned())
+            .unwrap_or_default();
+        let ty = n
+            .child_by_field_name("type")
+            .map(|x| self.text(x).to_owned())
+            .unwrap_or_default();
+        self.declare_local(&name, &ty, None);
+        let it = format!("$it{}", pos.line);
+        self.locals.insert(it.clone(), "Iterator".into());
+        let var = |name: &str| expr_at(ExprKind::Var(name.to_owned()), pos);
+        let has_next = self.unknown("hasNext", Some(var(&it)), Vec::new(), pos);
+        let next = self.unknown("next", Some(var(&it)), Vec::new(), pos);
+        let mut body = vec![Stmt {
+            kind: StmtKind::Decl {
+                name,
+                init: Some(next),
+            },
+            pos,
+        }];
+        if let Some(b) = n.child_by_field_name("body") {
+            body.extend(self.block(b));
+        }
+        let iterator = self.unknown("iterator", Some(items_e), Vec::new(), pos);
+        out.push(Stmt {
+            kind: StmtKind::Block(vec![
+                Stmt {
+                    kind: StmtKind::Decl {
+                        name: it,
+                        init: Some(iterator),
+                    },
+                    pos,
+                },
+                Stmt {
+                    kind: StmtKind::Loop {
+                        cond: Some(has_next),
+                        body,
+                        update: Vec::new(),
+                    },
+                    pos,
+                },
+            ]),
+            pos,
+        });
+    }
+
+    /// Whether `n` is a view of a map (`m.values()`, `m.entrySet()`, the map itself).
+    fn iterates_map(&self, n: Node) -> bool {
+        // Down a chain of calls, iteratively: chains may be as long as the input.
+        let mut n = n;
+        loop {
+            if self.map_of(n).is_some() {
+                return true;
+            }
+            if n.kind() != "method_invocation" {
+                return false;
+            }
+            match n.child_by_field_name("object") {
+                Some(obj) => n = obj,
+                None => {
+                    return self.this_is_map
+                        && n.child_by_field_name("name")
+                            .is_some_and(|m| ITERATION.contains(&self.text(m)))
+                }
+            }
+        }
+    }
+
+    fn try_statement(&mut self, n: Node, out: &mut Vec<Stmt>) {
+        let pos = self.pos(n);
+        let mut stmts = Vec::new();
+        if let Some(res) = n.child_by_field_name("resources") {
+            let mut c = res.walk();
+            let kids: Vec<Node> = res.named_children(&mut c).collect();
+            for r in kids {
+                if let (Some(name), Some(value)) = (
+                    r.child_by_field_name("name"),
+                    r.child_by_field_name("value"),
+                ) {
+                    let name = self.text(name).to_owned();
+                    let ty = r
+                        .child_by_field_name("type")
+                        .map(|t| self.text(t).to_owned())
+                        .unwrap_or_default();
+                    let init = self.expr(value);
+                    self.declare_local(&name, &ty, None);
+                    stmts.push(Stmt {
+                        kind: StmtKind::Decl {
+                            name,
+                            init: Some(init),
+                        },
+                        pos: self.pos(r),
+                    });
+                }
+            }
+        }
+        if let Some(b) = n.child_by_field_name("body") {
+            stmts.extend(self.block(b));
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in kids {
+            match k.kind() {
+                "catch_clause" => {
+                    let body_calls_map = self.mentions_map(k);
+                    if body_calls_map {
+                        self.unsupported(k, "a `catch` block that uses the map".into());
+                    } else {
+                        self.approximate(
+                            k,
+                            format!(
+                                "the exceptional paths through the `catch` at line {} are not modelled",
+                                self.pos(k).line
+                            ),
+                        );
+                    }
+                }
+                "finally_clause" => {
+                    if self.mentions_map(k) {
+                        self.unsupported(k, "a `finally` block that uses the map".into());
+                    }
+                    if let Some(b) = k.named_child(0) {
+                        stmts.extend(self.block(b));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push(Stmt {
+            kind: StmtKind::Block(stmts),
+            pos,
+        });
+    }
+
+    /// Whether any map is named inside `n` (a call, a use as a value).
+    fn mentions_map(&self, n: Node) -> bool {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if self.map_of(x).is_some() {
+                return true;
+            }
+            if x.kind() == "method_invocation"
+                && x.child_by_field_name("object").is_none()
+                && self.this_is_map
+                && x.child_by_field_name("name").is_some_and(|m| {
+                    MapMethod::is_name(self.text(m)) || ITERATION.contains(&self.text(m))
+                })
+            {
+                return true;
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
+    /// A map used as a value where unknown code receives it: that code may do anything to it.
+    fn escapes(&mut self, n: Node) {
+        if let Some(m) = self.map_of(n) {
+            if m != THIS_MAP {
+                self.unsupported(
+                    n,
+                    format!("the map `{m}` is passed to code the analysis does not see"),
+                );
+            }
+        }
+    }
+
+    // ---- expressions ----
+
+    fn unknown(&mut self, what: &str, recv: Option<Expr>, args: Vec<Expr>, pos: Pos) -> Expr {
+        let recv = recv.unwrap_or_else(|| expr_at(ExprKind::This, pos));
+        expr_at(
+            ExprKind::Call {
+                recv: Box::new(recv),
+                name: what.to_owned(),
+                args,
+            },
+            pos,
+        )
+    }
+
+    fn unknown_call_of(&mut self, n: Node, what: &str) -> Expr {
+        let pos = self.pos(n);
+        let args = match n.child_by_field_name("arguments") {
+            Some(a) => self.arguments(a),
+            None => Vec::new(),
+        };
+        self.unknown(what, None, args, pos)
+    }
+
+    fn arguments(&mut self, args: Node) -> Vec<Expr> {
+        let mut c = args.walk();
+        let kids: Vec<Node> = args.named_children(&mut c).collect();
+        kids.into_iter()
+            .filter(|k| !k.kind().contains("comment"))
+            .map(|a| {
+                self.escapes(a);
+                self.expr(a)
+            })
+            .collect()
+    }
+
+    fn expr(&mut self, n: Node) -> Expr {
+        // Parentheses and casts are their operand, positioned as it is.
+        let inner = match n.kind() {
+            "parenthesized_expression" => n.named_child(0),
+            "cast_expression" => n.child_by_field_name("value"),
+            _ => None,
+        };
+        if let Some(inner) = inner {
+            if !self.enter(n) {
+                return expr_at(ExprKind::Null, self.pos(n));
+            }
+            let e = self.expr(inner);
+            self.leave();
+            return e;
+        }
+        // A binary expression stands at its operator and a call at its method's name, so that
+        // a reason points at what it is about.
+        let at = match n.kind() {
+            "binary_expression" => n.child_by_field_name("operator"),
+            "method_invocation" => n.child_by_field_name("name"),
+            _ => None,
+        };
+        let pos = self.pos(at.unwrap_or(n));
+        if !self.enter(n) {
+            return expr_at(ExprKind::Null, pos);
+        }
+        let kind = self.expr_kind(n, pos);
+        self.leave();
+        expr_at(kind, pos)
+    }
+
+    fn expr_kind(&mut self, n: Node, pos: Pos) -> ExprKind {
+        if let Some(l) = literal(self.file, n) {
+            return l;
+        }
+        match n.kind() {
+            "this" | "super" => ExprKind::This,
+            "identifier" => self.name(n),
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(inner) => self.expr(inner).kind,
+                None => ExprKind::Null,
+            },
+            "cast_expression" => match n.child_by_field_name("value") {
+                Some(v) => self.expr(v).kind,
+                None => ExprKind::Null,
+            },
+            "unary_expression" => {
+                let operand = n
+                    .child_by_field_name("operand")
+                    .map(|o| self.expr(o))
+                    .unwrap_or_else(|| expr_at(ExprKind::Null, pos));
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                match op {
+                    "!" => ExprKind::Not(Box::new(operand)),
+                    "-" => ExprKind::Neg(Box::new(operand)),
+                    "+" => operand.kind,
+                    _ => self.unknown(op, Some(operand), Vec::new(), pos).kind,
+                }
+            }
+            "binary_expression" => self.binary(n, pos),
+            "ternary_expression" => {
+                let c = n.child_by_field_name("condition");
+                let a = n.child_by_field_name("consequence");
+                let b = n.child_by_field_name("alternative");
+                match (c, a, b) {
+                    (Some(c), Some(a), Some(b)) => ExprKind::Cond(
+                        Box::new(self.expr(c)),
+                        Box::new(self.expr(a)),
+                        Box::new(self.expr(b)),
+                    ),
+                    _ => ExprKind::Null,
+                }
+            }
+            "method_invocation" => self.call(n, pos),
+            "object_creation_expression" => {
+                let class = n
+                    .child_by_field_name("type")
+                    .map(|t| java::base_type(self.text(t)).to_owned())
+                    .unwrap_or_default();
+                if let Some(body) = n.child_by_field_name("body") {
+                    if self.mentions_map(body) {
+                        self.unsupported(body, "an anonymous class that uses the map".into());
+                    }
+                }
+                let args = match n.child_by_field_name("arguments") {
+                    Some(a) => self.arguments(a),
+                    None => Vec::new(),
+                };
+                ExprKind::New { class, args }
+            }
+            "field_access" => {
+                let obj = n.child_by_field_name("object");
+                let field = n
+                    .child_by_field_name("field")
+                    .map(|f| self.text(f).to_owned())
+                    .unwrap_or_default();
+                match obj {
+                    Some(o) if o.kind() == "this" || o.kind() == "super" => {
+                        if let Some(f) = self.fields.iter().find(|f| f.name == field) {
+                            if f.is_map {
+                                self.unsupported(n, format!("the map `{field}` used as a value"));
+                            }
+                            ExprKind::Var(field)
+                        } else {
+                            ExprKind::Opaque(self.text(n).to_owned())
+                        }
+                    }
+                    Some(o) if self.is_type_name(o) => ExprKind::Opaque(self.text(n).to_owned()),
+                    Some(o) => {
+                        let recv = self.expr(o);
+                        self.unknown(&format!("get {field}"), Some(recv), Vec::new(), pos)
+                            .kind
+                    }
+                    None => ExprKind::Opaque(self.text(n).to_owned()),
+                }
+            }
+            "class_literal" | "method_reference" => ExprKind::Opaque(self.text(n).to_owned()),
+            "lambda_expression" => {
+                if self.mentions_map(n) {
+                    self.unsupported(
+                        n,
+                        "a lambda that uses the map, passed to code the analysis does not see"
+                            .into(),
+                    );
+                }
+                ExprKind::Opaque(format!("lambda@{}", pos.line))
+            }
+            "array_access" => {
+                let arr = n.child_by_field_name("array").map(|a| self.expr(a));
+                let idx = n.child_by_field_name("index").map(|i| self.expr(i));
+                self.unknown("[]", arr, idx.into_iter().collect(), pos).kind
+            }
+            "array_creation_expression" | "array_initializer" => {
+                let args = self.children_exprs(n);
+                self.unknown("new array", None, args, pos).kind
+            }
+            "instanceof_expression" => {
+                let left = n.child_by_field_name("left").map(|l| self.expr(l));
+                if let Some(name) = n.child_by_field_name("name") {
+                    let name = self.text(name).to_owned();
+                    self.declare_local(&name, "", None);
+                    self.unsupported(n, "an `instanceof` pattern that declares a variable".into());
+                }
+                let ty = n
+                    .child_by_field_name("right")
+                    .map(|r| self.text(r).to_owned())
+                    .unwrap_or_default();
+                self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos)
+                    .kind
+            }
+            "assignment_expression" | "update_expression" => {
+                self.unsupported(
+                    n,
+                    format!("an assignment inside an expression (`{}`)", self.text(n)),
+                );
+                // Its map calls still count toward finding the operation.
+                if let Some(r) = n.child_by_field_name("right") {
+                    self.expr(r);
+                }
+                ExprKind::Null
+            }
+            "switch_expression" => {
+                if self.mentions_map(n) {
+                    self.unsupported(n, "a `switch` expression with map calls in it".into());
+                }
+                self.unknown("switch", None, Vec::new(), pos).kind
+            }
+            "string_literal" | "text_block" => ExprKind::Str(string_body(self.text(n))),
+            other => {
+                if self.mentions_map(n) {
+                    self.unsupported(
+                        n,
+                        format!("the {} with map calls in it", other.replace('_', " ")),
+                    );
+                }
+                ExprKind::Opaque(self.text(n).to_owned())
+            }
+        }
+    }
+
+    fn is_type_name(&self, n: Node) -> bool {
+        match n.kind() {
+            "identifier" => {
+                let t = self.text(n);
+                !self.locals.contains_key(t)
+                    && !self.fields.iter().any(|f| f.name == t)
+                    && t.starts_with(|c: char| c.is_ascii_uppercase())
+            }
+            "scoped_identifier" | "type_identifier" | "generic_type" => true,
+            // `a.b.C`: down the chain iteratively (it may be as long as the input).
+            "field_access" => {
+                let mut n = n;
+                while let Some(o) = n.child_by_field_name("object") {
+                    if o.kind() != "field_access" {
+                        return self.is_type_name(o) || self.is_package(o);
+                    }
+                    n = o;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    fn is_package(&self, n: Node) -> bool {
+        n.kind() == "identifier" && {
+            let t = self.text(n);
+            !self.locals.contains_key(t)
+                && !self.fields.iter().any(|f| f.name == t)
+                && t.starts_with(|c: char| c.is_ascii_lowercase())
+        }
+    }
+
+    fn name(&mut self, n: Node) -> ExprKind {
+        let name = self.text(n).to_owned();
+        if self.locals.contains_key(&name) {
+            if self.map_locals.contains_key(&name) {
+                self.unsupported(n, format!("the map `{name}` used as a value"));
+            }
+            return ExprKind::Var(name);
+        }
+        match self.field(&name) {
+            Some(f) if f.is_map => {
+                self.unsupported(n, format!("the map `{name}` used as a value"));
+                ExprKind::Var(name)
+            }
+            Some(_) => ExprKind::Var(name),
+            // Not declared here: a constant of an enclosing class, a static import, an
+            // inherited field. Taken as one value.
+            None => ExprKind::Opaque(name),
+        }
+    }
+
+    fn binary(&mut self, n: Node, pos: Pos) -> ExprKind {
+        let (Some(l), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ) else {
+            return ExprKind::Null;
+        };
+        let op = n
+            .child_by_field_name("operator")
+            .map(|o| self.text(o))
+            .unwrap_or("");
+        let a = self.expr(l);
+        let b = self.expr(r);
+        let bin = match op {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            "%" => BinOp::Rem,
+            "==" => BinOp::Eq,
+            "!=" => BinOp::Ne,
+            "<" => BinOp::Lt,
+            "<=" => BinOp::Le,
+            ">" => BinOp::Gt,
+            ">=" => BinOp::Ge,
+            "&&" => BinOp::And,
+            "||" => BinOp::Or,
+            other => return self.unknown(other, Some(a), vec![b], pos).kind,
+        };
+        ExprKind::Binary(bin, Box::new(a), Box::new(b))
+    }
+
+    fn call(&mut self, n: Node, pos: Pos) -> ExprKind {
+        let name = n
+            .child_by_field_name("name")
+            .map(|m| self.text(m).to_owned())
+            .unwrap_or_default();
+        let obj = n.child_by_field_name("object");
+        let arg_nodes: Vec<Node> = match n.child_by_field_name("arguments") {
+            Some(a) => {
+                let mut c = a.walk();
+                a.named_children(&mut c)
+                    .filter(|k| !k.kind().contains("comment"))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        // Which map, if the receiver is one.
+        let map = match obj {
+            Some(o) if o.kind() == "this" && self.this_is_map => Some(THIS_MAP.to_owned()),
+            Some(o) => self.map_of(o).or_else(|| {
+                // A snippet's undeclared receiver of a map method is a map (as in the paper's
+                // figures, where declarations are left out).
+                let undeclared = o.kind() == "identifier"
+                    && !self.locals.contains_key(self.text(o))
+                    && !self.fields.iter().any(|f| f.name == self.text(o));
+                (self.snippet && undeclared && MapMethod::is_name(&name))
+                    .then(|| self.text(o).to_owned())
+            }),
+            None if self.this_is_map
+                && (MapMethod::is_name(&name) || ITERATION.contains(&name.as_str())) =>
+            {
+                Some(THIS_MAP.to_owned())
+            }
+            None => None,
+        };
+        if let Some(map) = map {
+            self.map_calls += 1;
+            return self.map_call(n, map, &name, &arg_nodes);
+        }
+        if name == "equals" && arg_nodes.len() == 1 {
+            if let Some(o) = obj {
+                let a = self.expr(o);
+                let b = self.expr(arg_nodes[0]);
+                return ExprKind::Equals(Box::new(a), Box::new(b));
+            }
+        }
+        let recv = match obj {
+            Some(o) if self.is_type_name(o) || o.kind() == "super" => Some(expr_at(
+                ExprKind::Opaque(self.text(o).to_owned()),
+                self.pos(o),
+            )),
+            Some(o) => Some(self.expr(o)),
+            None => None,
+        };
+        let mut args = Vec::new();
+        for a in arg_nodes {
+            self.escapes(a);
+            args.push(self.expr(a));
+        }
+        self.unknown(&name, recv, args, pos).kind
+    }
+
+    fn map_call(&mut self, n: Node, map: String, name: &str, args: &[Node]) -> ExprKind {
+        let Some(method) = MapMethod::from_name(name, args.len()) else {
+            let what = if ITERATION.contains(&name) {
+                format!(
+                    "`{}`: iteration over the map is not modelled (weakly consistent)",
+                    self.text(n)
+                )
+            } else {
+                format!(
+                    "`{}`: `{name}` with {} argument(s) is not a modelled map method",
+                    self.text(n),
+                    args.len()
+                )
+            };
+            self.unsupported(n, what);
+            return ExprKind::Null;
+        };
+        let mut out = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if method.takes_function() && i == args.len() - 1 {
+                out.push(self.function(*a, method));
+            } else {
+                self.escapes(*a);
+                out.push(self.expr(*a));
+            }
+        }
+        ExprKind::MapCall {
+            map,
+            method,
+            args: out,
+        }
+    }
+
+    /// The function of an atomic method: a lambda with an expression body (or a block that
+    /// only returns one), a constructor reference, or anything else as an unknown function.
+    fn function(&mut self, n: Node, method: MapMethod) -> Expr {
+        let pos = self.pos(n);
+        let arity = if method == MapMethod::ComputeIfAbsent {
+            1
+        } else {
+            2
+        };
+        let generic: Vec<String> = (0..arity)
+            .map(|i| format!("$arg{}_{i}", pos.line))
+            .collect();
+        let lambda = |params: Vec<String>, body: Expr| {
+            expr_at(
+                ExprKind::Lambda {
+                    params,
+                    body: Box::new(body),
+                },
+                pos,
+            )
+        };
+        if self.mentions_map(n) {
+            self.unsupported(
+                n,
+                format!(
+                    "the function of `{}` uses the map (ConcurrentHashMap forbids it)",
+                    method.name()
+                ),
+            );
+            return lambda(generic, expr_at(ExprKind::Null, pos));
+        }
+        match n.kind() {
+            "lambda_expression" => {
+                let params = self.lambda_params(n);
+                if params.len() != arity {
+                    self.unsupported(
+                        n,
+                        format!(
+                            "a function of {} parameter(s) for `{}`",
+                            params.len(),
+                            method.name()
+                        ),
+                    );
+                    return lambda(generic, expr_at(ExprKind::Null, pos));
+                }
+                for p in &params {
+                    self.locals.insert(p.clone(), String::new());
+                }
+                let body_node = n.child_by_field_name("body");
+                let body = match body_node {
+                    Some(b) if b.kind() == "block" => {
+                        let mut c = b.walk();
+                        let stmts: Vec<Node> = b
+                            .named_children(&mut c)
+                            .filter(|k| !k.kind().contains("comment"))
+                            .collect();
+                        match stmts.as_slice() {
+                            [only] if only.kind() == "return_statement" => {
+                                match only.named_child(0) {
+                                    Some(e) => self.expr(e),
+                                    None => expr_at(ExprKind::Null, pos),
+                                }
+                            }
+                            _ => {
+                                // Statements run inside the map's lock: their effects on other
+                                // state are not atomic with the operation's other steps.
+                                self.lambda_effects.push((
+                                    pos,
+                                    format!(
+                                        "the function of `{}` at line {} runs statements; its result is taken as unknown and its effects on other state are not modelled",
+                                        method.name(),
+                                        pos.line
+                                    ),
+                                ));
+                                let args = params
+                                    .iter()
+                                    .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
+                                    .collect();
+                                self.unknown(&format!("lambda@{}", pos.line), None, args, pos)
+                            }
+                        }
+                    }
+                    Some(e) => self.expr(e),
+                    None => expr_at(ExprKind::Null, pos),
+                };
+                let mut effects = Vec::new();
+                unknown_calls(&body, &params, &mut effects);
+                for e in effects {
+                    self.lambda_effects.push((
+                        pos,
+                        format!(
+                            "the function of `{}` at line {} calls `{e}`, whose effects on other state happen inside the map's atomic step",
+                            method.name(),
+                            pos.line
+                        ),
+                    ));
+                }
+                lambda(params, body)
+            }
+            "method_reference" => {
+                let text = self.text(n).to_owned();
+                let args: Vec<Expr> = generic
+                    .iter()
+                    .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
+                    .collect();
+                for p in &generic {
+                    self.locals.insert(p.clone(), String::new());
+                }
+                let body = if let Some(class) = text.strip_suffix("::new") {
+                    expr_at(
+                        ExprKind::New {
+                            class: java::base_type(class).to_owned(),
+                            args,
+                        },
+                        pos,
+                    )
+                } else {
+                    self.lambda_effects.push((
+                        pos,
+                        format!("the function `{text}` of `{}` is not seen: its result is unknown and its effects happen inside the map's atomic step", method.name()),
+                    ));
+                    self.unknown(&text, None, args, pos)
+                };
+                lambda(generic, body)
+            }
+            _ => {
+                let f = self.expr(n);
+                for p in &generic {
+                    self.locals.insert(p.clone(), String::new());
+                }
+                self.lambda_effects.push((
+                    pos,
+                    format!(
+                        "the function `{}` of `{}` is not seen: its result is unknown and its effects happen inside the map's atomic step",
+                        self.text(n),
+                        method.name()
+                    ),
+                ));
+                let args = generic
+                    .iter()
+                    .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
+                    .collect();
+                let body = self.unknown("apply", Some(f), args, pos);
+                lambda(generic, body)
+            }
+        }
+    }
+
+    fn lambda_params(&self, n: Node) -> Vec<String> {
+        let Some(p) = n.child_by_field_name("parameters") else {
+            return Vec::new();
+        };
+        if p.kind() == "identifier" {
+            return vec![self.text(p).to_owned()];
+        }
+        let mut out = Vec::new();
+        let mut c = p.walk();
+        for k in p.named_children(&mut c) {
+            match k.kind() {
+                "identifier" => out.push(self.text(k).to_owned()),
+                "formal_parameter" | "inferred_parameters" => {
+                    if let Some(name) = k.child_by_field_name("name") {
+                        out.push(self.text(name).to_owned());
+                    } else {
+                        let mut c2 = k.walk();
+                        for x in k.named_children(&mut c2) {
+                            if x.kind() == "identifier" {
+                                out.push(self.text(x).to_owned());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// The unknown calls of a lambda body that could act on other state (calls on its own
+/// parameters' values and constructors of fresh objects are left out: they act on what the
+/// map step alone sees).
+fn unknown_calls(e: &Expr, params: &[String], out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Call { recv, args, .. } => {
+            let on_param = matches!(&recv.kind, ExprKind::Var(v) if params.contains(v));
+            if !on_param {
+                out.push(super::ir::show(e));
+                return;
+            }
+            unknown_calls(recv, params, out);
+            args.iter().for_each(|a| unknown_calls(a, params, out));
+        }
+        ExprKind::Not(a) | ExprKind::Neg(a) => unknown_calls(a, params, out),
+        ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
+            unknown_calls(a, params, out);
+            unknown_calls(b, params, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            unknown_calls(a, params, out);
+            unknown_calls(b, params, out);
+            unknown_calls(c, params, out);
+        }
+        ExprKind::New { args, .. } | ExprKind::MapCall { args, .. } => {
+            args.iter().for_each(|a| unknown_calls(a, params, out))
+        }
+        _ => {}
+    }
+}
+
+fn contains_kind(n: Node, kinds: &[&str]) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if kinds.contains(&x.kind()) {
+            return true;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    false
+}
+
+fn assigned_locals(file: &JavaFile, n: Node, out: &mut BTreeSet<String>) {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        let target = match x.kind() {
+            "assignment_expression" => x.child_by_field_name("left"),
+            "update_expression" => x.named_child(0),
+            _ => None,
+        };
+        if let Some(t) = target {
+            if t.kind() == "identifier" {
+                out.insert(file.text_of(t).to_owned());
+            }
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+}
+
+// ---- derived keys ----
+
+fn expr_vars(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Var(v) => {
+            out.insert(v.clone());
+        }
+        ExprKind::Not(a) | ExprKind::Neg(a) => expr_vars(a, out),
+        ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+            expr_vars(c, out);
+        }
+        ExprKind::MapCall { args, .. } | ExprKind::New { args, .. } => {
+            args.iter().for_each(|a| expr_vars(a, out))
+        }
+        ExprKind::Call { recv, args, .. } => {
+            expr_vars(recv, out);
+            args.iter().for_each(|a| expr_vars(a, out));
+        }
+        ExprKind::Lambda { body, .. } => expr_vars(body, out),
+        _ => {}
+    }
+}
+
+fn has_map_call(e: &Expr) -> bool {
+    let mut found = false;
+    walk_expr(e, &mut |x| {
+        found |= matches!(x.kind, ExprKind::MapCall { .. })
+    });
+    found
+}
+
+fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Not(a) | ExprKind::Neg(a) => walk_expr(a, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
+            walk_expr(a, f);
+            walk_expr(b, f);
+        }
+        ExprKind::Cond(a, b, c) => {
+            walk_expr(a, f);
+            walk_expr(b, f);
+            walk_expr(c, f);
+        }
+        ExprKind::MapCall { args, .. } | ExprKind::New { args, .. } => {
+            args.iter().for_each(|a| walk_expr(a, f))
+        }
+        ExprKind::Call { recv, args, .. } => {
+            walk_expr(recv, f);
+            args.iter().for_each(|a| walk_expr(a, f));
+        }
+        ExprKind::Lambda { body, .. } => walk_expr(body, f),
+        _ => {}
+    }
+}
+
+/// Every expression and assignment target of `stmts`.
+fn walk_stmts(stmts: &[Stmt], f: &mut dyn FnMut(Option<&str>, Option<&Expr>)) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Decl { name, init } => f(Some(name), init.as_ref()),
+            StmtKind::Assign { name, value } => f(Some(name), Some(value)),
+            StmtKind::Expr(e) | StmtKind::Throw(e) | StmtKind::Return(Some(e)) => f(None, Some(e)),
+            StmtKind::If { cond, then, els } => {
+                f(None, Some(cond));
+                walk_stmts(then, f);
+                walk_stmts(els, f);
+            }
+            StmtKind::Loop { cond, body, update } => {
+                f(None, cond.as_ref());
+                walk_stmts(body, f);
+                walk_stmts(update, f);
+            }
+            StmtKind::Block(b) => walk_stmts(b, f),
+            _ => {}
+        }
+    }
+}
+
+/// Makes the derived keys inputs (see the module's documentation for why that is sound).
+fn derive_keys(op: &mut Operation, fields: &[Field]) {
+    let params: BTreeSet<String> = op.params.iter().map(|p| p.name.clone()).collect();
+    // Final fields hold one value for the operation's whole run: as good as constants.
+    let constant = |v: &String| {
+        fields
+            .iter()
+            .any(|f| &f.name == v && f.is_final && !f.is_map)
+    };
+    // The leading declarations, before anything that touches a map or may leave.
+    let mut candidates = Vec::new();
+    for (i, s) in op.body.iter().enumerate() {
+        match &s.kind {
+            StmtKind::Decl {
+                name,
+                init: Some(e),
+            } if !has_map_call(e) => {
+                let mut vars = BTreeSet::new();
+                expr_vars(e, &mut vars);
+                if vars.iter().all(|v| params.contains(v) || constant(v))
+                    && vars.iter().any(|v| params.contains(v))
+                {
+                    candidates.push((i, name.clone()));
+                }
+            }
+            StmtKind::Decl { init: None, .. } => {}
+            StmtKind::Decl { init: Some(e), .. } | StmtKind::Expr(e) if !has_map_call(e) => {}
+            _ => break,
+        }
+    }
+    if candidates.is_empty() {
+        return;
+    }
+    // Assigned again, or not used as a map key: stays a local.
+    let mut assigned: BTreeMap<String, usize> = BTreeMap::new();
+    let mut keys = BTreeSet::new();
+    walk_stmts(&op.body, &mut |target, e| {
+        if let Some(t) = target {
+            *assigned.entry(t.to_owned()).or_default() += 1;
+        }
+        if let Some(e) = e {
+            walk_expr(e, &mut |x| {
+                if let ExprKind::MapCall { method, args, .. } = &x.kind {
+                    if *method != MapMethod::Size {
+                        if let ExprKind::Var(v) = &args[0].kind {
+                            keys.insert(v.clone());
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let chosen: Vec<(usize, String)> = candidates
+        .into_iter()
+        .filter(|(_, n)| assigned.get(n) == Some(&1) && keys.contains(n) && !params.contains(n))
+        .collect();
+    if chosen.is_empty() {
+        return;
+    }
+    let mut new_params = Vec::new();
+    for (i, name) in chosen.iter().rev() {
+        let s = op.body.remove(*i);
+        if let StmtKind::Decl { init: Some(e), .. } = &s.kind {
+            op.derived.push((
+                s.pos,
+                format!(
+                    "the key `{name}` is computed once from the parameters (`{}`) before any map call and never changed: it is an input like a parameter",
+                    super::ir::show(e)
+                ),
+            ));
+        }
+        new_params.push(Param {
+            name: name.clone(),
+            ty: String::new(),
+            pos: s.pos,
+        });
+    }
+    op.derived.reverse();
+    new_params.reverse();
+    // Parameters the body no longer reads are not inputs of what is verified.
+    let mut used = BTreeSet::new();
+    walk_stmts(&op.body, &mut |t, e| {
+        if let Some(t) = t {
+            used.insert(t.to_owned());
+        }
+        if let Some(e) = e {
+            expr_vars(e, &mut used);
+        }
+    });
+    op.params.retain(|p| used.contains(&p.name));
+    // The derived keys first: the classifier takes the key from the first map call anyway.
+    new_params.append(&mut op.params);
+    op.params = new_params;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn deep_nesting_is_unsupported_not_a_crash() {
+        let op = |body: &str| {
+            format!("ConcurrentHashMap<Integer, Integer> m;\nint op(int k) {{ m.get(k); {body} }}")
+        };
+        for deep in [
+            op(&format!(
+                "return {}k{};",
+                "(".repeat(50_000),
+                ")".repeat(50_000)
+            )),
+            op(&format!("return {}k;", "!".repeat(50_000))),
+            op(&format!("return {}k;", "k > 0 ? k : ".repeat(20_000))),
+            op(&format!("{}{}", "{ ".repeat(50_000), "} ".repeat(50_000))),
+            op(&format!("{}return 1;", "if (k > 0) ".repeat(50_000))),
+            op(&format!("return k{};", ".f()".repeat(50_000))),
+            op(&format!("return k{};", ".f".repeat(50_000))),
+            op(&format!("return m.get(k){};", ".f()".repeat(50_000))),
+        ] {
+            let programs = parse(&deep).expect("valid Java");
+            let (_, why) = programs[0].operations[0]
+                .unsupported
+                .clone()
+                .expect("unsupported");
+            assert_eq!(why, "code nested more than 128 deep");
+        }
+        // A field initializer nested that deep is simply not a constant.
+        let field = format!(
+            "int x = {}1{};\nConcurrentHashMap<Integer, Integer> m;\nint op(int k) {{ m.get(k); return m.get(k); }}",
+            "(".repeat(50_000),
+            ")".repeat(50_000)
+        );
+        assert!(parse(&field).expect("valid Java")[0].fields[0]
+            .init
+            .is_none());
+        let nested = op(&format!("return {}k{};", "(".repeat(100), ")".repeat(100)));
+        assert!(parse(&nested).expect("parses")[0].operations[0]
+            .unsupported
+            .is_none());
+    }
+}
