@@ -23,3 +23,10 @@
 
 #[cfg(feature = "oracle")]
 pub mod oracle;
+pub mod found;
+pub mod recording;
+pub mod replay;
+pub mod witness;
+pub mod shb;
+pub mod wcp;
+mod accesses;
