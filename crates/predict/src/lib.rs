@@ -30,3 +30,4 @@ pub mod witness;
 pub mod shb;
 pub mod wcp;
 mod accesses;
+pub mod syncp;

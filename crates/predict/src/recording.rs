@@ -68,8 +68,8 @@ struct Sections {
 struct ThreadLog {
     /// Index in the trace of each event, by rank.
     index: Vec<u64>,
-    /// Where each event's closure starts in `arena`, by rank; it runs to the next start.
-    start: Vec<u64>,
+    /// Where each event's closure lies in `arena` (start, length), by rank.
+    clock: Vec<(u64, u32)>,
     /// The fork that creates the thread: (parent, rank of the fork).
     fork: Option<(ThreadId, u32)>,
 }
@@ -193,10 +193,16 @@ impl Recording {
         }
         let log = &mut self.threads[t.index()];
         log.index.push(e.index);
-        log.start.push(self.arena.len() as u64);
+        log.clock
+            .push((self.arena.len() as u64, clock.components().len() as u32));
         self.arena.extend_from_slice(clock.components());
         self.current[t.index()] = clock;
         self.events.push(Recorded::of(e));
+    }
+
+    /// The rank the next event of `t` will have: how many events of `t` are recorded.
+    pub fn rank_of_next(&mut self, t: ThreadId) -> u32 {
+        self.thread(t).index.len() as u32
     }
 
     /// How many threads have appeared.
@@ -213,12 +219,8 @@ impl Recording {
     /// The closure of the event of `t` at `rank`, joined into `into`.
     fn join_closure_of(&self, t: ThreadId, rank: u32, into: &mut Frontier) {
         let log = &self.threads[t.index()];
-        let from = log.start[rank as usize] as usize;
-        let to = log
-            .start
-            .get(rank as usize + 1)
-            .map_or(self.arena.len(), |&s| s as usize);
-        let clock = &self.arena[from..to];
+        let (from, len) = log.clock[rank as usize];
+        let clock = &self.arena[from as usize..from as usize + len as usize];
         if clock.len() > into.len() {
             into.resize(clock.len(), 0);
         }
@@ -315,7 +317,7 @@ impl Recording {
             + self
                 .threads
                 .iter()
-                .map(|t| t.index.capacity() * 8 + t.start.capacity() * 8)
+                .map(|t| t.index.capacity() * 8 + t.clock.capacity() * 16)
                 .sum::<usize>()
             + self
                 .sections

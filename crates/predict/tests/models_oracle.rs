@@ -128,3 +128,26 @@ proptest! {
 }
 
 
+
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// `syncp` reports exactly the racy events of the sync-preserving races, and each pair it
+    /// names is one.
+    #[test]
+    fn syncp_is_the_sync_preserving_ground_truth(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
+        shape in shape(),
+    ) {
+        let trace = generated(&choices, shape);
+        let truth = explore(&trace, Reorderings::SyncPreserving);
+        let mut a = hindsight_predict::syncp::SyncP::new(every_event());
+        drive(&trace, &mut a);
+        let found = pairs(a.races());
+        for pair in &found {
+            prop_assert!(truth.races.contains(pair), "{pair:?} is no sync-preserving race: {:?}", truth.races);
+        }
+        prop_assert_eq!(racy(&found), truth.racy_events());
+    }
+}
