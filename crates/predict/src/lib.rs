@@ -31,3 +31,38 @@ pub mod shb;
 pub mod wcp;
 mod accesses;
 pub mod syncp;
+
+use hindsight_stream::driver::Analysis;
+use hindsight_stream::races::Races;
+
+pub use shb::Options;
+
+/// The race models `races --model` chooses from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Model {
+    /// Happens-before, exactly (`hindsight_stream::races`).
+    #[default]
+    Hb,
+    Shb,
+    Wcp,
+    SyncP,
+}
+
+impl Model {
+    /// Whether the model predicts races beyond the observed order of critical sections, so
+    /// that its races may be owed a witness.
+    pub fn predicts(self) -> bool {
+        self != Model::Hb
+    }
+}
+
+/// The analysis of `model`, reporting as `options` says (happens-before races need no
+/// witness: the run itself shows them).
+pub fn analysis(model: Model, options: Options) -> Box<dyn Analysis> {
+    match model {
+        Model::Hb => Box::new(Races::with_granularity(options.granularity)),
+        Model::Shb => Box::new(shb::Shb::new(options)),
+        Model::Wcp => Box::new(wcp::Wcp::new(options)),
+        Model::SyncP => Box::new(syncp::SyncP::new(options)),
+    }
+}
