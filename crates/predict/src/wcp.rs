@@ -25,13 +25,21 @@ use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, 
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
-/// A section of a lock, as rule (b) needs it.
+/// Where a clock lies in a lock's arena.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+/// A section of a lock, as rule (b) needs it, its clocks in the lock's arena.
+#[derive(Clone, Copy, Debug)]
 struct Section {
     thread: ThreadId,
     /// `C` at the acquire.
-    acquired: VectorClock,
-    /// `H` at the release (empty while the section is open).
-    released: VectorClock,
+    acquired: Span,
+    /// `H` at the release (`None` while the section is open).
+    released: Option<Span>,
 }
 
 #[derive(Default)]
@@ -39,13 +47,16 @@ struct LockState {
     h: VectorClock,
     p: VectorClock,
     /// Every section of the lock: a thread's releases may still need any section it has not
-    /// consumed, and a thread forked later starts from the first.
+    /// consumed, and a thread forked later starts from the first. Their clocks live in
+    /// `arena`, so that a section costs no allocation of its own.
     sections: Vec<Section>,
+    arena: Vec<u32>,
     /// Per thread, the index of the next section its releases look at.
     cursor: Vec<usize>,
 }
 
-/// A lock a thread holds, with the variables its section read and wrote so far.
+/// A lock a thread holds, with the variables its section read and wrote so far (each once).
+#[derive(Default)]
 struct Held {
     lock: LockId,
     reads: Vec<VarId>,
@@ -56,7 +67,12 @@ struct Held {
 pub struct Wcp {
     h: Vec<VectorClock>,
     p: Vec<VectorClock>,
+    /// Per thread, the locks it holds (the first `depth` entries; the others are kept for
+    /// their buffers).
     held: Vec<Vec<Held>>,
+    depth: Vec<usize>,
+    /// Scratch for `C` clocks.
+    scratch: VectorClock,
     locks: Vec<LockState>,
     /// Rule (a)'s clocks: per (lock, variable), the join of the `H` clocks of releases of the
     /// sections that read it, and of those that wrote it.
@@ -75,6 +91,8 @@ impl Wcp {
             h: Vec::new(),
             p: Vec::new(),
             held: Vec::new(),
+            depth: Vec::new(),
+            scratch: VectorClock::new(),
             locks: Vec::new(),
             read_in: FxHashMap::default(),
             written_in: FxHashMap::default(),
@@ -97,6 +115,7 @@ impl Wcp {
             self.h.push(VectorClock::for_new_thread(id));
             self.p.push(VectorClock::new());
             self.held.push(Vec::new());
+            self.depth.push(0);
         }
     }
 
@@ -105,6 +124,12 @@ impl Wcp {
         let mut c = self.p[t.index()].clone();
         c.set(t, self.h[t.index()].get(t));
         c
+    }
+
+    /// `C_t`, into `into`.
+    fn c_into(&self, t: ThreadId, into: &mut VectorClock) {
+        into.copy_from(&self.p[t.index()]);
+        into.set(t, self.h[t.index()].get(t));
     }
 
     fn lock(&mut self, l: LockId) -> &mut LockState {
@@ -118,7 +143,8 @@ impl Wcp {
         let t = e.thread;
         // Rule (a): the release of an earlier section of a held lock that conflicts with this
         // access is ordered before it.
-        for held in &mut self.held[t.index()] {
+        let depth = self.depth[t.index()];
+        for held in &mut self.held[t.index()][..depth] {
             let key = (held.lock, x);
             if let Some(w) = self.written_in.get(&key) {
                 self.p[t.index()].join(w);
@@ -127,8 +153,10 @@ impl Wcp {
                 if let Some(r) = self.read_in.get(&key) {
                     self.p[t.index()].join(r);
                 }
-                held.writes.push(x);
-            } else {
+                if !held.writes.contains(&x) {
+                    held.writes.push(x);
+                }
+            } else if !held.reads.contains(&x) {
                 held.reads.push(x);
             }
         }
@@ -142,27 +170,34 @@ impl Wcp {
     }
 
     fn acquire(&mut self, t: ThreadId, l: LockId) {
-        let (lh, lp) = {
-            let s = self.lock(l);
-            (s.h.clone(), s.p.clone())
-        };
-        self.h[t.index()].join(&lh);
-        self.p[t.index()].join(&lp);
-        let acquired = self.c(t);
-        self.lock(l).sections.push(Section {
+        self.lock(l);
+        let state = &self.locks[l.index()];
+        self.h[t.index()].join(&state.h);
+        self.p[t.index()].join(&state.p);
+        let mut c = std::mem::take(&mut self.scratch);
+        self.c_into(t, &mut c);
+        let state = &mut self.locks[l.index()];
+        let acquired = push_clock(&mut state.arena, c.components());
+        state.sections.push(Section {
             thread: t,
             acquired,
-            released: VectorClock::new(),
+            released: None,
         });
-        self.held[t.index()].push(Held {
-            lock: l,
-            reads: Vec::new(),
-            writes: Vec::new(),
-        });
+        self.scratch = c;
+        let (held, depth) = (&mut self.held[t.index()], &mut self.depth[t.index()]);
+        if *depth == held.len() {
+            held.push(Held::default());
+        }
+        let h = &mut held[*depth];
+        h.lock = l;
+        h.reads.clear();
+        h.writes.clear();
+        *depth += 1;
     }
 
     fn release(&mut self, t: ThreadId, l: LockId) {
-        let c = self.c(t);
+        let mut c = std::mem::take(&mut self.scratch);
+        self.c_into(t, &mut c);
         let p = &mut self.p[t.index()];
         let state = &mut self.locks[l.index()];
         if state.cursor.len() <= t.index() {
@@ -173,22 +208,36 @@ impl Wcp {
         // paper's queues are.
         let mut next = state.cursor[t.index()];
         while let Some(s) = state.sections.get(next) {
-            if s.thread == t {
-                if s.released.components().is_empty() {
-                    break; // this thread's own open section: the one being released
+            match s.released {
+                // This thread's own open section: the one being released.
+                None if s.thread == t => break,
+                Some(_) if s.thread == t => {}
+                released => {
+                    if !leq(clock(&state.arena, s.acquired), c.components()) {
+                        break;
+                    }
+                    if let Some(r) = released {
+                        // `C_t` grows with `P_t`: later sections are checked against both.
+                        join_into(p, clock(&state.arena, r));
+                        join_into(&mut c, clock(&state.arena, r));
+                    }
                 }
-            } else if s.acquired.leq(&c) {
-                p.join(&s.released);
-            } else {
-                break;
             }
             next += 1;
         }
         state.cursor[t.index()] = next;
-        let held = match self.held[t.index()].iter().rposition(|h| h.lock == l) {
-            Some(i) => self.held[t.index()].remove(i),
-            None => return,
+        self.scratch = c;
+        let depth = self.depth[t.index()];
+        let Some(i) = self.held[t.index()][..depth]
+            .iter()
+            .rposition(|h| h.lock == l)
+        else {
+            return;
         };
+        // Keep the buffers of the popped entry at the end of the stack.
+        self.held[t.index()][i..depth].rotate_left(1);
+        self.depth[t.index()] = depth - 1;
+        let held = &self.held[t.index()][depth - 1];
         let h = &self.h[t.index()];
         for (vars, into) in [
             (&held.reads, &mut self.read_in),
@@ -201,15 +250,45 @@ impl Wcp {
         let state = &mut self.locks[l.index()];
         state.h.copy_from(h);
         state.p.copy_from(&self.p[t.index()]);
+        let released = push_clock(&mut state.arena, h.components());
         if let Some(open) = state
             .sections
             .iter_mut()
             .rev()
-            .find(|s| s.thread == t && s.released.components().is_empty())
+            .find(|s| s.thread == t && s.released.is_none())
         {
-            open.released.copy_from(h);
+            open.released = Some(released);
         }
         self.h[t.index()].increment(t);
+    }
+}
+
+fn push_clock(arena: &mut Vec<u32>, c: &[u32]) -> Span {
+    let span = Span {
+        start: arena.len() as u32,
+        len: c.len() as u32,
+    };
+    arena.extend_from_slice(c);
+    span
+}
+
+fn clock(arena: &[u32], s: Span) -> &[u32] {
+    &arena[s.start as usize..(s.start + s.len) as usize]
+}
+
+/// `a ⊑ b` for clocks held as component slices (missing components are zero).
+fn leq(a: &[u32], b: &[u32]) -> bool {
+    a.iter()
+        .enumerate()
+        .all(|(i, &x)| x <= b.get(i).copied().unwrap_or(0))
+}
+
+fn join_into(into: &mut VectorClock, c: &[u32]) {
+    for (i, &x) in c.iter().enumerate() {
+        let u = ThreadId(i as u32);
+        if x > into.get(u) {
+            into.set(u, x);
+        }
     }
 }
 
@@ -288,10 +367,8 @@ impl Analysis for Wcp {
                 .map(|s| {
                     vc(&s.h)
                         + vc(&s.p)
-                        + s.sections
-                            .iter()
-                            .map(|x| vc(&x.acquired) + vc(&x.released))
-                            .sum::<usize>()
+                        + s.sections.capacity() * std::mem::size_of::<Section>()
+                        + s.arena.capacity() * 4
                 })
                 .sum::<usize>()
             + self
