@@ -23,7 +23,14 @@ use crate::shb::{finish_model, Options};
 use hindsight_order::HappensBefore;
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
-use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
+use crate::accesses::Nesting;
+use hindsight_trace::{ErrorKind, Event, LocId, LockId, Names, Op, ThreadId, VarId};
+use rustc_hash::FxHashMap;
+
+/// Whether two sorted locksets share a lock.
+fn shares(a: &[LockId], b: &[LockId]) -> bool {
+    a.iter().any(|l| b.binary_search(l).is_ok())
+}
 
 /// An access kept as a candidate partner of later accesses.
 #[derive(Clone, Copy, Debug)]
@@ -33,6 +40,8 @@ struct Candidate {
     /// Its thread's happens-before epoch.
     hb: u32,
     loc: Option<LocId>,
+    /// The locks its thread held (an id of [`SyncP::locksets`]).
+    lockset: u32,
 }
 
 /// The accesses of one variable, per thread, and per pair of threads (t, u) the first access
@@ -60,6 +69,13 @@ pub struct SyncP {
     before: Frontier,
     ideal: Frontier,
     closures: u64,
+    /// The locks each thread holds, as an id of `locksets`: two accesses made holding a
+    /// common lock are never a race (the earlier's section is released, within their ideal,
+    /// before the later's is acquired), which spares the closure for most protected accesses.
+    held: Vec<u32>,
+    locksets: Vec<Vec<LockId>>,
+    lockset_ids: FxHashMap<Vec<LockId>, u32>,
+    nesting: Nesting,
 }
 
 impl SyncP {
@@ -71,6 +87,10 @@ impl SyncP {
             before: Vec::new(),
             ideal: Vec::new(),
             closures: 0,
+            held: Vec::new(),
+            locksets: vec![Vec::new()],
+            lockset_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
+            nesting: Nesting::default(),
         }
     }
 
@@ -79,10 +99,28 @@ impl SyncP {
         self.found.races()
     }
 
+    /// Moves thread `t` to the lockset `locks` gives from its current one.
+    fn relock(&mut self, t: ThreadId, change: impl FnOnce(&mut Vec<LockId>)) {
+        if self.held.len() <= t.index() {
+            self.held.resize(t.index() + 1, 0);
+        }
+        let mut set = self.locksets[self.held[t.index()] as usize].clone();
+        change(&mut set);
+        set.sort_unstable();
+        let next = self.locksets.len() as u32;
+        let id = *self.lockset_ids.entry(set.clone()).or_insert(next);
+        if id == next {
+            self.locksets.push(set);
+        }
+        self.held[t.index()] = id;
+    }
+
     /// The first candidate of `list` from `cursor` on that races with the access of `t` at
     /// `rank`, dropping those that never will; `None` when none does.
     #[allow(clippy::too_many_arguments)]
     fn scan(
+        locksets: &[Vec<LockId>],
+        mine: &[LockId],
         recording: &mut Recording,
         before: &Frontier,
         ideal: &mut Frontier,
@@ -94,7 +132,9 @@ impl SyncP {
     ) -> Option<Candidate> {
         while let Some(&c) = list.get(*cursor) {
             // Already below the access by thread order, fork, join and reads-from alone.
-            if before.get(u.index()).is_some_and(|&n| n > c.rank) {
+            if before.get(u.index()).is_some_and(|&n| n > c.rank)
+                || shares(&locksets[c.lockset as usize], mine)
+            {
                 *cursor += 1;
                 continue;
             }
@@ -125,6 +165,10 @@ impl SyncP {
             self.vars.resize_with(x.index() + 1, Var::default);
         }
         let threads = self.recording.thread_count();
+        if self.held.len() < threads {
+            self.held.resize(threads, 0);
+        }
+        let lockset = self.held[t.index()];
         let var = &mut self.vars[x.index()];
         grow(&mut var.reads, threads);
         grow(&mut var.writes, threads);
@@ -146,6 +190,8 @@ impl SyncP {
                     (&var.reads[u], &mut var.read_cursor[t.index()][u])
                 };
                 let found = SyncP::scan(
+                    &self.locksets,
+                    &self.locksets[lockset as usize],
                     &mut self.recording,
                     &self.before,
                     &mut self.ideal,
@@ -185,6 +231,7 @@ impl SyncP {
             index: e.index,
             hb: hb.epoch(t).clock,
             loc: e.loc,
+            lockset,
         };
         let var = &mut self.vars[x.index()];
         if write {
@@ -195,6 +242,7 @@ impl SyncP {
     }
 
     fn bytes(&self) -> usize {
+        let locksets: usize = self.locksets.iter().map(|s| s.capacity() * 8 + 48).sum();
         let per = std::mem::size_of::<Candidate>();
         self.vars
             .iter()
@@ -210,7 +258,8 @@ impl SyncP {
                         .map(|c| c.capacity() * 8)
                         .sum::<usize>()
             })
-            .sum()
+            .sum::<usize>()
+            + locksets
     }
 }
 
@@ -227,6 +276,12 @@ impl Observer for SyncP {
         match e.op {
             Op::Read(x) => self.access(e, x, false, hb),
             Op::Write(x) => self.access(e, x, true, hb),
+            Op::Acquire(l) if self.nesting.acquire(e.thread, l) => {
+                self.relock(e.thread, |s| s.push(l));
+            }
+            Op::Release(l) if self.nesting.release(e.thread, l) => {
+                self.relock(e.thread, |s| s.retain(|&m| m != l));
+            }
             _ => {}
         }
         self.recording.record(e);
