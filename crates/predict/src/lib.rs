@@ -12,14 +12,18 @@
 //!   exposed by a correct reordering that keeps the order of each lock's critical sections,
 //!   exactly.
 //!
-//! [`witness`] builds, for a predicted race, a correct reordering of a prefix of the trace that
-//! ends with the two accesses enabled together, and [`replay`] checks one against the
-//! definition alone before anyone shows it. [`oracle`] (feature `oracle`) enumerates every
-//! correct reordering of small traces: the ground truth of the tests.
+//! [`witness`] builds, for a predicted race, a correct reordering of a prefix of the trace after
+//! which the two accesses are enabled together (the pair's sync-preserving ideal, from
+//! [`recording`]), and [`replay`] checks one against the definition alone before anyone shows
+//! it. [`found`] keeps and renders the races as `races` does (groups, `--every-event`, the
+//! same summary). [`analysis`] is the entry point: the analysis of a [`Model`]. `oracle`
+//! (feature `oracle`) enumerates every correct reordering of small traces: the ground truth of
+//! the tests.
 //!
-//! It knows the event model and the order layer's vector clocks; it never opens files, prints,
-//! or knows the command line. The streaming models are observers of `hindsight-stream`'s pass;
-//! [`syncp`] and witnesses keep what their algorithms need of the trace in memory.
+//! It knows the event model, the order layer's vector clocks and the pass's observer traits;
+//! it never opens files, prints, or knows the command line. [`shb`] and [`wcp`] stream;
+//! [`syncp`] and witnesses keep what their algorithms need of the trace in memory, and every
+//! model reports what it holds (`memory_bytes`).
 
 #[cfg(feature = "oracle")]
 pub mod oracle;
