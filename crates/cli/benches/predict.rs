@@ -37,8 +37,8 @@ fn run(path: &Path, model: Model) -> (u64, u64) {
         strict: false,
         pipeline: true,
     };
-    let outcome = run_any(&mut r, vec![analysis(model, Options::default())], options)
-        .expect("valid trace");
+    let outcome =
+        run_any(&mut r, vec![analysis(model, Options::default())], options).expect("valid trace");
     let summary = &outcome.outputs[0].1.summary;
     let get = |k: &str| summary.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
     (get("racy_events"), get("memory_bytes"))

@@ -5,21 +5,20 @@
 
 use crate::args::{
     AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, ModelArg,
-    ModelArgs, RegionsArg,
-    TraceFormatArg,
+    ModelArgs, RegionsArg, TraceFormatArg,
 };
 use crate::output::{
     open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
     print_warnings, read_text, JsonlSink, TraceSink,
 };
 use anyhow::{bail, Context};
+use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_report::RenderOptions;
 use hindsight_source::views::analyse_program;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
 use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
 use hindsight_stream::commute::Commute;
 use hindsight_stream::groups::Granularity;
-use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace_to, Analysis, FindingSink, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};

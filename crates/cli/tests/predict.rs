@@ -41,9 +41,19 @@ fn a_witness_is_shown_in_text_json_and_sarif() {
     assert_eq!(steps, [0, 1, 5, 6]);
     assert_eq!(w["enabled"][1]["location"], "B.java:9");
     assert_eq!(v["summary"]["witnesses"], 1);
-    let sarif = hindsight(&["races", &path, "--model", "syncp", "--witness", "--format", "sarif"]);
+    let sarif = hindsight(&[
+        "races",
+        &path,
+        "--model",
+        "syncp",
+        "--witness",
+        "--format",
+        "sarif",
+    ]);
     let s: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("sarif");
-    let flows = s["runs"][0]["results"][0]["codeFlows"].as_array().expect("flows");
+    let flows = s["runs"][0]["results"][0]["codeFlows"]
+        .as_array()
+        .expect("flows");
     assert_eq!(flows.len(), 2);
     assert!(flows[1]["message"]["text"]
         .as_str()
@@ -54,17 +64,19 @@ fn a_witness_is_shown_in_text_json_and_sarif() {
 #[test]
 fn races_happens_before_reports_owe_no_witness() {
     // T2's unsynchronised write races by happens-before already: no witness is owed.
-    let path = write_temp(
-        "plain.std",
-        "T0|fork(T1)\nT0|fork(T2)\nT1|w(x)\nT2|w(x)\n",
-    );
+    let path = write_temp("plain.std", "T0|fork(T1)\nT0|fork(T2)\nT1|w(x)\nT2|w(x)\n");
     let (code, v) = json(&["races", &path, "--model", "wcp", "--witness"]);
     assert_eq!(code, 1);
     assert!(v["findings"][0].get("witness").is_none());
     assert_eq!(v["summary"]["witnesses"], 0);
     let missed = write_temp("wcp-missed.std", MISSED);
     let (_, v) = json(&["races", &missed, "--model", "wcp", "--witness"]);
-    assert_eq!(v["findings"][0]["witness"]["schedule"].as_array().map(Vec::len), Some(4));
+    assert_eq!(
+        v["findings"][0]["witness"]["schedule"]
+            .as_array()
+            .map(Vec::len),
+        Some(4)
+    );
 }
 
 #[test]
@@ -72,7 +84,12 @@ fn bad_requests_are_refused() {
     let path = write_temp("refused.std", MISSED);
     let run = hindsight(&["races", &path, "--witness"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("`--witness` needs a predictive `--model`"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`--witness` needs a predictive `--model`"),
+        "{}",
+        run.stderr
+    );
     let run = hindsight(&["races", &path, "--model", "cp"]);
     assert_eq!(run.code, 2);
     // A lock taken while another thread holds it is outside the models' theory.

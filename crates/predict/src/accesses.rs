@@ -6,7 +6,7 @@
 
 use crate::found::{Access, Race};
 use hindsight_order::HappensBefore;
-use hindsight_trace::{Event, LockId, LocId, ThreadId, VarId};
+use hindsight_trace::{Event, LocId, LockId, ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
 /// The last access of one thread to one variable (`time == 0`: none).

@@ -195,19 +195,15 @@ fn attach(f: &mut Finding, witness: Option<Option<Witness>>, names: &Names) {
             f.fields.insert("witness".into(), w.to_json(names));
         }
         Some(None) => {
-            f.message
-                .push_str("; no witness: no correct reordering keeping each lock's order exposes it");
+            f.message.push_str(
+                "; no witness: no correct reordering keeping each lock's order exposes it",
+            );
             f.fields.insert("witness".into(), Value::Null);
         }
     }
 }
 
-fn race_finding(
-    model: &str,
-    r: &Race,
-    names: &Names,
-    witness: Option<Option<Witness>>,
-) -> Finding {
+fn race_finding(model: &str, r: &Race, names: &Names, witness: Option<Option<Witness>>) -> Finding {
     let var = names.var(r.var);
     let (p, a) = (&r.partner, &r.racy);
     let message = format!(

@@ -25,16 +25,16 @@
 //! [`syncp`] and witnesses keep what their algorithms need of the trace in memory, and every
 //! model reports what it holds (`memory_bytes`).
 
+mod accesses;
+pub mod found;
 #[cfg(feature = "oracle")]
 pub mod oracle;
-pub mod found;
 pub mod recording;
 pub mod replay;
-pub mod witness;
 pub mod shb;
-pub mod wcp;
-mod accesses;
 pub mod syncp;
+pub mod wcp;
+pub mod witness;
 
 use hindsight_stream::driver::Analysis;
 use hindsight_stream::races::Races;

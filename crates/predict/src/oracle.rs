@@ -215,9 +215,9 @@ fn deadlocked(f: &Facts<'_>, s: &State, enabled: &[Option<usize>]) -> bool {
         .map(|(t, &e)| {
             let i = e?;
             match f.trace.events[i].op {
-                Op::Acquire(l) if f.outer[i] => s.holder[l.index()]
-                    .map(|h| h as usize)
-                    .filter(|&h| h != t),
+                Op::Acquire(l) if f.outer[i] => {
+                    s.holder[l.index()].map(|h| h as usize).filter(|&h| h != t)
+                }
                 _ => None,
             }
         })

@@ -158,10 +158,7 @@ impl Recording {
         clock.set(t, rank + 1);
         match step {
             Step::Write(x) => {
-                self.last_write
-                    .entry(x)
-                    .or_default()
-                    .copy_from(&clock);
+                self.last_write.entry(x).or_default().copy_from(&clock);
             }
             Step::Send(m) => self.last_send.entry(m).or_default().copy_from(&clock),
             Step::Fork(u) => {
@@ -213,7 +210,9 @@ impl Recording {
     /// The rank of event `index` in its thread (its position among the thread's events).
     pub fn rank(&self, index: u64) -> u32 {
         let t = self.events[index as usize].thread;
-        self.threads[t.index()].index.partition_point(|&i| i < index) as u32
+        self.threads[t.index()]
+            .index
+            .partition_point(|&i| i < index) as u32
     }
 
     /// The closure of the event of `t` at `rank`, joined into `into`.

@@ -71,11 +71,7 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
                 let source = if e.kind == READ { WRITE } else { SEND };
                 let now = last_seen.get(&(source, e.target)).copied();
                 if now != sees[&i] {
-                    return at(format!(
-                        "sees {} instead of {}",
-                        show(now),
-                        show(sees[&i])
-                    ));
+                    return at(format!("sees {} instead of {}", show(now), show(sees[&i])));
                 }
             }
             WRITE | SEND => {
@@ -118,7 +114,9 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
             return Err(format!("event #{i} is not enabled: not next in its thread"));
         }
         if fork_of.get(&t).is_some_and(|&f| !done[f as usize]) {
-            return Err(format!("event #{i} is not enabled: its thread is not forked"));
+            return Err(format!(
+                "event #{i} is not enabled: its thread is not forked"
+            ));
         }
         Ok(())
     };

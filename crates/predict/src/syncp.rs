@@ -17,13 +17,13 @@
 //! The pass keeps the trace as [`Recording`] (a clock per event) and every access as a
 //! candidate: memory linear in the trace, as the algorithm needs, reported in the summary.
 
+use crate::accesses::Nesting;
 use crate::found::{Access, Found, Race};
 use crate::recording::{Frontier, Recording};
 use crate::shb::{finish_model, Options};
 use hindsight_order::HappensBefore;
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
-use crate::accesses::Nesting;
 use hindsight_trace::{ErrorKind, Event, LocId, LockId, Names, Op, ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
@@ -288,7 +288,12 @@ impl Observer for SyncP {
         Ok(())
     }
 
-    fn on_call(&mut self, call: &LentCall<'_>, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+    fn on_call(
+        &mut self,
+        call: &LentCall<'_>,
+        _: &HappensBefore,
+        _: &Names,
+    ) -> Result<(), ErrorKind> {
         self.recording.record(call.at);
         Ok(())
     }

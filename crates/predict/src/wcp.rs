@@ -345,7 +345,12 @@ impl Observer for Wcp {
         Ok(())
     }
 
-    fn on_call(&mut self, call: &LentCall<'_>, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+    fn on_call(
+        &mut self,
+        call: &LentCall<'_>,
+        _: &HappensBefore,
+        _: &Names,
+    ) -> Result<(), ErrorKind> {
         if let Some(r) = &mut self.recording {
             r.record(call.at);
         }

@@ -64,7 +64,10 @@ pub fn name(e: &Recorded, index: u64, names: &Names) -> EventRef {
     let op = match e.kind {
         0 | 1 => format!("{mnemonic}({})", names.var(hindsight_trace::VarId(id))),
         2..=4 => format!("{mnemonic}({})", names.lock(hindsight_trace::LockId(id))),
-        5 | 6 => format!("{mnemonic}({})", names.thread(hindsight_trace::ThreadId(id))),
+        5 | 6 => format!(
+            "{mnemonic}({})",
+            names.thread(hindsight_trace::ThreadId(id))
+        ),
         9 | 10 => format!("{mnemonic}({})", names.msg(hindsight_trace::MsgId(id))),
         _ => mnemonic.to_owned(),
     };

@@ -29,7 +29,10 @@ fn drive(trace: &Trace, o: &mut dyn Observer) {
 }
 
 fn pairs(races: &[Race]) -> Vec<(u64, u64)> {
-    races.iter().map(|r| (r.partner.index, r.racy.index)).collect()
+    races
+        .iter()
+        .map(|r| (r.partner.index, r.racy.index))
+        .collect()
 }
 
 fn shb(text: &str) -> Vec<(u64, u64)> {
@@ -96,7 +99,12 @@ const CONFLICTING_SECTIONS: &str =
 
 #[test]
 fn sections_that_conflict_keep_their_order() {
-    for found in [hb(CONFLICTING_SECTIONS), shb(CONFLICTING_SECTIONS), wcp(CONFLICTING_SECTIONS), syncp(CONFLICTING_SECTIONS)] {
+    for found in [
+        hb(CONFLICTING_SECTIONS),
+        shb(CONFLICTING_SECTIONS),
+        wcp(CONFLICTING_SECTIONS),
+        syncp(CONFLICTING_SECTIONS),
+    ] {
         assert!(found.is_empty(), "{found:?}");
     }
 }
@@ -118,7 +126,12 @@ const FORK_JOIN: &str = "T0|w(x)\nT0|fork(T1)\nT1|w(x)\nT0|join(T1)\nT0|w(x)\n";
 
 #[test]
 fn fork_and_join_order_every_model() {
-    for found in [hb(FORK_JOIN), shb(FORK_JOIN), wcp(FORK_JOIN), syncp(FORK_JOIN)] {
+    for found in [
+        hb(FORK_JOIN),
+        shb(FORK_JOIN),
+        wcp(FORK_JOIN),
+        syncp(FORK_JOIN),
+    ] {
         assert!(found.is_empty(), "{found:?}");
     }
 }

@@ -37,7 +37,10 @@ fn drive(trace: &Trace, o: &mut dyn Observer) {
 }
 
 fn pairs(races: &[Race]) -> Vec<(u64, u64)> {
-    races.iter().map(|r| (r.partner.index, r.racy.index)).collect()
+    races
+        .iter()
+        .map(|r| (r.partner.index, r.racy.index))
+        .collect()
 }
 
 fn shb(trace: &Trace) -> Vec<(u64, u64)> {
@@ -126,9 +129,6 @@ proptest! {
         }
     }
 }
-
-
-
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]

@@ -12,7 +12,8 @@ fn races(text: &str, which: Reorderings) -> Vec<(u64, u64)> {
 }
 
 /// Two writes in different critical sections' shadows: dropping T1's section exposes them.
-const UNPROTECTED_AROUND_A_LOCK: &str = "T1|w(x)\nT1|acq(l)\nT1|rel(l)\nT2|acq(l)\nT2|rel(l)\nT2|w(x)\n";
+const UNPROTECTED_AROUND_A_LOCK: &str =
+    "T1|w(x)\nT1|acq(l)\nT1|rel(l)\nT2|acq(l)\nT2|rel(l)\nT2|w(x)\n";
 
 #[test]
 fn accesses_outside_reversible_sections_race() {
@@ -36,11 +37,13 @@ fn a_read_keeps_the_write_it_saw() {
 
 #[test]
 fn opposite_lock_orders_deadlock() {
-    let t = "T1|acq(a)\nT1|acq(b)\nT1|rel(b)\nT1|rel(a)\nT2|acq(b)\nT2|acq(a)\nT2|rel(a)\nT2|rel(b)\n";
+    let t =
+        "T1|acq(a)\nT1|acq(b)\nT1|rel(b)\nT1|rel(a)\nT2|acq(b)\nT2|acq(a)\nT2|rel(a)\nT2|rel(b)\n";
     assert!(explore(&trace(t), Reorderings::Correct).deadlock);
     // T1 holding `a` and T2 holding `b` keeps each lock's (single) acquire in order.
     assert!(explore(&trace(t), Reorderings::SyncPreserving).deadlock);
-    let nested = "T1|acq(a)\nT1|acq(b)\nT1|rel(b)\nT1|rel(a)\nT2|acq(a)\nT2|acq(b)\nT2|rel(b)\nT2|rel(a)\n";
+    let nested =
+        "T1|acq(a)\nT1|acq(b)\nT1|rel(b)\nT1|rel(a)\nT2|acq(a)\nT2|acq(b)\nT2|rel(b)\nT2|rel(a)\n";
     assert!(!explore(&trace(nested), Reorderings::Correct).deadlock);
 }
 

@@ -109,7 +109,16 @@ fn the_replayer_refuses_what_breaks_the_definition() {
     assert!(refused(&[0], 1, 8).contains("not enabled"));
     assert!(refused(&[0], 1, 5).contains("do not conflict"));
     assert!(refused(&[99], 1, 8).contains("no such event"));
-    assert_eq!(check(&t, &[0, 5, 7], 1, 8).unwrap_err(), "step 2 (event #7): not the next event of its thread");
-    assert_eq!(check(&t, &[0, 5, 6, 7], 1, 8), Err("step 2 (event #6): sees no write instead of #3".into()));
-    assert_eq!(check(&t, &[0, 2, 3, 4, 5, 6, 7], 1, 8).unwrap_err(), "step 1 (event #2): not the next event of its thread");
+    assert_eq!(
+        check(&t, &[0, 5, 7], 1, 8).unwrap_err(),
+        "step 2 (event #7): not the next event of its thread"
+    );
+    assert_eq!(
+        check(&t, &[0, 5, 6, 7], 1, 8),
+        Err("step 2 (event #6): sees no write instead of #3".into())
+    );
+    assert_eq!(
+        check(&t, &[0, 2, 3, 4, 5, 6, 7], 1, 8).unwrap_err(),
+        "step 1 (event #2): not the next event of its thread"
+    );
 }
