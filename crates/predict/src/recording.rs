@@ -70,6 +70,8 @@ struct ThreadLog {
     index: Vec<u64>,
     /// Where each event's closure lies in `arena` (start, length), by rank.
     clock: Vec<(u64, u32)>,
+    /// The locks the thread holds after each event (an id of `Recording::locksets`), by rank.
+    held: Vec<u32>,
     /// The fork that creates the thread: (parent, rank of the fork).
     fork: Option<(ThreadId, u32)>,
 }
@@ -91,8 +93,12 @@ pub struct Recording {
     sections: FxHashMap<(ThreadId, LockId), Sections>,
     /// The threads that use each lock.
     users: Vec<Vec<ThreadId>>,
-    /// The threads with an open section of the lock at hand, reused by the closure.
-    scratch: Vec<u32>,
+    /// Distinct sets of held locks (sorted), so that the lock rule looks only at the sections
+    /// open at a frontier, not at every lock.
+    locksets: Vec<Vec<LockId>>,
+    lockset_ids: FxHashMap<Vec<LockId>, u32>,
+    /// Per thread, the id of the locks it holds now.
+    holding: Vec<u32>,
 }
 
 impl Recording {
@@ -104,6 +110,11 @@ impl Recording {
         if t.index() >= self.threads.len() {
             self.threads.resize_with(t.index() + 1, ThreadLog::default);
             self.current.resize_with(t.index() + 1, VectorClock::new);
+            self.holding.resize(t.index() + 1, 0);
+        }
+        if self.locksets.is_empty() {
+            self.locksets.push(Vec::new());
+            self.lockset_ids.insert(Vec::new(), 0);
         }
         &mut self.threads[t.index()]
     }
@@ -188,7 +199,23 @@ impl Recording {
             }
             _ => {}
         }
+        if let Step::Acquire(l) | Step::Release(l) = step {
+            let mut set = self.locksets[self.holding[t.index()] as usize].clone();
+            if matches!(step, Step::Acquire(_)) {
+                set.push(l);
+                set.sort_unstable();
+            } else {
+                set.retain(|&m| m != l);
+            }
+            let next = self.locksets.len() as u32;
+            let id = *self.lockset_ids.entry(set.clone()).or_insert(next);
+            if id == next {
+                self.locksets.push(set);
+            }
+            self.holding[t.index()] = id;
+        }
         let log = &mut self.threads[t.index()];
+        log.held.push(self.holding[t.index()]);
         log.index.push(e.index);
         log.clock
             .push((self.arena.len() as u64, clock.components().len() as u32));
@@ -261,36 +288,30 @@ impl Recording {
     }
 
     /// One round of the lock rule: every section of the set but the latest acquired of its
-    /// lock gets its release. Whether anything was added.
+    /// lock gets its release. Only sections open at the frontier can lack it (a thread's
+    /// earlier sections end before its later ones start). Whether anything was added.
     fn close_sections(&mut self, f: &mut Frontier) -> bool {
         let mut changed = false;
-        let open = &mut self.scratch;
-        for (l, users) in self.users.iter().enumerate() {
-            let l = LockId(l as u32);
-            let mut latest = None;
-            open.clear();
-            for &u in users {
-                let s = &self.sections[&(u, l)];
-                let n = f[u.index()];
-                let k = s.acquire_rank.partition_point(|&r| r < n);
-                if k == 0 {
-                    continue;
-                }
-                let acquired = s.acquire_index[k - 1];
-                latest = latest.max(Some(acquired));
-                if s.release_rank[k - 1] >= n {
-                    open.push(u.0);
-                }
+        for u in 0..f.len() {
+            let n = f[u];
+            if n == 0 {
+                continue;
             }
-            for &u in open.iter() {
-                let s = &self.sections[&(ThreadId(u), l)];
-                let n = f[u as usize];
+            let ut = ThreadId(u as u32);
+            let id = self.threads[u].held[n as usize - 1];
+            for &l in &self.locksets[id as usize] {
+                let s = &self.sections[&(ut, l)];
                 let k = s.acquire_rank.partition_point(|&r| r < n);
-                let release = s.release_rank[k - 1];
+                let (acquired, release) = (s.acquire_index[k - 1], s.release_rank[k - 1]);
+                let later = self.users[l.index()].iter().any(|&v| {
+                    let sv = &self.sections[&(v, l)];
+                    let kv = sv.acquire_rank.partition_point(|&r| r < f[v.index()]);
+                    v != ut && kv > 0 && sv.acquire_index[kv - 1] > acquired
+                });
                 // An open section with no release cannot precede a later one in a lock-valid
                 // trace; the set keeps it as it is.
-                if Some(s.acquire_index[k - 1]) != latest && release != u32::MAX {
-                    f[u as usize] = release + 1;
+                if later && release != u32::MAX && f[u] <= release {
+                    f[u] = release + 1;
                     changed = true;
                 }
             }
@@ -316,7 +337,7 @@ impl Recording {
             + self
                 .threads
                 .iter()
-                .map(|t| t.index.capacity() * 8 + t.clock.capacity() * 16)
+                .map(|t| t.index.capacity() * 8 + t.clock.capacity() * 16 + t.held.capacity() * 4)
                 .sum::<usize>()
             + self
                 .sections
