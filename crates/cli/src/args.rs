@@ -66,6 +66,36 @@ pub enum InputFormatArg {
     Hst,
 }
 
+/// `races --model`.
+#[derive(Clone, Copy, ValueEnum, Default)]
+pub enum ModelArg {
+    /// Happens-before: the races of the observed order of critical sections.
+    #[default]
+    Hb,
+    /// Schedulable happens-before (OOPSLA'18): happens-before plus reads-from; every race is
+    /// predictable.
+    Shb,
+    /// Weak causal precedence (PLDI'17): orders critical sections only when they conflict;
+    /// a race means some race or a deadlock is predictable.
+    Wcp,
+    /// Sync-preserving races (POPL'21): exactly the races of the correct reorderings that keep
+    /// each lock's critical sections in order.
+    Syncp,
+}
+
+/// Which race model `races` (and `check`'s races) uses.
+#[derive(clap::Args, Clone, Copy, Default)]
+pub struct ModelArgs {
+    /// The race model.
+    #[arg(long, value_enum, default_value = "hb")]
+    pub model: ModelArg,
+    /// Give each predicted race that happens-before does not report a witness: a correct
+    /// reordering of a prefix of the trace after which both accesses are enabled, checked by
+    /// an independent replayer before it is shown.
+    #[arg(long)]
+    pub witness: bool,
+}
+
 /// How the trace analyses that count occurrences report them.
 #[derive(clap::Args, Clone, Copy, Default)]
 pub struct FindingsArgs {
@@ -90,13 +120,16 @@ pub struct InputArgs {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Happens-before data races: the accesses that race with an earlier one, grouped by
-    /// variable and pair of source locations (or every racy access, with its latest partner).
+    /// Data races: the accesses that race with an earlier one, grouped by variable and pair of
+    /// source locations (or every racy access, with a partner). Happens-before by default;
+    /// `--model` predicts the races other correct orders of the same run expose.
     Races {
         #[command(flatten)]
         input: InputArgs,
         #[command(flatten)]
         findings: FindingsArgs,
+        #[command(flatten)]
+        model: ModelArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -287,6 +320,9 @@ pub struct CheckArgs {
     /// The analyses to run, in the order their reports are printed.
     #[arg(long, value_enum, value_delimiter = ',', required = true)]
     pub analyses: Vec<AnalysisArg>,
+    /// races: the race model, and witnesses.
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// commute: a spec file declaring object types, their methods and when they commute.
     #[arg(long)]
     pub spec: Option<PathBuf>,

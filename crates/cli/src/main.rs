@@ -68,8 +68,9 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::Races {
             input,
             findings,
+            model,
             format,
-        } => traces::races(&input, &findings, format),
+        } => traces::races(&input, &findings, model, format),
         Command::Atomicity {
             input,
             all,

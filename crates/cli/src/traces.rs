@@ -4,8 +4,8 @@
 //! reports.
 
 use crate::args::{
-    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, RegionsArg,
-    TraceFormatArg,
+    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, ModelArg,
+    ModelArgs, RegionsArg, TraceFormatArg,
 };
 use crate::budget::BudgetArgs;
 use crate::output::{
@@ -13,13 +13,13 @@ use crate::output::{
     print_warnings, read_text, JsonlSink, TraceSink,
 };
 use anyhow::{bail, Context};
+use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_report::RenderOptions;
 use hindsight_source::views::analyse_program;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
 use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
 use hindsight_stream::commute::Commute;
 use hindsight_stream::groups::Granularity;
-use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace_to, Analysis, FindingSink, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
@@ -108,9 +108,31 @@ fn render_options(findings: &FindingsArgs) -> RenderOptions {
     }
 }
 
-pub fn races(input: &InputArgs, findings: &FindingsArgs, format: FormatArg) -> anyhow::Result<u8> {
-    let analysis = Races::with_granularity(granularity(findings));
-    analyse(input, format, findings, Box::new(analysis))
+fn race_analysis(findings: &FindingsArgs, args: ModelArgs) -> anyhow::Result<Box<dyn Analysis>> {
+    let model = match args.model {
+        ModelArg::Hb => Model::Hb,
+        ModelArg::Shb => Model::Shb,
+        ModelArg::Wcp => Model::Wcp,
+        ModelArg::Syncp => Model::SyncP,
+    };
+    if args.witness && !model.predicts() {
+        bail!("`--witness` needs a predictive `--model` (shb, wcp or syncp): the run itself shows happens-before races");
+    }
+    let options = PredictOptions {
+        granularity: granularity(findings),
+        witnesses: args.witness,
+    };
+    Ok(hindsight_predict::analysis(model, options))
+}
+
+pub fn races(
+    input: &InputArgs,
+    findings: &FindingsArgs,
+    model: ModelArgs,
+    format: FormatArg,
+) -> anyhow::Result<u8> {
+    let analysis = race_analysis(findings, model)?;
+    analyse(input, format, findings, analysis)
 }
 
 pub fn atomicity(
@@ -226,7 +248,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
             bail!("--analyses names `{which:?}` twice");
         }
         analyses.push(match which {
-            AnalysisArg::Races => Box::new(Races::with_granularity(granularity(&a.findings))),
+            AnalysisArg::Races => race_analysis(&a.findings, a.model)?,
             AnalysisArg::Atomicity => Box::new(Atomicity::new(AtomicityOptions {
                 all: a.all,
                 schedule: a.schedule,

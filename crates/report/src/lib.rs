@@ -17,7 +17,7 @@ pub use sarif::{render_sarif, render_sarif_runs};
 pub use text::{render_text, EscapeControls};
 
 /// One event as a finding shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct EventRef {
     /// 0-based index of the event in the trace.
     pub index: u64,
@@ -26,6 +26,20 @@ pub struct EventRef {
     pub op: String,
     /// The trace's location field, if the event has one.
     pub location: Option<String>,
+}
+
+/// A schedule that shows how a finding happens: the events to run, in order, after which the
+/// finding's events are enabled together. Analyses put one in a finding's `witness` field
+/// (predicted races); the text and SARIF renderers draw it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct Witness {
+    pub schedule: Vec<EventRef>,
+    pub enabled: Vec<EventRef>,
+}
+
+/// The witness a finding carries, if any.
+pub fn witness_of(f: &Finding) -> Option<Witness> {
+    serde_json::from_value(f.fields.get("witness")?.clone()).ok()
 }
 
 /// One thing an analysis found.

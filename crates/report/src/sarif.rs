@@ -90,8 +90,20 @@ fn result(kind: &str, title: String, findings: &[&Finding]) -> SarifResult {
         b.related_locations = Some(related);
     }
     if let [f] = findings {
+        let mut flows = Vec::new();
         if f.occurrences.is_some() {
-            b.code_flows = Some(vec![code_flow(f)]);
+            flows.push(code_flow(f));
+        }
+        if let Some(w) = crate::witness_of(f) {
+            let steps: Vec<&EventRef> = w.schedule.iter().chain(&w.enabled).collect();
+            let message = format!(
+                "witness: a correct reordering of {} event(s), after which both accesses are enabled",
+                w.schedule.len()
+            );
+            flows.push(flow(message, &steps));
+        }
+        if !flows.is_empty() {
+            b.code_flows = Some(flows);
         }
     }
     b
@@ -102,8 +114,13 @@ fn result(kind: &str, title: String, findings: &[&Finding]) -> SarifResult {
 fn code_flow(f: &Finding) -> CodeFlow {
     let mut by_index: Vec<&EventRef> = f.events.iter().collect();
     by_index.sort_by_key(|e| e.index);
+    flow(f.message.clone(), &by_index)
+}
+
+/// Events in the order they run, as one thread flow per thread.
+fn flow(message: String, by_index: &[&EventRef]) -> CodeFlow {
     let mut threads: Vec<&str> = Vec::new();
-    for e in &by_index {
+    for e in by_index {
         if !threads.contains(&e.thread.as_str()) {
             threads.push(&e.thread);
         }
@@ -140,7 +157,7 @@ fn code_flow(f: &Finding) -> CodeFlow {
         })
         .collect::<Vec<_>>();
     CodeFlow::builder()
-        .message(Message::builder().text(f.message.clone()).build())
+        .message(Message::builder().text(message).build())
         .thread_flows(flows)
         .build()
 }

@@ -84,6 +84,16 @@ pub fn render_text(
             for e in &f.events {
                 writeln!(out, "{indent}    {}", event_line(e))?;
             }
+            if let Some(w) = crate::witness_of(f) {
+                writeln!(
+                    out,
+                    "{indent}    witness: run these {} event(s), then both accesses are enabled:",
+                    w.schedule.len()
+                )?;
+                for e in &w.schedule {
+                    writeln!(out, "{indent}      {}", event_line(e))?;
+                }
+            }
         }
     }
     if hidden > 0 {

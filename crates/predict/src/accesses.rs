@@ -1,0 +1,143 @@
+//! What the vector-clock models keep per variable: each thread's last read and last write,
+//! stamped with the thread's local time in the model's order and in happens-before. A later
+//! access races with some earlier access of thread `u` exactly when it races with `u`'s last
+//! one (an earlier access of `u` is ordered before that one by thread order), so the check is a
+//! scan of one entry per thread.
+
+use crate::found::{Access, Race};
+use hindsight_order::HappensBefore;
+use hindsight_trace::{Event, LocId, LockId, ThreadId, VarId};
+use rustc_hash::FxHashMap;
+
+/// The last access of one thread to one variable (`time == 0`: none).
+#[derive(Clone, Copy, Debug, Default)]
+struct Last {
+    /// The thread's own component of its clock in the model's order.
+    time: u32,
+    /// The same in happens-before (FastTrack's epoch).
+    hb: u32,
+    index: u64,
+    loc: Option<LocId>,
+}
+
+/// The last reads and writes of every variable, per thread.
+#[derive(Default)]
+pub struct Accesses {
+    reads: Vec<Vec<Last>>,
+    writes: Vec<Vec<Last>>,
+}
+
+fn latest_unordered(
+    lasts: &[Last],
+    t: ThreadId,
+    ordered: &impl Fn(ThreadId) -> u32,
+) -> Option<(ThreadId, Last)> {
+    let mut best: Option<(ThreadId, Last)> = None;
+    for (u, last) in lasts.iter().enumerate() {
+        let u = ThreadId(u as u32);
+        if u != t && last.time > ordered(u) && best.is_none_or(|(_, b)| last.index > b.index) {
+            best = Some((u, *last));
+        }
+    }
+    best
+}
+
+impl Accesses {
+    fn ensure(&mut self, x: VarId) {
+        if x.index() >= self.reads.len() {
+            self.reads.resize_with(x.index() + 1, Vec::new);
+            self.writes.resize_with(x.index() + 1, Vec::new);
+        }
+    }
+
+    /// Checks the access `e` (a write when `write`) of `x` against the earlier ones, `ordered(u)`
+    /// being the component for thread `u` of the access's clock in the model's order, and
+    /// returns the race with the latest unordered earlier access, if any.
+    pub fn check(
+        &mut self,
+        x: VarId,
+        write: bool,
+        e: &Event,
+        hb: &HappensBefore,
+        ordered: impl Fn(ThreadId) -> u32,
+    ) -> Option<Race> {
+        self.ensure(x);
+        let t = e.thread;
+        let mut partner = latest_unordered(&self.writes[x.index()], t, &ordered).map(|w| (w, true));
+        if write {
+            if let Some(r) = latest_unordered(&self.reads[x.index()], t, &ordered) {
+                if partner.is_none_or(|((_, w), _)| r.1.index > w.index) {
+                    partner = Some((r, false));
+                }
+            }
+        }
+        let ((u, p), partner_writes) = partner?;
+        Some(Race {
+            var: x,
+            partner: Access {
+                thread: u,
+                index: p.index,
+                loc: p.loc,
+                write: partner_writes,
+            },
+            racy: Access {
+                thread: t,
+                index: e.index,
+                loc: e.loc,
+                write,
+            },
+            hb_ordered: p.hb <= hb.clock(t).get(u),
+        })
+    }
+
+    /// Records the access `e` of `x` at local time `time` of its thread.
+    pub fn record(&mut self, x: VarId, write: bool, e: &Event, hb: &HappensBefore, time: u32) {
+        self.ensure(x);
+        let lasts = if write {
+            &mut self.writes[x.index()]
+        } else {
+            &mut self.reads[x.index()]
+        };
+        let t = e.thread.index();
+        if t >= lasts.len() {
+            lasts.resize(t + 1, Last::default());
+        }
+        lasts[t] = Last {
+            time,
+            hb: hb.epoch(e.thread).clock,
+            index: e.index,
+            loc: e.loc,
+        };
+    }
+
+    pub fn bytes(&self) -> usize {
+        let per = std::mem::size_of::<Last>();
+        self.reads
+            .iter()
+            .chain(&self.writes)
+            .map(|v| v.capacity() * per + 24)
+            .sum()
+    }
+}
+
+/// Lock depths per thread: which acquires and releases change whether a thread holds a lock.
+/// Re-entrant ones order nothing in any model, as in RAPID.
+#[derive(Default)]
+pub struct Nesting(FxHashMap<(ThreadId, LockId), u32>);
+
+impl Nesting {
+    /// Whether this acquire takes the lock (rather than re-entering it).
+    pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
+        let d = self.0.entry((t, l)).or_insert(0);
+        *d += 1;
+        *d == 1
+    }
+
+    /// Whether this release gives the lock up.
+    pub fn release(&mut self, t: ThreadId, l: LockId) -> bool {
+        let d = self.0.entry((t, l)).or_insert(0);
+        let outer = *d == 1;
+        *d = d.saturating_sub(1);
+        outer
+    }
+}

@@ -1,0 +1,236 @@
+//! The brute-force reference: every correct reordering of a small trace, enumerated, and the
+//! pairs of conflicting accesses some reordering enables together. It follows the definitions
+//! literally and shares nothing with the models, so that tests can hold one against the other.
+//!
+//! A *correct reordering* of a trace σ is a sequence ρ of σ's events such that
+//! - each thread's events in ρ are a prefix of its events in σ (and a thread's events come after
+//!   the fork that creates it, a join after every event of the joined thread);
+//! - locks are well formed: a lock is acquired only when no other thread holds it (re-entrant
+//!   acquires and releases, those that do not change whether the thread holds the lock, are
+//!   no-ops, as RAPID treats them);
+//! - every read in ρ sees the same write as in σ (the last write to its variable before it, or
+//!   none), and every receive the same send.
+//!
+//! ρ is *sync-preserving* when, moreover, the acquires of each lock in ρ are in their σ order.
+//! Two events are *enabled* in ρ when neither is in ρ and every event before each in its
+//! thread (and the fork of its thread) is. A *predictable race* is a pair of conflicting
+//! accesses (same variable, different threads, at least one a write) enabled together in some
+//! correct reordering; a *sync-preserving race*, in some sync-preserving one. A *predictable
+//! deadlock* is a correct reordering in which threads wait for each other in a cycle, each's
+//! next event the acquire of a lock the next thread holds.
+//!
+//! Test support, not API: compiled only with the `oracle` feature.
+
+use hindsight_trace::{Op, Trace};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeSet;
+
+/// Which reorderings the enumeration explores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reorderings {
+    Correct,
+    SyncPreserving,
+}
+
+/// What the enumeration found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Truth {
+    /// Every race, as (earlier, later) event indices in σ.
+    pub races: BTreeSet<(u64, u64)>,
+    /// Whether some explored reordering deadlocks.
+    pub deadlock: bool,
+}
+
+impl Truth {
+    /// The later event of every race: what a race report calls a racy event.
+    pub fn racy_events(&self) -> BTreeSet<u64> {
+        self.races.iter().map(|&(_, j)| j).collect()
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct State {
+    pos: Vec<u32>,
+    last_write: Vec<Option<usize>>,
+    last_send: Vec<Option<usize>>,
+    holder: Vec<Option<u32>>,
+    last_acquire: Vec<Option<usize>>,
+}
+
+struct Facts<'a> {
+    trace: &'a Trace,
+    by_thread: Vec<Vec<usize>>,
+    rank: Vec<u32>,
+    /// The write (send) a read (receive) sees in σ.
+    sees: Vec<Option<usize>>,
+    /// Whether a lock event changes whether its thread holds the lock.
+    outer: Vec<bool>,
+    fork_of: Vec<Option<usize>>,
+}
+
+impl Facts<'_> {
+    fn done(&self, s: &State, i: usize) -> bool {
+        let t = self.trace.events[i].thread.index();
+        self.rank[i] < s.pos[t]
+    }
+
+    fn enabled(&self, s: &State, t: usize) -> Option<usize> {
+        let started = self.fork_of[t].is_none_or(|f| self.done(s, f));
+        let next = self.by_thread[t].get(s.pos[t] as usize).copied();
+        next.filter(|_| started)
+    }
+
+    fn executable(&self, s: &State, i: usize, which: Reorderings) -> bool {
+        let e = &self.trace.events[i];
+        match e.op {
+            Op::Read(x) => s.last_write[x.index()] == self.sees[i],
+            Op::Receive(m) => s.last_send[m.index()] == self.sees[i],
+            Op::Acquire(l) if self.outer[i] => {
+                s.holder[l.index()].is_none()
+                    && (which == Reorderings::Correct
+                        || s.last_acquire[l.index()].is_none_or(|a| a < i))
+            }
+            Op::Join(u) => s.pos[u.index()] as usize == self.by_thread[u.index()].len(),
+            _ => true,
+        }
+    }
+
+    fn execute(&self, s: &State, i: usize) -> State {
+        let e = &self.trace.events[i];
+        let mut n = s.clone();
+        n.pos[e.thread.index()] += 1;
+        match e.op {
+            Op::Write(x) => n.last_write[x.index()] = Some(i),
+            Op::Send(m) => n.last_send[m.index()] = Some(i),
+            Op::Acquire(l) if self.outer[i] => {
+                n.holder[l.index()] = Some(e.thread.0);
+                n.last_acquire[l.index()] = Some(i);
+            }
+            Op::Release(l) if self.outer[i] => n.holder[l.index()] = None,
+            _ => {}
+        }
+        n
+    }
+}
+
+fn access(op: &Op) -> Option<(u32, bool)> {
+    match op {
+        Op::Read(x) => Some((x.0, false)),
+        Op::Write(x) => Some((x.0, true)),
+        _ => None,
+    }
+}
+
+fn facts(trace: &Trace) -> Facts<'_> {
+    let names = &trace.names;
+    let mut by_thread = vec![Vec::new(); names.threads.len()];
+    let mut rank = Vec::with_capacity(trace.events.len());
+    let mut sees = vec![None; trace.events.len()];
+    let mut outer = vec![false; trace.events.len()];
+    let mut fork_of = vec![None; names.threads.len()];
+    let mut last_write = vec![None; names.vars.len()];
+    let mut last_send = vec![None; names.msgs.len()];
+    let mut depth = vec![vec![0u32; names.locks.len()]; names.threads.len()];
+    for (i, e) in trace.events.iter().enumerate() {
+        let t = e.thread.index();
+        rank.push(by_thread[t].len() as u32);
+        by_thread[t].push(i);
+        match e.op {
+            Op::Read(x) => sees[i] = last_write[x.index()],
+            Op::Write(x) => last_write[x.index()] = Some(i),
+            Op::Receive(m) => sees[i] = last_send[m.index()],
+            Op::Send(m) => last_send[m.index()] = Some(i),
+            Op::Acquire(l) => {
+                depth[t][l.index()] += 1;
+                outer[i] = depth[t][l.index()] == 1;
+            }
+            Op::Release(l) => {
+                outer[i] = depth[t][l.index()] == 1;
+                depth[t][l.index()] = depth[t][l.index()].saturating_sub(1);
+            }
+            Op::Fork(u) => {
+                fork_of[u.index()].get_or_insert(i);
+            }
+            _ => {}
+        }
+    }
+    Facts {
+        trace,
+        by_thread,
+        rank,
+        sees,
+        outer,
+        fork_of,
+    }
+}
+
+/// Enumerates the reorderings `which` names of `trace` (a trace in the papers' model: locks
+/// well formed, threads forked before they act) and collects their races and deadlocks.
+/// Exponential: for traces of a dozen events.
+pub fn explore(trace: &Trace, which: Reorderings) -> Truth {
+    let f = facts(trace);
+    let names = &trace.names;
+    let threads = names.threads.len();
+    let start = State {
+        pos: vec![0; threads],
+        last_write: vec![None; names.vars.len()],
+        last_send: vec![None; names.msgs.len()],
+        holder: vec![None; names.locks.len()],
+        last_acquire: vec![None; names.locks.len()],
+    };
+    let mut truth = Truth::default();
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![start];
+    while let Some(s) = stack.pop() {
+        if !seen.insert(s.clone()) {
+            continue;
+        }
+        let enabled: Vec<Option<usize>> = (0..threads).map(|t| f.enabled(&s, t)).collect();
+        for (t, &a) in enabled.iter().enumerate() {
+            for &b in &enabled[t + 1..] {
+                let (Some(a), Some(b)) = (a, b) else { continue };
+                let (ea, eb) = (&trace.events[a], &trace.events[b]);
+                if let (Some((x, wa)), Some((y, wb))) = (access(&ea.op), access(&eb.op)) {
+                    if x == y && (wa || wb) {
+                        truth.races.insert((a.min(b) as u64, a.max(b) as u64));
+                    }
+                }
+            }
+        }
+        truth.deadlock |= deadlocked(&f, &s, &enabled);
+        for &i in enabled.iter().flatten() {
+            if f.executable(&s, i, which) {
+                stack.push(f.execute(&s, i));
+            }
+        }
+    }
+    truth
+}
+
+/// Whether some threads of state `s` wait for each other in a cycle of lock acquires.
+fn deadlocked(f: &Facts<'_>, s: &State, enabled: &[Option<usize>]) -> bool {
+    let waits_for: Vec<Option<usize>> = enabled
+        .iter()
+        .enumerate()
+        .map(|(t, &e)| {
+            let i = e?;
+            match f.trace.events[i].op {
+                Op::Acquire(l) if f.outer[i] => {
+                    s.holder[l.index()].map(|h| h as usize).filter(|&h| h != t)
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    (0..waits_for.len()).any(|start| {
+        let mut at = start;
+        for _ in 0..waits_for.len() {
+            match waits_for[at] {
+                Some(next) if next == start => return true,
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+        false
+    })
+}

@@ -1,0 +1,324 @@
+//! Sync-preserving races (Mathur, Pavlogiannis, Viswanathan, POPL'21), exactly: a pair of
+//! conflicting accesses is a sync-preserving race when some correct reordering that keeps the
+//! order of each lock's critical sections enables both. The paper characterizes them by ideals:
+//! (e1, e2) is one exactly when neither access is in the *sync-preserving ideal* of the pair,
+//! the smallest set holding the events before each in its thread, closed under thread order,
+//! fork, join and reads-from, and holding the release of every critical section whose lock is
+//! acquired again within the set ([`Recording::close`]).
+//!
+//! The ideal only grows as either access moves later in its thread. So, per variable and pair
+//! of threads (t, u), the accesses of `u` are candidates for the accesses of `t` in order: a
+//! candidate inside the ideal of its pair with an access of `t` is inside it for every later
+//! access of `t` too, and is dropped for good; once the access of `t` is itself inside the
+//! ideal, no later candidate of `u` races with it. Each candidate is thus dropped at most once
+//! per thread, and each access stops at the first candidate that races with it (the paper's
+//! Algorithm 2, whose per-thread-pair scan gives its O(N·T²) closure steps).
+//!
+//! The pass keeps the trace as [`Recording`] (a clock per event) and every access as a
+//! candidate: memory linear in the trace, as the algorithm needs, reported in the summary.
+
+use crate::accesses::Nesting;
+use crate::found::{Access, Found, Race};
+use crate::recording::{Frontier, Recording};
+use crate::shb::{finish_model, Options};
+use hindsight_order::HappensBefore;
+use hindsight_report::Rule;
+use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
+use hindsight_trace::{ErrorKind, Event, LocId, LockId, Names, Op, ThreadId, VarId};
+use rustc_hash::FxHashMap;
+
+/// Whether two sorted locksets share a lock.
+fn shares(a: &[LockId], b: &[LockId]) -> bool {
+    a.iter().any(|l| b.binary_search(l).is_ok())
+}
+
+/// An access kept as a candidate partner of later accesses.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    rank: u32,
+    index: u64,
+    /// Its thread's happens-before epoch.
+    hb: u32,
+    loc: Option<LocId>,
+    /// The locks its thread held (an id of [`SyncP::locksets`]).
+    lockset: u32,
+}
+
+/// The accesses of one variable, per thread, and per pair of threads (t, u) the first access
+/// of `u` not yet dropped for `t`.
+#[derive(Default)]
+struct Var {
+    reads: Vec<Vec<Candidate>>,
+    writes: Vec<Vec<Candidate>>,
+    read_cursor: Vec<Vec<usize>>,
+    write_cursor: Vec<Vec<usize>>,
+}
+
+fn grow<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+}
+
+/// The sync-preserving analysis.
+pub struct SyncP {
+    recording: Recording,
+    vars: Vec<Var>,
+    found: Found,
+    /// Reused frontiers: the events before the access at hand, and an ideal.
+    before: Frontier,
+    ideal: Frontier,
+    closures: u64,
+    /// The locks each thread holds, as an id of `locksets`: two accesses made holding a
+    /// common lock are never a race (the earlier's section is released, within their ideal,
+    /// before the later's is acquired), which spares the closure for most protected accesses.
+    held: Vec<u32>,
+    locksets: Vec<Vec<LockId>>,
+    lockset_ids: FxHashMap<Vec<LockId>, u32>,
+    nesting: Nesting,
+}
+
+impl SyncP {
+    pub fn new(options: Options) -> SyncP {
+        SyncP {
+            recording: Recording::new(),
+            vars: Vec::new(),
+            found: Found::new("syncp", options.granularity, options.witnesses),
+            before: Vec::new(),
+            ideal: Vec::new(),
+            closures: 0,
+            held: Vec::new(),
+            locksets: vec![Vec::new()],
+            lockset_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
+            nesting: Nesting::default(),
+        }
+    }
+
+    /// The races kept so far (see [`Found::races`]).
+    pub fn races(&self) -> &[Race] {
+        self.found.races()
+    }
+
+    /// Moves thread `t` to the lockset `locks` gives from its current one.
+    fn relock(&mut self, t: ThreadId, change: impl FnOnce(&mut Vec<LockId>)) {
+        if self.held.len() <= t.index() {
+            self.held.resize(t.index() + 1, 0);
+        }
+        let mut set = self.locksets[self.held[t.index()] as usize].clone();
+        change(&mut set);
+        set.sort_unstable();
+        let next = self.locksets.len() as u32;
+        let id = *self.lockset_ids.entry(set.clone()).or_insert(next);
+        if id == next {
+            self.locksets.push(set);
+        }
+        self.held[t.index()] = id;
+    }
+
+    /// The first candidate of `list` from `cursor` on that races with the access of `t` at
+    /// `rank`, dropping those that never will; `None` when none does.
+    #[allow(clippy::too_many_arguments)]
+    fn scan(
+        locksets: &[Vec<LockId>],
+        mine: &[LockId],
+        recording: &mut Recording,
+        before: &Frontier,
+        ideal: &mut Frontier,
+        closures: &mut u64,
+        list: &[Candidate],
+        cursor: &mut usize,
+        (t, rank): (ThreadId, u32),
+        u: ThreadId,
+    ) -> Option<Candidate> {
+        while let Some(&c) = list.get(*cursor) {
+            // Already below the access by thread order, fork, join and reads-from alone.
+            if before.get(u.index()).is_some_and(|&n| n > c.rank)
+                || shares(&locksets[c.lockset as usize], mine)
+            {
+                *cursor += 1;
+                continue;
+            }
+            ideal.clear();
+            ideal.extend_from_slice(before);
+            recording.join_predecessors(u, c.rank, ideal);
+            recording.close(ideal);
+            *closures += 1;
+            if ideal[u.index()] > c.rank {
+                *cursor += 1;
+                continue;
+            }
+            if ideal[t.index()] > rank {
+                return None;
+            }
+            return Some(c);
+        }
+        None
+    }
+
+    fn access(&mut self, e: &Event, x: VarId, write: bool, hb: &HappensBefore) {
+        let t = e.thread;
+        let rank = self.recording.rank_of_next(t);
+        self.before.clear();
+        self.before.resize(self.recording.thread_count(), 0);
+        self.recording.join_predecessors(t, rank, &mut self.before);
+        if x.index() >= self.vars.len() {
+            self.vars.resize_with(x.index() + 1, Var::default);
+        }
+        let threads = self.recording.thread_count();
+        if self.held.len() < threads {
+            self.held.resize(threads, 0);
+        }
+        let lockset = self.held[t.index()];
+        let var = &mut self.vars[x.index()];
+        grow(&mut var.reads, threads);
+        grow(&mut var.writes, threads);
+        grow(&mut var.read_cursor, threads);
+        grow(&mut var.write_cursor, threads);
+        grow(&mut var.read_cursor[t.index()], threads);
+        grow(&mut var.write_cursor[t.index()], threads);
+        let mut partner: Option<(ThreadId, Candidate, bool)> = None;
+        for u in 0..threads {
+            if u == t.index() {
+                continue;
+            }
+            let ut = ThreadId(u as u32);
+            let kinds: &[bool] = if write { &[true, false] } else { &[true] };
+            for &writes in kinds {
+                let (list, cursor) = if writes {
+                    (&var.writes[u], &mut var.write_cursor[t.index()][u])
+                } else {
+                    (&var.reads[u], &mut var.read_cursor[t.index()][u])
+                };
+                let found = SyncP::scan(
+                    &self.locksets,
+                    &self.locksets[lockset as usize],
+                    &mut self.recording,
+                    &self.before,
+                    &mut self.ideal,
+                    &mut self.closures,
+                    list,
+                    cursor,
+                    (t, rank),
+                    ut,
+                );
+                if let Some(c) = found {
+                    if partner.is_none_or(|(_, p, _)| c.index > p.index) {
+                        partner = Some((ut, c, writes));
+                    }
+                }
+            }
+        }
+        if let Some((u, c, partner_writes)) = partner {
+            self.found.found(Race {
+                var: x,
+                partner: Access {
+                    thread: u,
+                    index: c.index,
+                    loc: c.loc,
+                    write: partner_writes,
+                },
+                racy: Access {
+                    thread: t,
+                    index: e.index,
+                    loc: e.loc,
+                    write,
+                },
+                hb_ordered: c.hb <= hb.clock(t).get(u),
+            });
+        }
+        let me = Candidate {
+            rank,
+            index: e.index,
+            hb: hb.epoch(t).clock,
+            loc: e.loc,
+            lockset,
+        };
+        let var = &mut self.vars[x.index()];
+        if write {
+            var.writes[t.index()].push(me);
+        } else {
+            var.reads[t.index()].push(me);
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        let locksets: usize = self.locksets.iter().map(|s| s.capacity() * 8 + 48).sum();
+        let per = std::mem::size_of::<Candidate>();
+        self.vars
+            .iter()
+            .map(|v| {
+                v.reads
+                    .iter()
+                    .chain(&v.writes)
+                    .map(|l| l.capacity() * per)
+                    .sum::<usize>()
+                    + v.read_cursor
+                        .iter()
+                        .chain(&v.write_cursor)
+                        .map(|c| c.capacity() * 8)
+                        .sum::<usize>()
+            })
+            .sum::<usize>()
+            + locksets
+    }
+}
+
+impl Observer for SyncP {
+    fn name(&self) -> &'static str {
+        "races"
+    }
+
+    fn needs_lock_valid(&self) -> bool {
+        true
+    }
+
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+        match e.op {
+            Op::Read(x) => self.access(e, x, false, hb),
+            Op::Write(x) => self.access(e, x, true, hb),
+            Op::Acquire(l) if self.nesting.acquire(e.thread, l) => {
+                self.relock(e.thread, |s| s.push(l));
+            }
+            Op::Release(l) if self.nesting.release(e.thread, l) => {
+                self.relock(e.thread, |s| s.retain(|&m| m != l));
+            }
+            _ => {}
+        }
+        self.recording.record(e);
+        Ok(())
+    }
+
+    fn on_call(
+        &mut self,
+        call: &LentCall<'_>,
+        _: &HappensBefore,
+        _: &Names,
+    ) -> Result<(), ErrorKind> {
+        self.recording.record(call.at);
+        Ok(())
+    }
+
+    fn findings_job(&mut self) -> Option<FindingsJob> {
+        self.found.job()
+    }
+}
+
+impl Analysis for SyncP {
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
+        let bytes = self.bytes();
+        let closures = self.closures;
+        let mut out = finish_model(
+            self.found,
+            Some(self.recording),
+            bytes,
+            names,
+            Rule {
+                id: "data-race",
+                description: "Two conflicting accesses that a correct reordering keeping each lock's critical sections in order enables together (POPL'21)",
+            },
+        );
+        out.summary
+            .insert("closures".into(), serde_json::Value::from(closures));
+        out
+    }
+}

@@ -1,0 +1,397 @@
+//! Weak causal precedence (Kini, Mathur, Viswanathan, PLDI'17). WCP orders two critical
+//! sections of a lock only when they must keep their order: the release of the earlier is
+//! ordered before an event of the later that conflicts with an access in the earlier (rule a);
+//! two releases are ordered when the sections' events are (rule b); and WCP is closed under
+//! composition with happens-before on either side (rule c). Thread order, fork, join and
+//! send → receive order events outright. Two conflicting accesses unordered by WCP (or thread
+//! order) are a WCP race. WCP is weakly sound: if a trace has a WCP race, it has a predictable
+//! race or a predictable deadlock (the paper's Theorem 1).
+//!
+//! The pass is the paper's Algorithm 1, streaming: per thread a happens-before clock `H` and a
+//! WCP clock `P` of what is strictly WCP-before it (the thread's clock `C` being `P` with its
+//! own component from `H`); per lock the clocks of its last release, and per (lock, variable)
+//! the join of the `H` clocks of the releases of sections that read (wrote) the variable; for
+//! rule (b), each lock's acquires with their `C` clock and their release's `H` clock, which
+//! each thread consumes in order at its releases (the paper's per-thread queues, held once per
+//! lock with a cursor per thread).
+
+use crate::accesses::{Accesses, Nesting};
+use crate::found::{Found, Race};
+use crate::recording::Recording;
+use crate::shb::{finish_model, Options};
+use hindsight_order::{HappensBefore, VectorClock};
+use hindsight_report::Rule;
+use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
+use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
+use rustc_hash::FxHashMap;
+
+/// Where a clock lies in a lock's arena.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+/// A section of a lock, as rule (b) needs it, its clocks in the lock's arena.
+#[derive(Clone, Copy, Debug)]
+struct Section {
+    thread: ThreadId,
+    /// `C` at the acquire.
+    acquired: Span,
+    /// `H` at the release (`None` while the section is open).
+    released: Option<Span>,
+}
+
+#[derive(Default)]
+struct LockState {
+    h: VectorClock,
+    p: VectorClock,
+    /// Every section of the lock: a thread's releases may still need any section it has not
+    /// consumed, and a thread forked later starts from the first. Their clocks live in
+    /// `arena`, so that a section costs no allocation of its own.
+    sections: Vec<Section>,
+    arena: Vec<u32>,
+    /// Per thread, the index of the next section its releases look at.
+    cursor: Vec<usize>,
+}
+
+/// A lock a thread holds, with the variables its section read and wrote so far (each once).
+#[derive(Default)]
+struct Held {
+    lock: LockId,
+    reads: Vec<VarId>,
+    writes: Vec<VarId>,
+}
+
+/// The WCP analysis.
+pub struct Wcp {
+    h: Vec<VectorClock>,
+    p: Vec<VectorClock>,
+    /// Per thread, the locks it holds (the first `depth` entries; the others are kept for
+    /// their buffers).
+    held: Vec<Vec<Held>>,
+    depth: Vec<usize>,
+    /// Scratch for `C` clocks.
+    scratch: VectorClock,
+    locks: Vec<LockState>,
+    /// Rule (a)'s clocks: per (lock, variable), the join of the `H` clocks of releases of the
+    /// sections that read it, and of those that wrote it.
+    read_in: FxHashMap<(LockId, VarId), VectorClock>,
+    written_in: FxHashMap<(LockId, VarId), VectorClock>,
+    messages: Vec<(VectorClock, VectorClock)>,
+    accesses: Accesses,
+    nesting: Nesting,
+    found: Found,
+    recording: Option<Recording>,
+}
+
+impl Wcp {
+    pub fn new(options: Options) -> Wcp {
+        Wcp {
+            h: Vec::new(),
+            p: Vec::new(),
+            held: Vec::new(),
+            depth: Vec::new(),
+            scratch: VectorClock::new(),
+            locks: Vec::new(),
+            read_in: FxHashMap::default(),
+            written_in: FxHashMap::default(),
+            messages: Vec::new(),
+            accesses: Accesses::default(),
+            nesting: Nesting::default(),
+            found: Found::new("wcp", options.granularity, options.witnesses),
+            recording: options.witnesses.then(Recording::new),
+        }
+    }
+
+    /// The races kept so far (see [`Found::races`]).
+    pub fn races(&self) -> &[Race] {
+        self.found.races()
+    }
+
+    fn thread(&mut self, t: ThreadId) {
+        while self.h.len() <= t.index() {
+            let id = ThreadId(self.h.len() as u32);
+            self.h.push(VectorClock::for_new_thread(id));
+            self.p.push(VectorClock::new());
+            self.held.push(Vec::new());
+            self.depth.push(0);
+        }
+    }
+
+    /// `C_t`: `P_t` with `t`'s own component from `H_t`.
+    fn c(&self, t: ThreadId) -> VectorClock {
+        let mut c = self.p[t.index()].clone();
+        c.set(t, self.h[t.index()].get(t));
+        c
+    }
+
+    /// `C_t`, into `into`.
+    fn c_into(&self, t: ThreadId, into: &mut VectorClock) {
+        into.copy_from(&self.p[t.index()]);
+        into.set(t, self.h[t.index()].get(t));
+    }
+
+    fn lock(&mut self, l: LockId) -> &mut LockState {
+        if l.index() >= self.locks.len() {
+            self.locks.resize_with(l.index() + 1, LockState::default);
+        }
+        &mut self.locks[l.index()]
+    }
+
+    fn access(&mut self, e: &Event, x: VarId, write: bool, hb: &HappensBefore) {
+        let t = e.thread;
+        // Rule (a): the release of an earlier section of a held lock that conflicts with this
+        // access is ordered before it.
+        let depth = self.depth[t.index()];
+        for held in &mut self.held[t.index()][..depth] {
+            let key = (held.lock, x);
+            if let Some(w) = self.written_in.get(&key) {
+                self.p[t.index()].join(w);
+            }
+            if write {
+                if let Some(r) = self.read_in.get(&key) {
+                    self.p[t.index()].join(r);
+                }
+                if !held.writes.contains(&x) {
+                    held.writes.push(x);
+                }
+            } else if !held.reads.contains(&x) {
+                held.reads.push(x);
+            }
+        }
+        let (h, p) = (&self.h[t.index()], &self.p[t.index()]);
+        let own = h.get(t);
+        let ordered = |u: ThreadId| if u == t { own } else { p.get(u) };
+        if let Some(race) = self.accesses.check(x, write, e, hb, ordered) {
+            self.found.found(race);
+        }
+        self.accesses.record(x, write, e, hb, own);
+    }
+
+    fn acquire(&mut self, t: ThreadId, l: LockId) {
+        self.lock(l);
+        let state = &self.locks[l.index()];
+        self.h[t.index()].join(&state.h);
+        self.p[t.index()].join(&state.p);
+        let mut c = std::mem::take(&mut self.scratch);
+        self.c_into(t, &mut c);
+        let state = &mut self.locks[l.index()];
+        let acquired = push_clock(&mut state.arena, c.components());
+        state.sections.push(Section {
+            thread: t,
+            acquired,
+            released: None,
+        });
+        self.scratch = c;
+        let (held, depth) = (&mut self.held[t.index()], &mut self.depth[t.index()]);
+        if *depth == held.len() {
+            held.push(Held::default());
+        }
+        let h = &mut held[*depth];
+        h.lock = l;
+        h.reads.clear();
+        h.writes.clear();
+        *depth += 1;
+    }
+
+    fn release(&mut self, t: ThreadId, l: LockId) {
+        let mut c = std::mem::take(&mut self.scratch);
+        self.c_into(t, &mut c);
+        let p = &mut self.p[t.index()];
+        let state = &mut self.locks[l.index()];
+        if state.cursor.len() <= t.index() {
+            state.cursor.resize(t.index() + 1, 0);
+        }
+        // Rule (b): an earlier section whose acquire is ordered before this release has its
+        // release ordered before this one; the sections are consumed in order, as the
+        // paper's queues are.
+        let mut next = state.cursor[t.index()];
+        while let Some(s) = state.sections.get(next) {
+            match s.released {
+                // This thread's own open section: the one being released.
+                None if s.thread == t => break,
+                Some(_) if s.thread == t => {}
+                released => {
+                    if !leq(clock(&state.arena, s.acquired), c.components()) {
+                        break;
+                    }
+                    if let Some(r) = released {
+                        // `C_t` grows with `P_t`: later sections are checked against both.
+                        join_into(p, clock(&state.arena, r));
+                        join_into(&mut c, clock(&state.arena, r));
+                    }
+                }
+            }
+            next += 1;
+        }
+        state.cursor[t.index()] = next;
+        self.scratch = c;
+        let depth = self.depth[t.index()];
+        let Some(i) = self.held[t.index()][..depth]
+            .iter()
+            .rposition(|h| h.lock == l)
+        else {
+            return;
+        };
+        // Keep the buffers of the popped entry at the end of the stack.
+        self.held[t.index()][i..depth].rotate_left(1);
+        self.depth[t.index()] = depth - 1;
+        let held = &self.held[t.index()][depth - 1];
+        let h = &self.h[t.index()];
+        for (vars, into) in [
+            (&held.reads, &mut self.read_in),
+            (&held.writes, &mut self.written_in),
+        ] {
+            for &x in vars {
+                into.entry((l, x)).or_default().join(h);
+            }
+        }
+        let state = &mut self.locks[l.index()];
+        state.h.copy_from(h);
+        state.p.copy_from(&self.p[t.index()]);
+        let released = push_clock(&mut state.arena, h.components());
+        if let Some(open) = state
+            .sections
+            .iter_mut()
+            .rev()
+            .find(|s| s.thread == t && s.released.is_none())
+        {
+            open.released = Some(released);
+        }
+        self.h[t.index()].increment(t);
+    }
+}
+
+fn push_clock(arena: &mut Vec<u32>, c: &[u32]) -> Span {
+    let span = Span {
+        start: arena.len() as u32,
+        len: c.len() as u32,
+    };
+    arena.extend_from_slice(c);
+    span
+}
+
+fn clock(arena: &[u32], s: Span) -> &[u32] {
+    &arena[s.start as usize..(s.start + s.len) as usize]
+}
+
+/// `a ⊑ b` for clocks held as component slices (missing components are zero).
+fn leq(a: &[u32], b: &[u32]) -> bool {
+    a.iter()
+        .enumerate()
+        .all(|(i, &x)| x <= b.get(i).copied().unwrap_or(0))
+}
+
+fn join_into(into: &mut VectorClock, c: &[u32]) {
+    for (i, &x) in c.iter().enumerate() {
+        let u = ThreadId(i as u32);
+        if x > into.get(u) {
+            into.set(u, x);
+        }
+    }
+}
+
+impl Observer for Wcp {
+    fn name(&self) -> &'static str {
+        "races"
+    }
+
+    fn needs_lock_valid(&self) -> bool {
+        true
+    }
+
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+        let t = e.thread;
+        self.thread(t);
+        if let Some(r) = &mut self.recording {
+            r.record(e);
+        }
+        match e.op {
+            Op::Read(x) => self.access(e, x, false, hb),
+            Op::Write(x) => self.access(e, x, true, hb),
+            Op::Acquire(l) if self.nesting.acquire(t, l) => self.acquire(t, l),
+            Op::Release(l) if self.nesting.release(t, l) => self.release(t, l),
+            Op::Fork(u) => {
+                self.thread(u);
+                let (h, c) = (self.h[t.index()].clone(), self.c(t));
+                self.h[u.index()].join(&h);
+                self.p[u.index()].join(&c);
+                self.h[t.index()].increment(t);
+            }
+            Op::Join(u) => {
+                self.thread(u);
+                let (h, c) = (self.h[u.index()].clone(), self.c(u));
+                self.h[t.index()].join(&h);
+                self.p[t.index()].join(&c);
+                self.h[u.index()].increment(u);
+            }
+            Op::Send(m) => {
+                let (h, c) = (self.h[t.index()].clone(), self.c(t));
+                if m.index() >= self.messages.len() {
+                    self.messages.resize_with(m.index() + 1, Default::default);
+                }
+                self.messages[m.index()] = (h, c);
+                self.h[t.index()].increment(t);
+            }
+            Op::Receive(m) => {
+                if let Some((h, c)) = self.messages.get(m.index()) {
+                    self.h[t.index()].join(h);
+                    self.p[t.index()].join(c);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn on_call(
+        &mut self,
+        call: &LentCall<'_>,
+        _: &HappensBefore,
+        _: &Names,
+    ) -> Result<(), ErrorKind> {
+        if let Some(r) = &mut self.recording {
+            r.record(call.at);
+        }
+        Ok(())
+    }
+
+    fn findings_job(&mut self) -> Option<FindingsJob> {
+        self.found.job()
+    }
+}
+
+impl Analysis for Wcp {
+    fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
+        let vc = |c: &VectorClock| c.components().len() * 4 + 24;
+        let clocks: usize = self.h.iter().chain(&self.p).map(vc).sum::<usize>()
+            + self
+                .locks
+                .iter()
+                .map(|s| {
+                    vc(&s.h)
+                        + vc(&s.p)
+                        + s.sections.capacity() * std::mem::size_of::<Section>()
+                        + s.arena.capacity() * 4
+                })
+                .sum::<usize>()
+            + self
+                .read_in
+                .values()
+                .chain(self.written_in.values())
+                .map(vc)
+                .sum::<usize>();
+        let bytes = clocks + self.accesses.bytes();
+        finish_model(
+            self.found,
+            self.recording,
+            bytes,
+            names,
+            Rule {
+                id: "data-race",
+                description: "Two conflicting accesses unordered by weak causal precedence (PLDI'17): a predictable race, or a predictable deadlock, exists",
+            },
+        )
+    }
+}

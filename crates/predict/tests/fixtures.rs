@@ -1,0 +1,157 @@
+//! The papers' examples and small hand-made traces, with the answers the papers state.
+
+use hindsight_order::HappensBefore;
+use hindsight_predict::found::Race;
+use hindsight_predict::shb::{Options, Shb};
+use hindsight_predict::wcp::Wcp;
+use hindsight_stream::groups::Granularity;
+use hindsight_stream::Observer;
+use hindsight_trace::{TextReader, Trace};
+
+fn trace(text: &str) -> Trace {
+    Trace::collect(&mut TextReader::new(text.as_bytes())).expect("a valid trace")
+}
+
+fn every_event() -> Options {
+    Options {
+        granularity: Granularity::EveryEvent,
+        witnesses: false,
+    }
+}
+
+fn drive(trace: &Trace, o: &mut dyn Observer) {
+    let mut hb = HappensBefore::new();
+    for e in &trace.events {
+        hb.before(e);
+        o.on_event(e, &hb, &trace.names).expect("accepted");
+        hb.after(e);
+    }
+}
+
+fn pairs(races: &[Race]) -> Vec<(u64, u64)> {
+    races
+        .iter()
+        .map(|r| (r.partner.index, r.racy.index))
+        .collect()
+}
+
+fn shb(text: &str) -> Vec<(u64, u64)> {
+    let mut a = Shb::new(every_event());
+    drive(&trace(text), &mut a);
+    pairs(a.races())
+}
+
+fn wcp(text: &str) -> Vec<(u64, u64)> {
+    let mut a = Wcp::new(every_event());
+    drive(&trace(text), &mut a);
+    pairs(a.races())
+}
+
+fn syncp(text: &str) -> Vec<(u64, u64)> {
+    let mut a = hindsight_predict::syncp::SyncP::new(every_event());
+    drive(&trace(text), &mut a);
+    pairs(a.races())
+}
+
+fn hb(text: &str) -> Vec<(u64, u64)> {
+    let mut a = hindsight_stream::races::Races::with_granularity(Granularity::EveryEvent);
+    drive(&trace(text), &mut a);
+    a.races().iter().map(|r| (r.partner, r.racy)).collect()
+}
+
+/// The trace of Sulzmann and Thiemann's lecture on happens-before
+/// (proglang.github.io/teaching/24ss/concurrency/lec-03-data-race-02-hb-vc.html),
+/// `[1#w(x)1, 1#acq(y)2, 1#rel(y)3, 2#acq(y)4, 2#w(x)5, 2#rel(y)6]`: happens-before orders the
+/// writes through `y`, but running thread 2's section first enables both writes together
+/// (after `2#acq(y)4` alone). SHB keeps the lock edge and misses it too; WCP does not order
+/// sections that do not conflict, and the sync-preserving reordering `[2#acq(y)4]` has one
+/// section only.
+const LECTURE: &str = "1|w(x)\n1|acq(y)\n1|rel(y)\n2|acq(y)\n2|w(x)\n2|rel(y)\n";
+
+#[test]
+fn the_lecture_s_race_that_happens_before_misses() {
+    assert!(hb(LECTURE).is_empty());
+    assert!(shb(LECTURE).is_empty());
+    assert_eq!(wcp(LECTURE), [(0, 4)]);
+    assert_eq!(syncp(LECTURE), [(0, 4)]);
+}
+
+/// The situation of OOPSLA'18's introduction: after the first race (on `x`), happens-before
+/// also reports thread 2's write of `y`, though it comes after a read that must see thread 1's
+/// write of `x`, itself after thread 1's write of `y`: no reordering enables both writes of
+/// `y`. SHB's reads-from edge orders them; the race on `x` stays.
+const AFTER_THE_FIRST_RACE: &str = "T1|w(y)\nT1|w(x)\nT2|r(x)\nT2|w(y)\n";
+
+#[test]
+fn shb_drops_what_happens_after_the_first_race() {
+    assert_eq!(hb(AFTER_THE_FIRST_RACE), [(1, 2), (0, 3)]);
+    assert_eq!(shb(AFTER_THE_FIRST_RACE), [(1, 2)]);
+    assert_eq!(syncp(AFTER_THE_FIRST_RACE), [(1, 2)]);
+    // WCP has no reads-from edge: its second race is one of those weak soundness allows.
+    assert_eq!(wcp(AFTER_THE_FIRST_RACE), [(1, 2), (0, 3)]);
+}
+
+/// PLDI'17's rule (a) at work: thread 2's section reads what thread 1's wrote, so the sections
+/// keep their order and thread 1's write of `x` before its section stays before thread 2's
+/// after its own.
+const CONFLICTING_SECTIONS: &str =
+    "T1|w(x)\nT1|acq(l)\nT1|w(y)\nT1|rel(l)\nT2|acq(l)\nT2|r(y)\nT2|rel(l)\nT2|w(x)\n";
+
+#[test]
+fn sections_that_conflict_keep_their_order() {
+    for found in [
+        hb(CONFLICTING_SECTIONS),
+        shb(CONFLICTING_SECTIONS),
+        wcp(CONFLICTING_SECTIONS),
+        syncp(CONFLICTING_SECTIONS),
+    ] {
+        assert!(found.is_empty(), "{found:?}");
+    }
+}
+
+/// Rule (b): thread 3's section is ordered after thread 1's through thread 2 (its read of `y`
+/// sees thread 1's write in a section of `l`; its write of `z` is read in thread 3's section
+/// of `m`)... and a section of `n` each around them orders the releases of `n`, so thread 1's
+/// write of `x` before its `n` section stays before thread 3's after its own.
+const COMPOSED: &str = "T1|w(x)\nT1|acq(n)\nT1|acq(l)\nT1|w(y)\nT1|rel(l)\nT1|rel(n)\nT2|acq(l)\nT2|r(y)\nT2|rel(l)\nT2|acq(m)\nT2|w(z)\nT2|rel(m)\nT3|acq(n)\nT3|acq(m)\nT3|r(z)\nT3|rel(m)\nT3|rel(n)\nT3|w(x)\n";
+
+#[test]
+fn wcp_composes_with_happens_before() {
+    assert!(wcp(COMPOSED).is_empty(), "{:?}", wcp(COMPOSED));
+    assert!(syncp(COMPOSED).is_empty());
+}
+
+/// Fork and join order outright, in every model.
+const FORK_JOIN: &str = "T0|w(x)\nT0|fork(T1)\nT1|w(x)\nT0|join(T1)\nT0|w(x)\n";
+
+#[test]
+fn fork_and_join_order_every_model() {
+    for found in [
+        hb(FORK_JOIN),
+        shb(FORK_JOIN),
+        wcp(FORK_JOIN),
+        syncp(FORK_JOIN),
+    ] {
+        assert!(found.is_empty(), "{found:?}");
+    }
+}
+
+/// Re-entrant acquires and releases are no-ops (as RAPID treats them): the inner release of
+/// `l` does not end thread 1's section.
+const REENTRANT: &str =
+    "T1|acq(l)\nT1|acq(l)\nT1|rel(l)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|w(x)\nT2|rel(l)\n";
+
+#[test]
+fn reentrant_locking_is_one_section() {
+    for found in [shb(REENTRANT), wcp(REENTRANT), syncp(REENTRANT)] {
+        assert!(found.is_empty(), "{found:?}");
+    }
+}
+
+const SECTIONS_WRITE_X: &str = "T1|acq(l)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|w(x)\nT2|rel(l)\n";
+
+#[test]
+fn conflicting_sections_are_ordered_by_every_model() {
+    assert!(shb(SECTIONS_WRITE_X).is_empty());
+    assert!(wcp(SECTIONS_WRITE_X).is_empty());
+}
