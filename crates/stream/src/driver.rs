@@ -6,8 +6,8 @@ use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_syntax::{Diagnostic, Severity};
 use hindsight_trace::{
-    AnyReader, CallRef, ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator,
-    Warning,
+    AnyReader, CallRef, ErrorKind, Event, EventSource, LockRepair, Names, Op, Position, TraceError,
+    Validator, Warning,
 };
 use serde_json::{Map, Value};
 use std::cell::{Cell, Ref, RefCell};
@@ -389,7 +389,11 @@ pub fn observe_to<S: EventSource>(
     let mut validator = Validator::new(options.strict);
     let mut hb = HappensBefore::new();
     let mut by_op = OpCounts::default();
+    let mut source = LockRepair::new(source, !options.strict);
     while source.advance()? {
+        for w in source.take_repairs() {
+            validator.warn(w.pos, w.kind)?;
+        }
         let e = source.current();
         let pos = source.position();
         validator.check(e, pos, source.names())?;

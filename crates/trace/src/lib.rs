@@ -17,6 +17,7 @@ pub mod lines;
 pub mod names;
 pub mod rapid;
 pub mod rapidbin;
+pub mod repair;
 pub mod roadrunner;
 pub mod source;
 pub mod text;
@@ -30,6 +31,7 @@ pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, V
 pub use rapid::{write_rapid, RapidWriter};
 pub use rapidbin::{RapidBinReader, RapidBinWriter};
 pub use roadrunner::{RoadRunnerOptions, RoadRunnerReader, RoadRunnerWriter};
+pub use repair::LockRepair;
 pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};
 pub use validate::Validator;
