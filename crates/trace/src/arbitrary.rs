@@ -146,3 +146,68 @@ pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
     }
     Trace { names, events }
 }
+
+/// A lock-valid trace perturbed as a logger that records releases late perturbs it, with the
+/// lock-valid trace the perturbation came from, reordered as the repair restores it.
+pub struct LateRelease {
+    /// The release moved past the next acquire of its lock (and `carried` events of the
+    /// acquiring thread after it).
+    pub logged: Trace,
+    /// The original with the release moved to just before that acquire: it differs from the
+    /// original only by moving the release past events of other threads that neither acquire
+    /// its lock nor depend on it, so every happens-before relation is the original's.
+    pub restored: Trace,
+}
+
+/// Delays release number `pick` (modulo the releases that can be delayed) of the lock-valid
+/// `trace` to just after the next acquire of its lock by another thread and up to `carry` of
+/// that thread's following events, as a late logger would record it. A release can be delayed
+/// when its thread logs nothing between it and that acquire (a logger keeps each thread's own
+/// order). Indices are renumbered; `None` if no release can be delayed.
+pub fn late_release(trace: &Trace, pick: usize, carry: usize) -> Option<LateRelease> {
+    let events = &trace.events;
+    let delayable: Vec<(usize, usize)> = (0..events.len())
+        .filter_map(|i| {
+            let Op::Release(l) = events[i].op else {
+                return None;
+            };
+            let u = events[i].thread;
+            let j = (i + 1..events.len()).find(|&j| {
+                events[j].thread == u || matches!(events[j].op, Op::Acquire(m) if m == l)
+            })?;
+            (events[j].thread != u).then_some((i, j))
+        })
+        .collect();
+    if delayable.is_empty() {
+        return None;
+    }
+    let (i, j) = delayable[pick % delayable.len()];
+    let t = events[j].thread;
+    let carried = events[j + 1..]
+        .iter()
+        .take(carry)
+        .take_while(|e| e.thread == t)
+        .count();
+    let renumbered = |order: Vec<usize>| Trace {
+        names: trace.names.clone(),
+        events: order
+            .into_iter()
+            .enumerate()
+            .map(|(k, from)| Event {
+                index: k as u64,
+                ..events[from].clone()
+            })
+            .collect(),
+    };
+    let others = |at: usize| (0..events.len()).filter(move |&k| k != i && k < at);
+    let mut logged: Vec<usize> = others(j + carried + 1).collect();
+    logged.push(i);
+    logged.extend(j + carried + 1..events.len());
+    let mut restored: Vec<usize> = others(j).collect();
+    restored.push(i);
+    restored.extend(j..events.len());
+    Some(LateRelease {
+        logged: renumbered(logged),
+        restored: renumbered(restored),
+    })
+}
