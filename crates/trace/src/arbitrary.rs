@@ -163,7 +163,7 @@ pub struct LateRelease {
 /// `trace` to just after the next acquire of its lock by another thread and up to `carry` of
 /// that thread's following events, as a late logger would record it. A release can be delayed
 /// when its thread logs nothing between it and that acquire (a logger keeps each thread's own
-/// order). Indices are renumbered; `None` if no release can be delayed.
+/// order) and no thread joins it in between. Indices are renumbered; `None` if no release can be delayed.
 pub fn late_release(trace: &Trace, pick: usize, carry: usize) -> Option<LateRelease> {
     let events = &trace.events;
     let delayable: Vec<(usize, usize)> = (0..events.len())
@@ -173,9 +173,12 @@ pub fn late_release(trace: &Trace, pick: usize, carry: usize) -> Option<LateRele
             };
             let u = events[i].thread;
             let j = (i + 1..events.len()).find(|&j| {
-                events[j].thread == u || matches!(events[j].op, Op::Acquire(m) if m == l)
+                events[j].thread == u
+                    || matches!(events[j].op, Op::Acquire(m) if m == l)
+                    || events[j].op == Op::Join(u)
             })?;
-            (events[j].thread != u).then_some((i, j))
+            let acquires = matches!(events[j].op, Op::Acquire(_)) && events[j].thread != u;
+            acquires.then_some((i, j))
         })
         .collect();
     if delayable.is_empty() {

@@ -235,17 +235,30 @@ fn lock_valid() -> Shape {
     }
 }
 
+/// Choices of `trace_from_choices` that take and give back locks often.
+fn lock_heavy() -> impl Strategy<Value = Vec<(u8, u8, u8)>> {
+    let action = prop_oneof![Just(4u8), Just(5u8), any::<u8>()];
+    prop::collection::vec((any::<u8>(), action, any::<u8>()), 1..40)
+}
+
+/// `choices` after the root forks every other thread, so that all can take locks.
+fn forked(choices: &[(u8, u8, u8)]) -> Vec<(u8, u8, u8)> {
+    let mut all = vec![(0, 6, 1), (0, 6, 2)];
+    all.extend_from_slice(choices);
+    all
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
     /// A late release is put back where the lock-valid original had it, before the acquire.
     #[test]
     fn late_releases_are_put_back(
-        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 1..40),
+        choices in lock_heavy(),
         pick in any::<usize>(),
         carry in 0usize..4,
     ) {
-        let original = trace_from_choices(&choices, lock_valid());
+        let original = trace_from_choices(&forked(&choices), lock_valid());
         let Some(late) = late_release(&original, pick, carry) else { return Ok(()) };
         let (events, warnings) = repaired_events(&late.logged);
         prop_assert_eq!(shown(&events, &late.logged), shown(&late.restored.events, &late.restored));
