@@ -9,6 +9,7 @@
 //! to report. Nothing here reads files or prints.
 
 pub mod bfs;
+pub mod conjunctive;
 #[cfg(feature = "oracle")]
 pub mod brute;
 pub mod detect;
@@ -20,8 +21,9 @@ pub mod poset;
 pub mod poset_file;
 pub mod predicate;
 pub mod quicklex;
+pub mod race;
 
-pub use detect::{detect, Enumerator, Input, Options, PredicateText};
+pub use detect::{detect, Detection, Detector, Enumerator, Input, Options, PredicateText};
 use poset::Poset;
 use std::ops::ControlFlow;
 
