@@ -214,3 +214,57 @@ pub fn late_release(trace: &Trace, pick: usize, carry: usize) -> Option<LateRele
         restored: renumbered(restored),
     })
 }
+
+/// Delays every `every`-th release that can be delayed (as [`late_release`] delays one, with
+/// nothing carried) by at most `reach` events: the shape of a real log written by a logger that
+/// records releases late, for tests and benchmarks at scale. Returns the trace, renumbered, and
+/// how many releases were delayed.
+pub fn delay_releases(trace: &Trace, every: usize, reach: usize) -> (Trace, usize) {
+    let events = &trace.events;
+    // `after[j]`: the releases to write right after event `j`.
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); events.len()];
+    let mut delayed = vec![false; events.len()];
+    let mut seen = 0usize;
+    for i in 0..events.len() {
+        let Op::Release(l) = events[i].op else {
+            continue;
+        };
+        let u = events[i].thread;
+        let end = events.len().min(i + 1 + reach);
+        let Some(j) = (i + 1..end).find(|&j| {
+            events[j].thread == u
+                || matches!(events[j].op, Op::Acquire(m) if m == l)
+                || events[j].op == Op::Join(u)
+        }) else {
+            continue;
+        };
+        if !matches!(events[j].op, Op::Acquire(_)) || events[j].thread == u {
+            continue;
+        }
+        seen += 1;
+        if seen % every.max(1) == 0 {
+            after[j].push(i);
+            delayed[i] = true;
+        }
+    }
+    let mut order = Vec::with_capacity(events.len());
+    for j in 0..events.len() {
+        if !delayed[j] {
+            order.push(j);
+        }
+        order.extend(after[j].iter().copied());
+    }
+    let count = delayed.iter().filter(|&&d| d).count();
+    let trace = Trace {
+        names: trace.names.clone(),
+        events: order
+            .into_iter()
+            .enumerate()
+            .map(|(k, from)| Event {
+                index: k as u64,
+                ..events[from].clone()
+            })
+            .collect(),
+    };
+    (trace, count)
+}
