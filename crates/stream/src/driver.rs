@@ -28,6 +28,14 @@ pub trait Observer {
         false
     }
 
+    /// Whether the observer wants lock records in the order they were logged, late releases
+    /// included, rather than repaired ([`hindsight_trace::LockRepair`]): for a model that
+    /// takes no lock order from the log (the loset of `reach` considers every lock schedule),
+    /// where the repair would change nothing but the events' numbering.
+    fn keeps_lock_order(&self) -> bool {
+        false
+    }
+
     /// Sees one event. An error (e.g. a call of a method the analysis' spec does not declare)
     /// stops the run; the driver adds the event's position.
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind>;
@@ -389,7 +397,7 @@ pub fn observe_to<S: EventSource>(
     let mut validator = Validator::new(options.strict);
     let mut hb = HappensBefore::new();
     let mut by_op = OpCounts::default();
-    let mut source = LockRepair::new(source, !options.strict);
+    let mut source = LockRepair::new(source, repairs(observers, options));
     while source.advance()? {
         for w in source.take_repairs() {
             validator.warn(w.pos, w.kind)?;
@@ -425,6 +433,12 @@ pub fn observe_to<S: EventSource>(
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
     ))
+}
+
+/// Whether a pass repairs late lock releases: unless `--strict` (which makes them errors) or an
+/// observer keeps the logged lock order.
+pub(crate) fn repairs(observers: &[&mut dyn Observer], options: RunOptions) -> bool {
+    !options.strict && !observers.iter().any(|a| a.keeps_lock_order())
 }
 
 /// Builds the findings every observer hands over, into `sink`.

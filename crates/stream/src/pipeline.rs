@@ -192,6 +192,7 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
         .iter()
         .find(|a| a.needs_lock_valid())
         .map(|a| a.name());
+    let repair = crate::driver::repairs(observers, options);
     let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES);
     let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES);
     for _ in 0..BATCHES {
@@ -202,7 +203,7 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut stage = ReadStage {
-                source: LockRepair::new(source, !options.strict),
+                source: LockRepair::new(source, repair),
                 validator: Validator::new(options.strict),
                 by_op: OpCounts::default(),
                 needs_lock_valid,

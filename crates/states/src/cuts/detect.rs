@@ -251,7 +251,7 @@ pub fn detect(
     progress.input_read(&report.warnings);
     let bound = bind(predicate.as_ref(), &tp)?;
     let detected = match (&bound, streamed.is_some()) {
-        (Some(bound), false) => detector(bound, options)?
+        (Some(bound), false) => detector(bound, &tp.poset, options)?
             .map(|(detector, local)| detect_without_enumeration(&tp.poset, bound, detector, local, &search)),
         _ => None,
     };
@@ -309,6 +309,7 @@ pub fn detect(
 /// conjunctive predicate; `None` to enumerate.
 fn detector(
     bound: &Bound<'_>,
+    poset: &Poset,
     options: &Options,
 ) -> Result<Option<(Detector, Option<LocalStates>)>, Diagnostic> {
     let refuse = |why: &str| {
@@ -325,7 +326,14 @@ fn detector(
         // (`Options::check` refuses them with a forced detector).
         return Ok(None);
     }
-    if let Some(local) = bound.conjunctive() {
+    let conjunctive = bound.conjunctive().filter(|local| {
+        // A predicate that constrains no process holds everywhere: enumeration is the faster
+        // way to visit every state, and the least one is the empty state either way.
+        forced
+            || local.never
+            || (local.states.iter().enumerate()).any(|(p, s)| s.len() as u32 <= poset.len(p))
+    });
+    if let Some(local) = conjunctive {
         let detector = if options.all {
             Detector::Slice
         } else {
