@@ -510,7 +510,11 @@ mod tests {
         }
     }
 
-    const OUT_OF_ORDER: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT0|rel(L)\nT2|rel(L)\n";
+    /// T0 never gives `L` back: no order of these records is lock-valid.
+    const OUT_OF_ORDER: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT2|rel(L)\n";
+
+    /// T0's release is logged after T2's acquire: the pass repairs it.
+    const LATE_RELEASE: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT0|rel(L)\nT2|rel(L)\n";
 
     #[test]
     fn lock_invalid_traces_are_refused_by_analyses_that_need_them() {
@@ -530,8 +534,37 @@ mod tests {
         let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
         let out = run(&mut r, Vec::new(), RunOptions::default()).expect("accepted");
         assert_eq!(out.warnings.len(), 1);
-        assert_eq!(out.stats.events, 5);
+        assert_eq!(out.stats.events, 4);
         assert_eq!(out.stats.acquires, 2);
+    }
+
+    #[test]
+    fn late_releases_are_repaired_for_analyses_that_need_lock_valid_traces() {
+        for pipeline in [false, true] {
+            let mut r = TextReader::new(LATE_RELEASE.as_bytes());
+            let options = RunOptions {
+                strict: false,
+                pipeline,
+            };
+            let out = if pipeline {
+                crate::pipeline::run_pipelined(&mut r, vec![Box::new(NeedsLocks(0))], options, 2)
+            } else {
+                run(&mut r, vec![Box::new(NeedsLocks(0))], options)
+            }
+            .expect("repaired");
+            assert_eq!(out.outputs[0].1.summary["seen"], 5);
+            assert_eq!(out.warning_counts, [("late-release", 1)]);
+            assert_eq!(out.warnings[0].pos, Position::Line(3));
+        }
+        let mut r = TextReader::new(LATE_RELEASE.as_bytes());
+        let strict = RunOptions {
+            strict: true,
+            pipeline: false,
+        };
+        let err = run(&mut r, vec![Box::new(NeedsLocks(0))], strict)
+            .err()
+            .expect("an error under --strict");
+        assert_eq!(err.pos, Position::Line(3));
     }
 
     #[test]
