@@ -202,7 +202,10 @@ fn conjunctive_against_enumeration() {
             });
             n
         });
-        assert_eq!(sat, sat_enum, "the slice visits exactly the satisfying states");
+        assert_eq!(
+            sat, sat_enum,
+            "the slice visits exactly the satisfying states"
+        );
         println!("   {text}");
         println!(
             "     first: Garg-Waldecker {:>9.1} us (found {found}) | QuickLex {:>9.1} us ({visited} states) | {:>8.0}x",

@@ -101,7 +101,13 @@ fn races_orders_the_critical_sections_and_finds_the_two_real_races() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     warned(&out, REPAIRED);
     assert!(out.stdout.contains("data-race: read of `audit` at Report.java:8 races with the earlier write at Audit.java:3"), "{}", out.stdout);
-    assert!(out.stdout.contains("data-race: write of `log` at Main.java:11 races with the earlier write at Log.java:1"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "data-race: write of `log` at Main.java:11 races with the earlier write at Log.java:1"
+        ),
+        "{}",
+        out.stdout
+    );
     assert!(!out.stdout.contains("`balance`"), "{}", out.stdout);
     assert!(out.stdout.contains("races: 2 finding(s)"), "{}", out.stdout);
 }
@@ -113,7 +119,11 @@ fn atomicity_accepts_the_repaired_log() {
     let out = run(&["atomicity"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     warned(&out, REPAIRED);
-    assert!(out.stdout.contains("atomicity: 0 finding(s)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("atomicity: 0 finding(s)"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -121,7 +131,13 @@ fn views_sees_one_view_of_balance_and_no_high_level_race() {
     let out = run(&["views"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     warned(&out, REPAIRED);
-    assert!(out.stdout.contains("views: 0 finding(s); regions locks, atomic_regions 2, views 1, high_level_races 0"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "views: 0 finding(s); regions locks, atomic_regions 2, views 1, high_level_races 0"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -131,7 +147,12 @@ fn commute_finds_the_map_actions_ordered_by_the_lock() {
     let out = run(&["commute", "--builtin", "map"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     warned(&out, REPAIRED);
-    assert!(out.stdout.contains("commute: 0 finding(s); actions 2, racy_actions 0"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("commute: 0 finding(s); actions 2, racy_actions 0"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -148,8 +169,18 @@ fn cuts_answers_race_from_the_racy_pair_and_the_conjunction_by_garg_waldecker() 
     let out = run(&["cuts", "--predicate", "at(T1, op == w) && at(T2, op == r)"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stdout.contains("[T0 before its first event, T1 at #4 w(balance), T2 at #8 r(balance), T3 before its first event, T4 before its first event]"), "{}", out.stdout);
-    assert!(out.stdout.contains("algorithm garg-waldecker"), "{}", out.stdout);
-    let enumerated = run(&["cuts", "--predicate", "at(T1, op == w) && at(T2, op == r)", "--algo", "quicklex"]);
+    assert!(
+        out.stdout.contains("algorithm garg-waldecker"),
+        "{}",
+        out.stdout
+    );
+    let enumerated = run(&[
+        "cuts",
+        "--predicate",
+        "at(T1, op == w) && at(T2, op == r)",
+        "--algo",
+        "quicklex",
+    ]);
     let state = |s: &str| s.lines().next().unwrap_or("").to_owned();
     assert_eq!(state(&out.stdout), state(&enumerated.stdout));
 }
@@ -164,8 +195,17 @@ fn reach_keeps_the_logged_lock_order_and_finds_the_loset_valid() {
         &out,
         "account.std:7: warning: T2 acquires lock `L1` while T1 holds it (lock records out of order)\n",
     );
-    assert!(out.stdout.contains("reach: 0 finding(s); valid true"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("reach: 0 finding(s); valid true"),
+        "{}",
+        out.stdout
+    );
     let out = run(&["reach", "--predicate", "race"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stdout.contains("T3 after #9 w(audit), T4 after #14 r(audit)"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("T3 after #9 w(audit), T4 after #14 r(audit)"),
+        "{}",
+        out.stdout
+    );
 }

@@ -271,10 +271,8 @@ fn forcing_a_detector_on_a_predicate_it_cannot_decide_is_an_error() {
 fn an_elimination_that_reaches_a_third_process() {
     use hindsight_states::cuts::poset_file::parse_poset;
     use hindsight_states::cuts::predicate::LocalStates;
-    let poset = parse_poset(
-        "0:(1,0,0)\n2:(0,0,1)\n2:(0,0,2)\n2:(1,0,3)\n1:(0,1,0)\n1:(0,2,2)\n",
-    )
-    .expect("a poset");
+    let poset = parse_poset("0:(1,0,0)\n2:(0,0,1)\n2:(0,0,2)\n2:(1,0,3)\n1:(0,1,0)\n1:(0,2,2)\n")
+        .expect("a poset");
     let local = LocalStates {
         states: vec![vec![0, 1], vec![2], vec![1, 3]],
         never: false,
@@ -292,5 +290,8 @@ fn an_elimination_that_reaches_a_third_process() {
         states: vec![vec![0], vec![2], vec![1, 3]],
         never: false,
     };
-    assert_eq!(least(&poset, &impossible, &[0, 0, 0], &mut eliminated), None);
+    assert_eq!(
+        least(&poset, &impossible, &[0, 0, 0], &mut eliminated),
+        None
+    );
 }

@@ -50,8 +50,8 @@ use crate::driver::{
 use hindsight_order::HappensBefore;
 use hindsight_report::Finding;
 use hindsight_trace::{
-    CallHead, CallRef, ErrorKind, Event, EventSource, LockRepair, NameKind, Names, Op, Position, Step,
-    ThreadId, TraceError, Validator, Value, Warning,
+    CallHead, CallRef, ErrorKind, Event, EventSource, LockRepair, NameKind, Names, Op, Position,
+    Step, ThreadId, TraceError, Validator, Value, Warning,
 };
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;

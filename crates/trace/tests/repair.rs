@@ -139,7 +139,8 @@ fn a_lock_never_given_back_is_left_as_logged_and_reported_by_the_validator() {
 fn a_release_that_depends_on_the_held_acquire_cannot_move_before_it() {
     // T1 receives, while holding L, a message T2 sent after acquiring L: no order of these
     // records is both lock-valid and causal, so they stay as logged.
-    let text = format!("{PROLOGUE}T1|acq(L)\nT2|acq(L)\nT2|snd(m)\nT1|rcv(m)\nT1|rel(L)\nT2|rel(L)\n");
+    let text =
+        format!("{PROLOGUE}T1|acq(L)\nT2|acq(L)\nT2|snd(m)\nT1|rcv(m)\nT1|rel(L)\nT2|rel(L)\n");
     let r = repair(&text, false);
     r.result.as_ref().expect("accepted with a warning");
     assert_eq!(lines(&r), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -163,7 +164,8 @@ fn under_strict_nothing_is_repaired_and_the_acquire_is_an_error() {
 
 #[test]
 fn re_entrant_acquires_are_not_late() {
-    let text = format!("{PROLOGUE}T1|acq(L)\nT1|acq(L)\nT1|rel(L)\nT1|rel(L)\nT2|acq(L)\nT2|rel(L)\n");
+    let text =
+        format!("{PROLOGUE}T1|acq(L)\nT1|acq(L)\nT1|rel(L)\nT1|rel(L)\nT2|acq(L)\nT2|rel(L)\n");
     let r = repair(&text, false);
     assert_eq!(lines(&r), (1..=9).collect::<Vec<u64>>());
     assert!(r.warnings.is_empty());
@@ -192,7 +194,11 @@ fn held_calls_come_back_whole_when_split() {
             Step::Call(head) => {
                 assert_eq!(values.len() - before, (head.args + head.results) as usize);
                 let method = source.names().symbol(head.method).to_owned();
-                seen.push(format!("{}:{method}{:?}", line(source.position()), &values[before..]));
+                seen.push(format!(
+                    "{}:{method}{:?}",
+                    line(source.position()),
+                    &values[before..]
+                ));
             }
         }
     }

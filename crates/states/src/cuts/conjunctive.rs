@@ -26,7 +26,12 @@ use std::ops::ControlFlow;
 
 /// The least consistent state `g >= lo` whose every process's state is one of its candidates
 /// (`local.states`), or `None` if there is none. `advances` counts the candidates eliminated.
-pub fn least(poset: &Poset, local: &LocalStates, lo: &[u32], advances: &mut u64) -> Option<Vec<u32>> {
+pub fn least(
+    poset: &Poset,
+    local: &LocalStates,
+    lo: &[u32],
+    advances: &mut u64,
+) -> Option<Vec<u32>> {
     if local.never {
         return None;
     }

@@ -7,14 +7,14 @@
 //! none of it. It never opens files or prints: the caller hands it a reader and watches the
 //! work through a [`Progress`].
 
+use super::conjunctive;
 use super::findings::{finding, rule};
 use super::paramount::{paramount, Online};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
 use super::poset_file::{parse_poset, PosetStream};
-use super::conjunctive;
 use super::predicate::{parse_predicate, Bound, LocalStates, Predicate};
-use super::race::first_racy_pair;
 use super::quicklex::QuickLex;
+use super::race::first_racy_pair;
 use super::{bounded, Algorithm, Visitor};
 use crate::Progress;
 use hindsight_order::HappensBefore;
@@ -251,14 +251,22 @@ pub fn detect(
     progress.input_read(&report.warnings);
     let bound = bind(predicate.as_ref(), &tp)?;
     let detected = match (&bound, streamed.is_some()) {
-        (Some(bound), false) => detector(bound, &tp.poset, options)?
-            .map(|(detector, local)| detect_without_enumeration(&tp.poset, bound, detector, local, &search)),
+        (Some(bound), false) => detector(bound, &tp.poset, options)?.map(|(detector, local)| {
+            detect_without_enumeration(&tp.poset, bound, detector, local, &search)
+        }),
         _ => None,
     };
     if let Some((detector, outcome, eliminated)) = detected {
         return Ok(detector_report(
-            report, &tp, bound.as_ref(), predicate.as_ref(), detector, &outcome,
-            eliminated, started, poset_file,
+            report,
+            &tp,
+            bound.as_ref(),
+            predicate.as_ref(),
+            detector,
+            &outcome,
+            eliminated,
+            started,
+            poset_file,
         ));
     }
     let outcome = match streamed {

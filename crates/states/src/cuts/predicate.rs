@@ -515,15 +515,16 @@ impl Bound<'_> {
             }
             placed.push((process, first, c));
         }
-        let mut states: Vec<Vec<u32>> = (0..n)
-            .map(|p| (0..=self.poset.len(p)).collect())
-            .collect();
+        let mut states: Vec<Vec<u32>> = (0..n).map(|p| (0..=self.poset.len(p)).collect()).collect();
         for (process, first, c) in placed {
             match process {
                 Some(p) => states[p].retain(|&i| self.eval_local(c, p, i, &mut first.clone())),
                 None => {
                     if !self.eval_local(c, 0, 0, &mut first.clone()) {
-                        return Some(LocalStates { states, never: true });
+                        return Some(LocalStates {
+                            states,
+                            never: true,
+                        });
                     }
                 }
             }
