@@ -63,6 +63,8 @@ pub struct LockRepair<S> {
     slot: Option<Held>,
     repairs: Vec<Warning>,
     repaired: u64,
+    /// The inner source has said it has no more events: it is not asked again.
+    ended: bool,
 }
 
 impl<S: EventSource> LockRepair<S> {
@@ -81,6 +83,7 @@ impl<S: EventSource> LockRepair<S> {
             slot: None,
             repairs: Vec::new(),
             repaired: 0,
+            ended: false,
         }
     }
 
@@ -93,11 +96,6 @@ impl<S: EventSource> LockRepair<S> {
     /// How many acquires waited for a late release so far.
     pub fn repaired(&self) -> u64 {
         self.repaired
-    }
-
-    /// The wrapped source.
-    pub fn into_inner(self) -> S {
-        self.inner
     }
 
     /// Whether the next event can come straight from the inner source.
@@ -303,7 +301,7 @@ impl<S: EventSource> LockRepair<S> {
                 return Ok(true);
             }
             if self.held.is_empty() {
-                if !self.inner.advance()? {
+                if self.ended || !self.inner.advance()? {
                     return Ok(false);
                 }
                 if self.pass_inner() {
@@ -311,7 +309,8 @@ impl<S: EventSource> LockRepair<S> {
                 }
                 continue;
             }
-            if !self.inner.advance()? {
+            if self.ended || !self.inner.advance()? {
+                self.ended = true;
                 self.walk();
                 self.flush();
                 continue;
