@@ -8,7 +8,7 @@ use crate::output::{
 };
 use clap::ValueEnum;
 use hindsight_report::Report;
-use hindsight_states::cuts::{detect, Enumerator, Input, Options, PredicateText};
+use hindsight_states::cuts::{detect, Detection, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Progress;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
@@ -16,6 +16,10 @@ use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 pub enum AlgoArg {
+    /// A detector when the predicate is recognised (`race`, or conjunctive), QuickLex otherwise.
+    Auto,
+    /// A detector, or an error when the predicate is not recognised.
+    Detect,
     Bfs,
     Lex,
     Quicklex,
@@ -32,8 +36,11 @@ pub struct CutsArgs {
     /// README section "What `cuts` reports" for the language.
     #[arg(long)]
     predicate: Option<String>,
-    /// The enumeration algorithm.
-    #[arg(long, value_enum, default_value = "quicklex")]
+    /// How the predicate is decided: by a detector that does not enumerate (`race` from a racy
+    /// pair; a conjunctive predicate by Garg-Waldecker, or with --all by visiting only its
+    /// satisfying states), or by an enumeration algorithm. `auto` picks a detector when the
+    /// predicate is recognised and QuickLex otherwise; naming an enumerator forces enumeration.
+    #[arg(long, value_enum, default_value = "auto")]
     algo: AlgoArg,
     /// Worker threads of ParaMount (default: the number of CPUs; at most 1024).
     #[arg(long, value_parser = crate::args::workers)]
@@ -96,10 +103,15 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     let options = Options {
         predicate: args.predicate.as_deref().map(read_predicate).transpose()?,
         enumerator: match args.algo {
+            AlgoArg::Auto | AlgoArg::Detect | AlgoArg::Quicklex => Enumerator::QuickLex,
             AlgoArg::Bfs => Enumerator::Bfs,
             AlgoArg::Lex => Enumerator::Lex,
-            AlgoArg::Quicklex => Enumerator::QuickLex,
             AlgoArg::Paramount => Enumerator::ParaMount,
+        },
+        detection: match args.algo {
+            AlgoArg::Auto => Detection::Auto,
+            AlgoArg::Detect => Detection::Detector,
+            _ => Detection::Enumerate,
         },
         threads: args.threads,
         count: args.count,

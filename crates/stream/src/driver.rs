@@ -6,8 +6,8 @@ use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_syntax::{Diagnostic, Severity};
 use hindsight_trace::{
-    AnyReader, CallRef, ErrorKind, Event, EventSource, Names, Op, Position, TraceError, Validator,
-    Warning,
+    AnyReader, CallRef, ErrorKind, Event, EventSource, LockRepair, Names, Op, Position, TraceError,
+    Validator, Warning,
 };
 use serde_json::{Map, Value};
 use std::cell::{Cell, Ref, RefCell};
@@ -25,6 +25,14 @@ pub trait Observer {
     /// another thread holds it). Such analyses refuse out-of-order lock logs with an error
     /// instead of giving an answer the theory does not support.
     fn needs_lock_valid(&self) -> bool {
+        false
+    }
+
+    /// Whether the observer wants lock records in the order they were logged, late releases
+    /// included, rather than repaired ([`hindsight_trace::LockRepair`]): for a model that
+    /// takes no lock order from the log (the loset of `reach` considers every lock schedule),
+    /// where the repair would change nothing but the events' numbering.
+    fn keeps_lock_order(&self) -> bool {
         false
     }
 
@@ -391,7 +399,11 @@ pub fn observe_to<S: EventSource>(
     let mut validator = Validator::new(options.strict);
     let mut hb = HappensBefore::new();
     let mut by_op = OpCounts::default();
+    let mut source = LockRepair::new(source, repairs(observers, options));
     while source.advance()? {
+        for w in source.take_repairs() {
+            validator.warn(w.pos, w.kind)?;
+        }
         let e = source.current();
         let pos = source.position();
         validator.check(e, pos, source.names())?;
@@ -423,6 +435,12 @@ pub fn observe_to<S: EventSource>(
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
     ))
+}
+
+/// Whether a pass repairs late lock releases: unless `--strict` (which makes them errors) or an
+/// observer keeps the logged lock order.
+pub(crate) fn repairs(observers: &[&mut dyn Observer], options: RunOptions) -> bool {
+    !options.strict && !observers.iter().any(|a| a.keeps_lock_order())
 }
 
 /// Builds the findings every observer hands over, into `sink`.
@@ -494,7 +512,11 @@ mod tests {
         }
     }
 
-    const OUT_OF_ORDER: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT0|rel(L)\nT2|rel(L)\n";
+    /// T0 never gives `L` back: no order of these records is lock-valid.
+    const OUT_OF_ORDER: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT2|rel(L)\n";
+
+    /// T0's release is logged after T2's acquire: the pass repairs it.
+    const LATE_RELEASE: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT0|rel(L)\nT2|rel(L)\n";
 
     #[test]
     fn lock_invalid_traces_are_refused_by_analyses_that_need_them() {
@@ -514,8 +536,37 @@ mod tests {
         let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
         let out = run(&mut r, Vec::new(), RunOptions::default()).expect("accepted");
         assert_eq!(out.warnings.len(), 1);
-        assert_eq!(out.stats.events, 5);
+        assert_eq!(out.stats.events, 4);
         assert_eq!(out.stats.acquires, 2);
+    }
+
+    #[test]
+    fn late_releases_are_repaired_for_analyses_that_need_lock_valid_traces() {
+        for pipeline in [false, true] {
+            let mut r = TextReader::new(LATE_RELEASE.as_bytes());
+            let options = RunOptions {
+                strict: false,
+                pipeline,
+            };
+            let out = if pipeline {
+                crate::pipeline::run_pipelined(&mut r, vec![Box::new(NeedsLocks(0))], options, 2)
+            } else {
+                run(&mut r, vec![Box::new(NeedsLocks(0))], options)
+            }
+            .expect("repaired");
+            assert_eq!(out.outputs[0].1.summary["seen"], 5);
+            assert_eq!(out.warning_counts, [("late-release", 1)]);
+            assert_eq!(out.warnings[0].pos, Position::Line(3));
+        }
+        let mut r = TextReader::new(LATE_RELEASE.as_bytes());
+        let strict = RunOptions {
+            strict: true,
+            pipeline: false,
+        };
+        let err = run(&mut r, vec![Box::new(NeedsLocks(0))], strict)
+            .err()
+            .expect("an error under --strict");
+        assert_eq!(err.pos, Position::Line(3));
     }
 
     #[test]

@@ -50,8 +50,8 @@ use crate::driver::{
 use hindsight_order::HappensBefore;
 use hindsight_report::Finding;
 use hindsight_trace::{
-    CallHead, CallRef, ErrorKind, Event, EventSource, NameKind, Names, Op, Position, Step,
-    ThreadId, TraceError, Validator, Value, Warning,
+    CallHead, CallRef, ErrorKind, Event, EventSource, LockRepair, NameKind, Names, Op, Position,
+    Step, ThreadId, TraceError, Validator, Value, Warning,
 };
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;
@@ -192,6 +192,7 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
         .iter()
         .find(|a| a.needs_lock_valid())
         .map(|a| a.name());
+    let repair = crate::driver::repairs(observers, options);
     let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES);
     let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES);
     for _ in 0..BATCHES {
@@ -202,7 +203,7 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut stage = ReadStage {
-                source,
+                source: LockRepair::new(source, repair),
                 validator: Validator::new(options.strict),
                 by_op: OpCounts::default(),
                 needs_lock_valid,
@@ -235,7 +236,7 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
 }
 
 struct ReadStage<'s, 'k, S> {
-    source: &'s mut S,
+    source: LockRepair<&'s mut S>,
     validator: Validator,
     /// The trace statistics, counted here rather than in stage 2, the busier one.
     by_op: OpCounts,
@@ -354,6 +355,13 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
                 }
             };
             self.note_new_names(new_names, name_text, n as u32);
+            if let Some(e) = self.note_repairs() {
+                if is_call {
+                    calls.pop();
+                }
+                more = Err(e);
+                break;
+            }
             let e = self.source.current();
             let pos = self.source.position();
             let names = self.source.names();
@@ -397,6 +405,18 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
         }
         *len = n;
         more
+    }
+
+    /// Hands the repairs of lock records made since the last event to the validator: an
+    /// error under `--strict`.
+    #[inline]
+    fn note_repairs(&mut self) -> Option<TraceError> {
+        for w in self.source.take_repairs() {
+            if let Err(e) = self.validator.warn(w.pos, w.kind) {
+                return Some(e);
+            }
+        }
+        None
     }
 
     /// Copies the names the reader defined since the last event into the batch, to be interned

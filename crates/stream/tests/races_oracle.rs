@@ -94,7 +94,11 @@ proptest! {
             .iter()
             .map(|f| (f.events[1].index, f.events[0].index))
             .collect();
-        prop_assert_eq!(found, brute_force(&trace));
+        // The pass repairs late lock releases (and numbers events in the repaired order): the
+        // reference reads the repaired log.
+        let repaired = hindsight_trace::Trace::collect(&mut hindsight_trace::LockRepair::new(trace.source(), true))
+            .expect("in memory");
+        prop_assert_eq!(found, brute_force(&repaired));
     }
 }
 

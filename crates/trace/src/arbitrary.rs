@@ -146,3 +146,125 @@ pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
     }
     Trace { names, events }
 }
+
+/// A lock-valid trace perturbed as a logger that records releases late perturbs it, with the
+/// lock-valid trace the perturbation came from, reordered as the repair restores it.
+pub struct LateRelease {
+    /// The release moved past the next acquire of its lock (and `carried` events of the
+    /// acquiring thread after it).
+    pub logged: Trace,
+    /// The original with the release moved to just before that acquire: it differs from the
+    /// original only by moving the release past events of other threads that neither acquire
+    /// its lock nor depend on it, so every happens-before relation is the original's.
+    pub restored: Trace,
+}
+
+/// Delays release number `pick` (modulo the releases that can be delayed) of the lock-valid
+/// `trace` to just after the next acquire of its lock by another thread and up to `carry` of
+/// that thread's following events, as a late logger would record it. A release can be delayed
+/// when its thread logs nothing between it and that acquire (a logger keeps each thread's own
+/// order) and no thread joins it in between. Indices are renumbered; `None` if no release can be delayed.
+pub fn late_release(trace: &Trace, pick: usize, carry: usize) -> Option<LateRelease> {
+    let events = &trace.events;
+    let delayable: Vec<(usize, usize)> = (0..events.len())
+        .filter_map(|i| {
+            let Op::Release(l) = events[i].op else {
+                return None;
+            };
+            let u = events[i].thread;
+            let j = (i + 1..events.len()).find(|&j| {
+                events[j].thread == u
+                    || matches!(events[j].op, Op::Acquire(m) if m == l)
+                    || events[j].op == Op::Join(u)
+            })?;
+            let acquires = matches!(events[j].op, Op::Acquire(_)) && events[j].thread != u;
+            acquires.then_some((i, j))
+        })
+        .collect();
+    if delayable.is_empty() {
+        return None;
+    }
+    let (i, j) = delayable[pick % delayable.len()];
+    let t = events[j].thread;
+    let carried = events[j + 1..]
+        .iter()
+        .take(carry)
+        .take_while(|e| e.thread == t)
+        .count();
+    let renumbered = |order: Vec<usize>| Trace {
+        names: trace.names.clone(),
+        events: order
+            .into_iter()
+            .enumerate()
+            .map(|(k, from)| Event {
+                index: k as u64,
+                ..events[from].clone()
+            })
+            .collect(),
+    };
+    let others = |at: usize| (0..events.len()).filter(move |&k| k != i && k < at);
+    let mut logged: Vec<usize> = others(j + carried + 1).collect();
+    logged.push(i);
+    logged.extend(j + carried + 1..events.len());
+    let mut restored: Vec<usize> = others(j).collect();
+    restored.push(i);
+    restored.extend(j..events.len());
+    Some(LateRelease {
+        logged: renumbered(logged),
+        restored: renumbered(restored),
+    })
+}
+
+/// Delays every `every`-th release that can be delayed (as [`late_release`] delays one, with
+/// nothing carried) by at most `reach` events: the shape of a real log written by a logger that
+/// records releases late, for tests and benchmarks at scale. Returns the trace, renumbered, and
+/// how many releases were delayed.
+pub fn delay_releases(trace: &Trace, every: usize, reach: usize) -> (Trace, usize) {
+    let events = &trace.events;
+    // `after[j]`: the releases to write right after event `j`.
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); events.len()];
+    let mut delayed = vec![false; events.len()];
+    let mut seen = 0usize;
+    for i in 0..events.len() {
+        let Op::Release(l) = events[i].op else {
+            continue;
+        };
+        let u = events[i].thread;
+        let end = events.len().min(i + 1 + reach);
+        let Some(j) = (i + 1..end).find(|&j| {
+            events[j].thread == u
+                || matches!(events[j].op, Op::Acquire(m) if m == l)
+                || events[j].op == Op::Join(u)
+        }) else {
+            continue;
+        };
+        if !matches!(events[j].op, Op::Acquire(_)) || events[j].thread == u {
+            continue;
+        }
+        seen += 1;
+        if seen % every.max(1) == 0 {
+            after[j].push(i);
+            delayed[i] = true;
+        }
+    }
+    let mut order = Vec::with_capacity(events.len());
+    for j in 0..events.len() {
+        if !delayed[j] {
+            order.push(j);
+        }
+        order.extend(after[j].iter().copied());
+    }
+    let count = delayed.iter().filter(|&&d| d).count();
+    let trace = Trace {
+        names: trace.names.clone(),
+        events: order
+            .into_iter()
+            .enumerate()
+            .map(|(k, from)| Event {
+                index: k as u64,
+                ..events[from].clone()
+            })
+            .collect(),
+    };
+    (trace, count)
+}

@@ -68,6 +68,13 @@ pub enum WarningKind {
         lock: String,
         holder: String,
     },
+    /// Repaired by [`crate::repair::LockRepair`]: the acquire waits for the holder's release.
+    #[error("{thread} acquires lock `{lock}` while {holder} holds it (lock records out of order); repaired: {holder}'s later release of it is taken to come first")]
+    LateRelease {
+        thread: String,
+        lock: String,
+        holder: String,
+    },
     #[error("thread `{thread}` has events after it was joined (the join orders only its earlier events)")]
     EventAfterJoin { thread: String },
     #[error("{thread}: `end` without a matching `begin`")]
@@ -85,6 +92,7 @@ impl WarningKind {
             WarningKind::NeverForked { .. } => "never-forked",
             WarningKind::ForkedTwice { .. } => "forked-twice",
             WarningKind::AcquireHeld { .. } => "acquire-held-lock",
+            WarningKind::LateRelease { .. } => "late-release",
             WarningKind::EventAfterJoin { .. } => "event-after-join",
             WarningKind::EndWithoutBegin { .. } => "end-without-begin",
             WarningKind::Empty => "empty",

@@ -1,7 +1,8 @@
 //! The trace layer of hindsight: the event model, interned names, the text formats (RAPID's STD
 //! format and our superset of it), the compact binary format, the formats Java users already
 //! have (RoadRunner's printer logs and RAPID's binary RapidBin), a writer of traces exactly as
-//! RAPID reads them, and streaming validation with precise errors.
+//! RAPID reads them, streaming validation with precise errors, and the repair of late lock
+//! releases in front of it.
 //!
 //! This crate owns what a trace *says*. It knows nothing of happens-before, of any analysis, or
 //! of how findings are reported: it hands events to whoever reads them, one at a time, and says
@@ -17,6 +18,7 @@ pub mod lines;
 pub mod names;
 pub mod rapid;
 pub mod rapidbin;
+pub mod repair;
 pub mod roadrunner;
 pub mod source;
 pub mod text;
@@ -29,6 +31,7 @@ pub use files::{same_file, OutputFile};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
 pub use rapid::{write_rapid, RapidWriter};
 pub use rapidbin::{RapidBinReader, RapidBinWriter};
+pub use repair::LockRepair;
 pub use roadrunner::{RoadRunnerOptions, RoadRunnerReader, RoadRunnerWriter};
 pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};

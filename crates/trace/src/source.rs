@@ -57,8 +57,8 @@ pub trait EventSource {
     fn current(&self) -> &Event;
     /// The next event, or `None` at the end of the trace.
     fn next_event(&mut self) -> Result<Option<&Event>, TraceError> {
-        Ok(if self.advance()? {
-            Some(self.current())
+        Ok(if Self::advance(self)? {
+            Some(Self::current(self))
         } else {
             None
         })
@@ -68,10 +68,10 @@ pub trait EventSource {
     /// in an array of its own; a reader that decodes calls can put their values there directly
     /// rather than into the call it lends and then have them copied.
     fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
-        if !self.advance()? {
+        if !Self::advance(self)? {
             return Ok(Step::End);
         }
-        Ok(split_call(self.current(), values))
+        Ok(split_call(Self::current(self), values))
     }
     /// Where the event last returned stands in its file.
     fn position(&self) -> Position;
@@ -148,5 +148,33 @@ impl EventSource for MemorySource<'_> {
 
     fn take_names(&mut self) -> Names {
         std::mem::take(&mut self.names)
+    }
+}
+
+/// A source lent to a wrapper (such as [`crate::LockRepair`]) is still a source.
+impl<S: EventSource + ?Sized> EventSource for &mut S {
+    #[inline]
+    fn advance(&mut self) -> Result<bool, TraceError> {
+        (**self).advance()
+    }
+    #[inline]
+    fn current(&self) -> &Event {
+        (**self).current()
+    }
+    #[inline]
+    fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
+        (**self).advance_splitting_calls(values)
+    }
+    fn position(&self) -> Position {
+        (**self).position()
+    }
+    fn names(&self) -> &Names {
+        (**self).names()
+    }
+    fn names_defined(&self) -> usize {
+        (**self).names_defined()
+    }
+    fn take_names(&mut self) -> Names {
+        (**self).take_names()
     }
 }

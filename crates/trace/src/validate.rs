@@ -59,7 +59,10 @@ impl Validator {
         &mut self.threads[t.index()]
     }
 
-    fn warn(&mut self, pos: Position, kind: WarningKind) -> Result<(), TraceError> {
+    /// Records a warning as the validator's own are recorded (counted, kept up to
+    /// [`KEPT_PER_KIND`] of its kind, an error under `strict`): those of the repair in front
+    /// of it come in this way.
+    pub fn warn(&mut self, pos: Position, kind: WarningKind) -> Result<(), TraceError> {
         if self.strict {
             return Err(TraceError::new(pos, ErrorKind::Strict(kind)));
         }

@@ -7,12 +7,14 @@
 //! none of it. It never opens files or prints: the caller hands it a reader and watches the
 //! work through a [`Progress`].
 
+use super::conjunctive;
 use super::findings::{finding, rule};
 use super::paramount::{paramount, Online};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
 use super::poset_file::{parse_poset, PosetStream};
-use super::predicate::{parse_predicate, Bound, Predicate};
+use super::predicate::{parse_predicate, Bound, LocalStates, Predicate};
 use super::quicklex::QuickLex;
+use super::race::first_racy_pair;
 use super::{bounded, Algorithm, Visitor};
 use crate::Progress;
 use hindsight_budget::{Account, Budget, Meter, Spent};
@@ -59,6 +61,42 @@ impl Enumerator {
     }
 }
 
+/// Whether a predicate is decided by a detector that does not enumerate every state, when one
+/// applies ([`Detector`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detection {
+    /// A detector when the predicate is recognised, enumeration otherwise.
+    #[default]
+    Auto,
+    /// Always enumerate (with the options' enumerator).
+    Enumerate,
+    /// Always a detector: an error when the predicate is not recognised.
+    Detector,
+}
+
+/// The detectors, each for the predicates it recognises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detector {
+    /// Exactly `race` or `race(x)`, first state: a racy pair ([`super::race`]).
+    RacyPair,
+    /// A conjunctive predicate, first state: Garg-Waldecker ([`super::conjunctive::least`]).
+    GargWaldecker,
+    /// A conjunctive (so regular) predicate, every state: only the satisfying states are
+    /// visited ([`super::conjunctive::satisfying`]).
+    Slice,
+}
+
+impl Detector {
+    /// The name reports give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Detector::RacyPair => "racy-pair",
+            Detector::GargWaldecker => "garg-waldecker",
+            Detector::Slice => "slice",
+        }
+    }
+}
+
 /// A predicate's text, already read, and the name its errors are told against (`<predicate>`,
 /// or the file it came from).
 #[derive(Clone, Debug)]
@@ -85,6 +123,8 @@ pub struct Options {
     /// Enumerate while a poset file streams in (ParaMount's online form, Algorithm 6): the
     /// first satisfying state stops the reading.
     pub online: bool,
+    /// Whether a detector decides the predicate instead of enumeration.
+    pub detection: Detection,
 }
 
 /// What a detection reads.
@@ -115,6 +155,11 @@ impl Options {
         if self.threads.is_some() && self.enumerator != Enumerator::ParaMount && !self.online {
             return Err(Diagnostic::usage(
                 "--threads is for --algo paramount or --online",
+            ));
+        }
+        if self.detection == Detection::Detector && (self.count || self.online) {
+            return Err(Diagnostic::usage(
+                "--algo detect decides without enumerating: --count and --online enumerate every state; choose an enumerator (--algo quicklex)",
             ));
         }
         if self.threads == Some(0) {
@@ -210,6 +255,25 @@ pub fn detect(
     }
     progress.input_read(&report.warnings);
     let bound = bind(predicate.as_ref(), &tp)?;
+    let detected = match (&bound, streamed.is_some()) {
+        (Some(bound), false) => detector(bound, &tp.poset, options)?.map(|(detector, local)| {
+            detect_without_enumeration(&tp.poset, bound, detector, local, &search)
+        }),
+        _ => None,
+    };
+    if let Some((detector, outcome, eliminated)) = detected {
+        return Ok(detector_report(
+            report,
+            &tp,
+            bound.as_ref(),
+            predicate.as_ref(),
+            detector,
+            &outcome,
+            eliminated,
+            started,
+            poset_file,
+        ));
+    }
     let outcome = match streamed {
         Some(outcome) => outcome,
         None => enumerate(
@@ -267,6 +331,145 @@ pub fn detect(
     report.note_budget(budget);
     // A state found before the budget ran out is a finding; only the rest is unknown.
     Ok(report)
+}
+
+/// The detector that decides `bound` under `options`, with the local states of a
+/// conjunctive predicate; `None` to enumerate.
+fn detector(
+    bound: &Bound<'_>,
+    poset: &Poset,
+    options: &Options,
+) -> Result<Option<(Detector, Option<LocalStates>)>, Diagnostic> {
+    let refuse = |why: &str| {
+        Err(Diagnostic::usage(format!(
+            "--algo detect cannot decide this: {why}; choose an enumerator (--algo quicklex)"
+        )))
+    };
+    if options.detection == Detection::Enumerate {
+        return Ok(None);
+    }
+    let forced = options.detection == Detection::Detector;
+    if options.count || options.online {
+        // Counting needs every state; online detection enumerates as the poset streams in
+        // (`Options::check` refuses them with a forced detector).
+        return Ok(None);
+    }
+    let conjunctive = bound.conjunctive().filter(|local| {
+        // A predicate that constrains no process holds everywhere: enumeration is the faster
+        // way to visit every state, and the least one is the empty state either way.
+        forced
+            || local.never
+            || (local.states.iter().enumerate()).any(|(p, s)| s.len() as u32 <= poset.len(p))
+    });
+    if let Some(local) = conjunctive {
+        let detector = if options.all {
+            Detector::Slice
+        } else {
+            Detector::GargWaldecker
+        };
+        return Ok(Some((detector, Some(local))));
+    }
+    if bound.race_only_on().is_some() {
+        if !options.all {
+            return Ok(Some((Detector::RacyPair, None)));
+        }
+        return if forced {
+            refuse("`race` with --all asks for every racy state, which only enumeration visits")
+        } else {
+            Ok(None)
+        };
+    }
+    if forced {
+        return refuse(
+            "the predicate is neither conjunctive (a conjunction of `at(...)` terms, each conjunct \
+             about one thread) nor exactly `race`",
+        );
+    }
+    Ok(None)
+}
+
+/// Decides `bound` with `detector`: the states found, and how many candidates were eliminated.
+fn detect_without_enumeration(
+    poset: &Poset,
+    bound: &Bound<'_>,
+    detector: Detector,
+    local: Option<LocalStates>,
+    search: &SearchOptions<'_>,
+) -> (Detector, Outcome, u64) {
+    let mut eliminated = 0;
+    let mut outcome = Outcome::default();
+    match (detector, local) {
+        (Detector::RacyPair, _) => {
+            if let Some((_, _, g)) = first_racy_pair(poset, bound) {
+                outcome.found.push(g);
+            }
+        }
+        (Detector::GargWaldecker, Some(local)) => {
+            let lo = vec![0; poset.processes()];
+            if let Some(g) = conjunctive::least(poset, &local, &lo, &mut eliminated) {
+                outcome.found.push(g);
+            }
+        }
+        (Detector::Slice, Some(local)) => {
+            let mut s = Search::new(None, search, 0, None);
+            let flow = conjunctive::satisfying(
+                poset,
+                &local,
+                &mut |g: &[u32]| {
+                    s.states += 1;
+                    s.satisfied(g)
+                },
+                &mut eliminated,
+            );
+            outcome = s.finish(flow);
+        }
+        (_, None) => unreachable!("conjunctive detectors come with their local states"),
+    }
+    if detector != Detector::Slice {
+        outcome.satisfying = outcome.found.len() as u64;
+    }
+    (detector, outcome, eliminated)
+}
+
+/// The report of a detection without enumeration.
+#[allow(clippy::too_many_arguments)]
+fn detector_report(
+    mut report: Report,
+    tp: &TracePoset,
+    bound: Option<&Bound<'_>>,
+    predicate: Option<&Predicate>,
+    detector: Detector,
+    outcome: &Outcome,
+    eliminated: u64,
+    started: Instant,
+    poset_file: bool,
+) -> Report {
+    let seconds = started.elapsed().as_secs_f64();
+    let race_only = predicate.is_some_and(Predicate::is_race_only);
+    report.rules.push(rule(race_only));
+    for g in &outcome.found {
+        report
+            .findings
+            .push(finding(tp, bound, g, race_only, poset_file));
+    }
+    let s = &mut report.summary;
+    if let Some(p) = predicate {
+        s.insert("predicate".into(), Value::from(crate::abbreviated(&p.text)));
+    }
+    s.insert("algorithm".into(), Value::from(detector.name()));
+    s.insert("processes".into(), Value::from(tp.poset.processes()));
+    s.insert("poset_events".into(), Value::from(tp.poset.events()));
+    if detector != Detector::RacyPair {
+        s.insert("eliminated".into(), Value::from(eliminated));
+    }
+    if detector == Detector::Slice {
+        // The states visited are the satisfying ones, and only they.
+        s.insert("states".into(), Value::from(outcome.states));
+        s.insert("satisfying".into(), Value::from(outcome.satisfying));
+        s.insert("complete".into(), Value::from(outcome.complete));
+    }
+    s.insert("seconds".into(), Value::from((seconds * 1e6).round() / 1e6));
+    report
 }
 
 /// Builds the poset while the streaming pass validates the trace, with its clocks read off

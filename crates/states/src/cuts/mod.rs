@@ -5,12 +5,16 @@
 //! ([`bfs`], [`lex`], [`quicklex`], [`paramount`], and with the `oracle` feature the reference
 //! `brute`) call a [`Visitor`] once per consistent global state and never store states
 //! themselves (BFS apart, whose levels are its nature); predicates ([`predicate`]) look at a
-//! frontier and the events of its elements. [`detect()`] ties them into the command, from input
-//! to report. Nothing here reads files or prints.
+//! frontier and the events of its elements. Some predicates are decided without enumeration:
+//! [`race`] from a racy pair, conjunctive ones by Garg-Waldecker ([`conjunctive`]), which also
+//! visits only the satisfying states of such a (regular) predicate. [`detect()`] ties them into
+//! the command, from input to report, choosing a detector when the predicate is recognised.
+//! Nothing here reads files or prints.
 
 pub mod bfs;
 #[cfg(feature = "oracle")]
 pub mod brute;
+pub mod conjunctive;
 pub mod detect;
 mod findings;
 pub mod generate;
@@ -20,8 +24,9 @@ pub mod poset;
 pub mod poset_file;
 pub mod predicate;
 pub mod quicklex;
+pub mod race;
 
-pub use detect::{detect, Enumerator, Input, Options, PredicateText};
+pub use detect::{detect, Detection, Detector, Enumerator, Input, Options, PredicateText};
 use poset::Poset;
 use std::ops::ControlFlow;
 

@@ -313,6 +313,36 @@ pub struct Bound<'a> {
     race_var: Vec<Option<Option<VarId>>>,
 }
 
+/// What a predicate that is exactly `race` or `race(x)` looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaceOn {
+    AnyVariable,
+    Variable(VarId),
+    /// `race(x)` of a variable the trace never accesses.
+    Nothing,
+}
+
+/// The states of each process where a conjunctive predicate's local predicates hold: the
+/// predicate holds in exactly the consistent states made of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalStates {
+    /// Per process, ascending; 0 is the state before its first element.
+    pub states: Vec<Vec<u32>>,
+    /// A conjunct is a constant `false`: no state satisfies the predicate.
+    pub never: bool,
+}
+
+/// The conjuncts of a conjunction, left to right (the order `at` terms are numbered in).
+fn split_and<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::And(a, b) => {
+            split_and(a, out);
+            split_and(b, out);
+        }
+        e => out.push(e),
+    }
+}
+
 /// A data race on a frontier: two concurrent frontier events of different processes, one a
 /// write, on the same variable, as `(process, element, member)` each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,6 +475,111 @@ impl Bound<'_> {
             }
         }
         None
+    }
+
+    /// The accesses of the members of element `i` of process `p`.
+    pub fn accesses(&self, p: usize, i: u32) -> &[(VarId, bool)] {
+        &self.accesses[p][i as usize]
+    }
+
+    /// What a predicate that is exactly `race` or `race(x)` looks for; `None` for any other
+    /// predicate.
+    pub fn race_only_on(&self) -> Option<RaceOn> {
+        if !self.predicate.is_race_only() {
+            return None;
+        }
+        Some(match self.race_var.first().copied().flatten() {
+            None => RaceOn::AnyVariable,
+            Some(None) => RaceOn::Nothing,
+            Some(Some(x)) => RaceOn::Variable(x),
+        })
+    }
+
+    /// Recognises a conjunctive predicate (Garg and Waldecker): a conjunction whose every
+    /// conjunct looks at one process's frontier only (a boolean combination of `at(...)` terms
+    /// of one thread, or a constant). Returns, per process, the states (0 = before its first
+    /// element, ascending) where the conjuncts on that process all hold; `None` if the
+    /// predicate is not of that form (races and counts look at several processes at once).
+    pub fn conjunctive(&self) -> Option<LocalStates> {
+        let mut conjuncts = Vec::new();
+        split_and(&self.predicate.expr, &mut conjuncts);
+        let n = self.poset.processes();
+        // Per conjunct: the process it looks at (if any) and the index of its first `at`.
+        let mut at = 0usize;
+        let mut placed: Vec<(Option<usize>, usize, &Expr)> = Vec::with_capacity(conjuncts.len());
+        for c in conjuncts {
+            let first = at;
+            let mut process = None;
+            if !self.local(c, &mut at, &mut process) {
+                return None;
+            }
+            placed.push((process, first, c));
+        }
+        let mut states: Vec<Vec<u32>> = (0..n).map(|p| (0..=self.poset.len(p)).collect()).collect();
+        for (process, first, c) in placed {
+            match process {
+                Some(p) => states[p].retain(|&i| self.eval_local(c, p, i, &mut first.clone())),
+                None => {
+                    if !self.eval_local(c, 0, 0, &mut first.clone()) {
+                        return Some(LocalStates {
+                            states,
+                            never: true,
+                        });
+                    }
+                }
+            }
+        }
+        Some(LocalStates {
+            states,
+            never: false,
+        })
+    }
+
+    /// Whether `e` looks at one process at most (recorded in `process`), numbering its `at`
+    /// terms from `at` on.
+    fn local(&self, e: &Expr, at: &mut usize, process: &mut Option<usize>) -> bool {
+        match e {
+            Expr::Bool(_) => true,
+            Expr::Not(a) => self.local(a, at, process),
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                self.local(a, at, process) && self.local(b, at, process)
+            }
+            Expr::At(..) => {
+                let p = self.threads[*at].1;
+                *at += 1;
+                match *process {
+                    Some(q) if q != p => false,
+                    _ => {
+                        *process = Some(p);
+                        true
+                    }
+                }
+            }
+            Expr::Cmp(..) | Expr::Race(_) => false,
+        }
+    }
+
+    /// A conjunct that looks at process `p` only, with `p` in state `i`.
+    fn eval_local(&self, e: &Expr, p: usize, i: u32, at: &mut usize) -> bool {
+        match e {
+            Expr::Bool(b) => *b,
+            Expr::Not(a) => !self.eval_local(a, p, i, at),
+            Expr::And(a, b) => {
+                let x = self.eval_local(a, p, i, at);
+                let y = self.eval_local(b, p, i, at);
+                x && y
+            }
+            Expr::Or(a, b) => {
+                let x = self.eval_local(a, p, i, at);
+                let y = self.eval_local(b, p, i, at);
+                x || y
+            }
+            Expr::At(_, c, _) => {
+                *at += 1;
+                self.masks[p][i as usize] & (1 << c) != 0
+            }
+            Expr::Cmp(..) | Expr::Race(_) => unreachable!("not local"),
+        }
     }
 
     /// The race the predicate's first `race` term sees in `g`, for reports.

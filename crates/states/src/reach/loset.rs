@@ -192,6 +192,12 @@ impl Observer for LosetBuilder {
         "reach"
     }
 
+    /// A loset takes no lock order from the log: out-of-order lock records are what makes a
+    /// loset invalid (thesis Fig. 5.3), and stay as logged.
+    fn keeps_lock_order(&self) -> bool {
+        true
+    }
+
     fn on_event(&mut self, e: &Event, _: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
         if self.events_total >= MAX_EVENTS {
             return Err(ErrorKind::Unsupported(
