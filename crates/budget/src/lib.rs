@@ -467,8 +467,8 @@ mod tests {
     #[test]
     fn bad_sizes_are_refused() {
         for bad in [
-            "", "M", "-1", "1.5G", "4X", "4GG", "4Gi B", "4 G B", "0", "0M", "4KiBB", "4ii",
-            "1e9", "NaN", "inf",
+            "", "M", "-1", "1.5G", "4X", "4GG", "4Gi B", "4 G B", "0", "0M", "4KiBB", "4ii", "1e9",
+            "NaN", "inf",
         ] {
             assert!(parse_size(bad).is_err(), "{bad:?} parsed");
         }
@@ -484,7 +484,17 @@ mod tests {
         assert_eq!(parse_timeout("0.001"), Ok(Duration::from_millis(1)));
         assert_eq!(parse_timeout("0"), Ok(Duration::ZERO));
         assert!(parse_timeout("1e9").is_ok());
-        for bad in ["1e300", "NaN", "inf", "-inf", "-1", "", "5s", "1e9.5", "1.0000001e9"] {
+        for bad in [
+            "1e300",
+            "NaN",
+            "inf",
+            "-inf",
+            "-1",
+            "",
+            "5s",
+            "1e9.5",
+            "1.0000001e9",
+        ] {
             assert!(parse_timeout(bad).is_err(), "{bad:?} parsed");
         }
     }

@@ -21,8 +21,8 @@
 
 mod lin_before;
 
-use hindsight_history::check::Verdict;
 use hindsight_budget::{Budget, Limits};
+use hindsight_history::check::Verdict;
 use hindsight_history::simulate::{simulate, SimConfig};
 use hindsight_history::{check, model_by_name, CheckOptions, History};
 use std::time::{Duration, Instant};

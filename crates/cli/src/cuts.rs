@@ -7,8 +7,8 @@ use crate::output::{
     is_poset_file, open_lines, open_trace, pipelined, print_report, print_warnings, read_text,
 };
 use clap::ValueEnum;
-use hindsight_states::cuts::{detect, Enumerator, Input, Options, PredicateText};
 use hindsight_report::Report;
+use hindsight_states::cuts::{detect, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Progress;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
@@ -129,7 +129,13 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
             detect(input, &name, &options, &PrintWarnings, budget)?
         } else {
             let text = read_text(&args.input)?;
-            detect(Input::PosetText(&text), &name, &options, &PrintWarnings, budget)?
+            detect(
+                Input::PosetText(&text),
+                &name,
+                &options,
+                &PrintWarnings,
+                budget,
+            )?
         })
     })();
     running.done();

@@ -3,9 +3,9 @@
 
 use crate::args::{FormatArg, InputArgs};
 use crate::budget::BudgetArgs;
+use crate::cuts::PrintWarnings;
 use crate::output::{open_trace, pipelined, print_report};
 use hindsight_states::reach::{analyse, Options};
-use crate::cuts::PrintWarnings;
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
 

@@ -3,11 +3,11 @@
 //! analyses its options ask for, hands them to `hindsight_stream::analyse_trace` and prints the
 //! reports.
 
-use crate::budget::BudgetArgs;
 use crate::args::{
     AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, RegionsArg,
     TraceFormatArg,
 };
+use crate::budget::BudgetArgs;
 use crate::output::{
     open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
     print_warnings, read_text, JsonlSink, TraceSink,

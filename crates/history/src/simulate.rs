@@ -654,8 +654,8 @@ impl<'a> Sim<'a> {
 mod tests {
     use super::*;
     use crate::check::{check, CheckOptions, Verdict};
-    use hindsight_budget::Budget;
     use crate::models::model_by_name;
+    use hindsight_budget::Budget;
     use std::collections::HashMap;
 
     fn config(model: &str, seed: u64) -> SimConfig {
@@ -910,7 +910,12 @@ mod tests {
                     broken += 1;
                 }
                 let m = model_by_name(model, None).expect("model");
-                let o = check(&h, m.as_ref(), &CheckOptions::default(), &Budget::unlimited());
+                let o = check(
+                    &h,
+                    m.as_ref(),
+                    &CheckOptions::default(),
+                    &Budget::unlimited(),
+                );
                 if o.verdict == Verdict::NotLinearizable {
                     found += 1;
                 }
@@ -933,7 +938,12 @@ mod tests {
                 };
                 let h = simulate(&c);
                 let m = model_by_name(model, None).expect("model");
-                let o = check(&h, m.as_ref(), &CheckOptions::default(), &Budget::unlimited());
+                let o = check(
+                    &h,
+                    m.as_ref(),
+                    &CheckOptions::default(),
+                    &Budget::unlimited(),
+                );
                 assert_eq!(o.verdict, Verdict::Linearizable, "{model} seed {seed}");
             }
         }

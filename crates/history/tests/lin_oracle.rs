@@ -6,8 +6,8 @@
 //! an independent reference implementation of each object run under a random schedule, so they
 //! are linearizable unless deliberately corrupted; hand-written histories pin each model down.
 
-use hindsight_history::check::Verdict;
 use hindsight_budget::Budget;
+use hindsight_history::check::Verdict;
 use hindsight_history::{check, model_by_name, CheckOptions, History, Model, Op, Val, MODELS};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

@@ -4,10 +4,10 @@
 //! history of two threads on the small domain, and one with a counterexample has such a
 //! history. The examples of `examples/composed` are checked the same way.
 
+use hindsight_budget::Budget;
 use hindsight_source::composed::brute::brute_force;
 use hindsight_source::composed::classify::Class;
 use hindsight_source::composed::generate::file;
-use hindsight_budget::Budget;
 use hindsight_source::composed::verify::{verify, Limits};
 use hindsight_source::composed::{classify, ir, parse, VerifyResult};
 use proptest::prelude::*;

@@ -7,7 +7,7 @@
 
 use hindsight_order::reference::EventClocks;
 use hindsight_states::cuts::generate::{generate_poset, PosetGenConfig};
-use hindsight_states::cuts::paramount::{intervals, paramount, Online};
+use hindsight_states::cuts::paramount::{children, intervals, paramount, Online, Part, Plan};
 use hindsight_states::cuts::poset::{Poset, Selection, TracePoset};
 use hindsight_states::cuts::poset_file::{
     event_line, parse_poset, parse_poset_in_order, write_poset,
@@ -119,6 +119,86 @@ proptest! {
             }).count();
             prop_assert_eq!(n, usize::from(!ivs.is_empty()), "state {:?}", g);
         }
+        }
+    }
+}
+
+/// The states of `lo <= g <= hi`, by the reference, in lexical order.
+fn brute_between(poset: &Poset, lo: &[u32], hi: &[u32]) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let _ = bounded(poset, Algorithm::Brute, lo, hi, &mut out);
+    out
+}
+
+/// ParaMount's intervals of `poset` in priority order, with the one holding the empty state of
+/// a poset without events.
+fn intervals_of(poset: &Poset) -> Vec<hindsight_states::cuts::paramount::Interval> {
+    Plan::new(poset, 1)
+        .parts
+        .into_iter()
+        .map(|p: Part| hindsight_states::cuts::paramount::Interval {
+            event: (0, 0),
+            lo: p.lo,
+            hi: p.hi,
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Splitting a part by its first free process: each child's bounds are consistent, and
+    /// the children's states, child after child, are exactly the part's, in lexical order.
+    #[test]
+    fn children_partition_a_part(poset in small_poset()) {
+        for iv in intervals_of(&poset) {
+            let part = Part { interval: 0, lo: iv.lo, hi: iv.hi };
+            let whole = brute_between(&poset, &part.lo, &part.hi);
+            let Some(kids) = children(&poset, &part) else {
+                prop_assert_eq!(&part.lo, &part.hi);
+                prop_assert_eq!(whole.len(), 1);
+                continue;
+            };
+            let mut got = Vec::new();
+            for kid in &kids {
+                prop_assert!(poset.is_consistent(&kid.lo) && poset.is_consistent(&kid.hi));
+                prop_assert!(kid.lo.iter().zip(&kid.hi).all(|(l, h)| l <= h));
+                let mine = brute_between(&poset, &kid.lo, &kid.hi);
+                prop_assert!(!mine.is_empty(), "an empty child {:?}", kid);
+                got.extend(mine);
+            }
+            prop_assert_eq!(got, whole);
+        }
+    }
+
+    /// A plan split to any number of parts: the parts' states, part after part, are the
+    /// intervals' states interval after interval (the same sequence, so a first satisfying
+    /// state is the same whatever the split), every state of the poset exactly once; and the
+    /// schedule takes every part once.
+    #[test]
+    fn split_plans_enumerate_every_state_once(poset in small_poset(), target in 1usize..40) {
+        let whole = Plan::new(&poset, 1);
+        let sequence = |plan: &Plan| -> Vec<Vec<u32>> {
+            plan.parts.iter().flat_map(|p| brute_between(&poset, &p.lo, &p.hi)).collect()
+        };
+        let reference = sequence(&whole);
+        prop_assert_eq!(sorted(reference.clone()), states(&poset, Algorithm::Brute));
+        let split = Plan::split(&poset, intervals_of(&poset), target, 0.0);
+        prop_assert_eq!(split.intervals, whole.intervals);
+        prop_assert!(split.parts.len() >= target.min(reference.len()) || split.parts.len() == reference.len());
+        prop_assert_eq!(&sequence(&split), &reference);
+        let mut taken = split.schedule.clone();
+        taken.sort_unstable();
+        prop_assert_eq!(taken, (0..split.parts.len()).collect::<Vec<_>>());
+        for threads in [1, 2, 3] {
+            for sub in [Algorithm::QuickLex, Algorithm::Lex] {
+                let got: Vec<Vec<u32>> = split
+                    .run(&poset, threads, sub, |_| Vec::new(), |_, v: Vec<Vec<u32>>, _| v)
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                prop_assert_eq!(&got, &reference, "{} threads {:?}", threads, sub);
+            }
         }
     }
 }
@@ -249,7 +329,7 @@ fn larger_posets_agree_across_algorithms() {
         let quick = count(&poset, Algorithm::QuickLex);
         assert_eq!(count(&poset, Algorithm::Lex), quick);
         assert_eq!(count(&poset, Algorithm::Bfs), quick);
-        for t in [1, 2, 4] {
+        for t in [1, 2, 4, 16] {
             assert_eq!(count_parallel(&poset, Algorithm::QuickLex, t), quick);
             assert_eq!(count_parallel(&poset, Algorithm::Lex, t), quick);
         }

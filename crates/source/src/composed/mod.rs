@@ -125,7 +125,12 @@ pub fn analyse_one(
         }
         return out;
     }
-    match verify(&code, &out.classification, &verify::Limits::default(), budget) {
+    match verify(
+        &code,
+        &out.classification,
+        &verify::Limits::default(),
+        budget,
+    ) {
         VerifyResult::Linearizable { states } => {
             out.verdict = Verdict::Linearizable;
             out.states = states;

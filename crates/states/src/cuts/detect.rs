@@ -8,7 +8,7 @@
 //! work through a [`Progress`].
 
 use super::findings::{finding, rule};
-use super::paramount::{paramount, Online};
+use super::paramount::{Online, Part, Plan};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
 use super::poset_file::{parse_poset, PosetStream};
 use super::predicate::{parse_predicate, Bound, Predicate};
@@ -379,14 +379,28 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// Adds the outcome of one more interval of the same enumeration.
-    fn merge(&mut self, other: Outcome) {
-        self.states += other.states;
-        self.satisfying += other.satisfying;
-        self.found.extend(other.found);
-        self.complete &= other.complete;
-        self.intervals += 1;
-        self.intervals_done += u64::from(other.complete);
+    /// Adds the outcomes of `parts`, in part order, one per part: an interval is done when
+    /// all its parts are.
+    fn merge_parts(&mut self, parts: &[Part], outcomes: Vec<Outcome>) {
+        // The interval of the part before, and whether all its parts so far are done.
+        let mut current: Option<(usize, bool)> = None;
+        for (part, other) in parts.iter().zip(outcomes) {
+            self.states += other.states;
+            self.satisfying += other.satisfying;
+            self.found.extend(other.found);
+            self.complete &= other.complete;
+            current = match current {
+                Some((interval, done)) if interval == part.interval => {
+                    Some((interval, done && other.complete))
+                }
+                before => {
+                    self.intervals_done += u64::from(before.is_some_and(|(_, done)| done));
+                    self.intervals += 1;
+                    Some((part.interval, other.complete))
+                }
+            };
+        }
+        self.intervals_done += u64::from(current.is_some_and(|(_, done)| done));
     }
 }
 
@@ -399,11 +413,10 @@ fn enumerate(
     options: &SearchOptions<'_>,
 ) -> Outcome {
     if enumerator == Enumerator::ParaMount {
-        options
-            .budget
-            .add_total(poset.events().max(1) as u64);
+        let plan = Plan::new(poset, threads);
+        options.budget.add_total(plan.parts.len() as u64);
         let best = AtomicUsize::new(usize::MAX);
-        let results = paramount(
+        let results = plan.run(
             poset,
             threads,
             Algorithm::QuickLex,
@@ -414,9 +427,7 @@ fn enumerate(
             complete: true,
             ..Outcome::default()
         };
-        for r in results {
-            outcome.merge(r);
-        }
+        outcome.merge_parts(&plan.parts, results);
         outcome.found.truncate(options.keep as usize);
         return outcome;
     }
@@ -488,8 +499,8 @@ fn online(
             target = target.max(before / 2);
         }
         if pending > 0 && (pending >= target || end) {
-            search.budget.add_total(pending);
             let batch = e.take();
+            search.budget.add_total(batch.plan.parts.len() as u64);
             let e = &*e;
             let bound = bind(predicate, e.store())?;
             let results = e.run(
@@ -497,9 +508,7 @@ fn online(
                 |i| Search::new(bound.as_ref(), search, i, Some(&best)),
                 |_, s, flow| s.finish(flow),
             );
-            for r in results {
-                outcome.merge(r);
-            }
+            outcome.merge_parts(&batch.plan.parts, results);
             outcome.found.truncate(search.keep as usize);
             if search.first && !outcome.found.is_empty() {
                 // The first satisfying state: nothing read later can come before it.
@@ -537,15 +546,16 @@ fn online(
     Ok((tp, outcome))
 }
 
-/// What one enumeration (or one ParaMount interval) saw.
+/// What one enumeration (or one part of a ParaMount interval) saw.
 struct Search<'a> {
     bound: Option<&'a Bound<'a>>,
     options: &'a SearchOptions<'a>,
     states: u64,
     satisfying: u64,
     found: Vec<Vec<u32>>,
-    /// ParaMount: the interval searched, to stop when an earlier one already found a state.
-    interval: usize,
+    /// ParaMount: the part searched, to stop when an earlier one (in enumeration order)
+    /// already found a state.
+    part: usize,
     best: Option<&'a AtomicUsize>,
     meter: Meter<'a>,
     /// The states the enumerator holds (BFS's levels).
@@ -559,7 +569,7 @@ impl<'a> Search<'a> {
     fn new(
         bound: Option<&'a Bound<'a>>,
         options: &'a SearchOptions<'a>,
-        interval: usize,
+        part: usize,
         best: Option<&'a AtomicUsize>,
     ) -> Search<'a> {
         Search {
@@ -568,7 +578,7 @@ impl<'a> Search<'a> {
             states: 0,
             satisfying: 0,
             found: Vec::new(),
-            interval,
+            part,
             best,
             meter: Meter::new(options.budget),
             account: Account::new(options.budget),
@@ -596,7 +606,7 @@ impl<'a> Search<'a> {
 
 impl Search<'_> {
     /// At the first state and every time the meter polls the budget: stops if it is spent
-    /// (`g`, not yet checked, is where), or if an earlier ParaMount interval already found a
+    /// (`g`, not yet checked, is where), or if an earlier ParaMount part already found a
     /// state.
     #[cold]
     #[inline(never)]
@@ -608,7 +618,7 @@ impl Search<'_> {
             return ControlFlow::Break(());
         }
         match self.best {
-            Some(best) if best.load(Ordering::Relaxed) < self.interval => ControlFlow::Break(()),
+            Some(best) if best.load(Ordering::Relaxed) < self.part => ControlFlow::Break(()),
             _ => ControlFlow::Continue(()),
         }
     }
@@ -623,7 +633,7 @@ impl Search<'_> {
         }
         if self.options.first {
             if let Some(best) = self.best {
-                best.fetch_min(self.interval, Ordering::Relaxed);
+                best.fetch_min(self.part, Ordering::Relaxed);
             }
             return ControlFlow::Break(());
         }
@@ -659,4 +669,3 @@ impl Visitor for Search<'_> {
         }
     }
 }
-

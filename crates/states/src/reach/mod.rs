@@ -24,9 +24,9 @@ use crate::cuts::Visitor;
 use classes::{Cycle, Normalization, Normalized};
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_trace::LockId;
-use std::ops::ControlFlow;
 use loset::{Ev, Loset};
 use search::{check_valid, project, replay, search_run, Validity};
+use std::ops::ControlFlow;
 
 /// Sub-losets with at most this many candidate states are searched even without `exact`.
 pub const SMALL_SEARCH: u64 = 1 << 12;

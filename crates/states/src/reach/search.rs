@@ -287,7 +287,10 @@ pub enum Validity {
     Valid(Vec<Ev>),
     Invalid(Invalidity),
     /// The search for a run stopped undecided: the budget ran out after `explored` states.
-    Unknown { explored: u64, spent: Spent },
+    Unknown {
+        explored: u64,
+        spent: Spent,
+    },
 }
 
 /// Why the final state is unreachable.

@@ -35,16 +35,16 @@ pub mod witness;
 
 use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
 use crate::groups::{count, Granularity, Group, Groups, Site};
+use hindsight_budget::Budget;
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Rule};
-use hindsight_budget::Budget;
 use hindsight_trace::Position;
-use std::sync::Arc;
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
 use nesting::{NonNested, Pid, Profiles, ThreadLocks};
 use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use witness::{Marks, Occurrence, Recency, VarWitnesses, READ, WRITE};
 
 /// What to compute beyond the violation classes.
