@@ -661,3 +661,84 @@ fn streaming_validation_messages() {
         assert!(e.to_string().starts_with(want), "{text:?}: {e}");
     }
 }
+
+/// ParaMount across the workers of a cluster (one process of 3 workers: the same split of the
+/// parts among workers and the same exchange of results as across processes, without a
+/// network): every state of the poset exactly once, each part's states in lexical order,
+/// whatever the split; and a first-state search stops at the first state of the earliest part
+/// holding one.
+#[test]
+fn cluster_workers_enumerate_every_state_once() {
+    use hindsight_states::cuts::cluster::{run, Cluster, PartResult};
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1000));
+    runner
+        .run(
+            &(small_poset(), 1usize..30, any::<bool>()),
+            |(poset, target, first)| {
+                let cluster = Cluster {
+                    hosts: vec!["localhost:1".to_owned()],
+                    process: 0,
+                    threads: 3,
+                };
+                let plan = Arc::new(Plan::split(&poset, intervals_of(&poset), target, 0.0));
+                let shared = Arc::new(poset.clone());
+                let results: Vec<PartResult> = run(&cluster, Arc::clone(&plan), 7, move |share| {
+                    let quick = QuickLex::new(&shared);
+                    while let Some(i) = share.next() {
+                        let part = &share.plan().parts[i];
+                        let best = share.best();
+                        let mut seen: Vec<Vec<u32>> = Vec::new();
+                        let flow = quick.enumerate(&part.lo, &part.hi, &mut |g: &[u32]| {
+                            if best.load(Ordering::Relaxed) < i {
+                                return ControlFlow::Break(());
+                            }
+                            seen.push(g.to_vec());
+                            // A first-state search for any state with an event of process 0.
+                            if first && g[0] > 0 {
+                                best.fetch_min(i, Ordering::Relaxed);
+                                return ControlFlow::Break(());
+                            }
+                            ControlFlow::Continue(())
+                        });
+                        share.done(PartResult {
+                            part: i,
+                            check: 7,
+                            states: seen.len() as u64,
+                            satisfying: 0,
+                            found: seen,
+                            complete: flow.is_continue(),
+                        });
+                    }
+                })
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(results.len(), plan.parts.len());
+                let sequence: Vec<Vec<u32>> = plan
+                    .parts
+                    .iter()
+                    .flat_map(|p| brute_between(&poset, &p.lo, &p.hi))
+                    .collect();
+                if !first {
+                    let got: Vec<Vec<u32>> = results.into_iter().flat_map(|r| r.found).collect();
+                    prop_assert_eq!(got, sequence);
+                    return Ok(());
+                }
+                // The first state with an event of process 0 in enumeration order, and the parts
+                // before its part enumerated in full.
+                let expected = sequence.iter().find(|g| !g.is_empty() && g[0] > 0);
+                let mut got = None;
+                for r in &results {
+                    if let Some(g) = r.found.last().filter(|g| !g.is_empty() && g[0] > 0) {
+                        got = Some(g.clone());
+                        break;
+                    }
+                    let part = &plan.parts[r.part];
+                    prop_assert_eq!(&r.found, &brute_between(&poset, &part.lo, &part.hi));
+                }
+                prop_assert_eq!(got.as_ref(), expected);
+                Ok(())
+            },
+        )
+        .unwrap();
+}

@@ -7,6 +7,7 @@
 //! none of it. It never opens files or prints: the caller hands it a reader and watches the
 //! work through a [`Progress`].
 
+use super::cluster::{self, fingerprint, Cluster, PartResult};
 use super::findings::{finding, rule};
 use super::paramount::{Online, Part, Plan};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
@@ -26,6 +27,7 @@ use serde_json::Value;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How the consistent global states are enumerated.
@@ -85,6 +87,9 @@ pub struct Options {
     /// Enumerate while a poset file streams in (ParaMount's online form, Algorithm 6): the
     /// first satisfying state stops the reading.
     pub online: bool,
+    /// ParaMount across processes ([`cluster`](super::cluster)): this process's place among
+    /// them. Every process reads the same input and reports the same thing.
+    pub cluster: Option<Cluster>,
 }
 
 /// What a detection reads.
@@ -119,6 +124,26 @@ impl Options {
         }
         if self.threads == Some(0) {
             return Err(Diagnostic::usage("--threads must be at least 1"));
+        }
+        if let Some(c) = &self.cluster {
+            if self.enumerator != Enumerator::ParaMount || self.online {
+                return Err(Diagnostic::usage(
+                    "--processes runs ParaMount across processes: give --algo paramount, without --online",
+                ));
+            }
+            if c.hosts.is_empty() || c.process >= c.hosts.len() {
+                return Err(Diagnostic::usage(format!(
+                    "--process {} is not one of the {} processes (0 to {})",
+                    c.process,
+                    c.hosts.len(),
+                    c.hosts.len().saturating_sub(1)
+                )));
+            }
+            if !cfg!(feature = "cluster") {
+                return Err(Diagnostic::usage(
+                    "--processes needs hindsight built with the `cluster` feature of hindsight-states",
+                ));
+            }
         }
         if self.online && !poset {
             // The online enumerator's clocks have one component per process from the first
@@ -158,10 +183,11 @@ pub fn detect(
     name: &str,
     options: &Options,
     progress: &dyn Progress,
-    budget: &Budget,
+    budget: &Arc<Budget>,
 ) -> Result<Report, Diagnostic> {
     let poset_file = !matches!(input, Input::Trace(..));
     let predicate = options.check(poset_file)?;
+    let budget: &Arc<Budget> = budget;
     let threads = options.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -210,9 +236,12 @@ pub fn detect(
     }
     progress.input_read(&report.warnings);
     let bound = bind(predicate.as_ref(), &tp)?;
-    let outcome = match streamed {
-        Some(outcome) => outcome,
-        None => enumerate(
+    let outcome = match (streamed, &options.cluster) {
+        (Some(outcome), _) => outcome,
+        (None, Some(cluster)) => {
+            distributed(cluster, threads, &tp, predicate.as_ref(), options, budget)?
+        }
+        (None, None) => enumerate(
             &tp.poset,
             options.enumerator,
             threads,
@@ -241,6 +270,9 @@ pub fn detect(
     }
     if options.enumerator == Enumerator::ParaMount || options.online {
         s.insert("threads".into(), Value::from(threads));
+    }
+    if let Some(c) = &options.cluster {
+        s.insert("cluster_processes".into(), Value::from(c.hosts.len()));
     }
     s.insert("processes".into(), Value::from(tp.poset.processes()));
     s.insert("poset_events".into(), Value::from(tp.poset.events()));
@@ -441,6 +473,105 @@ fn enumerate(
     let mut outcome = s.finish(flow);
     outcome.stopped_at = outcome.stopped_at.take().filter(|_| !outcome.complete);
     outcome
+}
+
+/// The whole poset enumerated by ParaMount across the processes of `cluster`, `threads`
+/// workers each: every process binds the predicate to its own copy of the poset, enumerates
+/// its workers' share of the parts, and gets every part's outcome back, so every process
+/// reports the same. The budget is this process's: its limits stop its own workers (their
+/// parts are then incomplete, and so is the report), its meters count its own share.
+#[cfg(feature = "cluster")]
+fn distributed(
+    cluster: &Cluster,
+    threads: usize,
+    tp: &TracePoset,
+    predicate: Option<&Predicate>,
+    options: &Options,
+    budget: &Arc<Budget>,
+) -> Result<Outcome, Diagnostic> {
+    let cluster = Cluster {
+        threads,
+        ..cluster.clone()
+    };
+    let plan = Arc::new(Plan::new(&tp.poset, cluster.workers()));
+    // What every process must agree on: the poset, the question, the split.
+    let question = format!(
+        "{:?} {:?} {:?} {} {}",
+        predicate.map(|p| &p.text),
+        options.keep(),
+        options.every_event,
+        cluster.workers(),
+        plan.parts.len()
+    );
+    let check = fingerprint(&tp.poset, fingerprint_text(&question));
+    let (keep, first) = options.keep();
+    let shared = Arc::new((tp.clone(), predicate.cloned(), Arc::clone(budget)));
+    let results = cluster::run(&cluster, Arc::clone(&plan), check, move |share| {
+        let (tp, predicate, budget) = &*shared;
+        // The predicate was bound to this poset already: binding again cannot fail.
+        let Ok(bound) = bind(predicate.as_ref(), tp) else {
+            return;
+        };
+        let search = SearchOptions {
+            budget,
+            keep,
+            first,
+        };
+        budget.add_total(share.len() as u64);
+        let quick = QuickLex::new(&tp.poset);
+        while let Some(i) = share.next() {
+            let part = &share.plan().parts[i];
+            let mut s = Search::new(bound.as_ref(), &search, i, Some(share.best()));
+            let flow = quick.enumerate(&part.lo, &part.hi, &mut s);
+            let o = s.finish(flow);
+            share.done(PartResult {
+                part: i,
+                check,
+                states: o.states,
+                satisfying: o.satisfying,
+                found: o.found,
+                complete: o.complete,
+            });
+        }
+    })?;
+    let outcomes = results
+        .into_iter()
+        .map(|r| Outcome {
+            states: r.states,
+            satisfying: r.satisfying,
+            found: r.found,
+            complete: r.complete,
+            ..Outcome::default()
+        })
+        .collect();
+    let mut outcome = Outcome {
+        complete: true,
+        ..Outcome::default()
+    };
+    outcome.merge_parts(&plan.parts, outcomes);
+    outcome.found.truncate(keep as usize);
+    Ok(outcome)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn distributed(
+    _: &Cluster,
+    _: usize,
+    _: &TracePoset,
+    _: Option<&Predicate>,
+    _: &Options,
+    _: &Arc<Budget>,
+) -> Result<Outcome, Diagnostic> {
+    Err(Diagnostic::usage(
+        "--processes needs hindsight built with the `cluster` feature of hindsight-states",
+    ))
+}
+
+/// FNV-1a of a text, a seed for [`fingerprint`].
+fn fingerprint_text(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The largest batch of intervals [`online`] enumerates at once.

@@ -11,6 +11,7 @@
 pub mod bfs;
 #[cfg(feature = "oracle")]
 pub mod brute;
+pub mod cluster;
 pub mod detect;
 mod findings;
 pub mod generate;
