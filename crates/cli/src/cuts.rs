@@ -143,7 +143,11 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     // The options' errors before the input is opened (standard input would wait for it).
     options.check(poset)?;
     let name = input_name(&args.input);
-    let running = args.budget.start("cuts");
+    // Each process of a cluster draws the line of its own workers.
+    let running = match (&options.cluster, args.process) {
+        (Some(c), Some(i)) => args.budget.start(&format!("cuts (process {i} of {})", c.hosts.len())),
+        _ => args.budget.start("cuts"),
+    };
     let budget = &running.budget;
     let report = (|| -> anyhow::Result<Report> {
         Ok(if !poset {
