@@ -145,7 +145,9 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     let name = input_name(&args.input);
     // Each process of a cluster draws the line of its own workers.
     let running = match (&options.cluster, args.process) {
-        (Some(c), Some(i)) => args.budget.start(&format!("cuts (process {i} of {})", c.hosts.len())),
+        (Some(c), Some(i)) => args
+            .budget
+            .start(&format!("cuts (process {i} of {})", c.hosts.len())),
         _ => args.budget.start("cuts"),
     };
     let budget = &running.budget;

@@ -72,12 +72,14 @@ fn two_processes(args: &[&str]) -> Vec<(i32, Value)> {
         .collect()
 }
 
-/// What must be the same: the findings' frontiers and the counts.
+/// What must be the same: the findings' frontiers and the counts (the states a first-state
+/// search enumerated before it stopped depend on the workers' timing, even in one process).
 fn answer(v: &Value) -> Value {
     let s = &v["summary"];
+    let complete = s["complete"] == Value::Bool(true);
     serde_json::json!({
         "frontiers": v["findings"].as_array().map(|f| f.iter().map(|f| f["frontier"].clone()).collect::<Vec<_>>()),
-        "states": s["states"],
+        "states": if complete { s["states"].clone() } else { Value::Null },
         "satisfying": s["satisfying"],
         "complete": s["complete"],
     })
@@ -85,7 +87,7 @@ fn answer(v: &Value) -> Value {
 
 #[test]
 fn two_processes_of_two_workers_agree_with_one_process() {
-    let poset = root().join("target").join("cluster-d-60.poset");
+    let poset = temp("cluster-d-60.poset");
     let gen = hindsight(&[
         "gen-poset",
         "d-60",
@@ -114,7 +116,8 @@ fn two_processes_of_two_workers_agree_with_one_process() {
         vec![elevator, "--predicate", "count(method == at) >= 9"],
     ];
     for case in cases {
-        let mut one = case.clone();
+        let mut one = vec!["cuts"];
+        one.extend(case.iter().copied());
         one.extend(["--algo", "paramount", "--threads", "2"]);
         let (code, expected) = json(&one);
         let both = two_processes(&case);
