@@ -686,7 +686,7 @@ fn cluster_workers_enumerate_every_state_once() {
                 let shared = Arc::new(poset.clone());
                 let results: Vec<PartResult> = run(&cluster, Arc::clone(&plan), 7, move |share| {
                     let quick = QuickLex::new(&shared);
-                    while let Some(i) = share.next() {
+                    while let Some(i) = share.next_part() {
                         let part = &share.plan().parts[i];
                         let best = share.best();
                         let mut seen: Vec<Vec<u32>> = Vec::new();

@@ -136,7 +136,7 @@ pub fn fingerprint(poset: &Poset, seed: u64) -> u64 {
     h
 }
 
-/// One worker's view of the enumeration: the parts it takes ([`Share::next`]), where it hands
+/// One worker's view of the enumeration: the parts it takes ([`Share::next_part`]), where it hands
 /// their results ([`Share::done`]), and the earliest part where a first-state search found a
 /// state ([`Share::best`]).
 #[cfg(feature = "cluster")]
@@ -180,7 +180,7 @@ impl Share<'_> {
 
     /// The next part this worker enumerates, after telling the others what it found and
     /// hearing what they did.
-    pub fn next(&mut self) -> Option<usize> {
+    pub fn next_part(&mut self) -> Option<usize> {
         let b = self.best.load(Ordering::Relaxed);
         if b < self.told {
             self.found.send(b);
@@ -201,7 +201,7 @@ impl Share<'_> {
 
 /// Enumerates the parts of `plan` (split for `cluster.workers()` workers; the same plan in
 /// every process) across the cluster: `body` runs on each of this process's workers, taking
-/// parts with [`Share::next`] until there are none and handing each result to
+/// parts with [`Share::next_part`] until there are none and handing each result to
 /// [`Share::done`]. `check` is this process's fingerprint (see [`PartResult`]). Every process
 /// gets the results of all parts, in part order; an error if the cluster cannot be set up, a
 /// worker gives up, or the processes disagree.

@@ -519,7 +519,7 @@ fn distributed(
         };
         budget.add_total(share.len() as u64);
         let quick = QuickLex::new(&tp.poset);
-        while let Some(i) = share.next() {
+        while let Some(i) = share.next_part() {
             let part = &share.plan().parts[i];
             let mut s = Search::new(bound.as_ref(), &search, i, Some(share.best()));
             let flow = quick.enumerate(&part.lo, &part.hi, &mut s);
