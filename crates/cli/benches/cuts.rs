@@ -8,11 +8,17 @@
 //! Rates are given per wall second and per CPU second: on a shared machine the wall rate
 //! understates what a free core does.
 //!
+//! The balance of ParaMount's work: the share of the states in the largest unit of work (an
+//! interval unsplit; a part once split for 2 and 16 workers) and the speedup that greedy list
+//! scheduling of those units (largest bound first, as the workers take them) allows on 2 and
+//! 16 workers, counting each state as one unit of time.
+//!
 //! `cargo bench -p hindsight-cli --bench cuts` (`CUTS_BENCH_SEED=S` picks another seed;
-//! `CUTS_BENCH_BFS_MAX=N` skips BFS on posets with more than N states, default 5e7).
+//! `CUTS_BENCH_BFS_MAX=N` skips BFS on posets with more than N states, default 5e7;
+//! `CUTS_BENCH_BALANCE=d-10k,...` adds posets whose balance alone is measured).
 
 use hindsight_states::cuts::generate::{config_by_name, generate_poset};
-use hindsight_states::cuts::paramount::paramount;
+use hindsight_states::cuts::paramount::{paramount, Plan};
 use hindsight_states::cuts::poset::Poset;
 use hindsight_states::cuts::poset_file::{parse_poset, write_poset};
 use hindsight_states::cuts::{count, count_parallel, Algorithm, Counter};
@@ -67,6 +73,55 @@ fn cell(states: u64, wall: f64, cpu: f64) -> String {
     )
 }
 
+/// The states of each part of `plan`, counted on one thread.
+fn part_sizes(poset: &Poset, plan: &Plan) -> Vec<u64> {
+    plan.run(poset, 1, Algorithm::QuickLex, |_| Counter(0), |_, c, _| c.0)
+}
+
+/// The time to do the units of `sizes` on `workers` workers, each taking the next unit of
+/// `schedule` when it is free (one unit of time per state).
+fn makespan(sizes: &[u64], schedule: &[usize], workers: usize) -> u64 {
+    let mut free = vec![0u64; workers];
+    for &i in schedule {
+        let w = (0..workers).min_by_key(|&w| free[w]).expect("a worker");
+        free[w] += sizes[i];
+    }
+    free.into_iter().max().unwrap_or(0)
+}
+
+/// One line on the balance of `poset`'s work: unsplit intervals, then parts for 2 and 16
+/// workers.
+fn balance(name: &str, poset: &Poset) {
+    let mut line = format!("{name:<6} balance:");
+    for workers in [1, 2, 16] {
+        let t = std::time::Instant::now();
+        let plan = Plan::new(poset, workers);
+        let planned = t.elapsed().as_secs_f64();
+        let sizes = part_sizes(poset, &plan);
+        let total: u64 = sizes.iter().sum();
+        let largest = sizes.iter().copied().max().unwrap_or(0);
+        let share = 100.0 * largest as f64 / total.max(1) as f64;
+        if workers == 1 {
+            let speedup =
+                |w: usize| total as f64 / makespan(&sizes, &plan.schedule, w).max(1) as f64;
+            line += &format!(
+                " {} intervals, the largest {share:.2}% of {total} states (allows {:.2}x on 2, {:.2}x on 16 workers);",
+                plan.parts.len(),
+                speedup(2),
+                speedup(16)
+            );
+        } else {
+            let speedup = total as f64 / makespan(&sizes, &plan.schedule, workers).max(1) as f64;
+            line += &format!(
+                " split for {workers}: {} parts in {:.3} s, the largest {share:.2}% (allows {speedup:.2}x on {workers});",
+                plan.parts.len(),
+                planned
+            );
+        }
+    }
+    println!("{}", line.trim_end_matches(';'));
+}
+
 fn main() {
     let seed: u64 = std::env::var("CUTS_BENCH_SEED")
         .ok()
@@ -111,6 +166,15 @@ fn main() {
         let (lex, lex_s, lex_c) = best(|| count(poset, Algorithm::Lex));
         let (pm1, pm1_s, pm1_c) = best(|| count_parallel(poset, Algorithm::QuickLex, 1));
         let (pm2, pm2_s, pm2_cpu) = best(|| count_parallel(poset, Algorithm::QuickLex, 2));
+        // The same 2 threads on the intervals unsplit: the baseline of the split.
+        let unsplit = Plan::new(poset, 1);
+        let (pmu, pmu_s, _) = best(|| {
+            unsplit
+                .run(poset, 2, Algorithm::QuickLex, |_| Counter(0), |_, c, _| c.0)
+                .into_iter()
+                .sum()
+        });
+        assert_eq!(pmu, quick, "unsplit ParaMount disagrees on {name}");
         let per_interval = paramount(poset, 1, Algorithm::QuickLex, |_| Counter(0), |_, c, _| c.0);
         let largest = per_interval.iter().copied().max().unwrap_or(0);
         parallel.push((
@@ -119,6 +183,8 @@ fn main() {
             pm2_s,
             quick as f64 / largest.max(1) as f64,
             per_interval.len(),
+            pmu_s,
+            pm1_s,
         ));
         assert!(
             lex == quick && pm1 == quick && pm2 == quick,
@@ -140,12 +206,22 @@ fn main() {
         counts.push(quick);
     }
     let rss_after = peak_rss_kb();
-    for (name, cpu, wall, bound, intervals) in parallel {
+    for (name, cpu, wall, bound, intervals, unsplit, one) in parallel {
         println!(
-            "{name:<6} ParaMount(2): {cpu:.2} CPU s in {wall:.3} wall s (the 2 threads ran {:.0}% of the time); {intervals} intervals, the largest 1/{bound:.1} of the states, so 2 free cores allow a {:.2}x speedup",
+            "{name:<6} ParaMount(2): {cpu:.2} CPU s in {wall:.3} wall s (the 2 threads ran {:.0}% of the time), {:.2}x ParaMount(1); unsplit intervals on 2 threads {unsplit:.3} s ({:.2}x); {intervals} intervals, the largest 1/{bound:.1} of the states",
             100.0 * cpu / wall / 2.0,
-            bound.min(2.0)
+            one / wall,
+            one / unsplit,
         );
+    }
+    for (name, poset) in &posets {
+        balance(name, poset);
+    }
+    if let Ok(extra) = std::env::var("CUTS_BENCH_BALANCE") {
+        for name in extra.split(',').filter(|n| !n.is_empty()) {
+            let poset = generate_poset(&config_by_name(name, seed).expect("a family"));
+            balance(name, &poset);
+        }
     }
     if let (Some(a), Some(b)) = (rss_before, rss_after) {
         println!(

@@ -40,12 +40,13 @@ pub struct Running {
 impl BudgetArgs {
     /// Starts the budget of `command` (its clock runs from now) and, if asked or when standard
     /// error is a terminal, the thread that draws its progress line.
-    pub fn start(&self, command: &'static str) -> Running {
+    pub fn start(&self, command: &str) -> Running {
         let budget = Arc::new(Budget::new(Limits::new(self.timeout, self.memory_limit)));
         let line = (self.progress || std::io::stderr().is_terminal()).then(|| {
             let (stop, stopped) = mpsc::channel::<()>();
             let meters = Arc::clone(&budget);
-            let drawer = std::thread::spawn(move || draw(command, &meters, &stopped));
+            let command = command.to_owned();
+            let drawer = std::thread::spawn(move || draw(&command, &meters, &stopped));
             (stop, drawer)
         });
         Running { budget, line }

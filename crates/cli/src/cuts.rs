@@ -8,6 +8,7 @@ use crate::output::{
 };
 use clap::ValueEnum;
 use hindsight_report::Report;
+use hindsight_states::cuts::cluster::{parse_hostfile, Cluster};
 use hindsight_states::cuts::{detect, Detection, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Progress;
 use hindsight_stream::RunOptions;
@@ -66,6 +67,18 @@ pub struct CutsArgs {
     /// Every event of the trace enters the poset, not only those the predicate looks at.
     #[arg(long)]
     every_event: bool,
+    /// Run ParaMount across this many processes (timely dataflow), each started with the
+    /// same arguments but its own --process, on one machine or several; needs --algo
+    /// paramount, --process and --hostfile. Every process prints the same report.
+    #[arg(long, value_name = "P", requires_all = ["process", "hostfile"], value_parser = clap::value_parser!(u64).range(1..=4096))]
+    processes: Option<u64>,
+    /// This process's number among --processes, from 0.
+    #[arg(long, value_name = "I", requires = "processes")]
+    process: Option<usize>,
+    /// The processes' addresses: one `host:port` line per process, in process order (`#`
+    /// comments and blank lines ignored). Every process listens on its own line's port.
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    hostfile: Option<PathBuf>,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Treat every warning about the trace as an error (exit status 2).
@@ -99,6 +112,23 @@ impl Progress for PrintWarnings {
     }
 }
 
+/// The cluster of `--processes`, its host file read and checked.
+fn cluster(args: &CutsArgs) -> anyhow::Result<Option<Cluster>> {
+    let (Some(processes), Some(process), Some(file)) =
+        (args.processes, args.process, &args.hostfile)
+    else {
+        return Ok(None);
+    };
+    let text = read_text(file)?;
+    let hosts = parse_hostfile(&text, &input_name(file), processes as usize)?;
+    Ok(Some(Cluster {
+        hosts,
+        process,
+        // Set by the library to the --threads it runs with.
+        threads: 0,
+    }))
+}
+
 pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     let options = Options {
         predicate: args.predicate.as_deref().map(read_predicate).transpose()?,
@@ -119,12 +149,19 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
         limit: args.limit,
         every_event: args.every_event,
         online: args.online,
+        cluster: cluster(args)?,
     };
     let poset = args.poset || is_poset_file(&args.input);
     // The options' errors before the input is opened (standard input would wait for it).
     options.check(poset)?;
     let name = input_name(&args.input);
-    let running = args.budget.start("cuts");
+    // Each process of a cluster draws the line of its own workers.
+    let running = match (&options.cluster, args.process) {
+        (Some(c), Some(i)) => args
+            .budget
+            .start(&format!("cuts (process {i} of {})", c.hosts.len())),
+        _ => args.budget.start("cuts"),
+    };
     let budget = &running.budget;
     let report = (|| -> anyhow::Result<Report> {
         Ok(if !poset {

@@ -9,7 +9,9 @@
 //! and a memory limit, `hindsight_budget`) and stops with an unknown report when it is spent; the
 //! caller draws progress from the budget's meters and hears of warnings through a [`Progress`]. The
 //! brute-force references the property tests hold the solvers to are behind the `oracle`
-//! feature.
+//! feature; ParaMount across processes (`cuts::cluster`, on timely dataflow, which opens the
+//! network connections its caller's host list names) is behind the `cluster` feature, on by
+//! default.
 
 pub mod cuts;
 pub mod reach;

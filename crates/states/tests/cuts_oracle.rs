@@ -7,7 +7,7 @@
 
 use hindsight_order::reference::EventClocks;
 use hindsight_states::cuts::generate::{generate_poset, PosetGenConfig};
-use hindsight_states::cuts::paramount::{intervals, paramount, Online};
+use hindsight_states::cuts::paramount::{children, intervals, paramount, Online, Part, Plan};
 use hindsight_states::cuts::poset::{Poset, Selection, TracePoset};
 use hindsight_states::cuts::poset_file::{
     event_line, parse_poset, parse_poset_in_order, write_poset,
@@ -119,6 +119,86 @@ proptest! {
             }).count();
             prop_assert_eq!(n, usize::from(!ivs.is_empty()), "state {:?}", g);
         }
+        }
+    }
+}
+
+/// The states of `lo <= g <= hi`, by the reference, in lexical order.
+fn brute_between(poset: &Poset, lo: &[u32], hi: &[u32]) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let _ = bounded(poset, Algorithm::Brute, lo, hi, &mut out);
+    out
+}
+
+/// ParaMount's intervals of `poset` in priority order, with the one holding the empty state of
+/// a poset without events.
+fn intervals_of(poset: &Poset) -> Vec<hindsight_states::cuts::paramount::Interval> {
+    Plan::new(poset, 1)
+        .parts
+        .into_iter()
+        .map(|p: Part| hindsight_states::cuts::paramount::Interval {
+            event: (0, 0),
+            lo: p.lo,
+            hi: p.hi,
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Splitting a part by its first free process: each child's bounds are consistent, and
+    /// the children's states, child after child, are exactly the part's, in lexical order.
+    #[test]
+    fn children_partition_a_part(poset in small_poset()) {
+        for iv in intervals_of(&poset) {
+            let part = Part { interval: 0, lo: iv.lo, hi: iv.hi };
+            let whole = brute_between(&poset, &part.lo, &part.hi);
+            let Some(kids) = children(&poset, &part) else {
+                prop_assert_eq!(&part.lo, &part.hi);
+                prop_assert_eq!(whole.len(), 1);
+                continue;
+            };
+            let mut got = Vec::new();
+            for kid in &kids {
+                prop_assert!(poset.is_consistent(&kid.lo) && poset.is_consistent(&kid.hi));
+                prop_assert!(kid.lo.iter().zip(&kid.hi).all(|(l, h)| l <= h));
+                let mine = brute_between(&poset, &kid.lo, &kid.hi);
+                prop_assert!(!mine.is_empty(), "an empty child {:?}", kid);
+                got.extend(mine);
+            }
+            prop_assert_eq!(got, whole);
+        }
+    }
+
+    /// A plan split to any number of parts: the parts' states, part after part, are the
+    /// intervals' states interval after interval (the same sequence, so a first satisfying
+    /// state is the same whatever the split), every state of the poset exactly once; and the
+    /// schedule takes every part once.
+    #[test]
+    fn split_plans_enumerate_every_state_once(poset in small_poset(), target in 1usize..40) {
+        let whole = Plan::new(&poset, 1);
+        let sequence = |plan: &Plan| -> Vec<Vec<u32>> {
+            plan.parts.iter().flat_map(|p| brute_between(&poset, &p.lo, &p.hi)).collect()
+        };
+        let reference = sequence(&whole);
+        prop_assert_eq!(sorted(reference.clone()), states(&poset, Algorithm::Brute));
+        let split = Plan::split(&poset, intervals_of(&poset), target, 0.0);
+        prop_assert_eq!(split.intervals, whole.intervals);
+        prop_assert!(split.parts.len() >= target.min(reference.len()) || split.parts.len() == reference.len());
+        prop_assert_eq!(&sequence(&split), &reference);
+        let mut taken = split.schedule.clone();
+        taken.sort_unstable();
+        prop_assert_eq!(taken, (0..split.parts.len()).collect::<Vec<_>>());
+        for threads in [1, 2, 3] {
+            for sub in [Algorithm::QuickLex, Algorithm::Lex] {
+                let got: Vec<Vec<u32>> = split
+                    .run(&poset, threads, sub, |_| Vec::new(), |_, v: Vec<Vec<u32>>, _| v)
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                prop_assert_eq!(&got, &reference, "{} threads {:?}", threads, sub);
+            }
         }
     }
 }
@@ -249,7 +329,7 @@ fn larger_posets_agree_across_algorithms() {
         let quick = count(&poset, Algorithm::QuickLex);
         assert_eq!(count(&poset, Algorithm::Lex), quick);
         assert_eq!(count(&poset, Algorithm::Bfs), quick);
-        for t in [1, 2, 4] {
+        for t in [1, 2, 4, 16] {
             assert_eq!(count_parallel(&poset, Algorithm::QuickLex, t), quick);
             assert_eq!(count_parallel(&poset, Algorithm::Lex, t), quick);
         }
@@ -580,4 +660,85 @@ fn streaming_validation_messages() {
         let e = parse_poset_in_order(text).unwrap_err();
         assert!(e.to_string().starts_with(want), "{text:?}: {e}");
     }
+}
+
+/// ParaMount across the workers of a cluster (one process of 3 workers: the same split of the
+/// parts among workers and the same exchange of results as across processes, without a
+/// network): every state of the poset exactly once, each part's states in lexical order,
+/// whatever the split; and a first-state search stops at the first state of the earliest part
+/// holding one.
+#[test]
+fn cluster_workers_enumerate_every_state_once() {
+    use hindsight_states::cuts::cluster::{run, Cluster, PartResult};
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1000));
+    runner
+        .run(
+            &(small_poset(), 1usize..30, any::<bool>()),
+            |(poset, target, first)| {
+                let cluster = Cluster {
+                    hosts: vec!["localhost:1".to_owned()],
+                    process: 0,
+                    threads: 3,
+                };
+                let plan = Arc::new(Plan::split(&poset, intervals_of(&poset), target, 0.0));
+                let shared = Arc::new(poset.clone());
+                let results: Vec<PartResult> = run(&cluster, Arc::clone(&plan), 7, move |share| {
+                    let quick = QuickLex::new(&shared);
+                    while let Some(i) = share.next_part() {
+                        let part = &share.plan().parts[i];
+                        let best = share.best();
+                        let mut seen: Vec<Vec<u32>> = Vec::new();
+                        let flow = quick.enumerate(&part.lo, &part.hi, &mut |g: &[u32]| {
+                            if best.load(Ordering::Relaxed) < i {
+                                return ControlFlow::Break(());
+                            }
+                            seen.push(g.to_vec());
+                            // A first-state search for any state with an event of process 0.
+                            if first && g[0] > 0 {
+                                best.fetch_min(i, Ordering::Relaxed);
+                                return ControlFlow::Break(());
+                            }
+                            ControlFlow::Continue(())
+                        });
+                        share.done(PartResult {
+                            part: i,
+                            check: 7,
+                            states: seen.len() as u64,
+                            satisfying: 0,
+                            found: seen,
+                            complete: flow.is_continue(),
+                        });
+                    }
+                })
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(results.len(), plan.parts.len());
+                let sequence: Vec<Vec<u32>> = plan
+                    .parts
+                    .iter()
+                    .flat_map(|p| brute_between(&poset, &p.lo, &p.hi))
+                    .collect();
+                if !first {
+                    let got: Vec<Vec<u32>> = results.into_iter().flat_map(|r| r.found).collect();
+                    prop_assert_eq!(got, sequence);
+                    return Ok(());
+                }
+                // The first state with an event of process 0 in enumeration order, and the parts
+                // before its part enumerated in full.
+                let expected = sequence.iter().find(|g| !g.is_empty() && g[0] > 0);
+                let mut got = None;
+                for r in &results {
+                    if let Some(g) = r.found.last().filter(|g| !g.is_empty() && g[0] > 0) {
+                        got = Some(g.clone());
+                        break;
+                    }
+                    let part = &plan.parts[r.part];
+                    prop_assert_eq!(&r.found, &brute_between(&poset, &part.lo, &part.hi));
+                }
+                prop_assert_eq!(got.as_ref(), expected);
+                Ok(())
+            },
+        )
+        .unwrap();
 }

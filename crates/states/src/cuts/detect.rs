@@ -8,8 +8,9 @@
 //! work through a [`Progress`].
 
 use super::conjunctive;
+use super::cluster::{self, fingerprint, Cluster, PartResult};
 use super::findings::{finding, rule};
-use super::paramount::{paramount, Online};
+use super::paramount::{Online, Part, Plan};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
 use super::poset_file::{parse_poset, PosetStream};
 use super::predicate::{parse_predicate, Bound, LocalStates, Predicate};
@@ -28,6 +29,7 @@ use serde_json::Value;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How the consistent global states are enumerated.
@@ -125,6 +127,9 @@ pub struct Options {
     pub online: bool,
     /// Whether a detector decides the predicate instead of enumeration.
     pub detection: Detection,
+    /// ParaMount across processes ([`cluster`](super::cluster)): this process's place among
+    /// them. Every process reads the same input and reports the same thing.
+    pub cluster: Option<Cluster>,
 }
 
 /// What a detection reads.
@@ -165,6 +170,26 @@ impl Options {
         if self.threads == Some(0) {
             return Err(Diagnostic::usage("--threads must be at least 1"));
         }
+        if let Some(c) = &self.cluster {
+            if self.enumerator != Enumerator::ParaMount || self.online {
+                return Err(Diagnostic::usage(
+                    "--processes runs ParaMount across processes: give --algo paramount, without --online",
+                ));
+            }
+            if c.hosts.is_empty() || c.process >= c.hosts.len() {
+                return Err(Diagnostic::usage(format!(
+                    "--process {} is not one of the {} processes (0 to {})",
+                    c.process,
+                    c.hosts.len(),
+                    c.hosts.len().saturating_sub(1)
+                )));
+            }
+            if !cfg!(feature = "cluster") {
+                return Err(Diagnostic::usage(
+                    "--processes needs hindsight built with the `cluster` feature of hindsight-states",
+                ));
+            }
+        }
         if self.online && !poset {
             // The online enumerator's clocks have one component per process from the first
             // event on, but a trace's threads are only all known once it has been read.
@@ -203,10 +228,11 @@ pub fn detect(
     name: &str,
     options: &Options,
     progress: &dyn Progress,
-    budget: &Budget,
+    budget: &Arc<Budget>,
 ) -> Result<Report, Diagnostic> {
     let poset_file = !matches!(input, Input::Trace(..));
     let predicate = options.check(poset_file)?;
+    let budget: &Arc<Budget> = budget;
     let threads = options.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -274,9 +300,12 @@ pub fn detect(
             poset_file,
         ));
     }
-    let outcome = match streamed {
-        Some(outcome) => outcome,
-        None => enumerate(
+    let outcome = match (streamed, &options.cluster) {
+        (Some(outcome), _) => outcome,
+        (None, Some(cluster)) => {
+            distributed(cluster, threads, &tp, predicate.as_ref(), options, budget)?
+        }
+        (None, None) => enumerate(
             &tp.poset,
             options.enumerator,
             threads,
@@ -305,6 +334,9 @@ pub fn detect(
     }
     if options.enumerator == Enumerator::ParaMount || options.online {
         s.insert("threads".into(), Value::from(threads));
+    }
+    if let Some(c) = &options.cluster {
+        s.insert("cluster_processes".into(), Value::from(c.hosts.len()));
     }
     s.insert("processes".into(), Value::from(tp.poset.processes()));
     s.insert("poset_events".into(), Value::from(tp.poset.events()));
@@ -582,14 +614,28 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// Adds the outcome of one more interval of the same enumeration.
-    fn merge(&mut self, other: Outcome) {
-        self.states += other.states;
-        self.satisfying += other.satisfying;
-        self.found.extend(other.found);
-        self.complete &= other.complete;
-        self.intervals += 1;
-        self.intervals_done += u64::from(other.complete);
+    /// Adds the outcomes of `parts`, in part order, one per part: an interval is done when
+    /// all its parts are.
+    fn merge_parts(&mut self, parts: &[Part], outcomes: Vec<Outcome>) {
+        // The interval of the part before, and whether all its parts so far are done.
+        let mut current: Option<(usize, bool)> = None;
+        for (part, other) in parts.iter().zip(outcomes) {
+            self.states += other.states;
+            self.satisfying += other.satisfying;
+            self.found.extend(other.found);
+            self.complete &= other.complete;
+            current = match current {
+                Some((interval, done)) if interval == part.interval => {
+                    Some((interval, done && other.complete))
+                }
+                before => {
+                    self.intervals_done += u64::from(before.is_some_and(|(_, done)| done));
+                    self.intervals += 1;
+                    Some((part.interval, other.complete))
+                }
+            };
+        }
+        self.intervals_done += u64::from(current.is_some_and(|(_, done)| done));
     }
 }
 
@@ -602,9 +648,10 @@ fn enumerate(
     options: &SearchOptions<'_>,
 ) -> Outcome {
     if enumerator == Enumerator::ParaMount {
-        options.budget.add_total(poset.events().max(1));
+        let plan = Plan::new(poset, threads);
+        options.budget.add_total(plan.parts.len() as u64);
         let best = AtomicUsize::new(usize::MAX);
-        let results = paramount(
+        let results = plan.run(
             poset,
             threads,
             Algorithm::QuickLex,
@@ -615,9 +662,7 @@ fn enumerate(
             complete: true,
             ..Outcome::default()
         };
-        for r in results {
-            outcome.merge(r);
-        }
+        outcome.merge_parts(&plan.parts, results);
         outcome.found.truncate(options.keep as usize);
         return outcome;
     }
@@ -631,6 +676,105 @@ fn enumerate(
     let mut outcome = s.finish(flow);
     outcome.stopped_at = outcome.stopped_at.take().filter(|_| !outcome.complete);
     outcome
+}
+
+/// The whole poset enumerated by ParaMount across the processes of `cluster`, `threads`
+/// workers each: every process binds the predicate to its own copy of the poset, enumerates
+/// its workers' share of the parts, and gets every part's outcome back, so every process
+/// reports the same. The budget is this process's: its limits stop its own workers (their
+/// parts are then incomplete, and so is the report), its meters count its own share.
+#[cfg(feature = "cluster")]
+fn distributed(
+    cluster: &Cluster,
+    threads: usize,
+    tp: &TracePoset,
+    predicate: Option<&Predicate>,
+    options: &Options,
+    budget: &Arc<Budget>,
+) -> Result<Outcome, Diagnostic> {
+    let cluster = Cluster {
+        threads,
+        ..cluster.clone()
+    };
+    let plan = Arc::new(Plan::new(&tp.poset, cluster.workers()));
+    // What every process must agree on: the poset, the question, the split.
+    let question = format!(
+        "{:?} {:?} {:?} {} {}",
+        predicate.map(|p| &p.text),
+        options.keep(),
+        options.every_event,
+        cluster.workers(),
+        plan.parts.len()
+    );
+    let check = fingerprint(&tp.poset, fingerprint_text(&question));
+    let (keep, first) = options.keep();
+    let shared = Arc::new((tp.clone(), predicate.cloned(), Arc::clone(budget)));
+    let results = cluster::run(&cluster, Arc::clone(&plan), check, move |share| {
+        let (tp, predicate, budget) = &*shared;
+        // The predicate was bound to this poset already: binding again cannot fail.
+        let Ok(bound) = bind(predicate.as_ref(), tp) else {
+            return;
+        };
+        let search = SearchOptions {
+            budget,
+            keep,
+            first,
+        };
+        budget.add_total(share.len() as u64);
+        let quick = QuickLex::new(&tp.poset);
+        while let Some(i) = share.next_part() {
+            let part = &share.plan().parts[i];
+            let mut s = Search::new(bound.as_ref(), &search, i, Some(share.best()));
+            let flow = quick.enumerate(&part.lo, &part.hi, &mut s);
+            let o = s.finish(flow);
+            share.done(PartResult {
+                part: i,
+                check,
+                states: o.states,
+                satisfying: o.satisfying,
+                found: o.found,
+                complete: o.complete,
+            });
+        }
+    })?;
+    let outcomes = results
+        .into_iter()
+        .map(|r| Outcome {
+            states: r.states,
+            satisfying: r.satisfying,
+            found: r.found,
+            complete: r.complete,
+            ..Outcome::default()
+        })
+        .collect();
+    let mut outcome = Outcome {
+        complete: true,
+        ..Outcome::default()
+    };
+    outcome.merge_parts(&plan.parts, outcomes);
+    outcome.found.truncate(keep as usize);
+    Ok(outcome)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn distributed(
+    _: &Cluster,
+    _: usize,
+    _: &TracePoset,
+    _: Option<&Predicate>,
+    _: &Options,
+    _: &Arc<Budget>,
+) -> Result<Outcome, Diagnostic> {
+    Err(Diagnostic::usage(
+        "--processes needs hindsight built with the `cluster` feature of hindsight-states",
+    ))
+}
+
+/// FNV-1a of a text, a seed for [`fingerprint`].
+fn fingerprint_text(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The largest batch of intervals [`online`] enumerates at once.
@@ -689,8 +833,8 @@ fn online(
             target = target.max(before / 2);
         }
         if pending > 0 && (pending >= target || end) {
-            search.budget.add_total(pending);
             let batch = e.take();
+            search.budget.add_total(batch.plan.parts.len() as u64);
             let e = &*e;
             let bound = bind(predicate, e.store())?;
             let results = e.run(
@@ -698,9 +842,7 @@ fn online(
                 |i| Search::new(bound.as_ref(), search, i, Some(&best)),
                 |_, s, flow| s.finish(flow),
             );
-            for r in results {
-                outcome.merge(r);
-            }
+            outcome.merge_parts(&batch.plan.parts, results);
             outcome.found.truncate(search.keep as usize);
             if search.first && !outcome.found.is_empty() {
                 // The first satisfying state: nothing read later can come before it.
@@ -738,15 +880,16 @@ fn online(
     Ok((tp, outcome))
 }
 
-/// What one enumeration (or one ParaMount interval) saw.
+/// What one enumeration (or one part of a ParaMount interval) saw.
 struct Search<'a> {
     bound: Option<&'a Bound<'a>>,
     options: &'a SearchOptions<'a>,
     states: u64,
     satisfying: u64,
     found: Vec<Vec<u32>>,
-    /// ParaMount: the interval searched, to stop when an earlier one already found a state.
-    interval: usize,
+    /// ParaMount: the part searched, to stop when an earlier one (in enumeration order)
+    /// already found a state.
+    part: usize,
     best: Option<&'a AtomicUsize>,
     meter: Meter<'a>,
     /// The states the enumerator holds (BFS's levels).
@@ -760,7 +903,7 @@ impl<'a> Search<'a> {
     fn new(
         bound: Option<&'a Bound<'a>>,
         options: &'a SearchOptions<'a>,
-        interval: usize,
+        part: usize,
         best: Option<&'a AtomicUsize>,
     ) -> Search<'a> {
         Search {
@@ -769,7 +912,7 @@ impl<'a> Search<'a> {
             states: 0,
             satisfying: 0,
             found: Vec::new(),
-            interval,
+            part,
             best,
             meter: Meter::new(options.budget),
             account: Account::new(options.budget),
@@ -797,7 +940,7 @@ impl<'a> Search<'a> {
 
 impl Search<'_> {
     /// At the first state and every time the meter polls the budget: stops if it is spent
-    /// (`g`, not yet checked, is where), or if an earlier ParaMount interval already found a
+    /// (`g`, not yet checked, is where), or if an earlier ParaMount part already found a
     /// state.
     #[cold]
     #[inline(never)]
@@ -809,7 +952,7 @@ impl Search<'_> {
             return ControlFlow::Break(());
         }
         match self.best {
-            Some(best) if best.load(Ordering::Relaxed) < self.interval => ControlFlow::Break(()),
+            Some(best) if best.load(Ordering::Relaxed) < self.part => ControlFlow::Break(()),
             _ => ControlFlow::Continue(()),
         }
     }
@@ -824,7 +967,7 @@ impl Search<'_> {
         }
         if self.options.first {
             if let Some(best) = self.best {
-                best.fetch_min(self.interval, Ordering::Relaxed);
+                best.fetch_min(self.part, Ordering::Relaxed);
             }
             return ControlFlow::Break(());
         }

@@ -14,6 +14,7 @@
 pub mod bfs;
 #[cfg(feature = "oracle")]
 pub mod brute;
+pub mod cluster;
 pub mod conjunctive;
 pub mod detect;
 mod findings;
