@@ -381,8 +381,20 @@ impl VectorClock {
                 .max(other.get_high(rel as usize));
             merged.push((rel, value));
         }
+        let before = self.high.root.clone();
         self.high.join(&other.high);
-        // Each merged value is at least both trees' there, so at least the joined tree's.
+        // Each merged value is at least both trees' there, so at least the joined tree's; one
+        // the joined tree already holds need not wait (a worker that flushed the main
+        // thread's pending components into its tree hands them back through the tree, and
+        // keeping them pending too would keep the main thread's list full).
+        let tree_changed = match (&before, &self.high.root) {
+            (Some(a), Some(b)) => !Rc::ptr_eq(a, b),
+            (None, None) => false,
+            _ => true,
+        };
+        if tree_changed {
+            merged.retain(|&(rel, v)| v > self.high.get(rel as usize));
+        }
         self.pending = merged;
         if self.pending.len() > PENDING_MAX {
             self.flush();
