@@ -140,7 +140,11 @@ fn main() {
         ..usual(events)
     };
     for job in ["stats", "races", "commute", "views", "check", "atomicity"] {
-        let n = if job == "atomicity" { events / 10 } else { events };
+        let n = if job == "atomicity" {
+            events / 10
+        } else {
+            events
+        };
         let (base, _) = write(&usual(n), &dir, &format!("usual-{n}"));
         let (many, threads) = write(&requests(n), &dir, &format!("requests-{n}"));
         let (t0, m0) = measure(job, &base, 3);

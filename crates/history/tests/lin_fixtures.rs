@@ -125,7 +125,16 @@ fn bad_inputs_are_positioned_errors() {
 #[test]
 fn init_numbers_outside_the_integers_are_refused() {
     use hindsight_history::{parse_init, Val};
-    for bad in ["1e30", "-2.5", "1.", "1/2", "7N", "1.5M", "99999999999999999999", "+3E-4"] {
+    for bad in [
+        "1e30",
+        "-2.5",
+        "1.",
+        "1/2",
+        "7N",
+        "1.5M",
+        "99999999999999999999",
+        "+3E-4",
+    ] {
         let e = parse_init(bad).unwrap_err();
         assert!(e.contains("only 64-bit integers"), "{bad}: {e}");
     }
@@ -150,7 +159,11 @@ fn a_history_without_operations_is_warned() {
             ["h.jsonl: warning: the history has no operations"]
         );
         let e = analyse(text, "h.jsonl", "register", None, None, true).unwrap_err();
-        assert!(e.to_string().contains("no operations (an error under --strict)"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("no operations (an error under --strict)"),
+            "{e}"
+        );
     }
     let one = "{\"process\": 0, \"type\": \"invoke\", \"f\": \"read\", \"value\": null}\n{\"process\": 0, \"type\": \"ok\", \"f\": \"read\", \"value\": null}\n";
     let report = analyse(one, "h.jsonl", "register", None, None, true).expect("a report");

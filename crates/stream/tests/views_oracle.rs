@@ -477,10 +477,15 @@ fn views_and_parallel_regions_match_brute_force(trace: &Trace) -> Result<(), Tes
     let regions = regions(trace);
     let clocks = must_clocks(trace);
 
-    let want_views: BTreeSet<ThreadView> =
-        regions.iter().map(|r| (r.thread.0, r.view.clone())).collect();
-    let got_views: BTreeSet<ThreadView> =
-        d.thread_views().into_iter().map(|(t, v)| (t.0, v)).collect();
+    let want_views: BTreeSet<ThreadView> = regions
+        .iter()
+        .map(|r| (r.thread.0, r.view.clone()))
+        .collect();
+    let got_views: BTreeSet<ThreadView> = d
+        .thread_views()
+        .into_iter()
+        .map(|(t, v)| (t.0, v))
+        .collect();
     prop_assert_eq!(got_views, want_views);
 
     let mut want = BTreeSet::new();

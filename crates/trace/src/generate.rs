@@ -693,12 +693,12 @@ impl<'n> Gen<'n> {
             },
             GenOp::Acquire(l) => Op::Acquire(LockId(self.lock_names.get(&mut names.locks, l))),
             GenOp::Release(l) => Op::Release(LockId(self.lock_names.get(&mut names.locks, l))),
-            GenOp::Fork(_) => Op::Fork(ThreadId(
-                self.thread_names.get(&mut names.threads, operand),
-            )),
-            GenOp::Join(_) => Op::Join(ThreadId(
-                self.thread_names.get(&mut names.threads, operand),
-            )),
+            GenOp::Fork(_) => {
+                Op::Fork(ThreadId(self.thread_names.get(&mut names.threads, operand)))
+            }
+            GenOp::Join(_) => {
+                Op::Join(ThreadId(self.thread_names.get(&mut names.threads, operand)))
+            }
             GenOp::Begin => Op::Begin(None),
             GenOp::End => Op::End,
         };
@@ -1109,7 +1109,6 @@ mod tests {
                 .unwrap_or(0) as u64;
             let mut made: FxHashMap<ThreadId, u32> = FxHashMap::default();
             let mut in_flight = 0u32;
-            let mut joined = 0u32;
             for e in &trace.events {
                 match e.op {
                     Op::Fork(u) => {
@@ -1121,7 +1120,6 @@ mod tests {
                     Op::Join(u) => {
                         assert_eq!(e.thread.0, 0);
                         in_flight -= 1;
-                        joined += 1;
                         assert!(made[&u] >= per_request || e.index > last_fork, "{config:?}");
                     }
                     _ if e.thread.0 != 0 => *made.get_mut(&e.thread).expect("forked") += 1,
@@ -1138,7 +1136,11 @@ mod tests {
             ..GenConfig::default()
         };
         let trace = generate_trace(&config);
-        assert!(trace.names.threads.len() > 1000, "{}", trace.names.threads.len());
+        assert!(
+            trace.names.threads.len() > 1000,
+            "{}",
+            trace.names.threads.len()
+        );
     }
 
     #[test]
