@@ -31,6 +31,7 @@ fn config(events: u64) -> GenConfig {
         blocks: 0.0,
         seed: 7,
         map_keys: 64,
+        per_request: 0,
     }
 }
 

@@ -63,7 +63,9 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
             // The bounded check of a data-dependent operation, for information (not the bar).
             let bounded = if class == "data-dependent" {
                 let mut b = Verdict::NotProved;
-                let t = median(5, || b = analyse_one(program, op, true, &Budget::unlimited()).verdict);
+                let t = median(5, || {
+                    b = analyse_one(program, op, true, &Budget::unlimited()).verdict
+                });
                 format!("  --bounded: {} in {}", b.as_str(), ms(t))
             } else {
                 String::new()

@@ -170,6 +170,7 @@ fn main() {
         max_depth: 2,
         unprotected: 1.0,
         map_keys: 7,
+        per_request: 0,
         seed: 7,
         ..GenConfig::default()
     };

@@ -45,6 +45,7 @@ fn main() {
         blocks: 0.0,
         seed: 1,
         map_keys: 0,
+        per_request: 0,
     };
     let t = Instant::now();
     let mut written_rr = 0u64;

@@ -73,6 +73,7 @@ fn main() {
         blocks: 0.0,
         seed: 1,
         map_keys: 0,
+        per_request: 0,
     };
     let t = Instant::now();
     {

@@ -200,12 +200,16 @@ pub enum Command {
         /// mutex.
         #[arg(long, default_value = "auto")]
         model: String,
-        /// The initial value of the object (e.g. `--init 0`); integers, nil, true/false, or a
-        /// string.
+        /// The initial value of the object (e.g. `--init 0`): a 64-bit integer, nil,
+        /// true/false, a string in double quotes, or any other word as a string; other numbers
+        /// (`1e30`, `2.5`) are refused.
         #[arg(long)]
         init: Option<String>,
         #[command(flatten)]
         budget: BudgetArgs,
+        /// Treat a history without operations as an error (exit status 2), not a warning.
+        #[arg(long)]
+        strict: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,

@@ -41,6 +41,11 @@ pub struct GenArgs {
     /// (put/get/size with consistent results), for `commute --builtin map`.
     #[arg(long, default_value_t = 0)]
     pub map_keys: u32,
+    /// A thread per request: once a thread has made this many events (and holds no lock),
+    /// `T0` joins it and forks a new one in its place, `--threads - 1` requests at a time
+    /// (0: the same threads run the whole trace).
+    #[arg(long, default_value_t = 0)]
+    pub per_request: u32,
     /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -108,6 +113,7 @@ pub fn gen(a: &GenArgs) -> anyhow::Result<u8> {
         blocks: a.blocks,
         seed: a.seed,
         map_keys: a.map_keys,
+        per_request: a.per_request,
     };
     let output = a.output.as_deref();
     let format = output.map_or(Format::Text, Format::from_extension);

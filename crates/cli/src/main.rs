@@ -17,7 +17,7 @@ mod traces;
 use args::{Cli, Command};
 use clap::Parser;
 use hindsight_syntax::{input_name, Diagnostic};
-use output::{print_report, read_text};
+use output::{print_report, print_warnings, read_text};
 use std::io;
 use std::process::ExitCode;
 
@@ -141,6 +141,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             model,
             init,
             budget,
+            strict,
             format,
         } => {
             let text = read_text(&history)?;
@@ -151,9 +152,11 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                 &model,
                 init.as_deref(),
                 &running.budget,
+                strict,
             );
             running.done();
             let report = report?;
+            print_warnings(&report.warnings);
             if report.summary.get("model_chosen").is_some() {
                 if let Some(name) = report.summary.get("model").and_then(|m| m.as_str()) {
                     eprintln!(

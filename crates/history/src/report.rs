@@ -14,18 +14,51 @@ use std::time::Instant;
 /// The most unknown parts an unknown report lists (the rest are counted).
 const UNKNOWN_PARTS_SHOWN: usize = 10;
 
-/// `--init` values: integers, `nil`, `true`/`false`, anything else a string.
-pub fn parse_init(s: &str) -> Val {
-    match s {
+/// `--init` values: integers, `nil`, `true`/`false`, a string in double quotes, anything else a
+/// string. A number that is not a 64-bit integer (`1e30`, `2.5`, `1/2`, `7N`) is refused, as the
+/// history readers refuse it: the models' values are integers (Porcupine's are Go `int`s;
+/// Knossos would compare a double and never find it equal to an integer), so such a value
+/// could only ever be a string by accident.
+pub fn parse_init(s: &str) -> Result<Val, String> {
+    Ok(match s {
         "nil" => Val::Nil,
         "true" => Val::Bool(true),
         "false" => Val::Bool(false),
-        _ => s
-            .parse::<i64>()
-            .map(Val::Int)
-            .unwrap_or_else(|_| Val::Str(s.to_owned())),
-    }
+        _ if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') => {
+            Val::Str(s[1..s.len() - 1].to_owned())
+        }
+        _ => match s.parse::<i64>() {
+            Ok(i) => Val::Int(i),
+            Err(_) if looks_numeric(s) => {
+                return Err(format!(
+                    "--init {s}: only 64-bit integers are supported as numbers (write \"{s}\" in double quotes for a string)"
+                ))
+            }
+            Err(_) => Val::Str(s.to_owned()),
+        },
+    })
 }
+
+/// Whether `s` is written as a number of JSON or EDN: `-1`, `2.5`, `1e30`, `7N`, `1.5M`, `1/2`.
+fn looks_numeric(s: &str) -> bool {
+    let s = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if let Some((num, den)) = s.split_once('/') {
+        return digits(num) && digits(den);
+    }
+    let s = s.strip_suffix(['N', 'M']).unwrap_or(s);
+    let (mantissa, exponent) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['-', '+']).unwrap_or(e))),
+        None => (s, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) => digits(int) && (frac.is_empty() || digits(frac)),
+        None => digits(mantissa),
+    };
+    mantissa_ok && exponent.is_none_or(digits)
+}
+
+const NO_OPERATIONS: &str = "the history has no operations";
 
 fn describe(op: &Op) -> String {
     let key = op
@@ -51,7 +84,10 @@ fn event(op: &Op, path: &str) -> EventRef {
 
 /// Checks the history `text` (named `input`) against the model `model_name` (with initial
 /// value `init`, as `--init` writes it), within `budget`. The report is unknown if the search
-/// gave up: its summary then says which parts were left undecided and how far each got. With `model_name` `auto` the model is chosen from the
+/// gave up: its summary then says which parts were left undecided and how far each got. A
+/// history without operations is linearizable with a warning (more often a client that logged
+/// nothing than a test that did nothing, as for empty traces), an error under `strict`. With
+/// `model_name` `auto` the model is chosen from the
 /// history's operations ([`choose_model`]): the summary's `model` names it and `model_chosen`
 /// is `auto`.
 pub fn analyse(
@@ -60,6 +96,7 @@ pub fn analyse(
     model_name: &str,
     init: Option<&str>,
     budget: &Budget,
+    strict: bool,
 ) -> Result<Report, Diagnostic> {
     let auto = model_name == "auto";
     if !auto && !MODELS.contains(&model_name) {
@@ -70,7 +107,18 @@ pub fn analyse(
     }
     let shown = input.to_owned();
     let history: History = parse_history(text).map_err(|e| e.in_input(input))?;
-    let init = init.map(parse_init);
+    let empty = history.ops.is_empty() && history.failed.is_empty();
+    if empty && strict {
+        return Err(Diagnostic::error(
+            input,
+            Position::File,
+            format!("{NO_OPERATIONS} (an error under --strict)"),
+        ));
+    }
+    let init = init
+        .map(parse_init)
+        .transpose()
+        .map_err(Diagnostic::usage)?;
     let model_name = match auto {
         true => choose_model(&history, init.as_ref())
             .map_err(|m| Diagnostic::error(input, Position::File, m))?,
@@ -93,6 +141,11 @@ pub fn analyse(
     let elapsed = started.elapsed();
 
     let mut report = Report::new("lin");
+    if empty {
+        report
+            .warnings
+            .push(Diagnostic::warning(input, Position::File, NO_OPERATIONS).to_string());
+    }
     report
         .trace
         .insert("path".into(), Value::from(shown.clone()));

@@ -4,17 +4,264 @@
 //! distributed-systems message stamping (string process ids, maps), while the analyses here need
 //! dense `u32` components indexed by `ThreadId`, in-place joins without allocation, and
 //! FastTrack's epoch comparisons.
+//!
+//! **Many threads.** A trace of a server that starts a thread per request has hundreds of
+//! thousands of threads, and the clock of each knows of most of the others (the main thread
+//! joined them before forking the next; a shared lock passed their knowledge on). Dense clocks
+//! then take memory in the square of the thread count. So a clock keeps the components of the
+//! first [`DENSE`] threads in a plain array (every trace of a few threads lives there, at the
+//! speed of an array), and the others in a persistent radix tree whose nodes clocks share: a
+//! copy shares the whole tree, a join keeps a node whenever the other clock's node is the same
+//! node or is below it, and only the paths that really differ are copied. Writes to those
+//! components wait in a short sorted list before they go into the tree, so that a thread
+//! counting its own epochs, or a main thread joining its workers one after the other, does not
+//! copy a path at every step. Clocks that share history thus share memory; what one clock knows
+//! and the others do not costs it a path of the tree.
 
 use hindsight_trace::ThreadId;
+use std::rc::Rc;
 
-/// A vector clock over the threads of a trace. Components past the end are zero, so a clock
+/// Threads whose components a clock keeps in its plain array.
+pub const DENSE: usize = 64;
+
+/// Bits of a thread id consumed per level of the tree; a node has `WIDTH` slots.
+const BITS: u32 = 4;
+const WIDTH: usize = 1 << BITS;
+
+/// How many written components may wait outside the tree.
+const PENDING_MAX: usize = 16;
+
+/// A node of the tree: a leaf of `WIDTH` components, or `WIDTH` subtrees (absent: all zero).
+#[derive(Clone, Debug)]
+enum Node {
+    Leaf([u32; WIDTH]),
+    Inner([Option<Rc<Node>>; WIDTH]),
+}
+
+impl Node {
+    fn empty_inner() -> Node {
+        Node::Inner(Default::default())
+    }
+}
+
+/// The components of threads `DENSE..`: a tree of height `height` (0: the root is a leaf)
+/// covers `WIDTH^(height + 1)` of them.
+#[derive(Clone, Debug, Default)]
+struct Tree {
+    root: Option<Rc<Node>>,
+    height: u32,
+}
+
+/// The slot of `rel` in a node `level` levels above the leaves.
+#[inline]
+fn digit(rel: usize, level: u32) -> usize {
+    (rel >> (BITS * level)) & (WIDTH - 1)
+}
+
+/// Whether a tree of `height` covers `rel`.
+#[inline]
+fn covers(height: u32, rel: usize) -> bool {
+    let bits = BITS * (height + 1);
+    bits >= usize::BITS || rel >> bits == 0
+}
+
+impl Tree {
+    fn get(&self, rel: usize) -> u32 {
+        if !covers(self.height, rel) {
+            return 0;
+        }
+        let mut node = match &self.root {
+            Some(n) => n,
+            None => return 0,
+        };
+        let mut level = self.height;
+        loop {
+            match &**node {
+                Node::Leaf(values) => return values[digit(rel, 0)],
+                Node::Inner(kids) => match &kids[digit(rel, level)] {
+                    Some(kid) => node = kid,
+                    None => return 0,
+                },
+            }
+            level -= 1;
+        }
+    }
+
+    /// Raises the tree until it is at least `height` high: the old root becomes the first
+    /// subtree of a new one.
+    fn grow_to(&mut self, height: u32) {
+        while self.height < height {
+            if let Some(old) = self.root.take() {
+                let mut kids: [Option<Rc<Node>>; WIDTH] = Default::default();
+                kids[0] = Some(old);
+                self.root = Some(Rc::new(Node::Inner(kids)));
+            }
+            self.height += 1;
+        }
+    }
+
+    fn set(&mut self, rel: usize, value: u32) {
+        let mut height = self.height;
+        while !covers(height, rel) {
+            height += 1;
+        }
+        self.grow_to(height);
+        let mut slot = &mut self.root;
+        let mut level = self.height;
+        loop {
+            let node = slot.get_or_insert_with(|| {
+                Rc::new(if level == 0 {
+                    Node::Leaf([0; WIDTH])
+                } else {
+                    Node::empty_inner()
+                })
+            });
+            match Rc::make_mut(node) {
+                Node::Leaf(values) => {
+                    values[digit(rel, 0)] = value;
+                    return;
+                }
+                Node::Inner(kids) => slot = &mut kids[digit(rel, level)],
+            }
+            level -= 1;
+        }
+    }
+
+    /// Pointwise maximum with `other`, in place.
+    fn join(&mut self, other: &Tree) {
+        let Some(theirs) = &other.root else { return };
+        if self.root.is_none() {
+            *self = other.clone();
+            return;
+        }
+        self.grow_to(other.height);
+        join_at(&mut self.root, self.height, theirs, other.height);
+    }
+
+    /// Every component that is not zero, in order of thread: `(rel, value)`.
+    fn for_each_nonzero(&self, f: &mut impl FnMut(usize, u32)) {
+        if let Some(root) = &self.root {
+            visit(root, self.height, 0, f);
+        }
+    }
+}
+
+fn visit(node: &Node, level: u32, base: usize, f: &mut impl FnMut(usize, u32)) {
+    match node {
+        Node::Leaf(values) => {
+            for (i, &v) in values.iter().enumerate() {
+                if v != 0 {
+                    f(base + i, v);
+                }
+            }
+        }
+        Node::Inner(kids) => {
+            for (i, kid) in kids.iter().enumerate() {
+                if let Some(kid) = kid {
+                    visit(kid, level - 1, base + (i << (BITS * level)), f);
+                }
+            }
+        }
+    }
+}
+
+/// Joins `theirs` (a subtree of height `theirs_height`) into the subtree `mine` of height
+/// `mine_height >= theirs_height`, at its first slots.
+fn join_at(mine: &mut Option<Rc<Node>>, mine_height: u32, theirs: &Rc<Node>, theirs_height: u32) {
+    if mine_height == theirs_height {
+        match mine {
+            None => *mine = Some(Rc::clone(theirs)),
+            Some(m) => join_node(m, theirs),
+        }
+        return;
+    }
+    if let Some(m) = mine {
+        if below_first(theirs, theirs_height, m, mine_height) {
+            return;
+        }
+    }
+    let node = mine.get_or_insert_with(|| Rc::new(Node::empty_inner()));
+    match Rc::make_mut(node) {
+        Node::Inner(kids) => join_at(&mut kids[0], mine_height - 1, theirs, theirs_height),
+        Node::Leaf(_) => unreachable!("a subtree higher than another is not a leaf"),
+    }
+}
+
+/// Whether `low` (of height `low_height`) is pointwise at most the first slots of `high`.
+fn below_first(low: &Rc<Node>, low_height: u32, high: &Rc<Node>, high_height: u32) -> bool {
+    let mut high = high;
+    for _ in low_height..high_height {
+        match &**high {
+            Node::Inner(kids) => match &kids[0] {
+                Some(kid) => high = kid,
+                None => return false,
+            },
+            Node::Leaf(_) => return false,
+        }
+    }
+    node_leq(low, high)
+}
+
+/// Whether every component of `a` is at most `b`'s (nodes of one height).
+fn node_leq(a: &Rc<Node>, b: &Rc<Node>) -> bool {
+    if Rc::ptr_eq(a, b) {
+        return true;
+    }
+    match (&**a, &**b) {
+        (Node::Leaf(x), Node::Leaf(y)) => x.iter().zip(y).all(|(p, q)| p <= q),
+        (Node::Inner(x), Node::Inner(y)) => x.iter().zip(y).all(|(p, q)| match (p, q) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(p), Some(q)) => node_leq(p, q),
+        }),
+        _ => unreachable!("nodes of one height are of one kind"),
+    }
+}
+
+/// Pointwise maximum of two nodes of one height into `mine`: kept when `theirs` is below it,
+/// replaced by `theirs` when above it, copied and merged only where the two differ.
+fn join_node(mine: &mut Rc<Node>, theirs: &Rc<Node>) {
+    if node_leq(theirs, mine) {
+        return;
+    }
+    if node_leq(mine, theirs) {
+        *mine = Rc::clone(theirs);
+        return;
+    }
+    match (Rc::make_mut(mine), &**theirs) {
+        (Node::Leaf(x), Node::Leaf(y)) => {
+            for (p, &q) in x.iter_mut().zip(y) {
+                *p = (*p).max(q);
+            }
+        }
+        (Node::Inner(x), Node::Inner(y)) => {
+            for (p, q) in x.iter_mut().zip(y) {
+                match (p.as_mut(), q) {
+                    (_, None) => {}
+                    (None, Some(q)) => *p = Some(Rc::clone(q)),
+                    (Some(p), Some(q)) => join_node(p, q),
+                }
+            }
+        }
+        _ => unreachable!("nodes of one height are of one kind"),
+    }
+}
+
+/// A vector clock over the threads of a trace. Components never set are zero, so a clock
 /// need not know how many threads there will be.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VectorClock(Vec<u32>);
+#[derive(Clone, Debug, Default)]
+pub struct VectorClock {
+    /// Components of threads `0..DENSE`; past its end, zero.
+    low: Vec<u32>,
+    /// Components of threads `DENSE..` written since they last went into `high`, as
+    /// `(thread - DENSE, value)` sorted by thread; each at least the tree's.
+    pending: Vec<(u32, u32)>,
+    high: Tree,
+}
 
 impl VectorClock {
     pub fn new() -> VectorClock {
-        VectorClock(Vec::new())
+        VectorClock::default()
     }
 
     /// The clock of a thread that has done nothing yet: its own component is 1, so that its
@@ -27,15 +274,68 @@ impl VectorClock {
 
     #[inline]
     pub fn get(&self, t: ThreadId) -> u32 {
-        self.0.get(t.index()).copied().unwrap_or(0)
+        let i = t.index();
+        if i < DENSE {
+            self.low.get(i).copied().unwrap_or(0)
+        } else {
+            self.get_high(i - DENSE)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn get_high(&self, rel: usize) -> u32 {
+        match self.pending_position(rel) {
+            Ok(k) => self.pending[k].1,
+            Err(_) => self.high.get(rel),
+        }
+    }
+
+    fn pending_position(&self, rel: usize) -> Result<usize, usize> {
+        self.pending
+            .binary_search_by_key(&rel, |&(r, _)| r as usize)
     }
 
     #[inline]
     pub fn set(&mut self, t: ThreadId, value: u32) {
-        if t.index() >= self.0.len() {
-            self.0.resize(t.index() + 1, 0);
+        let i = t.index();
+        if i < DENSE {
+            if i >= self.low.len() {
+                self.low.resize(i + 1, 0);
+            }
+            self.low[i] = value;
+        } else {
+            self.set_high(i - DENSE, value);
         }
-        self.0[t.index()] = value;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn set_high(&mut self, rel: usize, value: u32) {
+        if value < self.high.get(rel) {
+            // A pending component is never below the tree's: a lower value goes in directly.
+            if let Ok(k) = self.pending_position(rel) {
+                self.pending.remove(k);
+            }
+            self.high.set(rel, value);
+            return;
+        }
+        match self.pending_position(rel) {
+            Ok(k) => self.pending[k].1 = value,
+            Err(k) => {
+                self.pending.insert(k, (rel as u32, value));
+                if self.pending.len() > PENDING_MAX {
+                    self.flush();
+                }
+            }
+        }
+    }
+
+    /// Moves the pending components into the tree.
+    fn flush(&mut self) {
+        for (rel, value) in std::mem::take(&mut self.pending) {
+            self.high.set(rel as usize, value);
+        }
     }
 
     #[inline]
@@ -47,31 +347,163 @@ impl VectorClock {
     /// Pointwise maximum, in place.
     #[inline]
     pub fn join(&mut self, other: &VectorClock) {
-        join_into(&mut self.0, &other.0);
+        join_into(&mut self.low, &other.low);
+        if other.high.root.is_some() || !other.pending.is_empty() {
+            self.join_high(other);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn join_high(&mut self, other: &VectorClock) {
+        // The components pending in either clock, at their joined values, taken before the
+        // trees are joined (a pending component hides the tree's).
+        let mut merged: Vec<(u32, u32)> =
+            Vec::with_capacity(self.pending.len() + other.pending.len());
+        let (mut a, mut b) = (0, 0);
+        while a < self.pending.len() || b < other.pending.len() {
+            let next_a = self.pending.get(a).map(|p| p.0);
+            let next_b = other.pending.get(b).map(|p| p.0);
+            let rel = match (next_a, next_b) {
+                (Some(x), Some(y)) => x.min(y),
+                (Some(x), None) => x,
+                (None, Some(y)) => y,
+                (None, None) => unreachable!("one list has an entry"),
+            };
+            if next_a == Some(rel) {
+                a += 1;
+            }
+            if next_b == Some(rel) {
+                b += 1;
+            }
+            let value = self
+                .get_high(rel as usize)
+                .max(other.get_high(rel as usize));
+            merged.push((rel, value));
+        }
+        let before = self.high.root.clone();
+        self.high.join(&other.high);
+        // Each merged value is at least both trees' there, so at least the joined tree's; one
+        // the joined tree already holds need not wait (a worker that flushed the main
+        // thread's pending components into its tree hands them back through the tree, and
+        // keeping them pending too would keep the main thread's list full).
+        let tree_changed = match (&before, &self.high.root) {
+            (Some(a), Some(b)) => !Rc::ptr_eq(a, b),
+            (None, None) => false,
+            _ => true,
+        };
+        if tree_changed {
+            merged.retain(|&(rel, v)| v > self.high.get(rel as usize));
+        }
+        self.pending = merged;
+        if self.pending.len() > PENDING_MAX {
+            self.flush();
+        }
     }
 
     /// `self ⊑ other`: every component at most the other's.
     pub fn leq(&self, other: &VectorClock) -> bool {
-        self.0
-            .iter()
-            .enumerate()
-            .all(|(i, &a)| a <= other.get(ThreadId(i as u32)))
+        let mut all = true;
+        self.for_each_nonzero(|t, v| all &= v <= other.get(t));
+        all
     }
 
-    /// Copies `other` into `self`, reusing the allocation.
+    /// Copies `other` into `self`, reusing the allocation; the tree is shared, not copied.
     #[inline]
     pub fn copy_from(&mut self, other: &VectorClock) {
-        self.0.clone_from(&other.0);
+        self.low.clone_from(&other.low);
+        if !self.pending.is_empty() || !other.pending.is_empty() {
+            self.pending.clone_from(&other.pending);
+        }
+        if self.high.root.is_some() || other.high.root.is_some() {
+            self.high.clone_from(&other.high);
+        }
     }
 
-    pub fn components(&self) -> &[u32] {
-        &self.0
+    /// Calls `f` with every component that is not zero, in order of thread.
+    pub fn for_each_nonzero(&self, mut f: impl FnMut(ThreadId, u32)) {
+        for (i, &v) in self.low.iter().enumerate() {
+            if v != 0 {
+                f(ThreadId(i as u32), v);
+            }
+        }
+        let mut tree: Vec<(usize, u32)> = Vec::new();
+        self.high
+            .for_each_nonzero(&mut |rel, v| tree.push((rel, v)));
+        // Both in order of thread; a pending component replaces the tree's.
+        let (mut a, mut b) = (0, 0);
+        while a < tree.len() || b < self.pending.len() {
+            let from_tree = tree.get(a).copied();
+            let pending = self.pending.get(b).map(|&(r, v)| (r as usize, v));
+            let (rel, v) = match (from_tree, pending) {
+                (Some(x), Some(p)) if x.0 < p.0 => {
+                    a += 1;
+                    x
+                }
+                (Some(x), Some(p)) => {
+                    a += usize::from(x.0 == p.0);
+                    b += 1;
+                    p
+                }
+                (Some(x), None) => {
+                    a += 1;
+                    x
+                }
+                (None, Some(p)) => {
+                    b += 1;
+                    p
+                }
+                (None, None) => unreachable!("one list has an entry"),
+            };
+            if v != 0 {
+                f(ThreadId((rel + DENSE) as u32), v);
+            }
+        }
+    }
+
+    /// The components as a dense vector, up to the last that is not zero: what a caller that
+    /// indexes every thread (a poset's rows) reads.
+    pub fn components(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.copy_components_into(&mut out);
+        out
+    }
+
+    /// [`VectorClock::components`] into a buffer the caller reuses.
+    pub fn copy_components_into(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(&self.low);
+        if self.high.root.is_none() && self.pending.is_empty() {
+            return;
+        }
+        self.for_each_nonzero(|t, v| {
+            if t.index() >= DENSE {
+                if out.len() <= t.index() {
+                    out.resize(t.index() + 1, 0);
+                }
+                out[t.index()] = v;
+            }
+        });
     }
 }
 
+/// Clocks are equal when every component is: however each keeps them.
+impl PartialEq for VectorClock {
+    fn eq(&self, other: &VectorClock) -> bool {
+        let mut mine = Vec::new();
+        self.for_each_nonzero(|t, v| mine.push((t, v)));
+        let mut theirs = Vec::new();
+        other.for_each_nonzero(|t, v| theirs.push((t, v)));
+        mine == theirs
+    }
+}
+
+impl Eq for VectorClock {}
+
 /// Pointwise maximum of two clocks held as plain component vectors, in place: `into` grows to
-/// `other`'s length, missing components being zero. The one join every clock of the workspace
-/// uses, [`VectorClock`]s and the `Vec<u32>` clocks of callers that index them otherwise.
+/// `other`'s length, missing components being zero. The one join of dense clocks in the
+/// workspace: the low components of [`VectorClock`]s and the `Vec<u32>` clocks of callers that
+/// index them otherwise.
 #[inline]
 pub fn join_into(into: &mut Vec<u32>, other: &[u32]) {
     if other.len() > into.len() {

@@ -1,5 +1,6 @@
 //! The order layer of hindsight: vector clocks, FastTrack epochs, and the happens-before pass
-//! over a stream of events.
+//! over a stream of events. Clocks of threads that share history share memory (see
+//! [`clock`]), so that traces of hundreds of thousands of short threads stay small.
 //!
 //! It owns the meaning of "ordered before": program order, fork → child, child → join,
 //! release → later acquire of the same lock, send → receive. It knows nothing of how events are

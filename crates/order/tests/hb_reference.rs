@@ -3,7 +3,7 @@
 
 use hindsight_order::reference::EventClocks;
 use hindsight_order::HappensBefore;
-use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+use hindsight_trace::arbitrary::{requests_from_choices, trace_from_choices, Requests, Shape};
 use hindsight_trace::{Op, Trace};
 use proptest::prelude::*;
 
@@ -120,5 +120,45 @@ fn a_critical_section_does_not_order_the_next_without_lock_edges() {
         // The write of T0 (event 2) against the write of T1 (event 5); the fork orders both.
         assert_eq!(stamps[2].0.happens_before(&stamps[5].1), ordered);
         assert!(stamps[0].0.happens_before(&stamps[5].1));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Thread-per-request traces (the main thread forks and joins short threads that lock,
+    /// access and message, with ids past the clocks' dense prefix and far enough apart to give
+    /// their tree several levels): the streaming pass orders every pair of events as the
+    /// reference does, with lock edges and without.
+    #[test]
+    fn many_short_threads_are_ordered_exactly(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..300),
+        first in 1u32..100,
+        stride in 1u32..40,
+        in_flight in 1u8..6,
+    ) {
+        let shape = Requests { first, stride, in_flight, vars: 3, locks: 2, msgs: 2 };
+        let trace = requests_from_choices(&choices, shape);
+        for (mut hb, relation) in [
+            (HappensBefore::new(), trace.clone()),
+            (HappensBefore::without_lock_edges(), without_locks(&trace)),
+        ] {
+            let reference = EventClocks::compute(&relation);
+            let mut stamps = Vec::new();
+            for e in &trace.events {
+                hb.before(e);
+                stamps.push((hb.epoch(e.thread), hb.clock(e.thread).clone()));
+                hb.after(e);
+            }
+            for j in 0..trace.events.len() {
+                for i in 0..j {
+                    prop_assert_eq!(
+                        stamps[i].0.happens_before(&stamps[j].1),
+                        reference.happens_before(i, j),
+                        "events {} and {}", i, j
+                    );
+                }
+            }
+        }
     }
 }

@@ -217,9 +217,10 @@ impl Recording {
         let log = &mut self.threads[t.index()];
         log.held.push(self.holding[t.index()]);
         log.index.push(e.index);
+        let components = clock.components();
         log.clock
-            .push((self.arena.len() as u64, clock.components().len() as u32));
-        self.arena.extend_from_slice(clock.components());
+            .push((self.arena.len() as u64, components.len() as u32));
+        self.arena.extend_from_slice(&components);
         self.current[t.index()] = clock;
         self.events.push(Recorded::of(e));
     }

@@ -177,7 +177,7 @@ impl Wcp {
         let mut c = std::mem::take(&mut self.scratch);
         self.c_into(t, &mut c);
         let state = &mut self.locks[l.index()];
-        let acquired = push_clock(&mut state.arena, c.components());
+        let acquired = push_clock(&mut state.arena, &c.components());
         state.sections.push(Section {
             thread: t,
             acquired,
@@ -207,13 +207,15 @@ impl Wcp {
         // release ordered before this one; the sections are consumed in order, as the
         // paper's queues are.
         let mut next = state.cursor[t.index()];
+        let mut components = Vec::new();
         while let Some(s) = state.sections.get(next) {
             match s.released {
                 // This thread's own open section: the one being released.
                 None if s.thread == t => break,
                 Some(_) if s.thread == t => {}
                 released => {
-                    if !leq(clock(&state.arena, s.acquired), c.components()) {
+                    c.copy_components_into(&mut components);
+                    if !leq(clock(&state.arena, s.acquired), &components) {
                         break;
                     }
                     if let Some(r) = released {
@@ -250,7 +252,7 @@ impl Wcp {
         let state = &mut self.locks[l.index()];
         state.h.copy_from(h);
         state.p.copy_from(&self.p[t.index()]);
-        let released = push_clock(&mut state.arena, h.components());
+        let released = push_clock(&mut state.arena, &h.components());
         if let Some(open) = state
             .sections
             .iter_mut()

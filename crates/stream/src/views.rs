@@ -90,6 +90,8 @@ struct ThreadState {
     active: bool,
     begin: u64,
     begin_clock: VectorClock,
+    /// Whether the thread is in `DynamicViews::open`.
+    open: bool,
     entries: Vec<Entry>,
     /// Position of a variable in `entries`, once a region is too long for a linear scan.
     index: FxHashMap<u32, u32>,
@@ -113,15 +115,20 @@ struct Slot {
     /// Neighbours in the thread's list of slots by latest end, most recent first.
     prev: u32,
     next: u32,
-    /// Per thread, how many of its slots are known to run in parallel with this one.
-    known: Vec<u32>,
+    /// Per thread, how many of its slots are known to run in parallel with this one (a map:
+    /// with a thread per request, a slot meets few of the many threads).
+    known: FxHashMap<u32, u32>,
 }
 
-fn bump(counts: &mut Vec<u32>, i: usize) {
-    if counts.len() <= i {
-        counts.resize(i + 1, 0);
-    }
-    counts[i] += 1;
+fn bump(counts: &mut FxHashMap<u32, u32>, t: usize) {
+    *counts.entry(t as u32).or_insert(0) += 1;
+}
+
+/// A thread joined, and the joining thread's epoch at the join.
+#[derive(Clone, Copy)]
+struct Joined {
+    epoch: u32,
+    thread: u32,
 }
 
 /// Views interned by contents.
@@ -148,8 +155,8 @@ impl Interner {
 #[derive(Default)]
 struct ClassLevel {
     views: Interner,
-    /// Per thread, which class-level views it has.
-    threads: Vec<Vec<bool>>,
+    /// Which class-level views each thread has: (thread, view).
+    threads: FxHashSet<(u32, u32)>,
     /// The class-level view of each view, when renaming its variables gives it (`NONE`: not
     /// computed yet, `COLLIDES`: two of its variables are one class-level variable).
     of_view: Vec<u32>,
@@ -159,14 +166,7 @@ const COLLIDES: u32 = u32::MAX - 1;
 
 impl ClassLevel {
     fn insert(&mut self, t: usize, id: ViewId) {
-        if self.threads.len() <= t {
-            self.threads.resize(t + 1, Vec::new());
-        }
-        let set = &mut self.threads[t];
-        if set.len() <= id as usize {
-            set.resize(id as usize + 1, false);
-        }
-        set[id as usize] = true;
+        self.threads.insert((t as u32, id));
     }
 
     /// The class-level view of `view` if renaming gives it.
@@ -201,20 +201,31 @@ pub struct DynamicViews {
     mhp: bool,
     threads: Vec<ThreadState>,
     views: Interner,
-    /// Per thread, the slot of each view (`NONE`: the thread has no such view).
-    slot_of: Vec<Vec<u32>>,
+    /// The slot of each (thread, view) the trace has.
+    slot_of: FxHashMap<(u32, ViewId), u32>,
     slots: Vec<Slot>,
     /// Per thread, its most recently ended slot.
     heads: Vec<u32>,
     parallel: FxHashSet<(u32, u32)>,
     /// Per thread, its number of slots.
     slot_count: Vec<u32>,
+    /// The threads with slots that may have a region unordered with a region about to end:
+    /// those not joined, and those joined since (see `joined`).
+    open: Vec<u32>,
+    /// Per joining thread, the threads it joined, in order, with its epoch at each join: a
+    /// region beginning after a join (its clock holds that epoch) is ordered after every region
+    /// the joined thread ended before it, so the threads joined early drop out of every scan
+    /// of a thread-per-request trace.
+    joined: Vec<Vec<Joined>>,
+    /// The threads with a non-empty `joined` list.
+    joiners: Vec<u32>,
     /// Class-level variable of each trace variable (`NONE`: not seen yet).
     var_class: Vec<u32>,
     class_names: Vec<String>,
     class_ids: FxHashMap<String, u32>,
     class: Option<ClassLevel>,
     scratch: Vec<(u32, u8)>,
+    scratch_threads: Vec<u32>,
     region_count: u64,
     /// Happens-before without lock edges (see the module comment).
     must: HappensBefore,
@@ -227,16 +238,20 @@ impl DynamicViews {
             mhp,
             threads: Vec::new(),
             views: Interner::default(),
-            slot_of: Vec::new(),
+            slot_of: FxHashMap::default(),
             slots: Vec::new(),
             heads: Vec::new(),
             parallel: FxHashSet::default(),
             slot_count: Vec::new(),
+            open: Vec::new(),
+            joined: Vec::new(),
+            joiners: Vec::new(),
             var_class: Vec::new(),
             class_names: Vec::new(),
             class_ids: FxHashMap::default(),
             class: None,
             scratch: Vec::new(),
+            scratch_threads: Vec::new(),
             region_count: 0,
             must: HappensBefore::without_lock_edges(),
         }
@@ -269,7 +284,7 @@ impl DynamicViews {
     }
 
     fn slot_index(&self, t: u32, v: ViewId) -> u32 {
-        self.slot_of[t as usize][v as usize]
+        self.slot_of[&(t, v)]
     }
 
     fn counts_blocks(&self) -> bool {
@@ -305,6 +320,7 @@ impl DynamicViews {
                 .resize_with(t.index() + 1, ThreadState::default);
             self.heads.resize(t.index() + 1, NONE);
             self.slot_count.resize(t.index() + 1, 0);
+            self.joined.resize_with(t.index() + 1, Vec::new);
         }
         &mut self.threads[t.index()]
     }
@@ -420,16 +436,9 @@ impl DynamicViews {
             .extend(th.entries.iter().map(|en| (en.var, en.bits)));
         let view = self.views.intern(&self.scratch);
         let begin = th.begin;
-        if self.slot_of.len() <= t.index() {
-            self.slot_of.resize(t.index() + 1, Vec::new());
-        }
-        let of = &mut self.slot_of[t.index()];
-        if of.len() <= view as usize {
-            of.resize(view as usize + 1, NONE);
-        }
-        let slot = match of[view as usize] {
-            s if s != NONE => s,
-            _ => {
+        let slot = match self.slot_of.get(&(t.0, view)) {
+            Some(&s) => s,
+            None => {
                 let s = self.slots.len() as u32;
                 self.slots.push(Slot {
                     thread: t.0,
@@ -442,10 +451,10 @@ impl DynamicViews {
                     last_end_seq: 0,
                     prev: NONE,
                     next: NONE,
-                    known: Vec::new(),
+                    known: FxHashMap::default(),
                 });
                 self.slot_count[t.index()] += 1;
-                self.slot_of[t.index()][view as usize] = s;
+                self.slot_of.insert((t.0, view), s);
                 s
             }
         };
@@ -468,6 +477,10 @@ impl DynamicViews {
         if self.mhp && self.parallel.len() < MAX_PARALLEL_PAIRS {
             self.mark_parallel(slot, t);
         }
+        if !self.threads[t.index()].open {
+            self.threads[t.index()].open = true;
+            self.open.push(t.0);
+        }
         let epoch = self.must.clock(t).get(t);
         let s = &mut self.slots[slot as usize];
         s.last_begin = begin;
@@ -479,29 +492,67 @@ impl DynamicViews {
     /// Marks every view of another thread with a region unordered with the region of `slot`
     /// that just ended (see the module comment).
     fn mark_parallel(&mut self, slot: u32, t: ThreadId) {
-        let prev = self.slots[slot as usize].last_end_seq;
-        for u in 0..self.heads.len() {
-            // Once every view of `u` is known to run in parallel with this one, there is nothing
-            // left to learn about `u` (the common case in long racy runs).
-            let known = self.slots[slot as usize].known.get(u).copied().unwrap_or(0);
-            if u == t.index() || known == self.slot_count[u] {
-                continue;
-            }
-            let c = self.threads[t.index()].begin_clock.get(ThreadId(u as u32));
-            let mut s = self.heads[u];
-            while s != NONE {
-                let d = &self.slots[s as usize];
-                if d.last_end_epoch <= c || d.last_end_seq <= prev {
-                    break;
-                }
-                let next = d.next;
-                if self.parallel.insert((s.min(slot), s.max(slot))) {
-                    bump(&mut self.slots[slot as usize].known, u);
-                    bump(&mut self.slots[s as usize].known, t.index());
-                }
-                s = next;
-            }
+        let mut candidates = std::mem::take(&mut self.scratch_threads);
+        candidates.clear();
+        candidates.extend_from_slice(&self.open);
+        let begin = &self.threads[t.index()].begin_clock;
+        for &j in &self.joiners {
+            let known = begin.get(ThreadId(j));
+            let list = &self.joined[j as usize];
+            let fresh = list.partition_point(|x| x.epoch <= known);
+            candidates.extend(list[fresh..].iter().map(|x| x.thread));
         }
+        for &u in &candidates {
+            self.mark_parallel_with(slot, t, u as usize);
+        }
+        self.scratch_threads = candidates;
+    }
+
+    /// Marks the views of `u` with a region unordered with the region of `slot` (of `t`).
+    fn mark_parallel_with(&mut self, slot: u32, t: ThreadId, u: usize) {
+        let prev = self.slots[slot as usize].last_end_seq;
+        // Once every view of `u` is known to run in parallel with this one, there is nothing
+        // left to learn about `u` (the common case in long racy runs).
+        let known = self.slots[slot as usize]
+            .known
+            .get(&(u as u32))
+            .copied()
+            .unwrap_or(0);
+        if u == t.index() || known == self.slot_count[u] {
+            return;
+        }
+        let c = self.threads[t.index()].begin_clock.get(ThreadId(u as u32));
+        let mut s = self.heads[u];
+        while s != NONE {
+            let d = &self.slots[s as usize];
+            if d.last_end_epoch <= c || d.last_end_seq <= prev {
+                break;
+            }
+            let next = d.next;
+            if self.parallel.insert((s.min(slot), s.max(slot))) {
+                bump(&mut self.slots[slot as usize].known, u);
+                bump(&mut self.slots[s as usize].known, t.index());
+            }
+            s = next;
+        }
+    }
+
+    /// After `t` joins `u`: `u` leaves the open threads for `t`'s list of joined ones.
+    fn joined(&mut self, t: ThreadId, u: ThreadId) {
+        if u.index() >= self.threads.len() || !self.threads[u.index()].open {
+            return;
+        }
+        self.threads[u.index()].open = false;
+        if let Some(k) = self.open.iter().position(|&x| x == u.0) {
+            self.open.swap_remove(k);
+        }
+        self.thread(t);
+        let epoch = self.must.clock(t).get(t);
+        let list = &mut self.joined[t.index()];
+        if list.is_empty() {
+            self.joiners.push(t.0);
+        }
+        list.push(Joined { epoch, thread: u.0 });
     }
 
     /// Opens and closes regions, and adds the accesses made inside them.
@@ -597,6 +648,9 @@ impl Observer for DynamicViews {
     fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         self.must.before(e);
         self.region_event(e, names);
+        if let Op::Join(u) = e.op {
+            self.joined(e.thread, u);
+        }
         self.must.after(e);
         Ok(())
     }
@@ -636,13 +690,14 @@ impl Analysis for DynamicViews {
 
         let mut removed_by_instances = 0;
         if let Some(level) = &this.class {
+            let mut by_thread: FxHashMap<u32, Vec<ViewId>> = FxHashMap::default();
+            for &(t, v) in &level.threads {
+                by_thread.entry(t).or_default().push(v);
+            }
             let mut threads = Vec::new();
             for &t in &order {
-                let views: Vec<ViewId> = level
-                    .threads
-                    .get(t as usize)
-                    .map(|s| (0..s.len() as u32).filter(|&i| s[i as usize]).collect())
-                    .unwrap_or_default();
+                let mut views = by_thread.remove(&t).unwrap_or_default();
+                views.sort_unstable();
                 threads.push(ThreadViews {
                     name: names.thread(ThreadId(t)).to_owned(),
                     views,

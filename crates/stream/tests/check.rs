@@ -157,6 +157,7 @@ proptest! {
             blocks,
             seed,
             map_keys: if seed % 2 == 0 { 3 } else { 0 },
+            per_request: 0,
         };
         agree(&generated(&config), &chain_of(&picks), seed % 3 == 0);
     }

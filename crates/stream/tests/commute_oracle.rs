@@ -421,6 +421,7 @@ fn long_workload_matches_the_direct_approach() {
         blocks: 0.0,
         seed: 11,
         map_keys: 8,
+        per_request: 0,
     });
     let points = fast(&trace, compiled("map", false));
     assert!(!points.is_empty(), "the workload has races");

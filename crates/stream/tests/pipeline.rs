@@ -385,6 +385,7 @@ fn run_any_pipelined_matches_sequential_on_files() {
         blocks: 0.0,
         seed: 11,
         map_keys: 8,
+        per_request: 0,
     };
     let text = dir.join("t.std");
     let bin = dir.join("t.hst");

@@ -9,7 +9,7 @@ use hindsight_rng::SplitMix64;
 use hindsight_source::views::{lang, symbolic};
 use hindsight_stream::views::{class_name, DynamicViews, Regions};
 use hindsight_stream::{run, Observer, RunOptions};
-use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+use hindsight_trace::arbitrary::{requests_from_choices, trace_from_choices, Requests, Shape};
 use hindsight_trace::{Op, TextReader, ThreadId, Trace};
 use hindsight_views::sensors::{
     run_sensors, table, StaleValue, ViewConsistency, HIGH_LEVEL_RACE, STALE_VALUE,
@@ -451,38 +451,70 @@ proptest! {
     #[test]
     fn dynamic_views_and_parallel_regions_match_brute_force(choices in choices()) {
         let shape = Shape { threads: 3, vars: 2, locks: 2, msgs: 2, odd: false };
-        let trace = trace_from_choices(&choices, shape);
-        let d = feed(&trace);
-        let regions = regions(&trace);
-        let clocks = must_clocks(&trace);
+        views_and_parallel_regions_match_brute_force(&trace_from_choices(&choices, shape))?;
+    }
+}
 
-        let want_views: BTreeSet<ThreadView> = regions.iter().map(|r| (r.thread.0, r.view.clone())).collect();
-        let got_views: BTreeSet<ThreadView> = d.thread_views().into_iter().map(|(t, v)| (t.0, v)).collect();
-        prop_assert_eq!(got_views, want_views);
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
 
-        let mut want = BTreeSet::new();
-        for a in &regions {
-            for b in &regions {
-                if a.thread == b.thread {
-                    continue;
-                }
-                let ordered = hb(&clocks, &trace, a.end, b.begin) || hb(&clocks, &trace, b.end, a.begin);
-                if !ordered {
-                    let (x, y) = ((a.thread.0, a.view.clone()), (b.thread.0, b.view.clone()));
-                    want.insert(if x <= y { (x, y) } else { (y, x) });
-                }
+    /// Thread-per-request traces: many short threads forked and joined by the main thread, so
+    /// that joined threads drop out of the scan for the regions that begin after their join.
+    #[test]
+    fn views_of_many_short_threads_match_brute_force(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..120),
+        first in 1u32..90,
+        stride in 1u32..4,
+        in_flight in 1u8..5,
+    ) {
+        let shape = Requests { first, stride, in_flight, vars: 3, locks: 2, msgs: 2 };
+        views_and_parallel_regions_match_brute_force(&requests_from_choices(&choices, shape))?;
+    }
+}
+
+fn views_and_parallel_regions_match_brute_force(trace: &Trace) -> Result<(), TestCaseError> {
+    let d = feed(trace);
+    let regions = regions(trace);
+    let clocks = must_clocks(trace);
+
+    let want_views: BTreeSet<ThreadView> = regions
+        .iter()
+        .map(|r| (r.thread.0, r.view.clone()))
+        .collect();
+    let got_views: BTreeSet<ThreadView> = d
+        .thread_views()
+        .into_iter()
+        .map(|(t, v)| (t.0, v))
+        .collect();
+    prop_assert_eq!(got_views, want_views);
+
+    let mut want = BTreeSet::new();
+    for a in &regions {
+        for b in &regions {
+            if a.thread == b.thread {
+                continue;
+            }
+            let ordered = hb(&clocks, trace, a.end, b.begin) || hb(&clocks, trace, b.end, a.begin);
+            if !ordered {
+                let (x, y) = ((a.thread.0, a.view.clone()), (b.thread.0, b.view.clone()));
+                want.insert(if x <= y { (x, y) } else { (y, x) });
             }
         }
-        let got: BTreeSet<(ThreadView, ThreadView)> = d
-            .parallel_views()
-            .into_iter()
-            .map(|((t, v), (u, w))| {
-                let (x, y) = ((t.0, v), (u.0, w));
-                if x <= y { (x, y) } else { (y, x) }
-            })
-            .collect();
-        prop_assert_eq!(got, want);
     }
+    let got: BTreeSet<(ThreadView, ThreadView)> = d
+        .parallel_views()
+        .into_iter()
+        .map(|((t, v), (u, w))| {
+            let (x, y) = ((t.0, v), (u.0, w));
+            if x <= y {
+                (x, y)
+            } else {
+                (y, x)
+            }
+        })
+        .collect();
+    prop_assert_eq!(got, want);
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

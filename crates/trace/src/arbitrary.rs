@@ -268,3 +268,116 @@ pub fn delay_releases(trace: &Trace, every: usize, reach: usize) -> (Trace, usiz
     };
     (trace, count)
 }
+
+/// The shape of a thread-per-request trace built by [`requests_from_choices`].
+#[derive(Clone, Copy, Debug)]
+pub struct Requests {
+    /// The id of the first request thread (`T0` is the main thread); thread names below it,
+    /// other than `T0`, are interned but never used, so that the ids of requests can start past
+    /// any threshold a clock representation has.
+    pub first: u32,
+    /// How far apart the ids of consecutive requests are (at least 1).
+    pub stride: u32,
+    /// At most this many requests run at once.
+    pub in_flight: u8,
+    pub vars: u8,
+    pub locks: u8,
+    pub msgs: u8,
+}
+
+/// Builds a valid trace of a server that starts a thread per request: `T0` forks each request
+/// thread and later joins it; the requests in flight read and write shared variables, take and
+/// drop locks (properly, never one another holds), and send and receive messages. Each choice
+/// `(action, who, target)` gives one event.
+pub fn requests_from_choices(choices: &[(u8, u8, u8)], shape: Requests) -> Trace {
+    let n = |x: u8| x.max(1) as usize;
+    let (nv, nl, nm) = (n(shape.vars), n(shape.locks), n(shape.msgs));
+    let stride = shape.stride.max(1) as usize;
+    let first = shape.first.max(1) as usize;
+    let forks = choices.len();
+    let mut names = Names::default();
+    for i in 0..first + stride * forks {
+        names
+            .of_mut(NameKind::Thread)
+            .intern(format!("T{i}").as_bytes())
+            .expect("ascii");
+    }
+    for (kind, prefix, count) in [
+        (NameKind::Var, "x", nv),
+        (NameKind::Lock, "L", nl),
+        (NameKind::Msg, "m", nm),
+    ] {
+        for i in 0..count {
+            names
+                .of_mut(kind)
+                .intern(format!("{prefix}{i}").as_bytes())
+                .expect("ascii");
+        }
+    }
+    let mut next = first;
+    // The requests in flight, and per lock its holder and depth.
+    let mut live: Vec<usize> = Vec::new();
+    let mut holder: Vec<Option<(usize, u32)>> = vec![None; nl];
+    let mut sent = vec![false; nm];
+    let mut events = Vec::with_capacity(choices.len());
+    for (i, &(a, b, c)) in choices.iter().enumerate() {
+        let c = c as usize;
+        let holds = |holder: &[Option<(usize, u32)>], t: usize| {
+            holder.iter().any(|h| matches!(h, Some((u, _)) if *u == t))
+        };
+        let (t, op) = match a % 8 {
+            0 if live.len() < shape.in_flight.max(1) as usize => {
+                let u = next;
+                next += stride;
+                live.push(u);
+                (0, Op::Fork(ThreadId(u as u32)))
+            }
+            1 if !live.is_empty() && !holds(&holder, live[b as usize % live.len()]) => {
+                let u = live.remove(b as usize % live.len());
+                (0, Op::Join(ThreadId(u as u32)))
+            }
+            _ => {
+                // A request in flight, or the main thread when none is.
+                let t = if live.is_empty() {
+                    0
+                } else {
+                    live[b as usize % live.len()]
+                };
+                let op = match (a / 8) % 6 {
+                    0 => Op::Write(VarId((c % nv) as u32)),
+                    1 => {
+                        let l = c % nl;
+                        match holder[l] {
+                            None => {
+                                holder[l] = Some((t, 1));
+                                Op::Acquire(LockId(l as u32))
+                            }
+                            Some((u, d)) if u == t => {
+                                holder[l] = Some((t, d + 1));
+                                Op::Acquire(LockId(l as u32))
+                            }
+                            Some(_) => Op::Read(VarId((c % nv) as u32)),
+                        }
+                    }
+                    2 => match (0..nl).find(|&l| matches!(holder[l], Some((u, _)) if u == t)) {
+                        Some(l) => {
+                            let (_, d) = holder[l].expect("held");
+                            holder[l] = if d > 1 { Some((t, d - 1)) } else { None };
+                            Op::Release(LockId(l as u32))
+                        }
+                        None => Op::Read(VarId((c % nv) as u32)),
+                    },
+                    3 => {
+                        sent[c % nm] = true;
+                        Op::Send(MsgId((c % nm) as u32))
+                    }
+                    4 if sent[c % nm] => Op::Receive(MsgId((c % nm) as u32)),
+                    _ => Op::Read(VarId((c % nv) as u32)),
+                };
+                (t, op)
+            }
+        };
+        events.push(Event::new(i as u64, ThreadId(t as u32), op));
+    }
+    Trace { names, events }
+}

@@ -34,6 +34,11 @@
 //!   - the `begin` of thread `T_i`'s atomic blocks at `gen.rs:120 + 2 (i mod 8)` and its `end`
 //!     on the line after it.
 //!
+//! - With `per_request` set, a thread per request: once a thread has made that many events
+//!   and holds no lock and no block, `T0` joins it and forks a new thread in its place (the
+//!   next name), so that `threads - 1` requests run at a time, each short, and the trace has
+//!   about `events / per_request` threads, as a server's that starts a thread per request.
+//!
 //! The trace has exactly `events` events. The closing events (releases, `end`s, joins) are
 //! budgeted all along, and once the budget left equals what is needed to close everything, the
 //! threads wind down in a random interleaving. If `events < 2 * (threads - 1)`, only
@@ -75,6 +80,11 @@ pub struct GenConfig {
     /// keys `0..n`, with results that a real dictionary would return in trace order (the
     /// workload of `hindsight commute --builtin map`).
     pub map_keys: u32,
+    /// With `n > 0`, a server that starts a thread per request: once a thread other than `T0`
+    /// has made `n` events and holds nothing, `T0` joins it and forks a new thread (the next
+    /// unused name) in its place, so `threads - 1` requests are in flight at any time and the
+    /// trace has about `events / n` threads.
+    pub per_request: u32,
 }
 
 impl Default for GenConfig {
@@ -89,6 +99,7 @@ impl Default for GenConfig {
             blocks: 0.0,
             seed: 0,
             map_keys: 0,
+            per_request: 0,
         }
     }
 }
@@ -289,6 +300,17 @@ struct Gen<'n> {
     /// Events needed to close everything: held locks, open blocks, pending joins.
     reserve: u64,
     maps: Option<Maps>,
+    requests: Option<Requests>,
+}
+
+/// The thread-per-request mode: the thread running in each worker slot, and its events so far.
+struct Requests {
+    per_request: u32,
+    /// Per slot, the thread name index running in it.
+    thread: Vec<u32>,
+    /// Per slot, that thread's events so far.
+    made: Vec<u32>,
+    next: u32,
 }
 
 /// The dictionaries of `map_keys` mode, with their contents, so that results are consistent.
@@ -316,9 +338,16 @@ impl<'n> Gen<'n> {
             threads,
             depth > 0 && unprotected == Prob::NEVER,
         );
+        let per_request = config.per_request;
+        let thread_count = if per_request > 0 {
+            (config.events / u64::from(per_request) + u64::from(forked) + 1)
+                .min(u64::from(DENSE_LIMIT)) as u32
+        } else {
+            forked + 1
+        };
         Gen {
             names,
-            thread_names: NameCache::new("T", forked + 1),
+            thread_names: NameCache::new("T", thread_count),
             var_names: NameCache::new("x", vars),
             lock_names: NameCache::new("L", used_locks),
             loc_names: NameCache::new("gen.rs:", LAST_LINE),
@@ -346,6 +375,12 @@ impl<'n> Gen<'n> {
                 get: 0,
                 size: 0,
                 spare: None,
+            }),
+            requests: (per_request > 0).then(|| Requests {
+                per_request,
+                thread: (0..=forked).collect(),
+                made: vec![0; forked as usize + 1],
+                next: forked + 1,
             }),
         }
     }
@@ -386,6 +421,9 @@ impl<'n> Gen<'n> {
     {
         let s = self.slack();
         let t = self.rng.below(self.threads.len() as u64) as u32;
+        if s >= 4 && self.request_done(t) {
+            return self.next_request(t, sink);
+        }
         if s == 1 {
             let h = if !self.threads[t as usize].held.is_empty() {
                 t
@@ -481,6 +519,41 @@ impl<'n> Gen<'n> {
         }
         debug_assert_eq!(self.index, self.events);
         Ok(())
+    }
+
+    /// Whether the thread in slot `t` is a request that has made its events and can be joined.
+    fn request_done(&self, t: u32) -> bool {
+        let th = &self.threads[t as usize];
+        t != 0
+            && th.held.is_empty()
+            && !th.in_block
+            && self
+                .requests
+                .as_ref()
+                .is_some_and(|r| r.made[t as usize] >= r.per_request)
+    }
+
+    /// `T0` joins the request in slot `t` and forks the next one in its place.
+    fn next_request<E, S>(&mut self, t: u32, sink: &mut S) -> Result<(), E>
+    where
+        S: FnMut(&Event, &Names) -> Result<(), E>,
+    {
+        self.emit(0, GenOp::Join(t), sink)?;
+        if let Some(r) = &mut self.requests {
+            r.thread[t as usize] = r.next;
+            r.made[t as usize] = 0;
+            r.next += 1;
+        }
+        self.emit(0, GenOp::Fork(t), sink)
+    }
+
+    /// The thread name index of the thread in slot `t`.
+    #[inline]
+    fn thread_of(&self, t: u32) -> u32 {
+        match &self.requests {
+            Some(r) => r.thread[t as usize],
+            None => t,
+        }
     }
 
     fn random_holder(&mut self) -> Option<u32> {
@@ -587,8 +660,15 @@ impl<'n> Gen<'n> {
     where
         S: FnMut(&Event, &Names) -> Result<(), E>,
     {
+        let (t_name, operand) = match op {
+            GenOp::Fork(c) | GenOp::Join(c) => (self.thread_of(t), self.thread_of(c)),
+            _ => (self.thread_of(t), 0),
+        };
+        if let Some(r) = &mut self.requests {
+            r.made[t as usize] = r.made[t as usize].saturating_add(1);
+        }
         let names = &mut *self.names;
-        let thread = ThreadId(self.thread_names.get(&mut names.threads, t));
+        let thread = ThreadId(self.thread_names.get(&mut names.threads, t_name));
         let line = match op {
             GenOp::Access(_, _, line) => line,
             GenOp::Acquire(l) => LOCK_LINE + 2 * (l % LOCK_SITES),
@@ -613,8 +693,12 @@ impl<'n> Gen<'n> {
             },
             GenOp::Acquire(l) => Op::Acquire(LockId(self.lock_names.get(&mut names.locks, l))),
             GenOp::Release(l) => Op::Release(LockId(self.lock_names.get(&mut names.locks, l))),
-            GenOp::Fork(c) => Op::Fork(ThreadId(self.thread_names.get(&mut names.threads, c))),
-            GenOp::Join(c) => Op::Join(ThreadId(self.thread_names.get(&mut names.threads, c))),
+            GenOp::Fork(_) => {
+                Op::Fork(ThreadId(self.thread_names.get(&mut names.threads, operand)))
+            }
+            GenOp::Join(_) => {
+                Op::Join(ThreadId(self.thread_names.get(&mut names.threads, operand)))
+            }
             GenOp::Begin => Op::Begin(None),
             GenOp::End => Op::End,
         };
@@ -918,6 +1002,7 @@ mod tests {
                 blocks: *rng.pick(&[0.0, 0.1, 0.5, 1.0, f64::NAN]),
                 seed: rng.next_u64(),
                 map_keys: 0,
+                per_request: 0,
             });
         }
         out
@@ -971,6 +1056,7 @@ mod tests {
                         blocks: 0.3,
                         seed: events * 31 + u64::from(threads),
                         map_keys: 0,
+                        per_request: 0,
                     };
                     let trace = generate_trace(&config);
                     assert_eq!(trace.events.len() as u64, events);
@@ -990,6 +1076,71 @@ mod tests {
         })
         .unwrap();
         assert_eq!(count, 200_000);
+    }
+
+    /// Thread per request: a valid trace (the strict validator's word), of exactly the events
+    /// asked, where `T0` forks every other thread and joins it after at least `per_request`
+    /// events of its own (its last releases aside), with at most `threads - 1` in flight.
+    #[test]
+    fn generate_thread_per_request() {
+        for (i, config) in configs(300).into_iter().enumerate() {
+            let per_request = 1 + (i % 7) as u32;
+            let config = GenConfig {
+                per_request,
+                ..config
+            };
+            let trace = generate_trace(&config);
+            let n = &trace.names;
+            assert_eq!(trace.events.len() as u64, config.events);
+            let mut v = Validator::new(true);
+            for e in &trace.events {
+                v.check(e, Position::Event(e.index), n)
+                    .unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
+            }
+            if !trace.events.is_empty() {
+                v.finish(n)
+                    .unwrap_or_else(|err| panic!("{err:?}: {config:?}"));
+            }
+            // The wind-down at the end joins requests whatever they made; it forks nothing.
+            let last_fork = trace
+                .events
+                .iter()
+                .rposition(|e| matches!(e.op, Op::Fork(_)))
+                .unwrap_or(0) as u64;
+            let mut made: FxHashMap<ThreadId, u32> = FxHashMap::default();
+            let mut in_flight = 0u32;
+            for e in &trace.events {
+                match e.op {
+                    Op::Fork(u) => {
+                        assert_eq!(e.thread.0, 0);
+                        in_flight += 1;
+                        assert!(in_flight < config.threads.max(1), "{config:?}");
+                        made.insert(u, 0);
+                    }
+                    Op::Join(u) => {
+                        assert_eq!(e.thread.0, 0);
+                        in_flight -= 1;
+                        assert!(made[&u] >= per_request || e.index > last_fork, "{config:?}");
+                    }
+                    _ if e.thread.0 != 0 => *made.get_mut(&e.thread).expect("forked") += 1,
+                    _ => {}
+                }
+            }
+            assert_eq!(in_flight, 0, "{config:?}");
+        }
+        // Once a request is done, the next takes its place: many short threads.
+        let config = GenConfig {
+            events: 20_000,
+            threads: 5,
+            per_request: 4,
+            ..GenConfig::default()
+        };
+        let trace = generate_trace(&config);
+        assert!(
+            trace.names.threads.len() > 1000,
+            "{}",
+            trace.names.threads.len()
+        );
     }
 
     #[test]
@@ -1124,6 +1275,7 @@ mod tests {
             blocks: 0.05,
             seed: 7,
             map_keys: 0,
+            per_request: 0,
         };
         let s = check(&config, &generate_trace(&config));
         let unguarded = s.unguarded as f64 / s.accesses as f64;

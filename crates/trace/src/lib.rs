@@ -171,6 +171,8 @@ pub fn sniff(head: &[u8]) -> Format {
     if head.first().is_some_and(|&b| b < 8) {
         return Format::RapidBin;
     }
+    // A byte-order mark says the text is UTF-8, not which format it is.
+    let head = head.strip_prefix(text::BOM).unwrap_or(head);
     let first = head
         .split(|&b| b == b'\n')
         .map(text::trim)

@@ -237,6 +237,10 @@ impl<R: Read> EventSource for RoadRunnerReader<R> {
             };
             self.line += 1;
             let mut line = &self.lines.buf()[range];
+            // A byte-order mark (a log saved by a Windows editor) is not part of the first line.
+            if self.line == 1 {
+                line = line.strip_prefix(crate::text::BOM).unwrap_or(line);
+            }
             // Java's `readLine` ends a line at `\r\n` too.
             if let [rest @ .., b'\r'] = line {
                 line = rest;

@@ -368,6 +368,7 @@ fn gen_config() -> impl Strategy<Value = GenConfig> {
                 blocks,
                 seed,
                 map_keys: 0,
+                per_request: 0,
             },
         )
 }

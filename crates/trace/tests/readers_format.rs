@@ -188,6 +188,35 @@ fn roadrunner_accepts_crlf_and_a_last_line_without_newline() {
     assert_eq!(render(&t), ["0|fork(1)", "1|w(x)|A.java:1", "0|join(1)"]);
 }
 
+/// A log saved with a byte-order mark: the mark is not part of the first line, which is an
+/// event here (skipping the line, as a line not starting with `@`, would lose it silently), and
+/// the sniffer still sees a RoadRunner log.
+#[test]
+fn roadrunner_skips_a_byte_order_mark() {
+    let log = "@  Start(0,1)\n@   Wr(1,x)  null  A.java:1\n@  Join(0,1)\n";
+    let with_bom = format!("\u{feff}{log}");
+    let t = read_rr(&with_bom, &[]).unwrap();
+    assert_eq!(render(&t), ["0|fork(1)", "1|w(x)|A.java:1", "0|join(1)"]);
+    assert_eq!(sniff(with_bom.as_bytes()), Format::RoadRunner);
+    assert_eq!(
+        sniff("\u{feff}[main: RoadRunner Agent Loaded.]\n".as_bytes()),
+        Format::RoadRunner
+    );
+    assert_eq!(sniff("\u{feff}T0|w(x)\n".as_bytes()), Format::Text);
+    let dir = std::env::temp_dir().join(format!("hindsight-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bom.log");
+    std::fs::write(&path, &with_bom).unwrap();
+    let r = hindsight_trace::open(&path).unwrap();
+    assert_eq!(r.format(), Format::RoadRunner);
+    let hindsight_trace::AnyReader::RoadRunner(mut r) = r else {
+        unreachable!("a RoadRunner log")
+    };
+    let t = Trace::collect(&mut r).unwrap();
+    assert_eq!(t.events.len(), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: every error positioned, none a panic or an allocation from a count.
 

@@ -7,8 +7,8 @@
 //! none of it. It never opens files or prints: the caller hands it a reader and watches the
 //! work through a [`Progress`].
 
-use super::conjunctive;
 use super::cluster::{self, fingerprint, Cluster, PartResult};
+use super::conjunctive;
 use super::findings::{finding, rule};
 use super::paramount::{Online, Part, Plan};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};

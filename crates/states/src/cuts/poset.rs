@@ -271,6 +271,8 @@ pub struct PosetBuilder {
     threads: Vec<Elements>,
     /// Scratch space for one clock.
     row: Vec<u32>,
+    /// Scratch space for the happens-before clock of an event, dense.
+    hb_row: Vec<u32>,
     trace_events: u64,
 }
 
@@ -336,9 +338,9 @@ impl PosetBuilder {
             th.members.push(e.clone());
             *th.starts.last_mut().expect("an open element exists") += 1;
         } else {
-            let clock = hb.clock(e.thread).components();
-            let own = self.counts.add(t, clock[t]);
-            self.counts.clock(t, own, clock, &mut self.row);
+            hb.clock(e.thread).copy_components_into(&mut self.hb_row);
+            let own = self.counts.add(t, self.hb_row[t]);
+            self.counts.clock(t, own, &self.hb_row, &mut self.row);
             th.clocks.extend_from_slice(&self.row);
             th.ends.push(th.clocks.len());
             th.members.push(e.clone());

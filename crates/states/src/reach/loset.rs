@@ -233,7 +233,7 @@ impl LosetBuilder {
         let clock = self.hb.clock(e.thread).components();
         let index = self.counts.add(t, clock[t]);
         let mut row = Vec::with_capacity(clock.len());
-        self.counts.clock(t, index, clock, &mut row);
+        self.counts.clock(t, index, &clock, &mut row);
         match &e.op {
             Op::Acquire(l) => {
                 if let Some(k) = self.open[t].iter().position(|o| o.0 == *l) {

@@ -286,7 +286,7 @@ impl Atomicity {
         let mut guards: Vec<LockId> = parent.locks.held().collect();
         guards.extend_from_slice(parent.locks.guards());
         self.fj.own(t, forks);
-        let clock = self.fj.current(t).to_vec();
+        let clock = self.fj.current(t).clone();
         let child = &mut self.threads[u.index()];
         let started = child.started;
         self.fj.merge(u, &clock, started);
@@ -299,11 +299,8 @@ impl Atomicity {
 
     fn join(&mut self, t: ThreadId, u: ThreadId) {
         self.thread(u);
-        let mut clock = self.fj.current(u).to_vec();
-        if clock.len() <= u.index() {
-            clock.resize(u.index() + 1, 0);
-        }
-        clock[u.index()] = COMPLETE;
+        let mut clock = self.fj.current(u).clone();
+        clock.set(u, COMPLETE);
         self.fj.merge(t, &clock, true);
         self.threads[t.index()].locks.new_epoch();
     }

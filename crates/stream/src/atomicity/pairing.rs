@@ -40,6 +40,7 @@
 
 use super::nesting::{Pid, Profile, Profiles};
 use super::witness::{Occurrence, VarWitnesses, READ, WRITE};
+use hindsight_order::VectorClock;
 use hindsight_trace::{ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
@@ -48,56 +49,49 @@ pub const COMPLETE: u32 = u32::MAX;
 
 /// Fork/join clocks per thread and epoch. Component `u` of a thread's clock is the number of
 /// forks of `u` that the thread's current events come after (in the fork/join order), or
-/// [`COMPLETE`] if they come after all of `u`.
+/// [`COMPLETE`] if they come after all of `u`. The clocks of a thread's epochs, and of threads
+/// forked from one parent, are [`VectorClock`]s that share what they have in common, so that a
+/// main thread forking and joining a thread per request keeps memory linear in the requests.
 #[derive(Clone, Debug, Default)]
 pub struct ForkJoin {
-    clocks: Vec<Vec<Vec<u32>>>,
-}
-
-pub fn component(clock: &[u32], t: ThreadId) -> u32 {
-    clock.get(t.index()).copied().unwrap_or(0)
+    clocks: Vec<Vec<VectorClock>>,
 }
 
 impl ForkJoin {
-    fn epochs(&mut self, t: ThreadId) -> &mut Vec<Vec<u32>> {
+    fn epochs(&mut self, t: ThreadId) -> &mut Vec<VectorClock> {
         if t.index() >= self.clocks.len() {
             self.clocks.resize_with(t.index() + 1, Vec::new);
         }
         let e = &mut self.clocks[t.index()];
         if e.is_empty() {
-            e.push(Vec::new());
+            e.push(VectorClock::new());
         }
         e
     }
 
     /// The current clock of `t`.
-    pub fn current(&mut self, t: ThreadId) -> &[u32] {
+    pub fn current(&mut self, t: ThreadId) -> &VectorClock {
         self.epochs(t).last().expect("one epoch at least")
     }
 
-    /// The clock of `t` during `epoch`.
-    pub fn clock(&self, t: ThreadId, epoch: u32) -> &[u32] {
+    /// The component `u` of the clock of `t` during `epoch`.
+    pub fn component(&self, t: ThreadId, epoch: u32, u: ThreadId) -> u32 {
         self.clocks
             .get(t.index())
             .and_then(|e| e.get(epoch as usize))
-            .map_or(&[], |c| c.as_slice())
+            .map_or(0, |c| c.get(u))
     }
 
     /// Joins `other` into `t`'s clock; a new epoch if `new_epoch`, else in place (a thread
     /// forked before its first event starts with its parent's clock).
-    pub fn merge(&mut self, t: ThreadId, other: &[u32], new_epoch: bool) {
+    pub fn merge(&mut self, t: ThreadId, other: &VectorClock, new_epoch: bool) {
         let epochs = self.epochs(t);
-        let mut c = epochs.last().expect("one epoch").clone();
-        if c.len() < other.len() {
-            c.resize(other.len(), 0);
-        }
-        for (a, &b) in c.iter_mut().zip(other) {
-            *a = (*a).max(b);
-        }
         if new_epoch {
+            let mut c = epochs.last().expect("one epoch").clone();
+            c.join(other);
             epochs.push(c);
         } else {
-            *epochs.last_mut().expect("one epoch") = c;
+            epochs.last_mut().expect("one epoch").join(other);
         }
     }
 
@@ -105,10 +99,7 @@ impl ForkJoin {
     pub fn own(&mut self, t: ThreadId, forks: u32) {
         let epochs = self.epochs(t);
         let mut c = epochs.last().expect("one epoch").clone();
-        if c.len() <= t.index() {
-            c.resize(t.index() + 1, 0);
-        }
-        c[t.index()] = forks;
+        c.set(t, forks);
         epochs.push(c);
     }
 }
@@ -117,8 +108,8 @@ impl ForkJoin {
 /// prefixes in one inferred run: Lemma 3, plus the fork/join order.
 pub fn compatible(p: &Profile, q: &Profile, fj: &ForkJoin) -> bool {
     let (t, u) = (p.thread, q.thread);
-    let (cp, cq) = (fj.clock(t, p.epoch), fj.clock(u, q.epoch));
-    let (q_needs, p_needs) = (component(cq, t), component(cp, u));
+    let q_needs = fj.component(u, q.epoch, t);
+    let p_needs = fj.component(t, p.epoch, u);
     if q_needs > p.forks || p_needs > q.forks {
         return false;
     }
