@@ -65,6 +65,7 @@ fn cuts_options(predicate: &str, detection: Detection) -> Options {
         every_event: false,
         online: false,
         detection,
+        cluster: None,
     }
 }
 
@@ -81,6 +82,7 @@ fn race_on_late_releases() {
         blocks: 0.0,
         seed: 1,
         map_keys: 0,
+        per_request: 0,
     };
     let (logged, delayed) = delay_releases(&generate_trace(&config), 1, 64);
     let text = text_of(&logged);
@@ -96,9 +98,10 @@ fn race_on_late_releases() {
     assert_eq!(n, logged.events.len() as u64);
     let options = cuts_options("race", Detection::Auto);
     let mut summary = String::new();
+    let unlimited = std::sync::Arc::new(hindsight_budget::Budget::unlimited());
     let (race, found) = best_of(3, || {
         let input = Input::Trace(&mut reader(&text), RunOptions::default());
-        let report = detect(input, "t.std", &options, &Quiet).expect("decides");
+        let report = detect(input, "t.std", &options, &Quiet, &unlimited).expect("decides");
         summary = format!(
             "algorithm {}, poset_events {}",
             report.summary["algorithm"], report.summary["poset_events"]

@@ -93,6 +93,7 @@ fn main() {
             blocks: 0.0,
             seed: 1,
             map_keys: 0,
+            per_request: 0,
         };
         let path = write(&config(events), dir.join(format!("l{locks}.hst")));
         println!("{events} events, 8 threads, 64 variables, {locks} locks:");

@@ -84,7 +84,7 @@ fn auto_picks_the_model_when_the_operations_tell() {
         "h.edn",
         "auto",
         None,
-        None,
+        &Budget::unlimited(),
         false,
     )
     .unwrap_err();

@@ -212,12 +212,14 @@ fn cuts(text: &[u8], predicate: &str, all: bool, detection: Detection) -> Result
         every_event: false,
         online: false,
         detection,
+        cluster: None,
     };
     let report = detect(
         Input::Trace(&mut reader, RunOptions::default()),
         "t.std",
         &options,
         &Quiet,
+        &std::sync::Arc::new(hindsight_budget::Budget::unlimited()),
     )
     .map_err(|d| d.to_string())?;
     let algorithm = &report.summary["algorithm"];

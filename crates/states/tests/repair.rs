@@ -4,6 +4,7 @@
 //! its events in its own order; every event has a location of its own, so they are still told
 //! apart).
 
+use hindsight_budget::Budget;
 use hindsight_report::Report;
 use hindsight_states::cuts::{self, Detection, Enumerator, PredicateText};
 use hindsight_states::reach;
@@ -13,6 +14,7 @@ use hindsight_trace::arbitrary::{late_release, trace_from_choices, Shape};
 use hindsight_trace::{AnyReader, LocId, NameKind, TextReader, TextWriter, Trace};
 use proptest::prelude::*;
 use std::io::{Cursor, Read};
+use std::sync::Arc;
 
 fn reader(text: &[u8]) -> AnyReader {
     let input: Box<dyn Read + Send> = Box::new(Cursor::new(text.to_vec()));
@@ -37,9 +39,17 @@ fn cuts(text: &[u8], what: &str, count: bool, detection: Detection) -> Result<Re
         every_event: false,
         online: false,
         detection,
+        cluster: None,
     };
     let input = cuts::Input::Trace(&mut reader(text), RunOptions::default());
-    cuts::detect(input, "t.std", &options, &Quiet).map_err(|d| d.to_string())
+    cuts::detect(
+        input,
+        "t.std",
+        &options,
+        &Quiet,
+        &Arc::new(Budget::unlimited()),
+    )
+    .map_err(|d| d.to_string())
 }
 
 fn reach(text: &[u8], options: reach::analyse::Options) -> Result<Report, String> {
@@ -49,6 +59,7 @@ fn reach(text: &[u8], options: reach::analyse::Options) -> Result<Report, String
         RunOptions::default(),
         &options,
         &Quiet,
+        &Budget::unlimited(),
     )
     .map_err(|d| d.to_string())
 }
