@@ -296,13 +296,17 @@ fn lin_parts_share_one_memory_limit() {
     let undecided = s["undecided"].as_array().expect("undecided parts");
     assert_eq!(undecided.len(), 4);
     // The parts run in parallel, yet together they stopped within the one limit: no part
-    // alone memoized more than the limit's worth of states.
+    // alone memoized more than the limit's worth of states, give or take the granule it had
+    // not yet charged (accounts charge the shared total a granule at a time).
     for part in undecided {
         assert_eq!(part["stopped_by"], "memory-limit", "{part}");
         let states = part["states"].as_u64().expect("states");
         let ops = part["operations"].as_u64().expect("operations");
         let per_state = 48 + ops.div_ceil(64) * 8;
-        assert!(states * per_state <= 1 << 20, "{part}");
+        assert!(
+            states * per_state <= (1 << 20) + hindsight_budget::GRANULE,
+            "{part}"
+        );
     }
     // The part that got furthest comes first.
     assert!(undecided[0]["states"].as_u64() >= undecided[1]["states"].as_u64());
