@@ -99,6 +99,8 @@ pub struct Recording {
     lockset_ids: FxHashMap<Vec<LockId>, u32>,
     /// Per thread, the id of the locks it holds now.
     holding: Vec<u32>,
+    /// Reused for the components of each event's clock (one per event: no allocation each).
+    components: Vec<u32>,
 }
 
 impl Recording {
@@ -217,10 +219,10 @@ impl Recording {
         let log = &mut self.threads[t.index()];
         log.held.push(self.holding[t.index()]);
         log.index.push(e.index);
-        let components = clock.components();
+        clock.copy_components_into(&mut self.components);
         log.clock
-            .push((self.arena.len() as u64, components.len() as u32));
-        self.arena.extend_from_slice(&components);
+            .push((self.arena.len() as u64, self.components.len() as u32));
+        self.arena.extend_from_slice(&self.components);
         self.current[t.index()] = clock;
         self.events.push(Recorded::of(e));
     }

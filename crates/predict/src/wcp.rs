@@ -73,6 +73,8 @@ pub struct Wcp {
     depth: Vec<usize>,
     /// Scratch for `C` clocks.
     scratch: VectorClock,
+    /// Scratch for the components of a clock, read or stored at every acquire and release.
+    components: Vec<u32>,
     locks: Vec<LockState>,
     /// Rule (a)'s clocks: per (lock, variable), the join of the `H` clocks of releases of the
     /// sections that read it, and of those that wrote it.
@@ -93,6 +95,7 @@ impl Wcp {
             held: Vec::new(),
             depth: Vec::new(),
             scratch: VectorClock::new(),
+            components: Vec::new(),
             locks: Vec::new(),
             read_in: FxHashMap::default(),
             written_in: FxHashMap::default(),
@@ -177,7 +180,8 @@ impl Wcp {
         let mut c = std::mem::take(&mut self.scratch);
         self.c_into(t, &mut c);
         let state = &mut self.locks[l.index()];
-        let acquired = push_clock(&mut state.arena, &c.components());
+        c.copy_components_into(&mut self.components);
+        let acquired = push_clock(&mut state.arena, &self.components);
         state.sections.push(Section {
             thread: t,
             acquired,
@@ -207,15 +211,15 @@ impl Wcp {
         // release ordered before this one; the sections are consumed in order, as the
         // paper's queues are.
         let mut next = state.cursor[t.index()];
-        let mut components = Vec::new();
+        let components = &mut self.components;
         while let Some(s) = state.sections.get(next) {
             match s.released {
                 // This thread's own open section: the one being released.
                 None if s.thread == t => break,
                 Some(_) if s.thread == t => {}
                 released => {
-                    c.copy_components_into(&mut components);
-                    if !leq(clock(&state.arena, s.acquired), &components) {
+                    c.copy_components_into(components);
+                    if !leq(clock(&state.arena, s.acquired), components) {
                         break;
                     }
                     if let Some(r) = released {
@@ -252,7 +256,8 @@ impl Wcp {
         let state = &mut self.locks[l.index()];
         state.h.copy_from(h);
         state.p.copy_from(&self.p[t.index()]);
-        let released = push_clock(&mut state.arena, &h.components());
+        h.copy_components_into(&mut self.components);
+        let released = push_clock(&mut state.arena, &self.components);
         if let Some(open) = state
             .sections
             .iter_mut()
