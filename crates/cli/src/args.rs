@@ -81,6 +81,9 @@ pub enum ModelArg {
     /// Sync-preserving races (POPL'21): exactly the races of the correct reorderings that keep
     /// each lock's critical sections in order.
     Syncp,
+    /// Optimistic sync-reversal races (POPL'24): the races of each pair's optimistic
+    /// reordering, which may reverse critical sections; every sync-preserving race is one.
+    Osr,
 }
 
 /// Which race model `races` (and `check`'s races) uses.

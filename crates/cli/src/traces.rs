@@ -114,9 +114,10 @@ fn race_analysis(findings: &FindingsArgs, args: ModelArgs) -> anyhow::Result<Box
         ModelArg::Shb => Model::Shb,
         ModelArg::Wcp => Model::Wcp,
         ModelArg::Syncp => Model::SyncP,
+        ModelArg::Osr => Model::Osr,
     };
     if args.witness && !model.predicts() {
-        bail!("`--witness` needs a predictive `--model` (shb, wcp or syncp): the run itself shows happens-before races");
+        bail!("`--witness` needs a predictive `--model` (shb, wcp, syncp or osr): the run itself shows happens-before races");
     }
     let options = PredictOptions {
         granularity: granularity(findings),

@@ -11,7 +11,7 @@ const MISSED: &str = "T0|fork(T1)\nT0|fork(T2)\nT1|w(x)|A.java:3\nT1|acq(l)|A.ja
 #[test]
 fn each_model_reports_its_racy_events() {
     let path = write_temp("missed.std", MISSED);
-    for (model, racy) in [("hb", 0), ("shb", 0), ("wcp", 1), ("syncp", 1)] {
+    for (model, racy) in [("hb", 0), ("shb", 0), ("wcp", 1), ("syncp", 1), ("osr", 1)] {
         let (code, v) = json(&["races", &path, "--model", model]);
         assert_eq!(code, if racy > 0 { 1 } else { 0 }, "{model}");
         assert_eq!(v["summary"]["racy_events"], racy, "{model}");
@@ -59,6 +59,30 @@ fn a_witness_is_shown_in_text_json_and_sarif() {
         .as_str()
         .expect("text")
         .starts_with("witness"));
+}
+
+/// T1 writes inside its section: only reversing the sections (T2's first) exposes the race.
+const REVERSAL: &str = "T0|fork(T1)\nT0|fork(T2)\nT1|acq(l)|A.java:4\nT1|w(x)|A.java:5\nT1|rel(l)|A.java:6\nT2|acq(l)|B.java:7\nT2|rel(l)|B.java:8\nT2|w(x)|B.java:9\n";
+
+#[test]
+fn osr_reports_and_witnesses_a_reversal() {
+    let path = write_temp("reversal.std", REVERSAL);
+    for (model, racy) in [("syncp", 0), ("osr", 1)] {
+        let (_, v) = json(&["races", &path, "--model", model]);
+        assert_eq!(v["summary"]["racy_events"], racy, "{model}");
+    }
+    let text = hindsight(&["races", &path, "--model", "osr", "--witness"]);
+    assert_eq!(text.code, 1, "{}", text.stderr);
+    assert!(
+        text.stdout.contains(
+            "    witness: run these 5 event(s), then both accesses are enabled:\n      #0 T0 fork(T1)\n      #1 T0 fork(T2)\n      #5 T2 acq(l) at B.java:7\n      #6 T2 rel(l) at B.java:8\n      #2 T1 acq(l) at A.java:4\n"
+        ),
+        "{}",
+        text.stdout
+    );
+    let (_, v) = json(&["races", &path, "--model", "osr", "--witness"]);
+    assert_eq!(v["summary"]["witnesses"], 1);
+    assert_eq!(v["summary"]["model"], "osr");
 }
 
 #[test]

@@ -11,6 +11,9 @@
 //! - [`syncp`], sync-preserving races (Mathur, Pavlogiannis, Viswanathan, POPL'21): the races
 //!   exposed by a correct reordering that keeps the order of each lock's critical sections,
 //!   exactly.
+//! - [`osr`], optimistic sync-reversal races (Shi, Mathur, Pavlogiannis, POPL'24): the races
+//!   of the optimistic reordering of each pair's lock closure, which may reverse the order of
+//!   critical sections; every sync-preserving race is one.
 //!
 //! [`witness`] builds, for a predicted race, a correct reordering of a prefix of the trace after
 //! which the two accesses are enabled together (the pair's sync-preserving ideal, from
@@ -29,6 +32,7 @@ mod accesses;
 pub mod found;
 #[cfg(feature = "oracle")]
 pub mod oracle;
+pub mod osr;
 pub mod recording;
 pub mod replay;
 pub mod shb;
@@ -50,6 +54,7 @@ pub enum Model {
     Shb,
     Wcp,
     SyncP,
+    Osr,
 }
 
 impl Model {
@@ -68,5 +73,6 @@ pub fn analysis(model: Model, options: Options) -> Box<dyn Analysis> {
         Model::Shb => Box::new(shb::Shb::new(options)),
         Model::Wcp => Box::new(wcp::Wcp::new(options)),
         Model::SyncP => Box::new(syncp::SyncP::new(options)),
+        Model::Osr => Box::new(osr::Osr::new(options)),
     }
 }

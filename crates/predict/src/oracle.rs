@@ -234,3 +234,205 @@ fn deadlocked(f: &Facts<'_>, s: &State, enabled: &[Option<usize>]) -> bool {
         false
     })
 }
+
+/// The optimistic sync-reversal races of `trace` (POPL'24), by the definitions taken
+/// literally on sets of events (see the `osr` module's comment for the words): for each pair of
+/// conflicting accesses e1 before e2, the optimistic lock closure S in the prefix ending at e2,
+/// then whether neither access is in S, no lock has two sections open in S, and the abstract
+/// graph on S (thread order, fork, join, the trace order of conflicting events and of closed
+/// sections of a lock, every closed section's release before its lock's open acquire) has no
+/// cycle. Quadratic sets and a graph per pair: for traces of a dozen events.
+pub fn osr_races(trace: &Trace) -> BTreeSet<(u64, u64)> {
+    let f = facts(trace);
+    let n = trace.events.len();
+    let mut races = BTreeSet::new();
+    for j in 0..n {
+        for i in 0..j {
+            let (ei, ej) = (&trace.events[i], &trace.events[j]);
+            let conflict = matches!((access(&ei.op), access(&ej.op)),
+                (Some((x, wa)), Some((y, wb))) if x == y && (wa || wb));
+            if conflict && ei.thread != ej.thread && osr_race(&f, i, j) {
+                races.insert((i as u64, j as u64));
+            }
+        }
+    }
+    races
+}
+
+/// The smallest superset of `set` within the first `limit` events closed under thread order,
+/// fork, join and reads-from.
+fn tr_close(f: &Facts<'_>, set: &mut [bool], limit: usize) {
+    let events = &f.trace.events;
+    loop {
+        let mut changed = false;
+        for k in 0..limit {
+            if !set[k] {
+                continue;
+            }
+            let t = events[k].thread.index();
+            let mut needs: Vec<usize> = f.by_thread[t][..f.rank[k] as usize].to_vec();
+            needs.extend(f.fork_of[t]);
+            needs.extend(f.sees[k]);
+            if let Op::Join(u) = events[k].op {
+                needs.extend(f.by_thread[u.index()].iter().filter(|&&q| q < limit));
+            }
+            for q in needs {
+                if !set[q] {
+                    set[q] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// The outer release that ends the section an outer acquire `a` begins, if the trace has it.
+fn matching_release(f: &Facts<'_>, a: usize) -> Option<usize> {
+    let e = &f.trace.events[a];
+    let Op::Acquire(l) = e.op else { return None };
+    f.by_thread[e.thread.index()][f.rank[a] as usize + 1..]
+        .iter()
+        .copied()
+        .find(|&q| f.outer[q] && f.trace.events[q].op == Op::Release(l))
+}
+
+fn osr_race(f: &Facts<'_>, i: usize, j: usize) -> bool {
+    let events = &f.trace.events;
+    let limit = j + 1;
+    let n = events.len();
+    let before = |e: usize, set: &mut Vec<bool>| {
+        let t = events[e].thread.index();
+        for &q in &f.by_thread[t][..f.rank[e] as usize] {
+            set[q] = true;
+        }
+        if let Some(fork) = f.fork_of[t] {
+            set[fork] = true;
+        }
+    };
+    let mut s = vec![false; n];
+    before(i, &mut s);
+    before(j, &mut s);
+    tr_close(f, &mut s, limit);
+    // The optimistic lock rule, to a fixpoint.
+    loop {
+        let mut changed = false;
+        for a in 0..limit {
+            let Op::Acquire(_) = events[a].op else {
+                continue;
+            };
+            if !s[a] || !f.outer[a] {
+                continue;
+            }
+            let Some(r) = matching_release(f, a).filter(|&r| r < j) else {
+                continue;
+            };
+            if s[r] {
+                continue;
+            }
+            let mut of_r = vec![false; n];
+            of_r[r] = true;
+            tr_close(f, &mut of_r, limit);
+            if of_r[i] || of_r[j] {
+                continue;
+            }
+            for q in 0..n {
+                if of_r[q] && !s[q] {
+                    s[q] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    if s[i] || s[j] {
+        return false;
+    }
+    // Sections of S: (lock, acquire, release if in S).
+    let sections: Vec<(u32, usize, Option<usize>)> = (0..limit)
+        .filter(|&a| s[a] && f.outer[a])
+        .filter_map(|a| match events[a].op {
+            Op::Acquire(l) => Some((l.0, a, matching_release(f, a).filter(|&r| s[r]))),
+            _ => None,
+        })
+        .collect();
+    let mut open_locks = BTreeSet::new();
+    for &(l, _, r) in &sections {
+        if r.is_none() && !open_locks.insert(l) {
+            return false;
+        }
+    }
+    // The abstract graph on S, every edge listed.
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for t in &f.by_thread {
+        for w in t.windows(2) {
+            if s[w[1]] {
+                edges.push((w[0], w[1]));
+            }
+        }
+    }
+    for (u, fork) in f.fork_of.iter().enumerate() {
+        if let (Some(fork), Some(&first)) = (fork, f.by_thread[u].first()) {
+            if s[first] {
+                edges.push((*fork, first));
+            }
+        }
+    }
+    for k in (0..limit).filter(|&k| s[k]) {
+        if let Op::Join(u) = events[k].op {
+            for &q in &f.by_thread[u.index()] {
+                edges.push((q, k));
+            }
+        }
+    }
+    let touches = |op: &Op| -> Option<(u8, u32, bool)> {
+        match *op {
+            Op::Read(x) => Some((0, x.0, false)),
+            Op::Write(x) => Some((0, x.0, true)),
+            Op::Receive(m) => Some((1, m.0, false)),
+            Op::Send(m) => Some((1, m.0, true)),
+            _ => None,
+        }
+    };
+    for b in (0..limit).filter(|&b| s[b]) {
+        for a in (0..b).filter(|&a| s[a]) {
+            if let (Some((ka, xa, wa)), Some((kb, xb, wb))) =
+                (touches(&events[a].op), touches(&events[b].op))
+            {
+                if ka == kb && xa == xb && (wa || wb) {
+                    edges.push((a, b));
+                }
+            }
+        }
+    }
+    for &(l, a, ra) in &sections {
+        for &(m, b, rb) in &sections {
+            if l != m || a == b {
+                continue;
+            }
+            match (ra, rb) {
+                (Some(ra), Some(_)) if a < b => edges.push((ra, b)),
+                (Some(ra), None) => edges.push((ra, b)),
+                _ => {}
+            }
+        }
+    }
+    // Acyclic: repeatedly remove events with no incoming edge from the rest.
+    let mut alive: Vec<bool> = s.clone();
+    loop {
+        let mut removed = false;
+        for k in 0..n {
+            if alive[k] && !edges.iter().any(|&(a, b)| b == k && alive[a]) {
+                alive[k] = false;
+                removed = true;
+            }
+        }
+        if !removed {
+            return !alive.iter().any(|&x| x);
+        }
+    }
+}

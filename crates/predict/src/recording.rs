@@ -258,6 +258,54 @@ impl Recording {
         }
     }
 
+    /// The closure of the event of `t` at `rank` (it included), as per-thread counts; threads
+    /// past the end of the slice have none of their events in it.
+    pub(crate) fn closure(&self, t: ThreadId, rank: u32) -> &[u32] {
+        let (from, len) = self.threads[t.index()].clock[rank as usize];
+        &self.arena[from as usize..from as usize + len as usize]
+    }
+
+    /// The outer locks thread `t` holds after its first `n` events (none when `n == 0`).
+    pub(crate) fn held_after(&self, t: ThreadId, n: u32) -> &[LockId] {
+        match n {
+            0 => &[],
+            n => &self.locksets[self.threads[t.index()].held[n as usize - 1] as usize],
+        }
+    }
+
+    /// The critical section of `l` that thread `t` entered last within its first `n` events:
+    /// its acquire's index and its release's rank (`u32::MAX` while it has none).
+    pub(crate) fn section_within(&self, t: ThreadId, l: LockId, n: u32) -> Option<(u64, u32)> {
+        let s = self.sections.get(&(t, l))?;
+        let k = s.acquire_rank.partition_point(|&r| r < n);
+        (k > 0).then(|| (s.acquire_index[k - 1], s.release_rank[k - 1]))
+    }
+
+    /// The index of the release of the last critical section of `l` that thread `t` both
+    /// entered and left within its first `n` events.
+    pub(crate) fn last_release_within(&self, t: ThreadId, l: LockId, n: u32) -> Option<u64> {
+        let s = self.sections.get(&(t, l))?;
+        let k = s.release_rank.partition_point(|&r| r < n);
+        (k > 0).then(|| self.threads[t.index()].index[s.release_rank[k - 1] as usize])
+    }
+
+    /// The threads that take `l`.
+    pub(crate) fn users(&self, l: LockId) -> &[ThreadId] {
+        self.users.get(l.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The trace index of the event of `t` at `rank`.
+    pub(crate) fn index_of(&self, t: ThreadId, rank: u32) -> u64 {
+        self.threads[t.index()].index[rank as usize]
+    }
+
+    /// How many events of `t` come before trace index `index`.
+    pub(crate) fn count_before(&self, t: ThreadId, index: u64) -> u32 {
+        self.threads[t.index()]
+            .index
+            .partition_point(|&i| i < index) as u32
+    }
+
     /// Joins into `into` what every reordering in which the event of `t` at `rank` is enabled
     /// must hold: the closures of the events before it in its thread, and of its thread's fork.
     pub fn join_predecessors(&self, t: ThreadId, rank: u32, into: &mut Frontier) {

@@ -179,11 +179,36 @@ pub(crate) fn finish_model(
     names: &Names,
     rule: Rule,
 ) -> AnalysisOutput {
+    finish_with(
+        found,
+        recording,
+        model_bytes,
+        names,
+        rule,
+        witness::reordering,
+    )
+}
+
+/// [`finish_model`], witnesses built by `reordering` (checked by the replayer all the same).
+pub(crate) fn finish_with(
+    found: Found,
+    recording: Option<Recording>,
+    model_bytes: usize,
+    names: &Names,
+    rule: Rule,
+    reordering: witness::Reordering,
+) -> AnalysisOutput {
     let kept = recording.as_ref().map_or(0, Recording::bytes);
     let recording = RefCell::new(recording);
     let mut out = found.finish(names, rule, &|r: &Race| {
         let mut rec = recording.borrow_mut();
-        witness::find(rec.as_mut()?, names, r.partner.index, r.racy.index)
+        witness::find_with(
+            rec.as_mut()?,
+            names,
+            r.partner.index,
+            r.racy.index,
+            reordering,
+        )
     });
     out.summary
         .insert("memory_bytes".into(), Value::from(model_bytes + kept));

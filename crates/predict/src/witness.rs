@@ -40,13 +40,27 @@ pub fn reordering(rec: &mut Recording, first: u64, second: u64) -> Option<Vec<u6
     (f[a.thread.index()] <= ra && f[b.thread.index()] <= rb).then(|| rec.schedule(&f))
 }
 
+/// How a model builds the reordering of one of its races (trace indices, earlier first).
+pub type Reordering = fn(&mut Recording, u64, u64) -> Option<Vec<u64>>;
+
 /// The witness of the race (`first`, `second`), replay-checked, or `None` when the pair is not
 /// a sync-preserving race.
 pub fn find(rec: &mut Recording, names: &Names, first: u64, second: u64) -> Option<Witness> {
-    let schedule = reordering(rec, first, second)?;
+    find_with(rec, names, first, second, reordering)
+}
+
+/// The witness `build` makes of the race (`first`, `second`), replay-checked.
+pub fn find_with(
+    rec: &mut Recording,
+    names: &Names,
+    first: u64,
+    second: u64,
+    build: Reordering,
+) -> Option<Witness> {
+    let schedule = build(rec, first, second)?;
     if let Err(e) = crate::replay::check(&rec.events, &schedule, first, second) {
-        // The ideal is a correct reordering by construction; a refusal is a bug in the
-        // closure, and an unchecked witness is never shown.
+        // The reordering is correct by construction; a refusal is a bug in the model, and an
+        // unchecked witness is never shown.
         debug_assert!(false, "witness of ({first}, {second}) refused: {e}");
         return None;
     }

@@ -53,6 +53,12 @@ fn syncp(text: &str) -> Vec<(u64, u64)> {
     pairs(a.races())
 }
 
+fn osr(text: &str) -> Vec<(u64, u64)> {
+    let mut a = hindsight_predict::osr::Osr::new(every_event());
+    drive(&trace(text), &mut a);
+    pairs(a.races())
+}
+
 fn hb(text: &str) -> Vec<(u64, u64)> {
     let mut a = hindsight_stream::races::Races::with_granularity(Granularity::EveryEvent);
     drive(&trace(text), &mut a);
@@ -154,4 +160,45 @@ const SECTIONS_WRITE_X: &str = "T1|acq(l)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|w(x
 fn conflicting_sections_are_ordered_by_every_model() {
     assert!(shb(SECTIONS_WRITE_X).is_empty());
     assert!(wcp(SECTIONS_WRITE_X).is_empty());
+}
+
+/// The shape POPL'24 opens with: the write of T1 sits inside its critical section, so every
+/// sync-preserving reordering that holds T2's section holds T1's first, write included; running
+/// T2's section first (a reversal) and then entering T1's enables both writes.
+const REVERSAL: &str =
+    "T0|fork(T1)\nT0|fork(T2)\nT1|acq(l)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|rel(l)\nT2|w(x)\n";
+
+#[test]
+fn osr_reverses_a_section_that_sync_preserving_races_keep() {
+    assert_eq!(hb(REVERSAL), []);
+    assert_eq!(syncp(REVERSAL), []);
+    assert_eq!(osr(REVERSAL), [(3, 7)]);
+    let mut rec = hindsight_predict::recording::Recording::new();
+    for e in &trace(REVERSAL).events {
+        rec.record(e);
+    }
+    // Forks, T2's whole section, then T1's acquire: both writes are next.
+    assert_eq!(
+        hindsight_predict::osr::reordering(&rec, 3, 7),
+        Some(vec![0, 1, 5, 6, 2])
+    );
+}
+
+#[test]
+fn osr_refuses_a_reversal_whose_open_section_feeds_the_other() {
+    // T2's section reads the y that T1 writes inside its open section: T2's release needs T1's
+    // acquire first, and the reversal needs the opposite (a cycle). No correct reordering
+    // enables the writes of x together.
+    let text = "T0|fork(T1)\nT0|fork(T2)\nT1|acq(l)\nT1|w(y)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|r(y)\nT2|rel(l)\nT2|w(x)\n";
+    assert_eq!(osr(text), []);
+    // Without the read, the reversal goes through.
+    let text = "T0|fork(T1)\nT0|fork(T2)\nT1|acq(l)\nT1|w(y)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|r(z)\nT2|rel(l)\nT2|w(x)\n";
+    assert_eq!(osr(text), [(4, 9)]);
+}
+
+#[test]
+fn osr_finds_nothing_where_both_accesses_hold_the_lock() {
+    let text =
+        "T0|fork(T1)\nT0|fork(T2)\nT1|acq(l)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|w(x)\nT2|rel(l)\n";
+    assert_eq!(osr(text), []);
 }
