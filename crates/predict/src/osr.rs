@@ -394,11 +394,20 @@ struct Bucket {
     write_cursor: Vec<usize>,
 }
 
+/// The accesses of one thread to one variable, in buckets, and the buckets most recently
+/// added to first: a scan stops at the first bucket whose latest access is already in the
+/// closure before the access at hand, since every later bucket's are too.
+#[derive(Default)]
+struct Buckets {
+    buckets: Vec<Bucket>,
+    recent: Vec<u32>,
+}
+
 /// The OSR analysis.
 pub struct Osr {
     recording: Recording,
     /// Per variable, per thread, the buckets of its accesses.
-    vars: Vec<Vec<Vec<Bucket>>>,
+    vars: Vec<Vec<Buckets>>,
     found: Found,
     scratch: Scratch,
     before: Frontier,
@@ -463,16 +472,22 @@ impl Osr {
         }
         let var = &mut self.vars[x.index()];
         if var.len() < threads {
-            var.resize_with(threads, Vec::new);
+            var.resize_with(threads, Buckets::default);
         }
         let e2 = At { thread: t, rank };
         let mut partner: Option<(ThreadId, Candidate, bool)> = None;
-        'threads: for (u, buckets) in var.iter_mut().enumerate() {
+        'threads: for (u, of_u) in var.iter_mut().enumerate() {
             if u == t.index() {
                 continue;
             }
             let ut = ThreadId(u as u32);
-            for b in buckets.iter_mut() {
+            let seen = self.before.get(u).copied().unwrap_or(0);
+            for &bi in &of_u.recent {
+                let b = &mut of_u.buckets[bi as usize];
+                let latest = b.reads.last().map_or(0, |c| c.rank + 1);
+                if latest.max(b.writes.last().map_or(0, |c| c.rank + 1)) <= seen {
+                    break;
+                }
                 if shares(
                     &self.locksets[b.lockset as usize],
                     &self.locksets[lockset as usize],
@@ -490,7 +505,6 @@ impl Osr {
                     } else {
                         (&b.reads, &mut b.read_cursor[t.index()])
                     };
-                    let seen = self.before.get(u).copied().unwrap_or(0);
                     while list.get(*cursor).is_some_and(|c| c.rank < seen) {
                         *cursor += 1;
                     }
@@ -531,22 +545,30 @@ impl Osr {
             hb: hb.epoch(t).clock,
             loc: e.loc,
         };
-        let buckets = &mut self.vars[x.index()][t.index()];
-        let b = match buckets.iter().position(|b| b.lockset == lockset) {
-            Some(p) => &mut buckets[p],
+        let mine = &mut self.vars[x.index()][t.index()];
+        let bi = match mine.buckets.iter().position(|b| b.lockset == lockset) {
+            Some(p) => p,
             None => {
-                buckets.push(Bucket {
+                mine.buckets.push(Bucket {
                     lockset,
                     ..Bucket::default()
                 });
-                buckets.last_mut().expect("just pushed")
+                mine.recent.push(mine.buckets.len() as u32 - 1);
+                mine.buckets.len() - 1
             }
         };
+        let b = &mut mine.buckets[bi];
         if write {
             b.writes.push(me);
         } else {
             b.reads.push(me);
         }
+        let at = mine
+            .recent
+            .iter()
+            .position(|&r| r as usize == bi)
+            .expect("every bucket is listed");
+        mine.recent[..=at].rotate_right(1);
     }
 
     fn bytes(&self) -> usize {
@@ -555,7 +577,7 @@ impl Osr {
         self.vars
             .iter()
             .flatten()
-            .flatten()
+            .flat_map(|bs| &bs.buckets)
             .map(|b| {
                 (b.reads.capacity() + b.writes.capacity()) * per
                     + (b.read_cursor.capacity() + b.write_cursor.capacity()) * 8
