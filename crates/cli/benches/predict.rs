@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p hindsight-cli --bench predict`: 8 threads, 64 variables, 16 and then 64
 //! locks, nesting up to 2, 5% of accesses unprotected; `HINDSIGHT_BENCH_EVENTS` events (default
-//! 1 M) for every model, and `HINDSIGHT_BENCH_BIG` (default 10 M, 0 skips) for the streaming
+//! 1 M) for every model (syncp and osr: one run each), and `HINDSIGHT_BENCH_BIG` (default 10 M, 0 skips) for the streaming
 //! ones (hb, shb, wcp). The pass is pipelined, as the CLI runs it with a second core. Memory is
 //! what each model reports holding (`memory_bytes`), the figure its summary gives users.
 
@@ -81,6 +81,7 @@ fn main() {
         (Model::Shb, "shb", 3),
         (Model::Wcp, "wcp", 3),
         (Model::SyncP, "syncp", 1),
+        (Model::Osr, "osr", 1),
     ];
     for locks in [16, 64] {
         let config = |events| GenConfig {

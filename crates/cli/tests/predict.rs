@@ -118,7 +118,13 @@ fn bad_requests_are_refused() {
     assert_eq!(run.code, 2);
     // A lock taken while another thread holds it is outside the models' theory.
     let overlapping = write_temp("overlap.std", "T1|acq(l)\nT2|acq(l)\nT1|w(x)\n");
-    let run = hindsight(&["races", &overlapping, "--model", "syncp"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("overlap.std:2"), "{}", run.stderr);
+    for model in ["syncp", "osr"] {
+        let run = hindsight(&["races", &overlapping, "--model", model]);
+        assert_eq!(run.code, 2, "{model}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("overlap.std:2"),
+            "{model}: {}",
+            run.stderr
+        );
+    }
 }
