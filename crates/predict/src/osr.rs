@@ -32,8 +32,10 @@
 //! leave that lock's sections open, so a bucket sharing a lock with the access at hand is
 //! skipped whole; a candidate in the closure of the events before the access is skipped for
 //! every later access of the thread too. Whether a candidate races otherwise is decided pair by
-//! pair, latest candidate first, stopping at the first race: O(N²) closures at worst, the
-//! paper's bound.
+//! pair, latest candidate first, stopping at the first race. At worst that is quadratically
+//! many closures, each a fixpoint over per-event clocks; the paper's algorithm bounds the whole
+//! at Õ(N²) with closures computed incrementally, which this one does not attempt (on the
+//! benchmark's traces the scan stays close to linear: BENCHMARKS.md).
 
 use crate::accesses::Nesting;
 use crate::found::{Access, Found, Race};
@@ -87,7 +89,7 @@ pub struct Scratch {
     writes: FxHashMap<(u8, u32), u64>,
     accesses: FxHashMap<(u8, u32), u64>,
     releases: FxHashMap<u32, u64>,
-    /// What the sweep did: closures computed, windows swept.
+    /// What [`decide`] did: closures computed, and closures whose reversals were swept.
     pub closures: u64,
     pub sweeps: u64,
 }
