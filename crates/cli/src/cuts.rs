@@ -31,7 +31,7 @@ pub enum AlgoArg {
 pub struct CutsArgs {
     /// A trace (any format the trace commands read; `-` for standard input) or a poset file
     /// (`PID:(c1,...,cn)` per line; recognised by its first line, or forced with --poset).
-    input: PathBuf,
+    pub input: PathBuf,
     /// The predicate to detect, e.g. `race`, `atleast(3, method == stop)`,
     /// `at(T1, op == w && var == x) && at(T2, op == r)`; `@FILE` reads it from a file. See the
     /// README section "What `cuts` reports" for the language.
