@@ -171,7 +171,15 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
                 pipeline: pipelined(1),
             };
             let input = Input::Trace(&mut reader, run);
-            detect(input, &name, &options, &PrintWarnings, budget)?
+            let mut report = detect(input, &name, &options, &PrintWarnings, budget)?;
+            if crate::output::wants_html(args.format) {
+                crate::traces::draw_timelines(
+                    &args.input,
+                    std::slice::from_mut(&mut report),
+                    false,
+                )?;
+            }
+            report
         } else if args.online {
             let mut lines = open_lines(&args.input)?;
             let input = Input::PosetLines(&mut *lines);

@@ -66,7 +66,7 @@ fn report(
     } else {
         let mut run = run(input, analyses, None)?;
         if crate::output::wants_html(format) {
-            draw_timelines(input, &mut run.reports)?;
+            draw_timelines(&input.trace, &mut run.reports, false)?;
         }
         let options = render_options(findings);
         if check {
@@ -89,11 +89,12 @@ fn report(
 
 /// Gives the findings of `reports` the windows of the trace around them, read again from the
 /// file; a trace from standard input (read once) keeps its findings' own events.
-fn draw_timelines(
-    input: &InputArgs,
+pub fn draw_timelines(
+    trace: &Path,
     reports: &mut [hindsight_report::Report],
+    keep_lock_order: bool,
 ) -> anyhow::Result<()> {
-    if input.trace.as_os_str() == "-" {
+    if trace.as_os_str() == "-" {
         for r in reports.iter_mut().filter(|r| !r.findings.is_empty()) {
             r.figures.notes.push(
                 "the trace came from standard input, which is read once: each finding is drawn with its own events only (give a file for the events around it)".to_owned(),
@@ -101,9 +102,13 @@ fn draw_timelines(
         }
         return Ok(());
     }
-    let mut reader = open_trace(&input.trace)?;
-    let name = input_name(&input.trace);
-    hindsight_stream::timelines::draw_timelines(&mut reader, &name, reports, Default::default())?;
+    let mut reader = open_trace(trace)?;
+    let name = input_name(trace);
+    let options = hindsight_stream::timelines::TimelineOptions {
+        keep_lock_order,
+        ..Default::default()
+    };
+    hindsight_stream::timelines::draw_timelines(&mut reader, &name, reports, options)?;
     Ok(())
 }
 

@@ -157,6 +157,10 @@ fn witness_steps(f: &Finding) -> Vec<String> {
         steps.push(format!("now enabled together: {}", enabled.join(" and ")));
         return steps;
     }
+    // `cuts` and `reach`: the events of the schedule that reaches the state found.
+    if let Some(events) = f.fields.get("schedule").and_then(|s| s.as_array()) {
+        return events.iter().take(EVENTS_LISTED).map(value_text).collect();
+    }
     let Some(stretches) = f
         .fields
         .get("schedule")
@@ -199,7 +203,12 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
     let has_witness = witness_of(f).is_some();
     let witness = witness_steps(f);
     FindingView {
-        picture: swimlane(timeline, &format!("{anchor}-svg")),
+        // A state found by `cuts` or `reach`: its frontier events are the finding's.
+        picture: swimlane(
+            timeline,
+            &format!("{anchor}-svg"),
+            f.fields.contains_key("frontier"),
+        ),
         anchor,
         kind: f.kind.clone(),
         message: f.message.clone(),

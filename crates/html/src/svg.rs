@@ -65,8 +65,10 @@ fn op_class(op: &str) -> &'static str {
 }
 
 /// A swimlane timeline: one lane per thread, events in trace order left to right, locks held
-/// as spans, happens-before edges as arrows (solid where they order the finding's pair).
-pub fn swimlane(t: &Timeline, id: &str) -> String {
+/// as spans, happens-before edges as arrows (solid where they order the finding's pair). With
+/// `frontier`, the finding's events are the frontier of a global state: a line is drawn just after
+/// them across the lanes.
+pub fn swimlane(t: &Timeline, id: &str, frontier: bool) -> String {
     let columns = t.events.len().max(1) as f64;
     let width = LANE_LABEL + COLUMN * (columns + 0.5);
     let height = TOP + LANE * t.lanes.len().max(1) as f64 + 8.0;
@@ -197,6 +199,24 @@ pub fn swimlane(t: &Timeline, id: &str) -> String {
             } else {
                 format!(", holding {}", esc(&e.held.join(", ")))
             },
+        );
+    }
+    if frontier {
+        // Through each lane's last frontier event; lanes without one are cut at their start.
+        let mut points = Vec::new();
+        for lane in 0..t.lanes.len() {
+            let at = t
+                .events
+                .iter()
+                .rposition(|e| e.lane == lane && e.highlight)
+                .map_or(LANE_LABEL, |i| x(i) + COLUMN / 2.0);
+            points.push(format!("{at},{}", y(lane) - LANE / 2.0 + 4.0));
+            points.push(format!("{at},{}", y(lane) + LANE / 2.0 - 4.0));
+        }
+        let _ = write!(
+            s,
+            r#"<polyline class="cut" points="{}"><title>the frontier of the global state found</title></polyline>"#,
+            points.join(" ")
         );
     }
     s.push_str("</svg>");

@@ -8,11 +8,13 @@
 //! windows themselves, never the trace, so its memory does not grow with the trace's length.
 //! It needs the trace a second time, so standard input (read once) gets no windows.
 
-use crate::driver::{observe_any, Observer, RunOptions};
+use crate::driver::{observe, observe_any, Observer, Pass, RunOptions};
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Report, Timeline, TimelineEdge, TimelineEvent};
 use hindsight_syntax::Diagnostic;
-use hindsight_trace::{AnyReader, ErrorKind, Event, LocId, LockId, Names, Op, ThreadId};
+use hindsight_trace::{
+    AnyReader, ErrorKind, Event, EventSource, LocId, LockId, Names, Op, ThreadId, TraceError,
+};
 use std::collections::{BTreeMap, VecDeque};
 
 /// How much a picture of each report shows.
@@ -24,6 +26,9 @@ pub struct TimelineOptions {
     /// Events per thread kept before a finding's first event, after its last, and at each end
     /// of the stretch between them.
     pub context: usize,
+    /// Number the events as logged, late releases included, not repaired: as the analysis
+    /// whose findings are drawn did ([`Observer::keeps_lock_order`]).
+    pub keep_lock_order: bool,
 }
 
 impl Default for TimelineOptions {
@@ -31,6 +36,7 @@ impl Default for TimelineOptions {
         TimelineOptions {
             findings: 50,
             context: 6,
+            keep_lock_order: false,
         }
     }
 }
@@ -44,14 +50,33 @@ pub fn draw_timelines(
     reports: &mut [Report],
     options: TimelineOptions,
 ) -> Result<(), Diagnostic> {
+    draw_with(reports, options, |observers| {
+        observe_any(reader, observers, RunOptions::default())
+    })
+    .map_err(|e| Diagnostic::error(input, e.pos, e.kind.to_string()))
+}
+
+/// [`draw_timelines`] over any source of events.
+pub fn draw_timelines_from<S: EventSource>(
+    source: &mut S,
+    reports: &mut [Report],
+    options: TimelineOptions,
+) -> Result<(), TraceError> {
+    draw_with(reports, options, |observers| {
+        observe(source, observers, RunOptions::default())
+    })
+}
+
+fn draw_with(
+    reports: &mut [Report],
+    options: TimelineOptions,
+    pass: impl FnOnce(&mut [&mut dyn Observer]) -> Result<Pass, TraceError>,
+) -> Result<(), TraceError> {
     let mut collector = Collector::new(reports, options);
     if collector.windows.is_empty() {
         return Ok(());
     }
-    let mut observers: [&mut dyn Observer; 1] = [&mut collector];
-    let pass = observe_any(reader, &mut observers, RunOptions::default())
-        .map_err(|e| Diagnostic::error(input, e.pos, e.kind.to_string()))?;
-    let names = pass.names;
+    let names = pass(&mut [&mut collector])?.names;
     for w in std::mem::take(&mut collector.windows) {
         let (k, i) = (w.report, w.finding);
         let timeline = w.into_timeline(&names);
@@ -207,6 +232,7 @@ impl Window {
 
 struct Collector {
     context: usize,
+    keep_lock_order: bool,
     windows: Vec<Window>,
     threads: Vec<ThreadState>,
     last_release: Vec<Option<u64>>,
@@ -242,6 +268,7 @@ impl Collector {
         }
         Collector {
             context: options.context.max(1),
+            keep_lock_order: options.keep_lock_order,
             windows,
             threads: Vec::new(),
             last_release: Vec::new(),
@@ -296,6 +323,10 @@ impl Observer for Collector {
         "timelines"
     }
 
+    fn keeps_lock_order(&self) -> bool {
+        self.keep_lock_order
+    }
+
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         let context = self.context;
         // Threads named by a fork or join get their state (and windows) now.
@@ -315,7 +346,9 @@ impl Observer for Collector {
             _ => None,
         };
         let state = self.thread(e.thread, names);
-        let edge_from = edge_from.or_else(|| state.forked_by.take().map(|i| (i, EdgeKind::Fork)));
+        // The fork reaches the thread's first event, whatever else does.
+        let forked_by = state.forked_by.take();
+        let edge_from = edge_from.or(forked_by.map(|i| (i, EdgeKind::Fork)));
         if let Op::Acquire(l) = e.op {
             state.held.push(l);
         }
