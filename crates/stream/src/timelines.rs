@@ -232,6 +232,7 @@ impl Window {
 
 struct Collector {
     context: usize,
+    spare: Option<Kept>,
     keep_lock_order: bool,
     windows: Vec<Window>,
     threads: Vec<ThreadState>,
@@ -268,6 +269,7 @@ impl Collector {
         }
         Collector {
             context: options.context.max(1),
+            spare: None,
             keep_lock_order: options.keep_lock_order,
             windows,
             threads: Vec::new(),
@@ -290,7 +292,7 @@ impl Collector {
             self.threads.push(ThreadState {
                 seq: 0,
                 held: Vec::new(),
-                ring: VecDeque::with_capacity(self.context),
+                ring: VecDeque::with_capacity(self.context + 1),
                 windows,
                 forked_by: None,
                 last_index: None,
@@ -352,19 +354,18 @@ impl Observer for Collector {
         if let Op::Acquire(l) = e.op {
             state.held.push(l);
         }
-        let mut kept = match state.ring.len() == context {
-            true => state.ring.pop_front().expect("a full ring"),
-            false => Kept {
-                index: 0,
-                thread: e.thread,
-                seq: 0,
-                op: Op::End,
-                loc: None,
-                held: Vec::new(),
-                clock: Vec::new(),
-                edge_from: None,
-            },
-        };
+        // The slot the ring let go of last, reused: no allocation per event.
+        let mut kept = self.spare.take().unwrap_or_else(|| Kept {
+            index: 0,
+            thread: e.thread,
+            seq: 0,
+            op: Op::End,
+            loc: None,
+            held: Vec::new(),
+            clock: Vec::new(),
+            edge_from: None,
+        });
+        let state = &mut self.threads[e.thread.index()];
         kept.index = e.index;
         kept.thread = e.thread;
         kept.seq = state.seq;
@@ -399,14 +400,15 @@ impl Observer for Collector {
             }
             let window = &mut self.windows[w];
             let is_mark = window.marks.binary_search(&e.index).is_ok();
-            let keep = if is_mark {
-                true
-            } else if e.index < last {
+            // Marks between the first and the last count among the events between.
+            let keep = if e.index > first && e.index < last {
                 window.between[lane] += 1;
-                window.between[lane] <= context
-            } else {
+                is_mark || window.between[lane] <= context
+            } else if e.index > last {
                 window.after[lane] += 1;
                 window.after[lane] <= context
+            } else {
+                true
             };
             if keep {
                 window.kept.insert(e.index, kept.clone());
@@ -425,6 +427,9 @@ impl Observer for Collector {
         let state = &mut self.threads[e.thread.index()];
         state.windows = windows;
         state.ring.push_back(kept);
+        if state.ring.len() > context {
+            self.spare = state.ring.pop_front();
+        }
         match e.op {
             Op::Release(l) => {
                 if self.last_release.len() <= l.index() {

@@ -1,8 +1,8 @@
 //! The windows of `timelines` against their definition, computed over the whole trace held in
 //! memory: for each thread of the finding, the last C events before its first event, the first
 //! C and last C between its first and last, the first C after its last; the locks each holds;
-//! the edges into kept events from kept events (the last release of an acquired lock, the fork
-//! of a thread's first event, the joined thread's last event), with whether each lies on a
+//! the edges into kept events from kept events (the last release of an acquired lock, the
+//! joined thread's last event, else the fork of a thread for its first event after the fork), with whether each lies on a
 //! happens-before path from the finding's first event to its last (the reference relation, a
 //! full vector clock per event).
 
@@ -57,12 +57,12 @@ fn by_definition(trace: &Trace, marks: &[usize]) -> Window {
             Op::Join(u) => (0..j).rev().find(|&i| ev[i].thread == u),
             _ => None,
         };
-        let first_of_thread = !(0..j).any(|i| ev[i].thread == ev[j].thread);
-        let from = from.or_else(|| {
-            first_of_thread
-                .then(|| (0..j).rev().find(|&i| ev[i].op == Op::Fork(ev[j].thread)))
-                .flatten()
-        });
+        // A fork reaches the forked thread's first event after it.
+        let fork = (0..j)
+            .rev()
+            .find(|&i| ev[i].op == Op::Fork(ev[j].thread))
+            .filter(|&f| !(f + 1..j).any(|i| ev[i].thread == ev[j].thread));
+        let from = from.or(fork);
         if let Some(i) = from.filter(|i| kept.contains(i)) {
             edges.push((
                 i as u64,
@@ -179,7 +179,8 @@ proptest! {
         let mut marks: Vec<usize> = picks.iter().map(|p| p.index(trace.events.len())).collect();
         marks.sort_unstable();
         marks.dedup();
-        prop_assert_eq!(fast(&trace, &marks), by_definition(&trace, &marks));
+        let shown: Vec<String> = trace.events.iter().map(|e| format!("{} {} {}", e.index, trace.names.thread(e.thread), e.display_op(&trace.names))).collect();
+        prop_assert_eq!(fast(&trace, &marks), by_definition(&trace, &marks), "marks {:?} in\n{}", marks, shown.join("\n"));
     }
 }
 
