@@ -47,6 +47,14 @@ fn main() -> ExitCode {
     }
     if let Some(path) = cli.html.clone() {
         match html_inputs(&cli.command) {
+            // Refused before the run rather than after it (the file is written last).
+            Ok(inputs) if inputs.iter().any(|i| hindsight_trace::same_file(i, &path)) => {
+                eprintln!(
+                    "hindsight: error: cannot write {}: it is an input of the command (the same file), which writing would destroy",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
             Ok(inputs) => {
                 let _ = output::HTML.set(output::HtmlTarget { path, inputs });
             }

@@ -59,6 +59,76 @@ struct Row {
     value: String,
 }
 
+/// A summary entry that is a list of objects (`composed`'s operations, say), as a table.
+struct Table {
+    caption: String,
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// A cell of a [`Table`]: reasons at their source lines one per line, other lists and objects
+/// as compact JSON.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Array(items) if items.iter().all(|i| i.get("message").is_some()) => items
+            .iter()
+            .map(|i| {
+                let mut line = String::new();
+                if let Some(l) = i.get("line") {
+                    line.push_str(&format!("line {}: ", value_text(l)));
+                }
+                line.push_str(&i.get("message").map(value_text).unwrap_or_default());
+                if let Some(r) = i.get("rule") {
+                    line.push_str(&format!(" [{}]", value_text(r)));
+                }
+                line
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        v => value_text(v),
+    }
+}
+
+/// The summary's lists of objects as tables; the rest as key-value rows.
+fn summary_parts(m: &serde_json::Map<String, Value>) -> (Vec<Row>, Vec<Table>) {
+    let mut rows = Vec::new();
+    let mut tables = Vec::new();
+    for (k, v) in m {
+        match v {
+            Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
+                let mut columns: Vec<String> = Vec::new();
+                for i in items {
+                    for key in i.as_object().into_iter().flat_map(|o| o.keys()) {
+                        if !columns.contains(key) {
+                            columns.push(key.clone());
+                        }
+                    }
+                }
+                let rows = items
+                    .iter()
+                    .take(FINDINGS_LISTED)
+                    .map(|i| {
+                        columns
+                            .iter()
+                            .map(|c| i.get(c).map(cell).unwrap_or_default())
+                            .collect()
+                    })
+                    .collect();
+                tables.push(Table {
+                    caption: k.clone(),
+                    columns,
+                    rows,
+                });
+            }
+            v => rows.push(Row {
+                key: k.clone(),
+                value: value_text(v),
+            }),
+        }
+    }
+    (rows, tables)
+}
+
 struct EventRow {
     index: u64,
     thread: String,
@@ -91,6 +161,7 @@ struct ReportView {
     verdict_class: &'static str,
     trace: Vec<Row>,
     summary: Vec<Row>,
+    tables: Vec<Table>,
     warnings: Vec<String>,
     notes: Vec<String>,
     groups: Vec<GroupView>,
@@ -273,13 +344,15 @@ fn report_view(r: &Report, k: usize) -> ReportView {
     } else {
         ("no findings".to_owned(), "good")
     };
+    let (summary, tables) = summary_parts(&r.summary);
     ReportView {
         anchor: format!("r{k}"),
         analysis: r.analysis.clone(),
         verdict,
         verdict_class,
         trace: rows(&r.trace),
-        summary: rows(&r.summary),
+        summary,
+        tables,
         warnings: r.warnings.clone(),
         notes,
         groups,

@@ -14,11 +14,19 @@
       var steps = player.querySelectorAll(".steps li");
       var pos = player.querySelector(".pos");
       var at = 0;
+      var finding = player.closest(".finding");
       function show() {
         steps.forEach(function (li, i) {
           li.classList.toggle("done", i < at - 1);
           li.classList.toggle("now", i === at - 1);
         });
+        // The step's event, where the timeline draws it.
+        finding.querySelectorAll("g.ev.current").forEach(function (g) { g.classList.remove("current"); });
+        var m = at > 0 ? /^#(\d+)/.exec(steps[at - 1].textContent) : null;
+        if (m) {
+          var ev = finding.querySelector('g.ev[data-index="' + m[1] + '"]');
+          if (ev) { ev.classList.add("current"); }
+        }
         pos.textContent = at === 0 ? "before the first step" : "step " + at + " of " + steps.length;
       }
       player.querySelector(".next").addEventListener("click", function () { if (at < steps.length) { at++; show(); } });
