@@ -6,6 +6,16 @@ use hindsight_budget::Budget;
 use hindsight_history::analyse;
 use hindsight_report::BarRole;
 
+/// A bar as the test reads it: client, label, invocation, completion, role, step and state.
+type Bar<'a> = (
+    usize,
+    &'a str,
+    u64,
+    Option<u64>,
+    BarRole,
+    Option<(usize, &'a str)>,
+);
+
 /// examples/register.jsonl: write(1) completes; read -> 2 and write(2) overlap; then a read
 /// returns 1, which no order allows (2 was written and read after 1); the cas is `info`.
 /// By hand: the prefix is write(1) (state 1), write(2) (state 2), read -> 2 (state 2); the
@@ -32,14 +42,7 @@ fn register_example() {
     assert_eq!(h.verdict, "not linearizable");
     assert_eq!(h.clients, ["process 0", "process 1", "process 2"]);
     assert_eq!(h.state.as_deref(), Some("2"));
-    let shown: Vec<(
-        usize,
-        &str,
-        u64,
-        Option<u64>,
-        BarRole,
-        Option<(usize, &str)>,
-    )> = h
+    let shown: Vec<Bar> = h
         .ops
         .iter()
         .map(|b| {
