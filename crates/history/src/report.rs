@@ -294,14 +294,22 @@ fn figures(
         .take(PARTS_DRAWN)
         .map(|p| {
             // The prefix replayed: the state after each of its operations.
-            let mut steps: Vec<Option<(usize, String)>> = vec![None; history.ops.len()];
+            // Keyed by operation: a part is small beside the history.
+            let mut steps: std::collections::HashMap<usize, (usize, String)> =
+                std::collections::HashMap::with_capacity(p.prefix.len().min(OPS_DRAWN));
+            let drawn: std::collections::HashSet<usize> =
+                p.ops.iter().take(OPS_DRAWN).copied().collect();
             let mut state = model.init();
             for (n, &i) in p.prefix.iter().enumerate() {
                 match model.step(&state, &history.ops[i]) {
-                    Some(next) => state = next.into_owned(),
+                    // A borrowed state is the same state: nothing to copy.
+                    Some(std::borrow::Cow::Owned(next)) => state = next,
+                    Some(std::borrow::Cow::Borrowed(_)) => {}
                     None => break,
                 }
-                steps[i] = Some((n, model.describe(&state)));
+                if drawn.contains(&i) {
+                    steps.insert(i, (n, model.describe(&state)));
+                }
             }
             let mut clients: Vec<i64> = p.ops.iter().map(|&i| history.ops[i].process).collect();
             clients.sort_unstable();
@@ -319,12 +327,12 @@ fn figures(
                         label: describe(op),
                         role: if p.stuck.contains(&i) {
                             BarRole::Stuck
-                        } else if steps[i].is_some() && p.verdict == Verdict::NotLinearizable {
+                        } else if p.verdict == Verdict::NotLinearizable && steps.contains_key(&i) {
                             BarRole::Prefix
                         } else {
                             BarRole::Other
                         },
-                        step: steps[i].take(),
+                        step: steps.remove(&i),
                     }
                 })
                 .collect();
