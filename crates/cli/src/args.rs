@@ -26,6 +26,10 @@ pub struct Cli {
     /// holding a pattern (a library method, say) is skipped.
     #[arg(long, global = true, value_name = "FILE")]
     pub rr_exclude: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (findings, swimlane timelines,
+    /// histories) to FILE, beside the output `--format` asks for. Commands that print reports.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -36,6 +40,8 @@ pub enum FormatArg {
     /// the rest of the report.
     Jsonl,
     Sarif,
+    /// One self-contained HTML page (open it in a browser).
+    Html,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -31,7 +31,7 @@ pub enum AlgoArg {
 pub struct CutsArgs {
     /// A trace (any format the trace commands read; `-` for standard input) or a poset file
     /// (`PID:(c1,...,cn)` per line; recognised by its first line, or forced with --poset).
-    input: PathBuf,
+    pub input: PathBuf,
     /// The predicate to detect, e.g. `race`, `atleast(3, method == stop)`,
     /// `at(T1, op == w && var == x) && at(T2, op == r)`; `@FILE` reads it from a file. See the
     /// README section "What `cuts` reports" for the language.
@@ -171,7 +171,15 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
                 pipeline: pipelined(1),
             };
             let input = Input::Trace(&mut reader, run);
-            detect(input, &name, &options, &PrintWarnings, budget)?
+            let mut report = detect(input, &name, &options, &PrintWarnings, budget)?;
+            if crate::output::wants_html(args.format) {
+                crate::traces::draw_timelines(
+                    &args.input,
+                    std::slice::from_mut(&mut report),
+                    false,
+                )?;
+            }
+            report
         } else if args.online {
             let mut lines = open_lines(&args.input)?;
             let input = Input::PosetLines(&mut *lines);

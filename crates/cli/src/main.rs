@@ -22,6 +22,7 @@ use std::io;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let _ = output::STARTED.set(std::time::Instant::now());
     let cli = Cli::parse();
     output::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
     if let Some(path) = &cli.rr_exclude {
@@ -44,6 +45,25 @@ fn main() -> ExitCode {
             .use_current_thread()
             .build_global();
     }
+    if let Some(path) = cli.html.clone() {
+        match html_inputs(&cli.command) {
+            // Refused before the run rather than after it (the file is written last).
+            Ok(inputs) if inputs.iter().any(|i| hindsight_trace::same_file(i, &path)) => {
+                eprintln!(
+                    "hindsight: error: cannot write {}: it is an input of the command (the same file), which writing would destroy",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+            Ok(inputs) => {
+                let _ = output::HTML.set(output::HtmlTarget { path, inputs });
+            }
+            Err(e) => {
+                eprintln!("hindsight: error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     match dispatch(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -61,6 +81,36 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The inputs of a command that `--html` must not overwrite; an error for a command that
+/// prints no report, or prints it as it goes (JSON Lines).
+fn html_inputs(command: &Command) -> Result<Vec<std::path::PathBuf>, String> {
+    use args::FormatArg;
+    let refuse = |what: &str| Err(format!("`--html` draws reports: {what}"));
+    Ok(match command {
+        Command::Races { format: FormatArg::Jsonl, .. }
+        | Command::Atomicity { format: FormatArg::Jsonl, .. }
+        | Command::Commute { format: FormatArg::Jsonl, .. } => {
+            return refuse("JSON Lines writes findings as they are found and keeps none for the page; use another --format")
+        }
+        Command::Check(a) if matches!(a.format, FormatArg::Jsonl) => {
+            return refuse("JSON Lines writes findings as they are found and keeps none for the page; use another --format")
+        }
+        Command::Races { input, .. } | Command::Atomicity { input, .. } => vec![input.trace.clone()],
+        Command::Check(a) => vec![a.input.trace.clone()],
+        Command::Commute { trace, spec, .. } => trace.iter().chain(spec).cloned().collect(),
+        Command::Views { input, .. } => vec![input.clone()],
+        Command::Lin { history, .. } => vec![history.clone()],
+        Command::Composed { paths, .. } => paths.clone(),
+        Command::Cuts(a) => vec![a.input.clone()],
+        Command::Reach(a) => vec![a.input.trace.clone()],
+        Command::Stats { .. }
+        | Command::Convert { .. }
+        | Command::Gen(_)
+        | Command::GenPoset(_)
+        | Command::GenHistory(_) => return refuse("this command prints no report"),
+    })
 }
 
 fn dispatch(command: Command) -> anyhow::Result<u8> {

@@ -144,12 +144,105 @@ pub fn open_lines(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     Ok(Box::new(lines))
 }
 
-pub fn output_format(format: FormatArg) -> OutputFormat {
+/// The report format of `format`; `None` for HTML, which another crate renders.
+pub fn output_format(format: FormatArg) -> Option<OutputFormat> {
     match format {
-        FormatArg::Text => OutputFormat::Text,
-        FormatArg::Json => OutputFormat::Json,
-        FormatArg::Jsonl => OutputFormat::Jsonl,
-        FormatArg::Sarif => OutputFormat::Sarif,
+        FormatArg::Text => Some(OutputFormat::Text),
+        FormatArg::Json => Some(OutputFormat::Json),
+        FormatArg::Jsonl => Some(OutputFormat::Jsonl),
+        FormatArg::Sarif => Some(OutputFormat::Sarif),
+        FormatArg::Html => None,
+    }
+}
+
+/// Where `--html` writes its page, and the inputs it must not overwrite; set once, before the
+/// command runs.
+pub struct HtmlTarget {
+    pub path: std::path::PathBuf,
+    pub inputs: Vec<std::path::PathBuf>,
+}
+
+pub static HTML: std::sync::OnceLock<HtmlTarget> = std::sync::OnceLock::new();
+
+/// Set once when the process starts: the run's time on the page.
+pub static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Whether the reports of this run are drawn as HTML (`--format html` or `--html FILE`): the
+/// trace commands then gather what the pictures need.
+pub fn wants_html(format: FormatArg) -> bool {
+    matches!(format, FormatArg::Html) || HTML.get().is_some()
+}
+
+/// What the page says about this run.
+fn page() -> hindsight_html::Page {
+    let command = std::env::args_os()
+        .map(|a| {
+            let a = a.to_string_lossy().into_owned();
+            if !a.is_empty()
+                && a.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b))
+            {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    hindsight_html::Page {
+        command,
+        generated: utc_now(),
+        elapsed_ms: STARTED.get().map_or(0, |t| t.elapsed().as_millis()),
+    }
+}
+
+/// The time now in UTC, as ISO 8601 (`2026-01-31T12:00:00Z`).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's days_from_civil, inverted (civil_from_days).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// Writes the page of `reports` to the file of `--html`, if one was given.
+pub fn write_html_file(reports: &[Report]) -> anyhow::Result<()> {
+    let Some(target) = HTML.get() else {
+        return Ok(());
+    };
+    let inputs: Vec<&Path> = target.inputs.iter().map(|p| p.as_path()).collect();
+    let mut out = Output::create(Some(&target.path), &inputs)?;
+    hindsight_html::render_html(reports, &page(), &mut out)
+        .and_then(|()| out.commit())
+        .with_context(|| format!("cannot write {}", target.path.display()))
+}
+
+/// Renders `reports` in `format` (HTML included) to `out`.
+fn render_reports(
+    reports: &[Report],
+    format: FormatArg,
+    options: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match (output_format(format), reports) {
+        (None, _) => hindsight_html::render_html(reports, &page(), out),
+        (Some(f), [one]) => render_with(one, f, options, out),
+        (Some(f), many) => render_all(many, f, options, out),
     }
 }
 
@@ -163,9 +256,9 @@ pub fn print_report_with(
     options: &RenderOptions,
 ) -> anyhow::Result<()> {
     let mut out = BufWriter::new(io::stdout().lock());
-    render_with(report, output_format(format), options, &mut out)?;
+    render_reports(std::slice::from_ref(report), format, options, &mut out)?;
     out.flush()?;
-    Ok(())
+    write_html_file(std::slice::from_ref(report))
 }
 
 /// Prints the reports of several analyses of one input (`check`).
@@ -175,9 +268,12 @@ pub fn print_reports(
     options: &RenderOptions,
 ) -> anyhow::Result<()> {
     let mut out = BufWriter::new(io::stdout().lock());
-    render_all(reports, output_format(format), options, &mut out)?;
+    match output_format(format) {
+        Some(f) => render_all(reports, f, options, &mut out)?,
+        None => render_reports(reports, format, options, &mut out)?,
+    }
     out.flush()?;
-    Ok(())
+    write_html_file(reports)
 }
 
 /// Prints lines to standard error, control characters escaped (they quote the input).

@@ -69,7 +69,11 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
         &running.budget,
     );
     running.done();
-    let report = report?;
+    let mut report = report?;
+    if crate::output::wants_html(a.format) {
+        // The loset numbers the events as logged, late releases included.
+        crate::traces::draw_timelines(path, std::slice::from_mut(&mut report), true)?;
+    }
     print_report(&report, a.format)?;
     Ok(report.exit_code() as u8)
 }

@@ -64,7 +64,10 @@ fn report(
         streamed = sink.finish(&run.reports)?;
         run
     } else {
-        let run = run(input, analyses, None)?;
+        let mut run = run(input, analyses, None)?;
+        if crate::output::wants_html(format) {
+            draw_timelines(&input.trace, &mut run.reports, false)?;
+        }
         let options = render_options(findings);
         if check {
             print_reports(&run.reports, format, &options)?;
@@ -82,6 +85,31 @@ fn report(
     // ends right after this, so they are not freed one by one.
     std::mem::forget(run);
     Ok(code)
+}
+
+/// Gives the findings of `reports` the windows of the trace around them, read again from the
+/// file; a trace from standard input (read once) keeps its findings' own events.
+pub fn draw_timelines(
+    trace: &Path,
+    reports: &mut [hindsight_report::Report],
+    keep_lock_order: bool,
+) -> anyhow::Result<()> {
+    if trace.as_os_str() == "-" {
+        for r in reports.iter_mut().filter(|r| !r.findings.is_empty()) {
+            r.figures.notes.push(
+                "the trace came from standard input, which is read once: each finding is drawn with its own events only (give a file for the events around it)".to_owned(),
+            );
+        }
+        return Ok(());
+    }
+    let mut reader = open_trace(trace)?;
+    let name = input_name(trace);
+    let options = hindsight_stream::timelines::TimelineOptions {
+        keep_lock_order,
+        ..Default::default()
+    };
+    hindsight_stream::timelines::draw_timelines(&mut reader, &name, reports, options)?;
+    Ok(())
 }
 
 /// Runs one analysis over the trace and prints its report.
@@ -290,7 +318,9 @@ pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
             serde_json::to_writer_pretty(&mut out, &info)?;
             writeln!(out)?;
         }
-        FormatArg::Sarif | FormatArg::Jsonl => bail!("`stats` prints text or json"),
+        FormatArg::Sarif | FormatArg::Jsonl | FormatArg::Html => {
+            bail!("`stats` prints text or json")
+        }
     }
     out.flush()?;
     Ok(0)

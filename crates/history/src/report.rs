@@ -6,7 +6,7 @@ use crate::models::choose_model;
 use crate::parse::parse_history;
 use crate::{check, model_by_name, CheckOptions, History, Op, PartitionResult, Val, MODELS};
 use hindsight_budget::Budget;
-use hindsight_report::{EventRef, Finding, Report, Rule};
+use hindsight_report::{BarRole, EventRef, Finding, HistoryBar, HistoryFigure, Report, Rule};
 use hindsight_syntax::{Diagnostic, Position};
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -264,7 +264,96 @@ pub fn analyse(
     );
     report.unknown = outcome.verdict == Verdict::Unknown;
     report.note_budget(budget);
+    report.figures.histories = figures(&history, model.as_ref(), &outcome.partitions);
+    let drawn: usize = report.figures.histories.len();
+    if drawn < outcome.partitions.len() {
+        report.figures.notes.push(format!(
+            "the histories of {drawn} of {} parts are drawn (those not linearizable first)",
+            outcome.partitions.len()
+        ));
+    }
     Ok(report)
+}
+
+/// The most parts of a history drawn, and operations drawn of one part.
+const PARTS_DRAWN: usize = 20;
+const OPS_DRAWN: usize = 400;
+
+/// Pictures of the parts of a history (those not linearizable first): each operation a bar on
+/// its client's row, those of the longest linearizable prefix with their place in it and the
+/// model state after them, those that cannot follow it apart.
+fn figures(
+    history: &History,
+    model: &dyn crate::Model,
+    parts: &[PartitionResult],
+) -> Vec<HistoryFigure> {
+    let mut order: Vec<&PartitionResult> = parts.iter().collect();
+    order.sort_by_key(|p| p.verdict != Verdict::NotLinearizable);
+    order
+        .into_iter()
+        .take(PARTS_DRAWN)
+        .map(|p| {
+            // The prefix replayed: the state after each of its operations.
+            // Keyed by operation: a part is small beside the history.
+            let mut steps: std::collections::HashMap<usize, (usize, String)> =
+                std::collections::HashMap::with_capacity(p.prefix.len().min(OPS_DRAWN));
+            let drawn: std::collections::HashSet<usize> =
+                p.ops.iter().take(OPS_DRAWN).copied().collect();
+            let mut state = model.init();
+            for (n, &i) in p.prefix.iter().enumerate() {
+                match model.step(&state, &history.ops[i]) {
+                    // A borrowed state is the same state: nothing to copy.
+                    Some(std::borrow::Cow::Owned(next)) => state = next,
+                    Some(std::borrow::Cow::Borrowed(_)) => {}
+                    None => break,
+                }
+                if drawn.contains(&i) {
+                    steps.insert(i, (n, model.describe(&state)));
+                }
+            }
+            let mut clients: Vec<i64> = p.ops.iter().map(|&i| history.ops[i].process).collect();
+            clients.sort_unstable();
+            clients.dedup();
+            let ops = p
+                .ops
+                .iter()
+                .take(OPS_DRAWN)
+                .map(|&i| {
+                    let op = &history.ops[i];
+                    HistoryBar {
+                        client: clients.binary_search(&op.process).unwrap_or(0),
+                        invoke: op.invoke as u64,
+                        complete: op.ret.map(|r| r as u64),
+                        label: describe(op),
+                        role: if p.stuck.contains(&i) {
+                            BarRole::Stuck
+                        } else if p.verdict == Verdict::NotLinearizable && steps.contains_key(&i) {
+                            BarRole::Prefix
+                        } else {
+                            BarRole::Other
+                        },
+                        step: steps.remove(&i),
+                    }
+                })
+                .collect();
+            HistoryFigure {
+                title: match p.ops.first().and_then(|&i| history.ops[i].key.as_ref()) {
+                    Some(k) => format!("key {k}"),
+                    None => "history".to_owned(),
+                },
+                verdict: match p.verdict {
+                    Verdict::Linearizable => "linearizable",
+                    Verdict::NotLinearizable => "not linearizable",
+                    Verdict::Unknown => "unknown",
+                }
+                .to_owned(),
+                clients: clients.iter().map(|c| format!("process {c}")).collect(),
+                ops,
+                state: p.state.as_ref().map(|s| model.describe(s)),
+                left_out: p.ops.len().saturating_sub(OPS_DRAWN),
+            }
+        })
+        .collect()
 }
 
 /// The parts left undecided, those that got furthest first (the one that ran out among them),

@@ -5,6 +5,7 @@
 //! it finished findings whose events are already rendered to names. Of budgets it knows how a
 //! spent one reads in a summary ([`Report::note_budget`]): the report becomes unknown.
 
+mod figure;
 mod sarif;
 mod text;
 
@@ -13,6 +14,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 
+pub use figure::{
+    BarRole, Figures, HistoryBar, HistoryFigure, Timeline, TimelineEdge, TimelineEvent,
+};
 pub use sarif::{render_sarif, render_sarif_runs};
 pub use text::{render_text, EscapeControls};
 
@@ -93,6 +97,9 @@ pub struct Report {
     /// rather than the generic one of findings and summary.
     #[serde(skip)]
     pub text: Option<String>,
+    /// Pictures of the findings that only the HTML renderer draws.
+    #[serde(skip)]
+    pub figures: Figures,
 }
 
 impl Report {
@@ -107,6 +114,7 @@ impl Report {
             rules: Vec::new(),
             unknown: false,
             text: None,
+            figures: Figures::default(),
         }
     }
 

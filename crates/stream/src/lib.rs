@@ -17,6 +17,7 @@ pub mod groups;
 pub mod pipeline;
 pub mod races;
 pub mod reports;
+pub mod timelines;
 pub mod views;
 
 pub use driver::{
