@@ -117,6 +117,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             regions,
             no_mhp,
             strict,
+            budget,
             format,
         } => traces::views(
             &args::InputArgs {
@@ -125,6 +126,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             },
             regions,
             no_mhp,
+            &budget,
             format,
         ),
         Command::Check(a) => traces::check(&a),

@@ -219,15 +219,23 @@ pub fn views(
     input: &InputArgs,
     regions_arg: Option<RegionsArg>,
     no_mhp: bool,
+    budget: &BudgetArgs,
     format: FormatArg,
 ) -> anyhow::Result<u8> {
     let path = &input.trace;
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
-        let analysis = DynamicViews::new(regions(regions_arg), !no_mhp);
-        return analyse(input, format, &FindingsArgs::default(), Box::new(analysis));
+        let running = budget.start("views");
+        let analysis = DynamicViews::new(regions(regions_arg), !no_mhp)
+            .within(std::sync::Arc::clone(&running.budget));
+        let code = analyse(input, format, &FindingsArgs::default(), Box::new(analysis));
+        running.done();
+        return code;
     }
     if regions_arg.is_some() || no_mhp {
         bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
+    }
+    if budget.timeout.is_some() || budget.memory_limit.is_some() || budget.progress {
+        bail!("`--timeout`, `--memory-limit` and `--progress` apply to traces, not to programs");
     }
     let text = read_text(path)?;
     let run = analyse_program(&text, &input_name(path))?;
