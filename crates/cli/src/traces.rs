@@ -263,7 +263,12 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
                 ignore_non_nested: a.ignore_non_nested,
                 granularity: granularity(&a.findings),
             })),
-            AnalysisArg::Views => Box::new(DynamicViews::new(regions(a.regions), !a.no_mhp)),
+            // Within the default budget, so that its report is the `views` command's.
+            AnalysisArg::Views => Box::new(
+                DynamicViews::new(regions(a.regions), !a.no_mhp).within(std::sync::Arc::new(
+                    hindsight_budget::Budget::new(hindsight_budget::Limits::new(None, None)),
+                )),
+            ),
             AnalysisArg::Commute => {
                 let loaded = spec(a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
                 let binding = binding(&loaded.specs, &a.bind)?;
