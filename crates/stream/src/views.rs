@@ -13,7 +13,8 @@
 //!   regions of another. Regions ordered in every schedule cannot: the analysis runs its own
 //!   happens-before pass (the same `HappensBefore`) over the edges that order every schedule,
 //!   fork, join, send and receive, leaving out lock edges, which only record which critical
-//!   section happened to go first (with them, any two regions on one lock would look ordered). A
+//!   section happened to go first (with them, any two regions on one lock would look ordered);
+//!   until the first acquire or release that pass is the driver's own, copied from there on. A
 //!   warning whose regions never run in parallel is dropped (`--no-mhp` keeps them). Orders
 //!   made through locks (a flag set and polled under a lock) are not seen, so the filter errs
 //!   on the side of keeping warnings.
