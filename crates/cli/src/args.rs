@@ -259,6 +259,10 @@ pub enum Command {
         /// Treat every warning about the input as an error (exit status 2).
         #[arg(long)]
         strict: bool,
+        /// The budget of the views, the relation of views that may run in parallel and the
+        /// sensors (traces).
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,

@@ -167,6 +167,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             regions,
             no_mhp,
             strict,
+            budget,
             format,
         } => traces::views(
             &args::InputArgs {
@@ -175,6 +176,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             },
             regions,
             no_mhp,
+            &budget,
             format,
         ),
         Command::Check(a) => traces::check(&a),

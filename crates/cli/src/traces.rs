@@ -248,15 +248,23 @@ pub fn views(
     input: &InputArgs,
     regions_arg: Option<RegionsArg>,
     no_mhp: bool,
+    budget: &BudgetArgs,
     format: FormatArg,
 ) -> anyhow::Result<u8> {
     let path = &input.trace;
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
-        let analysis = DynamicViews::new(regions(regions_arg), !no_mhp);
-        return analyse(input, format, &FindingsArgs::default(), Box::new(analysis));
+        let running = budget.start("views");
+        let analysis = DynamicViews::new(regions(regions_arg), !no_mhp)
+            .within(std::sync::Arc::clone(&running.budget));
+        let code = analyse(input, format, &FindingsArgs::default(), Box::new(analysis));
+        running.done();
+        return code;
     }
     if regions_arg.is_some() || no_mhp {
         bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
+    }
+    if budget.timeout.is_some() || budget.memory_limit.is_some() || budget.progress {
+        bail!("`--timeout`, `--memory-limit` and `--progress` apply to traces, not to programs");
     }
     let text = read_text(path)?;
     let run = analyse_program(&text, &input_name(path))?;
@@ -284,7 +292,12 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
                 ignore_non_nested: a.ignore_non_nested,
                 granularity: granularity(&a.findings),
             })),
-            AnalysisArg::Views => Box::new(DynamicViews::new(regions(a.regions), !a.no_mhp)),
+            // Within the default budget, so that its report is the `views` command's.
+            AnalysisArg::Views => Box::new(
+                DynamicViews::new(regions(a.regions), !a.no_mhp).within(std::sync::Arc::new(
+                    hindsight_budget::Budget::new(hindsight_budget::Limits::new(None, None)),
+                )),
+            ),
             AnalysisArg::Commute => {
                 let loaded = spec(a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
                 let binding = binding(&loaded.specs, &a.bind)?;

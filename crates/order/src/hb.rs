@@ -53,6 +53,19 @@ impl HappensBefore {
         }
     }
 
+    /// This pass's clocks as they are now, going on without lock edges: happens-before without
+    /// lock edges is happens-before until the first acquire or release, so an analysis that
+    /// needs the former can read the pass's own clocks until then and copy them there (a
+    /// trace without locks then never costs a second set of clocks).
+    pub fn without_lock_edges_from_here(&self) -> HappensBefore {
+        HappensBefore {
+            threads: self.threads.clone(),
+            locks: Vec::new(),
+            messages: self.messages.clone(),
+            skip_lock_edges: true,
+        }
+    }
+
     #[inline]
     fn ensure_thread(&mut self, t: ThreadId) {
         if t.index() >= self.threads.len() {

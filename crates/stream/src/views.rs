@@ -13,7 +13,8 @@
 //!   regions of another. Regions ordered in every schedule cannot: the analysis runs its own
 //!   happens-before pass (the same `HappensBefore`) over the edges that order every schedule,
 //!   fork, join, send and receive, leaving out lock edges, which only record which critical
-//!   section happened to go first (with them, any two regions on one lock would look ordered). A
+//!   section happened to go first (with them, any two regions on one lock would look ordered);
+//!   until the first acquire or release that pass is the driver's own, copied from there on. A
 //!   warning whose regions never run in parallel is dropped (`--no-mhp` keeps them). Orders
 //!   made through locks (a flag set and polled under a lock) are not seen, so the filter errs
 //!   on the side of keeping warnings.
@@ -30,6 +31,7 @@
 //! This module knows events, happens-before and views; the sensors know none of that.
 
 use crate::driver::{Analysis, AnalysisOutput, Observer};
+use hindsight_budget::{Account, Budget, Spent};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::EventRef;
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
@@ -41,6 +43,7 @@ use hindsight_views::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Which regions are atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,15 +86,47 @@ struct Entry {
     write: Option<At>,
 }
 
-#[derive(Default)]
+/// What is kept of every thread the trace has: a few numbers (a thread per request makes
+/// hundreds of thousands of threads, most of them long finished).
+#[derive(Clone, Copy)]
 struct ThreadState {
     depth: u32,
     locks: u32,
-    active: bool,
-    begin: u64,
-    begin_clock: VectorClock,
+    /// The thread's open region in `DynamicViews::open_regions` (`NONE`: none is open).
+    region: u32,
+    /// Its most recently ended slot (`NONE`: none yet).
+    head: u32,
+    /// Its number of slots.
+    slots: u32,
     /// Whether the thread is in `DynamicViews::open`.
     open: bool,
+}
+
+impl Default for ThreadState {
+    fn default() -> ThreadState {
+        ThreadState {
+            depth: 0,
+            locks: 0,
+            region: NONE,
+            head: NONE,
+            slots: 0,
+            open: false,
+        }
+    }
+}
+
+impl ThreadState {
+    fn active(&self) -> bool {
+        self.region != NONE
+    }
+}
+
+/// The region a thread has open: kept while it is open only, and reused for the next region of
+/// any thread, so that memory follows the regions open at once rather than the threads seen.
+#[derive(Default)]
+struct OpenRegion {
+    begin: u64,
+    begin_clock: VectorClock,
     entries: Vec<Entry>,
     /// Position of a variable in `entries`, once a region is too long for a linear scan.
     index: FxHashMap<u32, u32>,
@@ -136,6 +171,8 @@ struct Joined {
 struct Interner {
     ids: FxHashMap<Box<[(u32, u8)]>, ViewId>,
     views: Vec<View>,
+    /// Entries of all the views.
+    entries: usize,
 }
 
 impl Interner {
@@ -144,6 +181,7 @@ impl Interner {
             return id;
         }
         let id = self.views.len() as ViewId;
+        self.entries += entries.len();
         self.views.push(View::from_entries(entries.to_vec()));
         self.ids.insert(entries.into(), id);
         id
@@ -200,15 +238,14 @@ pub struct DynamicViews {
     regions: Regions,
     mhp: bool,
     threads: Vec<ThreadState>,
+    open_regions: Vec<OpenRegion>,
+    /// The entries of `open_regions` no thread has open.
+    free_regions: Vec<u32>,
     views: Interner,
     /// The slot of each (thread, view) the trace has.
     slot_of: FxHashMap<(u32, ViewId), u32>,
     slots: Vec<Slot>,
-    /// Per thread, its most recently ended slot.
-    heads: Vec<u32>,
     parallel: FxHashSet<(u32, u32)>,
-    /// Per thread, its number of slots.
-    slot_count: Vec<u32>,
     /// The threads with slots that may have a region unordered with a region about to end:
     /// those not joined, and those joined since (see `joined`).
     open: Vec<u32>,
@@ -216,7 +253,7 @@ pub struct DynamicViews {
     /// region beginning after a join (its clock holds that epoch) is ordered after every region
     /// the joined thread ended before it, so the threads joined early drop out of every scan
     /// of a thread-per-request trace.
-    joined: Vec<Vec<Joined>>,
+    joined: FxHashMap<u32, Vec<Joined>>,
     /// The threads with a non-empty `joined` list.
     joiners: Vec<u32>,
     /// Class-level variable of each trace variable (`NONE`: not seen yet).
@@ -226,9 +263,44 @@ pub struct DynamicViews {
     class: Option<ClassLevel>,
     scratch: Vec<(u32, u8)>,
     scratch_threads: Vec<u32>,
+    /// Entries of all the slots' `first_events`.
+    slot_events: usize,
     region_count: u64,
-    /// Happens-before without lock edges (see the module comment).
-    must: HappensBefore,
+    /// Happens-before without lock edges (see the module comment): until the first acquire or
+    /// release it is the pass's own happens-before (`None`), from there on a copy of it that
+    /// leaves lock edges out.
+    must: Option<HappensBefore>,
+    /// The run's budget, and what this analysis has charged to it.
+    budget: Option<Charge>,
+    /// Events seen; past the budget, the pass stops here and the report is unknown.
+    events: u64,
+    stopped: bool,
+}
+
+/// How many events pass between two looks at the budget.
+const POLL_EVERY: u64 = 1024;
+
+/// What the views, the slots and the may-happen-in-parallel relation hold, charged to the run's
+/// budget. An [`Account`] borrows its budget, and an analysis is owned by the pass that feeds
+/// it, so each increase is charged through an account made for it and kept charged: the
+/// structures live until the report is made, at the end of the run.
+struct Charge {
+    budget: Arc<Budget>,
+    charged: u64,
+}
+
+impl Charge {
+    fn hold(&mut self, bytes: u64) -> Result<(), Spent> {
+        if bytes <= self.charged {
+            return Ok(());
+        }
+        let mut account = Account::new(&self.budget);
+        let held = account.hold(bytes - self.charged);
+        self.charged += account.charged();
+        // Kept charged (see above): dropping the account would give the bytes back.
+        std::mem::forget(account);
+        held
+    }
 }
 
 impl DynamicViews {
@@ -237,14 +309,14 @@ impl DynamicViews {
             regions,
             mhp,
             threads: Vec::new(),
+            open_regions: Vec::new(),
+            free_regions: Vec::new(),
             views: Interner::default(),
             slot_of: FxHashMap::default(),
             slots: Vec::new(),
-            heads: Vec::new(),
             parallel: FxHashSet::default(),
-            slot_count: Vec::new(),
             open: Vec::new(),
-            joined: Vec::new(),
+            joined: FxHashMap::default(),
             joiners: Vec::new(),
             var_class: Vec::new(),
             class_names: Vec::new(),
@@ -252,9 +324,54 @@ impl DynamicViews {
             class: None,
             scratch: Vec::new(),
             scratch_threads: Vec::new(),
+            slot_events: 0,
             region_count: 0,
-            must: HappensBefore::without_lock_edges(),
+            must: None,
+            budget: None,
+            events: 0,
+            stopped: false,
         }
+    }
+
+    /// The analysis within `budget`: the memory of its views, slots and relation of views
+    /// that may run in parallel is charged to it, the clock polled as events pass; once the
+    /// budget is spent the pass stops, and the report says what the events seen so far show
+    /// and that the answer is unknown.
+    pub fn within(self, budget: Arc<Budget>) -> DynamicViews {
+        DynamicViews {
+            budget: Some(Charge { budget, charged: 0 }),
+            ..self
+        }
+    }
+
+    /// What the growing structures hold, in bytes (an estimate from their lengths).
+    fn held(&self) -> u64 {
+        use std::mem::size_of;
+        let threads = self.threads.len() * size_of::<ThreadState>();
+        let views = self.views.views.len() * (2 * size_of::<View>() + 48)
+            + self.views.entries * 2 * size_of::<(u32, u8)>();
+        let slots =
+            self.slots.len() * (size_of::<Slot>() + 24) + self.slot_events * size_of::<Entry>();
+        // A pair in the set, and the two counts it bumps.
+        let parallel = self.parallel.len() * (size_of::<(u32, u32)>() + 2 * 16);
+        let class = self.class.as_ref().map_or(0, |c| {
+            c.threads.len() * 16 + c.views.entries * 2 * size_of::<(u32, u8)>()
+        });
+        (threads + views + slots + parallel + class) as u64
+    }
+
+    /// Every [`POLL_EVERY`] events: the steps counted, the clock read and the memory charged;
+    /// whether the pass goes on.
+    #[cold]
+    fn poll(&mut self) -> bool {
+        let held = self.held();
+        let Some(charge) = &mut self.budget else {
+            return true;
+        };
+        charge.budget.add_steps(POLL_EVERY);
+        let spent = charge.budget.check().and_then(|()| charge.hold(held));
+        self.stopped = spent.is_err();
+        !self.stopped
     }
 
     /// Every distinct view of every thread so far, with its thread.
@@ -306,8 +423,11 @@ impl DynamicViews {
             std::mem::take(&mut self.class_ids),
         );
         let must = std::mem::take(&mut self.must);
+        let (budget, events) = (self.budget.take(), self.events);
         *self = DynamicViews::new(Regions::Blocks, mhp);
         self.must = must;
+        self.budget = budget;
+        self.events = events;
         self.var_class = var_class;
         self.class_names = names;
         self.class_ids = ids;
@@ -318,21 +438,30 @@ impl DynamicViews {
         if t.index() >= self.threads.len() {
             self.threads
                 .resize_with(t.index() + 1, ThreadState::default);
-            self.heads.resize(t.index() + 1, NONE);
-            self.slot_count.resize(t.index() + 1, 0);
-            self.joined.resize_with(t.index() + 1, Vec::new);
         }
         &mut self.threads[t.index()]
     }
 
-    fn start(&mut self, e: &Event) {
-        let th = &mut self.threads[e.thread.index()];
-        th.active = true;
-        th.begin = e.index;
-        th.begin_clock.copy_from(self.must.clock(e.thread));
-        th.entries.clear();
-        th.index.clear();
-        th.log.clear();
+    fn start(&mut self, e: &Event, must: &HappensBefore) {
+        let r = match self.free_regions.pop() {
+            Some(r) => r,
+            None => {
+                self.open_regions.push(OpenRegion::default());
+                (self.open_regions.len() - 1) as u32
+            }
+        };
+        self.threads[e.thread.index()].region = r;
+        let region = &mut self.open_regions[r as usize];
+        region.begin = e.index;
+        region.begin_clock.copy_from(must.clock(e.thread));
+        region.entries.clear();
+        region.index.clear();
+        region.log.clear();
+    }
+
+    /// The open region of `t` (which has one).
+    fn region(&self, t: ThreadId) -> &OpenRegion {
+        &self.open_regions[self.threads[t.index()].region as usize]
     }
 
     /// The class-level variable of `x`, interning it on first sight.
@@ -383,7 +512,7 @@ impl DynamicViews {
     #[inline]
     fn access(&mut self, e: &Event, x: VarId, kind: Kind, names: &Names) {
         self.class_of(x, names);
-        let th = &mut self.threads[e.thread.index()];
+        let th = &mut self.open_regions[self.threads[e.thread.index()].region as usize];
         th.log.push((x.0, kind));
         let at = (e.index, e.loc);
         let i = if th.entries.len() <= 16 {
@@ -422,13 +551,14 @@ impl DynamicViews {
         }
     }
 
-    fn end(&mut self, e: &Event) {
+    fn end(&mut self, e: &Event, must: &HappensBefore) {
         let t = e.thread;
-        let th = &mut self.threads[t.index()];
-        th.active = false;
-        if th.entries.is_empty() {
+        let r = self.threads[t.index()].region;
+        if self.open_regions[r as usize].entries.is_empty() {
+            self.close(t);
             return;
         }
+        let th = &mut self.open_regions[r as usize];
         self.region_count += 1;
         th.entries.sort_unstable_by_key(|en| en.var);
         self.scratch.clear();
@@ -453,7 +583,8 @@ impl DynamicViews {
                     next: NONE,
                     known: FxHashMap::default(),
                 });
-                self.slot_count[t.index()] += 1;
+                self.threads[t.index()].slots += 1;
+                self.slot_events += th.entries.len();
                 self.slot_of.insert((t.0, view), s);
                 s
             }
@@ -481,12 +612,20 @@ impl DynamicViews {
             self.threads[t.index()].open = true;
             self.open.push(t.0);
         }
-        let epoch = self.must.clock(t).get(t);
+        let epoch = must.clock(t).get(t);
         let s = &mut self.slots[slot as usize];
         s.last_begin = begin;
         s.last_end_epoch = epoch;
         s.last_end_seq = e.index + 1;
         self.move_to_front(slot, t);
+        self.close(t);
+    }
+
+    /// `t`'s region is over: its entry goes back to the free ones.
+    fn close(&mut self, t: ThreadId) {
+        let th = &mut self.threads[t.index()];
+        self.free_regions.push(th.region);
+        th.region = NONE;
     }
 
     /// Marks every view of another thread with a region unordered with the region of `slot`
@@ -495,10 +634,10 @@ impl DynamicViews {
         let mut candidates = std::mem::take(&mut self.scratch_threads);
         candidates.clear();
         candidates.extend_from_slice(&self.open);
-        let begin = &self.threads[t.index()].begin_clock;
+        let begin = &self.region(t).begin_clock;
         for &j in &self.joiners {
             let known = begin.get(ThreadId(j));
-            let list = &self.joined[j as usize];
+            let list = &self.joined[&j];
             let fresh = list.partition_point(|x| x.epoch <= known);
             candidates.extend(list[fresh..].iter().map(|x| x.thread));
         }
@@ -518,11 +657,11 @@ impl DynamicViews {
             .get(&(u as u32))
             .copied()
             .unwrap_or(0);
-        if u == t.index() || known == self.slot_count[u] {
+        if u == t.index() || known == self.threads[u].slots {
             return;
         }
-        let c = self.threads[t.index()].begin_clock.get(ThreadId(u as u32));
-        let mut s = self.heads[u];
+        let c = self.region(t).begin_clock.get(ThreadId(u as u32));
+        let mut s = self.threads[u].head;
         while s != NONE {
             let d = &self.slots[s as usize];
             if d.last_end_epoch <= c || d.last_end_seq <= prev {
@@ -538,7 +677,7 @@ impl DynamicViews {
     }
 
     /// After `t` joins `u`: `u` leaves the open threads for `t`'s list of joined ones.
-    fn joined(&mut self, t: ThreadId, u: ThreadId) {
+    fn joined(&mut self, t: ThreadId, u: ThreadId, must: &HappensBefore) {
         if u.index() >= self.threads.len() || !self.threads[u.index()].open {
             return;
         }
@@ -547,8 +686,8 @@ impl DynamicViews {
             self.open.swap_remove(k);
         }
         self.thread(t);
-        let epoch = self.must.clock(t).get(t);
-        let list = &mut self.joined[t.index()];
+        let epoch = must.clock(t).get(t);
+        let list = self.joined.entry(t.0).or_default();
         if list.is_empty() {
             self.joiners.push(t.0);
         }
@@ -557,27 +696,27 @@ impl DynamicViews {
 
     /// Opens and closes regions, and adds the accesses made inside them.
     #[inline]
-    fn region_event(&mut self, e: &Event, names: &Names) {
+    fn region_event(&mut self, e: &Event, names: &Names, must: &HappensBefore) {
         let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
         match &e.op {
-            Op::Read(x) if self.thread(e.thread).active => {
+            Op::Read(x) if self.thread(e.thread).active() => {
                 self.access(e, *x, Kind::Read, names);
             }
-            Op::Write(x) if self.thread(e.thread).active => {
+            Op::Write(x) if self.thread(e.thread).active() => {
                 self.access(e, *x, Kind::Write, names);
             }
             Op::Acquire(_) if locks => {
                 let th = self.thread(e.thread);
                 th.locks += 1;
-                if !th.active {
-                    self.start(e);
+                if !th.active() {
+                    self.start(e, must);
                 }
             }
             Op::Release(_) if locks => {
                 let th = self.thread(e.thread);
                 th.locks = th.locks.saturating_sub(1);
-                if th.active && th.locks == 0 && !(blocks && th.depth > 0) {
-                    self.end(e);
+                if th.active() && th.locks == 0 && !(blocks && th.depth > 0) {
+                    self.end(e, must);
                 }
             }
             Op::Begin(_) if blocks || self.regions == Regions::Auto => {
@@ -586,16 +725,16 @@ impl DynamicViews {
                 }
                 let th = self.thread(e.thread);
                 th.depth += 1;
-                if !th.active {
-                    self.start(e);
+                if !th.active() {
+                    self.start(e, must);
                 }
             }
             Op::End if blocks || self.regions == Regions::Auto => {
                 let th = self.thread(e.thread);
                 if th.depth > 0 {
                     th.depth -= 1;
-                    if th.active && th.depth == 0 && !(locks && th.locks > 0) {
-                        self.end(e);
+                    if th.active() && th.depth == 0 && !(locks && th.locks > 0) {
+                        self.end(e, must);
                     }
                 }
             }
@@ -604,7 +743,7 @@ impl DynamicViews {
     }
 
     fn move_to_front(&mut self, slot: u32, t: ThreadId) {
-        let head = self.heads[t.index()];
+        let head = self.threads[t.index()].head;
         if head == slot {
             return;
         }
@@ -624,7 +763,7 @@ impl DynamicViews {
         if head != NONE {
             self.slots[head as usize].prev = slot;
         }
-        self.heads[t.index()] = slot;
+        self.threads[t.index()].head = slot;
     }
 }
 
@@ -645,13 +784,34 @@ impl Observer for DynamicViews {
     }
 
     #[inline]
-    fn on_event(&mut self, e: &Event, _: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
-        self.must.before(e);
-        self.region_event(e, names);
-        if let Op::Join(u) = e.op {
-            self.joined(e.thread, u);
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        if self.stopped {
+            return Ok(());
         }
-        self.must.after(e);
+        if self.events != 0
+            && self.events % POLL_EVERY == 0
+            && self.budget.is_some()
+            && !self.poll()
+        {
+            return Ok(());
+        }
+        self.events += 1;
+        if let Some(must) = &mut self.must {
+            must.before(e);
+        } else if matches!(e.op, Op::Acquire(_) | Op::Release(_)) {
+            // The pass has applied the edges into `e`, and a first acquire has none.
+            self.must = Some(hb.without_lock_edges_from_here());
+        }
+        let own = self.must.take();
+        let must = own.as_ref().unwrap_or(hb);
+        self.region_event(e, names, must);
+        if let Op::Join(u) = e.op {
+            self.joined(e.thread, u, must);
+        }
+        self.must = own;
+        if let Some(must) = &mut self.must {
+            must.after(e);
+        }
         Ok(())
     }
 }
@@ -659,7 +819,7 @@ impl Observer for DynamicViews {
 impl Analysis for DynamicViews {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
         let this = *self;
-        let unclosed = this.threads.iter().filter(|t| t.active).count();
+        let unclosed = this.threads.iter().filter(|t| t.active()).count();
         // Threads with views, in id order; `order[k]` is the trace thread of knowledge thread k.
         let mut per_thread: Vec<Vec<(ViewId, u32)>> = vec![Vec::new(); this.threads.len()];
         for (i, s) in this.slots.iter().enumerate() {
@@ -751,6 +911,13 @@ impl Analysis for DynamicViews {
         if this.mhp && this.parallel.len() >= MAX_PARALLEL_PAIRS {
             out.summary
                 .insert("mhp_saturated".into(), Value::from(true));
+        }
+        if let Some(charge) = &this.budget {
+            out.unknown = hindsight_report::note_budget(&mut out.summary, &charge.budget);
+            if out.unknown {
+                out.summary
+                    .insert("events_analysed".into(), Value::from(this.events));
+            }
         }
         out
     }

@@ -253,6 +253,8 @@ fn check(trace: &Trace) -> Result<(), TestCaseError> {
         .map(|t| (t.thread, t.other, t.var, t.pattern))
         .collect();
     prop_assert_eq!(class_keys, triple_keys);
+    // Phase II's index by lockset answers as the double loop over pairs of threads.
+    prop_assert_eq!(&classes, &analysis.violations_literal());
     // Every class representative gets a schedule that replays.
     let budget = hindsight_budget::Budget::unlimited();
     let scheduler = hindsight_stream::atomicity::schedule::Scheduler::new(analysis.kept(), &budget);
@@ -345,4 +347,36 @@ fn random_traces_cover_the_interesting_cases() {
     assert!(violating * 3 > cases, "{violating} of {cases}");
     assert!(deadlocking > 0);
     assert!(forked > 0);
+}
+
+/// Phase II on many threads (a thread per request, or threads running free, on a few
+/// variables and locks): the lockset index pairs exactly what the double loop over pairs of
+/// threads pairs, in the same order.
+#[test]
+fn phase_two_on_many_threads_pairs_as_the_double_loop() {
+    let mut rng = SplitMix64::new(0x9E37_79B9_7F4A_7C15);
+    let mut found = 0;
+    for (threads, forks, serial) in [
+        (250u8, true, false),
+        (250, false, false),
+        (120, false, true),
+    ] {
+        let choices: Vec<(u8, u8, u8)> = (0..6000)
+            .map(|_| {
+                let r = rng.next_u64();
+                (r as u8, (r >> 8) as u8, (r >> 16) as u8)
+            })
+            .collect();
+        let trace = nested_trace(&choices, threads, 3, 3, forks, serial);
+        let mut analysis = Atomicity::new(Options::default());
+        for e in &trace.events {
+            analysis
+                .step(e, &trace.names)
+                .expect("nested by construction");
+        }
+        let classes = analysis.violations();
+        assert_eq!(classes, analysis.violations_literal(), "{threads} threads");
+        found += classes.len();
+    }
+    assert!(found > 0, "no violation to compare");
 }

@@ -432,11 +432,14 @@ fn hb(clocks: &[VectorClock], trace: &Trace, i: usize, j: usize) -> bool {
 
 type ThreadView = (u32, View);
 
+/// The analysis fed as the pass feeds it: each event with the pass's happens-before at it.
 fn feed(trace: &Trace) -> DynamicViews {
     let mut d = DynamicViews::new(Regions::Blocks, true);
-    let dummy = HappensBefore::new();
+    let mut hb = HappensBefore::new();
     for e in &trace.events {
-        d.on_event(e, &dummy, &trace.names).expect("no error");
+        hb.before(e);
+        d.on_event(e, &hb, &trace.names).expect("no error");
+        hb.after(e);
     }
     d
 }
@@ -470,6 +473,31 @@ proptest! {
         let shape = Requests { first, stride, in_flight, vars: 3, locks: 2, msgs: 2 };
         views_and_parallel_regions_match_brute_force(&requests_from_choices(&choices, shape))?;
     }
+}
+
+/// A long thread-per-request trace, hundreds of short threads with regions on a few shared
+/// variables: the views of each thread and the relation of views that may run in parallel
+/// are the brute force's, with the state of each finished thread down to a few numbers.
+#[test]
+fn views_of_hundreds_of_short_threads_match_brute_force() {
+    let mut rng = SplitMix64::new(0x5EED_0020);
+    let choices: Vec<(u8, u8, u8)> = (0..900)
+        .map(|_| {
+            let r = rng.next_u64();
+            (r as u8, (r >> 8) as u8, (r >> 16) as u8)
+        })
+        .collect();
+    let shape = Requests {
+        first: 2,
+        stride: 1,
+        in_flight: 4,
+        vars: 3,
+        locks: 2,
+        msgs: 2,
+    };
+    let trace = requests_from_choices(&choices, shape);
+    assert!(trace.names.threads.len() > 500);
+    views_and_parallel_regions_match_brute_force(&trace).expect("matches the brute force");
 }
 
 fn views_and_parallel_regions_match_brute_force(trace: &Trace) -> Result<(), TestCaseError> {

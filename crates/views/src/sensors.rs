@@ -151,11 +151,79 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
+/// Threads with the same views, `V(t)`, answer every sensor alike: the sensors work once per
+/// class of such threads and hand the answer to each pair of threads the double loop over
+/// threads would meet. A server that starts a thread per request has hundreds of thousands of
+/// threads and a handful of classes.
+struct Classes {
+    /// The class of each thread.
+    of: Vec<u32>,
+    /// The threads of each class, in increasing order.
+    members: Vec<Vec<usize>>,
+}
+
+impl Classes {
+    fn of(k: &Knowledge) -> Classes {
+        let mut ids: FxHashMap<&[ViewId], u32> = FxHashMap::default();
+        let mut of = Vec::with_capacity(k.threads.len());
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for (t, th) in k.threads.iter().enumerate() {
+            let next = members.len() as u32;
+            let c = *ids.entry(&th.views[..]).or_insert(next);
+            if c == next {
+                members.push(Vec::new());
+            }
+            members[c as usize].push(t);
+            of.push(c);
+        }
+        Classes { of, members }
+    }
+
+    /// A thread of class `c`, whose views are the class's.
+    fn representative(&self, c: usize) -> usize {
+        self.members[c][0]
+    }
+
+    /// The threads of `classes`, in increasing order.
+    fn threads_of(&self, classes: &[u32]) -> Vec<usize> {
+        let mut out: Vec<usize> = classes
+            .iter()
+            .flat_map(|&c| self.members[c as usize].iter().copied())
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+/// A warning made for one pair of classes, given to a pair of their threads: `intruder` is the
+/// thread of the first class, `split` of the second.
+fn for_threads(template: &Warning, intruder: usize, split: usize) -> Warning {
+    let mut w = template.clone();
+    w.threads = [intruder.min(split), intruder.max(split)];
+    for x in &mut w.witnesses {
+        x.intruder = intruder;
+        x.split = split;
+    }
+    w
+}
+
 /// Section 2.3.1. Property 1 is read with its quantifiers apart: every maximal read view of a
 /// thread must be write-compatible with every other thread, and every maximal write view read-
 /// and write-compatible (read literally as one quantifier over pairs `(m_r, m_w)`, a thread
 /// without read views would never be checked, and Table 1's reset thread has none).
+///
+/// The warnings are those of the double loop over threads `t1` (with its maximal views) and
+/// `t2`, in its order and cut at [`LIMIT`] where it would be; the overlaps of a maximal view
+/// with the views of a class of threads are worked out once, for the classes that share a
+/// variable with it.
 pub struct ViewConsistency;
+
+/// What a maximal view of a class meets: per check kind, the classes (`u32`) with warnings and
+/// those warnings, and the threads of all those classes in increasing order.
+struct Conflicts {
+    per_class: [FxHashMap<u32, Vec<Warning>>; 2],
+    threads: Vec<usize>,
+}
 
 impl Sensor for ViewConsistency {
     fn name(&self) -> &'static str {
@@ -163,36 +231,96 @@ impl Sensor for ViewConsistency {
     }
 
     fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
-        let n = k.threads.len();
-        let proj: Vec<[Projected; 2]> = (0..n)
-            .map(|t| [projected(k, t, Kind::Read), projected(k, t, Kind::Write)])
+        let classes = Classes::of(k);
+        let nc = classes.members.len();
+        let proj: Vec<[Projected; 2]> = (0..nc)
+            .map(|c| {
+                let t = classes.representative(c);
+                [projected(k, t, Kind::Read), projected(k, t, Kind::Write)]
+            })
             .collect();
+        // Per kind and variable, the classes with a view of that kind touching it.
+        let mut touching: [FxHashMap<u32, Vec<u32>>; 2] = Default::default();
+        for (c, p) in proj.iter().enumerate() {
+            for kind in [Kind::Read, Kind::Write] {
+                let mut vars: Vec<u32> = p[kind as usize]
+                    .iter()
+                    .flat_map(|e| e.0.iter().copied())
+                    .collect();
+                vars.sort_unstable();
+                vars.dedup();
+                for v in vars {
+                    touching[kind as usize].entry(v).or_default().push(c as u32);
+                }
+            }
+        }
+        let mut conflicts: FxHashMap<(u32, Kind, usize), Conflicts> = FxHashMap::default();
+        let mut seen = vec![false; nc];
         let mut out = Vec::new();
-        for t1 in 0..n {
+        for t1 in 0..k.threads.len() {
+            let a = classes.of[t1];
             for (mk, checks) in [
                 (Kind::Read, &[Kind::Write][..]),
                 (Kind::Write, &[Kind::Read, Kind::Write][..]),
             ] {
-                let mine = &proj[t1][mk as usize];
+                let mine = &proj[a as usize][mk as usize];
                 let sets: Vec<Vec<u32>> = mine.iter().map(|e| e.0.clone()).collect();
                 for mi in maximal(&sets) {
                     let (m, m_views) = &mine[mi];
-                    for t2 in (0..n).filter(|&t2| t2 != t1) {
+                    let found = conflicts.entry((a, mk, mi)).or_insert_with(|| {
+                        let mut per_class: [FxHashMap<u32, Vec<Warning>>; 2] = Default::default();
+                        let mut with: Vec<u32> = Vec::new();
+                        for &ck in checks {
+                            let mut candidates = Vec::new();
+                            for v in m {
+                                for &b in touching[ck as usize].get(v).into_iter().flatten() {
+                                    if !seen[b as usize] {
+                                        seen[b as usize] = true;
+                                        candidates.push(b);
+                                    }
+                                }
+                            }
+                            for &b in &candidates {
+                                seen[b as usize] = false;
+                            }
+                            for b in candidates {
+                                // The thread numbers are set when the warnings are given out.
+                                let ws = incompatible(
+                                    0,
+                                    mk,
+                                    m,
+                                    m_views,
+                                    0,
+                                    ck,
+                                    &proj[b as usize][ck as usize],
+                                    LIMIT,
+                                );
+                                if !ws.is_empty() {
+                                    per_class[ck as usize].insert(b, ws);
+                                    with.push(b);
+                                }
+                            }
+                        }
+                        with.sort_unstable();
+                        with.dedup();
+                        Conflicts {
+                            per_class,
+                            threads: classes.threads_of(&with),
+                        }
+                    });
+                    for &t2 in &found.threads {
+                        if t2 == t1 {
+                            continue;
+                        }
+                        let b = classes.of[t2];
                         for &ck in checks {
                             if out.len() >= LIMIT {
                                 return (merge(out), true);
                             }
                             let room = LIMIT - out.len();
-                            out.extend(incompatible(
-                                t1,
-                                mk,
-                                m,
-                                m_views,
-                                t2,
-                                ck,
-                                &proj[t2][ck as usize],
-                                room,
-                            ));
+                            if let Some(ws) = found.per_class[ck as usize].get(&b) {
+                                out.extend(ws.iter().take(room).map(|w| for_threads(w, t1, t2)));
+                            }
                         }
                     }
                 }
@@ -277,6 +405,135 @@ impl Sensor for StaleValue {
     }
 
     fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
+        let classes = Classes::of(k);
+        // Per class and variable: views with (r, var, ∘), views with a write of var.
+        let per_class: Vec<ReadsWrites> = (0..classes.members.len())
+            .map(|c| reads_writes(k, classes.representative(c)))
+            .collect();
+        // Per variable, the threads that write it, in increasing order: `writes(var, t1)`.
+        let mut writers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        for t in 0..k.threads.len() {
+            for (&var, (_, writes)) in &per_class[classes.of[t] as usize] {
+                if !writes.is_empty() {
+                    writers.entry(var).or_default().push(t);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for t2 in 0..k.threads.len() {
+            for (&var, (open_reads, writes2)) in &per_class[classes.of[t2] as usize] {
+                // psv(var, t2): a view reading var without overwriting it, another writing it.
+                let psv = open_reads.iter().any(|&a| writes2.iter().any(|&b| a != b));
+                if !psv {
+                    continue;
+                }
+                for &t1 in writers.get(&var).into_iter().flatten() {
+                    if t1 == t2 {
+                        continue;
+                    }
+                    let writes1 = &per_class[classes.of[t1] as usize][&var].1;
+                    if out.len() >= LIMIT {
+                        return (merge(out), true);
+                    }
+                    out.push(stale_value(t1, t2, var, writes1, open_reads, writes2));
+                }
+            }
+        }
+        let full = out.len() >= LIMIT;
+        (merge(out), full)
+    }
+}
+
+/// Per variable, the views of thread `t` with `(r, var, ∘)` and those writing var.
+fn reads_writes(k: &Knowledge, t: usize) -> ReadsWrites {
+    let mut m = ReadsWrites::default();
+    for &v in &k.threads[t].views {
+        let view: &View = &k.views[v as usize];
+        for a in view.accesses() {
+            let e = m.entry(a.var).or_default();
+            match (a.kind, a.mark) {
+                (Kind::Read, Mark::Open) => e.0.push(v),
+                (Kind::Write, _) if e.1.last() != Some(&v) => e.1.push(v),
+                _ => {}
+            }
+        }
+    }
+    m
+}
+
+fn stale_value(
+    t1: usize,
+    t2: usize,
+    var: u32,
+    writes1: &[ViewId],
+    open_reads: &[ViewId],
+    writes2: &[ViewId],
+) -> Warning {
+    Warning {
+        kind: STALE_VALUE,
+        threads: [t1.min(t2), t1.max(t2)],
+        variables: vec![var],
+        overlaps: Vec::new(),
+        witnesses: vec![Witness {
+            intruder: t1,
+            intruder_views: writes1.to_vec(),
+            intruder_role: "writes the variable".into(),
+            set: vec![var],
+            split: t2,
+            first: open_reads.to_vec(),
+            second: writes2.to_vec(),
+            ordered: true,
+        }],
+    }
+}
+
+/// The sensors' double loop over threads, as Section 2.3 states it, which the classes of
+/// threads must answer exactly as.
+#[cfg(test)]
+mod literal {
+    use super::*;
+
+    pub(super) fn literal_view_consistency(k: &Knowledge) -> (Vec<Warning>, bool) {
+        let n = k.threads.len();
+        let proj: Vec<[Projected; 2]> = (0..n)
+            .map(|t| [projected(k, t, Kind::Read), projected(k, t, Kind::Write)])
+            .collect();
+        let mut out = Vec::new();
+        for t1 in 0..n {
+            for (mk, checks) in [
+                (Kind::Read, &[Kind::Write][..]),
+                (Kind::Write, &[Kind::Read, Kind::Write][..]),
+            ] {
+                let mine = &proj[t1][mk as usize];
+                let sets: Vec<Vec<u32>> = mine.iter().map(|e| e.0.clone()).collect();
+                for mi in maximal(&sets) {
+                    let (m, m_views) = &mine[mi];
+                    for t2 in (0..n).filter(|&t2| t2 != t1) {
+                        for &ck in checks {
+                            if out.len() >= LIMIT {
+                                return (merge(out), true);
+                            }
+                            let room = LIMIT - out.len();
+                            out.extend(incompatible(
+                                t1,
+                                mk,
+                                m,
+                                m_views,
+                                t2,
+                                ck,
+                                &proj[t2][ck as usize],
+                                room,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let full = out.len() >= LIMIT;
+        (merge(out), full)
+    }
+
+    pub(super) fn literal_stale_value(k: &Knowledge) -> (Vec<Warning>, bool) {
         let n = k.threads.len();
         // Per thread and variable: views with (r, var, ∘), views with a write of var.
         let per_thread: Vec<ReadsWrites> = (0..n)
@@ -336,5 +593,117 @@ impl Sensor for StaleValue {
         }
         let full = out.len() >= LIMIT;
         (merge(out), full)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal::{literal_stale_value, literal_view_consistency};
+    use super::*;
+    use crate::view::add_bits;
+    use crate::ThreadViews;
+    use proptest::prelude::*;
+
+    /// A knowledge base of `views` (each a list of (variable, access) pairs) and threads that
+    /// each take a set of them: threads with equal sets are one class.
+    fn knowledge(views: &[Vec<(u32, bool, bool)>], threads: &[Vec<usize>]) -> Knowledge {
+        let views: Vec<View> = views
+            .iter()
+            .map(|accesses| {
+                let mut entries: Vec<(u32, u8)> = Vec::new();
+                for &(var, write, open) in accesses {
+                    let kind = if write { Kind::Write } else { Kind::Read };
+                    let mark = if open { Mark::Open } else { Mark::Closed };
+                    match entries.iter_mut().find(|e| e.0 == var) {
+                        Some(e) => e.1 = add_bits(e.1, kind, mark),
+                        None => entries.push((var, add_bits(0, kind, mark))),
+                    }
+                }
+                View::from_entries(entries)
+            })
+            .collect();
+        let threads = threads
+            .iter()
+            .enumerate()
+            .map(|(t, vs)| {
+                let mut views: Vec<ViewId> = vs.iter().map(|&v| v as ViewId).collect();
+                views.sort_unstable();
+                views.dedup();
+                ThreadViews {
+                    name: format!("T{t}"),
+                    views,
+                }
+            })
+            .collect();
+        Knowledge {
+            var_names: (0..4).map(|v| format!("x{v}")).collect(),
+            views,
+            threads,
+        }
+    }
+
+    fn same_as_literal(k: &Knowledge) {
+        assert_eq!(ViewConsistency.detect(k), literal_view_consistency(k));
+        assert_eq!(StaleValue.detect(k), literal_stale_value(k));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        /// A few kinds of threads, many threads of each: the warnings, their witnesses and
+        /// their order are those of the double loop.
+        #[test]
+        fn classes_answer_as_the_double_loop(
+            views in prop::collection::vec(
+                prop::collection::vec((0u32..4, any::<bool>(), any::<bool>()), 1..4),
+                1..6,
+            ),
+            kinds in prop::collection::vec(prop::collection::vec(0usize..6, 0..4), 1..5),
+            picks in prop::collection::vec(0usize..5, 1..40),
+        ) {
+            let nv = views.len();
+            let threads: Vec<Vec<usize>> = picks
+                .iter()
+                .map(|&p| kinds[p % kinds.len()].iter().map(|&v| v % nv).collect())
+                .collect();
+            same_as_literal(&knowledge(&views, &threads));
+        }
+    }
+
+    /// Enough threads of two kinds that both sensors stop at the limit: the same warnings
+    /// are kept, and both say they stopped.
+    #[test]
+    fn the_limit_cuts_where_the_double_loop_does() {
+        // v0 = {r(x0), w(x0), r(x1), w(x1)}; v1 = {r(x0)∘}; v2 = {w(x0), r(x1)}; v3 = {w(x1)}.
+        let views = vec![
+            vec![
+                (0, false, true),
+                (0, true, true),
+                (1, false, true),
+                (1, true, true),
+            ],
+            vec![(0, false, true)],
+            vec![(0, true, true), (1, false, true)],
+            vec![(1, true, true)],
+        ];
+        let threads: Vec<Vec<usize>> = (0..260)
+            .map(|t| if t % 3 == 0 { vec![0] } else { vec![1, 2, 3] })
+            .collect();
+        let k = knowledge(&views, &threads);
+        let (vc, vc_full) = ViewConsistency.detect(&k);
+        let (sv, sv_full) = StaleValue.detect(&k);
+        assert!(vc_full && sv_full, "both sensors reach the limit");
+        assert_eq!((vc, vc_full), literal_view_consistency(&k));
+        assert_eq!((sv, sv_full), literal_stale_value(&k));
+    }
+
+    /// Two hundred thousand threads of one class that conflict with nothing: no pass over
+    /// pairs of threads (the double loop would take minutes even in a release build).
+    #[test]
+    fn many_threads_of_one_class_cost_one_class() {
+        let views = vec![vec![(0, false, true), (0, true, false)]];
+        let threads: Vec<Vec<usize>> = (0..200_000).map(|_| vec![0]).collect();
+        let k = knowledge(&views, &threads);
+        assert_eq!(ViewConsistency.detect(&k), (Vec::new(), false));
+        assert_eq!(StaleValue.detect(&k), (Vec::new(), false));
     }
 }

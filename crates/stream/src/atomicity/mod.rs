@@ -321,6 +321,18 @@ impl Atomicity {
         (v, pairing.checks)
     }
 
+    /// Phase II by the literal double loop over pairs of threads, in the order of
+    /// [`Atomicity::violations`] (for the oracle tests).
+    #[cfg(feature = "oracle")]
+    pub fn violations_literal(&self) -> Vec<Violation> {
+        let mut sets: Vec<((VarId, ThreadId), &VarWitnesses)> =
+            self.keys.iter().copied().zip(self.sets.iter()).collect();
+        sets.sort_by_key(|s| s.0);
+        let mut v = pairing::pair_literal(&sets, &self.profiles, &self.fj);
+        v.sort_by_key(|v| (v.thread, v.other, v.var, v.pattern, v.e1.index, v.f.index));
+        v
+    }
+
     /// Every violating triple (needs `Options::all` or `Options::schedule`): for each class
     /// pair of threads and variable, every `e1 < e2` of one transaction of `T` and `f` of `T'`
     /// with the pattern's kinds, such that some event in `[e1, e2)` has a profile compatible

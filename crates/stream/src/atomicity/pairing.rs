@@ -41,7 +41,7 @@
 use super::nesting::{Pid, Profile, Profiles};
 use super::witness::{Occurrence, VarWitnesses, READ, WRITE};
 use hindsight_order::VectorClock;
-use hindsight_trace::{ThreadId, VarId};
+use hindsight_trace::{LockId, ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
 /// A fork/join clock component for a thread that has finished (it was joined).
@@ -193,54 +193,190 @@ impl Pairing {
     }
 
     /// Phase II over the witness sets, grouped by variable: `sets` is sorted by variable.
+    ///
+    /// Per variable, the accesses of the other threads (the `f` side) are indexed by the set
+    /// of locks held at them, so a sandwiched witness meets only the classes whose locks it
+    /// does not hold (Theorem 1 needs disjoint locksets): a thread per request that updates a
+    /// shared variable under one lock costs a lookup per witness, not a pass over every other
+    /// thread. Threads without sandwiched witnesses of a variable, like every one-access thread,
+    /// cost nothing. The violations come out in the order of the plain double loop over pairs
+    /// of threads.
     pub fn pair(
         &mut self,
         sets: &[((VarId, ThreadId), &VarWitnesses)],
         profiles: &Profiles,
         fj: &ForkJoin,
     ) -> Vec<Violation> {
+        // Write-Read-Write, then the four patterns with a write in the middle.
+        const COMBOS: [(usize, usize, usize); 5] = [
+            (WRITE, READ, WRITE),
+            (READ, WRITE, READ),
+            (READ, WRITE, WRITE),
+            (WRITE, WRITE, READ),
+            (WRITE, WRITE, WRITE),
+        ];
         let mut out = Vec::new();
+        let mut found: Vec<(Order, Violation)> = Vec::new();
         let mut start = 0;
         while start < sets.len() {
             let var = sets[start].0 .0;
             let end = start + sets[start..].iter().take_while(|s| s.0 .0 == var).count();
             let group = &sets[start..end];
+            start = end;
+            if !group.iter().any(|(_, w)| w.has_sandwiched()) {
+                continue;
+            }
+            let index = [
+                LocksetIndex::new(group, READ, profiles),
+                LocksetIndex::new(group, WRITE, profiles),
+            ];
             for (i, ((_, t), mine)) in group.iter().enumerate() {
-                for (j, ((_, u), theirs)) in group.iter().enumerate() {
-                    if i == j {
-                        continue;
-                    }
-                    // Write-Read-Write, then the four patterns with a write in the middle.
-                    let combos = [
-                        (WRITE, READ, WRITE),
-                        (READ, WRITE, READ),
-                        (READ, WRITE, WRITE),
-                        (WRITE, WRITE, READ),
-                        (WRITE, WRITE, WRITE),
-                    ];
-                    for (k1, kf, k2) in combos {
-                        for &(pe, s) in &mine.sandwiched[k1][k2] {
-                            for &(pf, f) in &theirs.single[kf] {
+                found.clear();
+                for (c, &(k1, kf, k2)) in COMBOS.iter().enumerate() {
+                    for (si, &(pe, s)) in mine.sandwiched[k1][k2].iter().enumerate() {
+                        let held = &profiles.get(pe).held;
+                        for class in &index[kf].classes {
+                            if held
+                                .iter()
+                                .any(|h| class.locks.binary_search(&h.lock).is_ok())
+                            {
+                                continue;
+                            }
+                            for &(j, fi) in &class.members {
+                                if j as usize == i {
+                                    continue;
+                                }
+                                let ((_, u), theirs) = group[j as usize];
+                                let (pf, f) = theirs.single[kf][fi as usize];
                                 if self.compatible(pe, pf, profiles, fj) {
-                                    out.push(Violation {
-                                        thread: *t,
-                                        other: *u,
-                                        var,
-                                        pattern: Pattern([k1 == WRITE, kf == WRITE, k2 == WRITE]),
-                                        e1: s.e1,
-                                        f,
-                                        e2: s.e2,
-                                        e: s.e,
-                                        class: (pe, pf),
-                                    });
+                                    found.push((
+                                        (j, c as u32, si as u32, fi),
+                                        Violation {
+                                            thread: *t,
+                                            other: u,
+                                            var,
+                                            pattern: Pattern([
+                                                k1 == WRITE,
+                                                kf == WRITE,
+                                                k2 == WRITE,
+                                            ]),
+                                            e1: s.e1,
+                                            f,
+                                            e2: s.e2,
+                                            e: s.e,
+                                            class: (pe, pf),
+                                        },
+                                    ));
                                 }
                             }
                         }
                     }
                 }
+                found.sort_unstable_by_key(|x| x.0);
+                out.extend(found.drain(..).map(|x| x.1));
             }
-            start = end;
         }
         out
+    }
+}
+
+/// Phase II as the paper's Fig. 1 loops: every ordered pair of threads of every variable, every
+/// sandwiched witness of the first with every access of the second. The oracle `pair` answers
+/// as, violation for violation and in the same order.
+#[cfg(feature = "oracle")]
+pub fn pair_literal(
+    sets: &[((VarId, ThreadId), &VarWitnesses)],
+    profiles: &Profiles,
+    fj: &ForkJoin,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < sets.len() {
+        let var = sets[start].0 .0;
+        let end = start + sets[start..].iter().take_while(|s| s.0 .0 == var).count();
+        let group = &sets[start..end];
+        for (i, ((_, t), mine)) in group.iter().enumerate() {
+            for (j, ((_, u), theirs)) in group.iter().enumerate() {
+                if i == j {
+                    continue;
+                }
+                let combos = [
+                    (WRITE, READ, WRITE),
+                    (READ, WRITE, READ),
+                    (READ, WRITE, WRITE),
+                    (WRITE, WRITE, READ),
+                    (WRITE, WRITE, WRITE),
+                ];
+                for (k1, kf, k2) in combos {
+                    for &(pe, s) in &mine.sandwiched[k1][k2] {
+                        for &(pf, f) in &theirs.single[kf] {
+                            if compatible(profiles.get(pe), profiles.get(pf), fj) {
+                                out.push(Violation {
+                                    thread: *t,
+                                    other: *u,
+                                    var,
+                                    pattern: Pattern([k1 == WRITE, kf == WRITE, k2 == WRITE]),
+                                    e1: s.e1,
+                                    f,
+                                    e2: s.e2,
+                                    e: s.e,
+                                    class: (pe, pf),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+/// Where the plain double loop meets a violation of a thread: the other thread's place in the
+/// variable's group, the pattern's place, the sandwich's and the access's.
+type Order = (u32, u32, u32, u32);
+
+/// One lockset class: the accesses of one kind, by place in the group and in the thread's set,
+/// made while holding exactly `locks` (sorted).
+struct LocksetClass {
+    locks: Vec<LockId>,
+    members: Vec<(u32, u32)>,
+}
+
+/// The accesses of one kind to one variable by every thread of its group, by lockset class.
+struct LocksetIndex {
+    classes: Vec<LocksetClass>,
+}
+
+impl LocksetIndex {
+    fn new(
+        group: &[((VarId, ThreadId), &VarWitnesses)],
+        kind: usize,
+        profiles: &Profiles,
+    ) -> LocksetIndex {
+        let mut classes: Vec<LocksetClass> = Vec::new();
+        let mut of: FxHashMap<Vec<LockId>, usize> = FxHashMap::default();
+        let mut key = Vec::new();
+        for (j, (_, w)) in group.iter().enumerate() {
+            for (fi, &(pf, _)) in w.single[kind].iter().enumerate() {
+                key.clear();
+                key.extend(profiles.get(pf).held.iter().map(|h| h.lock));
+                key.sort_unstable();
+                let c = match of.get(&key) {
+                    Some(&c) => c,
+                    None => {
+                        of.insert(key.clone(), classes.len());
+                        classes.push(LocksetClass {
+                            locks: key.clone(),
+                            members: Vec::new(),
+                        });
+                        classes.len() - 1
+                    }
+                };
+                classes[c].members.push((j as u32, fi as u32));
+            }
+        }
+        LocksetIndex { classes }
     }
 }

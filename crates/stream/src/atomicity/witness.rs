@@ -50,6 +50,14 @@ pub struct VarWitnesses {
     pub sandwiched: [[Vec<(Pid, Sandwich)>; 2]; 2],
 }
 
+impl VarWitnesses {
+    /// Whether some transaction of the thread holds two accesses around a witness: without
+    /// one, the thread is never the `T` of a violation on this variable.
+    pub fn has_sandwiched(&self) -> bool {
+        self.sandwiched.iter().flatten().any(|s| !s.is_empty())
+    }
+}
+
 const NO_INDEX: u64 = u64::MAX;
 
 /// What every access of one thread to one variable reads and writes: the transaction marks,

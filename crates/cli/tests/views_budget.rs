@@ -1,0 +1,98 @@
+//! `views` under the run's budget (issue #20, item 3): `--memory-limit` holds its views, the
+//! slots of each thread's views and the relation of views that may run in parallel together;
+//! `--timeout` stops the pass. A spent budget stops cleanly with exit status 3, the summary
+//! naming the limit and saying how many events were analysed.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+/// A server that starts a thread per request: `T0` forks `n` threads one after the other,
+/// each updating `x` under `L` in one lock region, and joins each before forking the next.
+/// Every thread has the same one view, so there is nothing to warn about; what grows is one
+/// slot per thread.
+fn per_request(n: u32) -> String {
+    let path = temp(&format!("views-per-request-{n}.std"));
+    if !path.exists() {
+        let mut text = String::new();
+        for i in 1..=n {
+            text.push_str(&format!(
+                "T0|fork(T{i})\nT{i}|acq(L)\nT{i}|r(x)\nT{i}|w(x)\nT{i}|rel(L)\nT0|join(T{i})\n"
+            ));
+        }
+        std::fs::write(&path, text).expect("write the trace");
+    }
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+fn summary(v: &Value) -> &serde_json::Map<String, Value> {
+    v["summary"].as_object().expect("a summary")
+}
+
+#[test]
+fn views_within_its_budget_answers_as_without() {
+    let t = per_request(20_000);
+    let (code, v) = json(&["views", &t]);
+    assert_eq!(code, 0, "{v:#}");
+    let s = summary(&v);
+    assert_eq!(s["atomic_regions"], 20_000);
+    assert_eq!(s["views"], 1);
+    assert!(s.get("budget_spent").is_none(), "{v:#}");
+    // The default limit, a share of the machine's memory, is reported.
+    assert!(s["memory_limit"].as_u64().is_some_and(|m| m > 0), "{v:#}");
+}
+
+#[test]
+fn views_stops_at_its_memory_limit_with_what_it_has_seen() {
+    let t = per_request(20_000);
+    let (code, v) = json(&["views", &t, "--memory-limit", "1M"]);
+    assert_eq!(code, 3, "{v:#}");
+    let s = summary(&v);
+    assert_eq!(s["budget_spent"], "memory-limit", "{v:#}");
+    assert_eq!(s["memory_limit"], 1 << 20);
+    // It stopped part of the way, and says where.
+    let analysed = s["events_analysed"].as_u64().expect("events analysed");
+    assert!(analysed > 0 && analysed < 120_000, "{v:#}");
+    let regions = s["atomic_regions"].as_u64().expect("regions");
+    assert!(regions > 0 && regions < 20_000, "{v:#}");
+}
+
+#[test]
+fn views_stops_at_its_timeout() {
+    let t = per_request(20_000);
+    let (code, v) = json(&["views", &t, "--timeout", "0"]);
+    assert_eq!(code, 3, "{v:#}");
+    let s = summary(&v);
+    assert_eq!(s["budget_spent"], "timeout", "{v:#}");
+    assert_eq!(s["timeout"], 0.0);
+    // The first look at the clock comes after the first batch of events.
+    assert_eq!(s["events_analysed"], 1024, "{v:#}");
+}
+
+#[test]
+fn views_findings_within_the_limit_are_reported() {
+    // MoTH's Coordinates test (Fig. 6): its high-level race, within a budget it never reaches.
+    let (code, v) = json(&[
+        "views",
+        "examples/views/coordinates.std",
+        "--memory-limit",
+        "1M",
+    ]);
+    assert_eq!(code, 1, "{v:#}");
+    assert!(!v["findings"].as_array().expect("findings").is_empty());
+}
+
+#[test]
+fn views_budget_options_are_for_traces() {
+    let out = hindsight(&["views", "examples/views/coordinates.mv", "--timeout", "1"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("apply to traces"), "{}", out.stderr);
+    let out = hindsight(&[
+        "views",
+        "examples/views/coordinates.mv",
+        "--memory-limit",
+        "1.5G",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
