@@ -69,8 +69,9 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             input,
             findings,
             model,
+            budget,
             format,
-        } => traces::races(&input, &findings, model, format),
+        } => traces::races(&input, &findings, model, format, &budget),
         Command::Atomicity {
             input,
             all,
@@ -100,6 +101,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             direct,
             strict,
             findings,
+            budget,
             format,
         } => traces::commute(traces::CommuteArgs {
             trace: trace.as_deref(),
@@ -111,6 +113,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             strict,
             findings,
             format,
+            budget: &budget,
         }),
         Command::Views {
             input,
