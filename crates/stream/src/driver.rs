@@ -320,9 +320,6 @@ impl<'b> PassBudget<'b> {
         observers: &[&mut dyn Observer],
     ) -> Result<(), Spent> {
         self.events += events;
-        if events == 0 {
-            return self.meter.budget().check();
-        }
         if events == 1 {
             self.meter.step()?;
             if !self.meter.polled() {

@@ -505,18 +505,6 @@ fn analyse(
     let whole_call = RefCell::new(Event::new(0, ThreadId(0), Op::End));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(mut batch) = full.recv() {
-        if stopped.is_none() {
-            // A budget spent before the batch (by the clock, or elsewhere) analyses none of it.
-            if let Some(w) = within.as_deref_mut() {
-                if let Err(spent) = w.seen(0, observers) {
-                    stop.store(true, Ordering::Relaxed);
-                    stopped = Some(Stopped {
-                        spent,
-                        events: w.events,
-                    });
-                }
-            }
-        }
         if stopped.is_some() {
             // The budget is spent: the batches read meanwhile go back unanalysed.
             let last = batch.last;
