@@ -10,6 +10,11 @@
 //!    state (or through every state when none satisfies), and the satisfying states alone
 //!    (the slice, `--all`) against QuickLex visiting every state to keep the satisfying ones.
 //!    The poset is built once; only the searches are timed.
+//! 3. Regular predicates with relations between threads (`events(...)` comparisons) on the
+//!    same poset: the least satisfying state (forbidden threads advanced) against QuickLex
+//!    until the first satisfying state, and the slice (`J(e)` of every event, then the
+//!    satisfying states alone, as `--all` and `--count` use it) against QuickLex visiting
+//!    every state to count the satisfying ones.
 //!
 //! `cargo bench -p hindsight-cli --bench detect` (`HINDSIGHT_BENCH_EVENTS=N` and
 //! `HINDSIGHT_BENCH_THREADS=N` change the first trace; `HINDSIGHT_BENCH_SMALL=N` the accesses
@@ -22,6 +27,7 @@ use hindsight_states::cuts::conjunctive::{least, satisfying};
 use hindsight_states::cuts::poset::{Selection, TracePoset};
 use hindsight_states::cuts::predicate::parse_predicate;
 use hindsight_states::cuts::quicklex::QuickLex;
+use hindsight_states::cuts::regular::Slice;
 use hindsight_states::cuts::{detect, Detection, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Quiet;
 use hindsight_stream::{run_any, RunOptions};
@@ -228,7 +234,89 @@ fn conjunctive_against_enumeration() {
     }
 }
 
+/// Regular predicates with relations: the least state and the slice against enumeration.
+fn regular_against_enumeration() {
+    let events = env("HINDSIGHT_BENCH_SMALL", 30);
+    let trace = free_threads(events);
+    let relevant = |_: &Event, _: &Names| true;
+    let selection = Selection {
+        relevant: &relevant,
+        merge: false,
+    };
+    let tp = TracePoset::read(&mut trace.source(), &selection).expect("in memory");
+    let poset = &tp.poset;
+    let lo = vec![0; poset.processes()];
+    let hi = poset.final_state();
+    let quicklex = QuickLex::new(poset);
+    println!("3. regular predicates with relations on the same poset");
+    let predicates = [
+        // T1 never ahead of T2 in writes, and T3 at a read.
+        "events(T1, op == w) <= events(T2, op == w) && at(T3, op == r)",
+        // The two threads' reads within one of each other, T0 past half its events.
+        "events(T1, op == r) <= events(T2, op == r) + 1 && events(T2, op == r) <= events(T1, op == r) + 1 && events(T0) >= 20",
+        // Never: T1 ahead of T2 by more than its own length.
+        "events(T1) >= events(T2) + 40",
+    ];
+    let budget = hindsight_budget::Budget::unlimited();
+    for text in predicates {
+        let predicate = parse_predicate(text).expect("parses");
+        let bound = predicate.bind(&tp).expect("binds");
+        let mut advances = 0;
+        let (least, found) = best_of(5, || {
+            let regular = bound.regular().expect("regular");
+            u64::from(regular.least(poset, &lo, &mut advances).is_some())
+        });
+        let (ql, visited) = best_of(3, || {
+            let mut visited = 0u64;
+            let _ = quicklex.enumerate(&lo, &hi, &mut |g: &[u32]| {
+                visited += 1;
+                if bound.holds(g) {
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            });
+            visited
+        });
+        let (slice, sat) = best_of(3, || {
+            let regular = bound.regular().expect("regular");
+            let slice = Slice::compute(poset, &regular, &budget).expect("unlimited");
+            let mut n = 0u64;
+            let _ = slice.satisfying(&mut |_: &[u32]| {
+                n += 1;
+                ControlFlow::Continue(())
+            });
+            n
+        });
+        let (all, sat_enum) = best_of(3, || {
+            let mut n = 0u64;
+            let _ = quicklex.enumerate(&lo, &hi, &mut |g: &[u32]| {
+                n += u64::from(bound.holds(g));
+                ControlFlow::Continue(())
+            });
+            n
+        });
+        assert_eq!(
+            sat, sat_enum,
+            "the slice visits exactly the satisfying states"
+        );
+        println!("   {text}");
+        println!(
+            "     first: least state    {:>9.1} us (found {found}) | QuickLex {:>9.1} us ({visited} states) | {:>8.0}x",
+            least * 1e6,
+            ql * 1e6,
+            ql / least.max(1e-9)
+        );
+        println!(
+            "     count: slice          {:>9.1} us ({sat} states) | QuickLex {:>9.1} us (every state) | {:>8.1}x",
+            slice * 1e6,
+            all * 1e6,
+            all / slice.max(1e-9)
+        );
+    }
+}
+
 fn main() {
     race_on_late_releases();
     conjunctive_against_enumeration();
+    regular_against_enumeration();
 }

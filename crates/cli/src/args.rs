@@ -139,6 +139,8 @@ pub enum Command {
         findings: FindingsArgs,
         #[command(flatten)]
         model: ModelArgs,
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -158,7 +160,7 @@ pub enum Command {
         /// Accept releases that break nested locking, with a warning.
         #[arg(long)]
         ignore_non_nested: bool,
-        /// The budget of --schedule's searches.
+        /// The budget of the pass and of --schedule's searches.
         #[command(flatten)]
         budget: BudgetArgs,
         #[command(flatten)]
@@ -194,6 +196,8 @@ pub enum Command {
         strict: bool,
         #[command(flatten)]
         findings: FindingsArgs,
+        #[command(flatten)]
+        budget: BudgetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
@@ -369,6 +373,8 @@ pub struct CheckArgs {
     pub no_mhp: bool,
     #[command(flatten)]
     pub findings: FindingsArgs,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Output format: text (each report in turn), json (`{"analysis":"check","reports":[...]}`)
     /// or sarif (one run per analysis).
     #[arg(long, value_enum, default_value = "text")]

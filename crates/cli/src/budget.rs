@@ -41,12 +41,18 @@ impl BudgetArgs {
     /// Starts the budget of `command` (its clock runs from now) and, if asked or when standard
     /// error is a terminal, the thread that draws its progress line.
     pub fn start(&self, command: &str) -> Running {
+        self.start_counting(command, "states")
+    }
+
+    /// [`BudgetArgs::start`] for a command whose steps are `unit` (`events` for a pass over a
+    /// trace), as its progress line calls them.
+    pub fn start_counting(&self, command: &str, unit: &'static str) -> Running {
         let budget = Arc::new(Budget::new(Limits::new(self.timeout, self.memory_limit)));
         let line = (self.progress || std::io::stderr().is_terminal()).then(|| {
             let (stop, stopped) = mpsc::channel::<()>();
             let meters = Arc::clone(&budget);
             let command = command.to_owned();
-            let drawer = std::thread::spawn(move || draw(&command, &meters, &stopped));
+            let drawer = std::thread::spawn(move || draw(&command, unit, &meters, &stopped));
             (stop, drawer)
         });
         Running { budget, line }
@@ -66,7 +72,7 @@ impl Running {
 }
 
 /// Redraws `command`'s line every [`REDRAW`] until told to stop; whether it drew any.
-fn draw(command: &str, budget: &Budget, stopped: &mpsc::Receiver<()>) -> bool {
+fn draw(command: &str, unit: &str, budget: &Budget, stopped: &mpsc::Receiver<()>) -> bool {
     let mut drawn = 0usize;
     loop {
         match stopped.recv_timeout(REDRAW) {
@@ -76,7 +82,7 @@ fn draw(command: &str, budget: &Budget, stopped: &mpsc::Receiver<()>) -> bool {
         let r = budget.reading();
         let seconds = r.elapsed.as_secs_f64();
         let mut line = format!(
-            "{command}: {} states ({:.0}/s)",
+            "{command}: {} {unit} ({:.0}/s)",
             r.steps,
             r.steps as f64 / seconds.max(1e-9)
         );

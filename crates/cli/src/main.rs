@@ -119,8 +119,9 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             input,
             findings,
             model,
+            budget,
             format,
-        } => traces::races(&input, &findings, model, format),
+        } => traces::races(&input, &findings, model, format, &budget),
         Command::Atomicity {
             input,
             all,
@@ -150,6 +151,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             direct,
             strict,
             findings,
+            budget,
             format,
         } => traces::commute(traces::CommuteArgs {
             trace: trace.as_deref(),
@@ -161,6 +163,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             strict,
             findings,
             format,
+            budget: &budget,
         }),
         Command::Views {
             input,

@@ -7,12 +7,13 @@ use crate::args::{
     AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, ModelArg,
     ModelArgs, RegionsArg, TraceFormatArg,
 };
-use crate::budget::BudgetArgs;
+use crate::budget::{BudgetArgs, Running};
 use crate::output::{
     open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
     print_warnings, read_text, JsonlSink, TraceSink,
 };
 use anyhow::{bail, Context};
+use hindsight_budget::Budget;
 use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_report::RenderOptions;
 use hindsight_source::views::analyse_program;
@@ -21,7 +22,7 @@ use hindsight_stream::commute::load::{binding, builtin_text, explain, load, Load
 use hindsight_stream::commute::Commute;
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::views::{DynamicViews, Regions};
-use hindsight_stream::{analyse_trace_to, Analysis, FindingSink, RunOptions, TraceRun};
+use hindsight_stream::{analyse_trace_within, Analysis, FindingSink, RunOptions, TraceRun};
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::rapid::{self, WriteRapidError};
 use hindsight_trace::{AnyReader, EventSource, Format, OutputFile, Position};
@@ -35,6 +36,7 @@ fn run(
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     sink: Option<&mut JsonlSink>,
+    budget: Option<&Budget>,
 ) -> anyhow::Result<TraceRun> {
     let mut reader = open_trace(&input.trace)?;
     let options = RunOptions {
@@ -43,28 +45,39 @@ fn run(
     };
     let name = input_name(&input.trace);
     let sink = sink.map(|s| s as &mut dyn FindingSink);
-    let run = analyse_trace_to(&mut reader, &name, analyses, options, sink)?;
+    let run = analyse_trace_within(&mut reader, &name, analyses, options, sink, budget)?;
     print_warnings(&run.warnings);
     Ok(run)
 }
 
-/// Runs `analyses` over the trace in one pass and prints their reports: one report as its
-/// command prints it, or (`check`) all of them in `check`'s envelope. Returns the exit status.
+/// Runs `analyses` over the trace in one pass, within the budget `running` if given (its
+/// progress line drawn meanwhile), and prints their reports: one report as its command prints it, or
+/// (`check`) all of them in `check`'s envelope. Returns the exit status.
 fn report(
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     format: FormatArg,
     findings: &FindingsArgs,
     check: bool,
+    running: Option<Running>,
 ) -> anyhow::Result<u8> {
+    let budget = running.as_ref().map(|r| &*r.budget);
     let mut streamed = 0;
     let run = if let FormatArg::Jsonl = format {
         let mut sink = JsonlSink::new(analyses.iter().map(|a| a.name()).collect());
-        let run = run(input, analyses, Some(&mut sink))?;
+        let run = run(input, analyses, Some(&mut sink), budget);
+        if let Some(r) = running {
+            r.done();
+        }
+        let run = run?;
         streamed = sink.finish(&run.reports)?;
         run
     } else {
-        let mut run = run(input, analyses, None)?;
+        let run = run(input, analyses, None, budget);
+        if let Some(r) = running {
+            r.done();
+        }
+        let mut run = run?;
         if crate::output::wants_html(format) {
             draw_timelines(&input.trace, &mut run.reports, false)?;
         }
@@ -118,8 +131,9 @@ pub fn analyse(
     format: FormatArg,
     findings: &FindingsArgs,
     analysis: Box<dyn Analysis>,
+    running: Option<Running>,
 ) -> anyhow::Result<u8> {
-    report(input, vec![analysis], format, findings, false)
+    report(input, vec![analysis], format, findings, false, running)
 }
 
 fn granularity(findings: &FindingsArgs) -> Granularity {
@@ -159,9 +173,11 @@ pub fn races(
     findings: &FindingsArgs,
     model: ModelArgs,
     format: FormatArg,
+    budget: &BudgetArgs,
 ) -> anyhow::Result<u8> {
     let analysis = race_analysis(findings, model)?;
-    analyse(input, format, findings, analysis)
+    let running = budget.start_counting("races", "events");
+    analyse(input, format, findings, analysis, Some(running))
 }
 
 pub fn atomicity(
@@ -175,16 +191,13 @@ pub fn atomicity(
         granularity: granularity(findings),
         ..options
     };
+    // The pass and --schedule's searches share one budget.
+    let running = budget.start_counting("atomicity", "events");
     let mut analysis = Atomicity::new(options);
-    if !options.schedule {
-        return analyse(input, format, findings, Box::new(analysis));
+    if options.schedule {
+        analysis = analysis.within(std::sync::Arc::clone(&running.budget));
     }
-    // Only --schedule searches; its budget (and progress line) starts with the trace's reading.
-    let running = budget.start("atomicity");
-    analysis = analysis.within(std::sync::Arc::clone(&running.budget));
-    let code = analyse(input, format, findings, Box::new(analysis));
-    running.done();
-    code
+    analyse(input, format, findings, Box::new(analysis), Some(running))
 }
 
 /// The spec `--spec` or `--builtin` names, loaded, with its warnings printed.
@@ -207,6 +220,7 @@ pub struct CommuteArgs<'a> {
     pub strict: bool,
     pub findings: FindingsArgs,
     pub format: FormatArg,
+    pub budget: &'a BudgetArgs,
 }
 
 pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
@@ -229,7 +243,14 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
     let analysis = Commute::new(loaded.specs, binding)
         .with_granularity(granularity(&a.findings))
         .with_spec_warnings(loaded.warnings);
-    analyse(&input, a.format, &a.findings, Box::new(analysis))
+    let running = a.budget.start_counting("commute", "events");
+    analyse(
+        &input,
+        a.format,
+        &a.findings,
+        Box::new(analysis),
+        Some(running),
+    )
 }
 
 /// The extension of programs in the views language.
@@ -254,9 +275,16 @@ pub fn views(
     let path = &input.trace;
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
         let running = budget.start("views");
+        // Views charges its relation to the budget itself, so the pass gets none.
         let analysis = DynamicViews::new(regions(regions_arg), !no_mhp)
             .within(std::sync::Arc::clone(&running.budget));
-        let code = analyse(input, format, &FindingsArgs::default(), Box::new(analysis));
+        let code = analyse(
+            input,
+            format,
+            &FindingsArgs::default(),
+            Box::new(analysis),
+            None,
+        );
         running.done();
         return code;
     }
@@ -279,6 +307,7 @@ pub fn views(
 }
 
 pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
+    let running = a.budget.start_counting("check", "events");
     let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
     for (i, which) in a.analyses.iter().enumerate() {
         if a.analyses[..i].contains(which) {
@@ -286,17 +315,21 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
         }
         analyses.push(match which {
             AnalysisArg::Races => race_analysis(&a.findings, a.model)?,
-            AnalysisArg::Atomicity => Box::new(Atomicity::new(AtomicityOptions {
-                all: a.all,
-                schedule: a.schedule,
-                ignore_non_nested: a.ignore_non_nested,
-                granularity: granularity(&a.findings),
-            })),
-            // Within the default budget, so that its report is the `views` command's.
+            AnalysisArg::Atomicity => {
+                let atomicity = Atomicity::new(AtomicityOptions {
+                    all: a.all,
+                    schedule: a.schedule,
+                    ignore_non_nested: a.ignore_non_nested,
+                    granularity: granularity(&a.findings),
+                });
+                Box::new(match a.schedule {
+                    true => atomicity.within(std::sync::Arc::clone(&running.budget)),
+                    false => atomicity,
+                })
+            }
             AnalysisArg::Views => Box::new(
-                DynamicViews::new(regions(a.regions), !a.no_mhp).within(std::sync::Arc::new(
-                    hindsight_budget::Budget::new(hindsight_budget::Limits::new(None, None)),
-                )),
+                DynamicViews::new(regions(a.regions), !a.no_mhp)
+                    .within(std::sync::Arc::clone(&running.budget)),
             ),
             AnalysisArg::Commute => {
                 let loaded = spec(a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
@@ -309,11 +342,18 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
             }
         });
     }
-    report(&a.input, analyses, a.format, &a.findings, true)
+    report(
+        &a.input,
+        analyses,
+        a.format,
+        &a.findings,
+        true,
+        Some(running),
+    )
 }
 
 pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
-    let run = run(input, Vec::new(), None)?;
+    let run = run(input, Vec::new(), None, None)?;
     let mut info = run.info;
     let mut out = BufWriter::new(io::stdout().lock());
     match format {

@@ -257,11 +257,11 @@ fn forcing_a_detector_on_a_predicate_it_cannot_decide_is_an_error() {
     let text = b"T0|fork(T1)\nT0|w(x)\nT1|w(x)\n";
     let err = cuts(text, "atleast(2, op == w)", false, Detection::Detector).expect_err("refused");
     assert!(
-        err.contains("--algo detect cannot decide this: the predicate is neither conjunctive"),
+        err.contains("--algo detect cannot decide this: the predicate is neither regular"),
         "{err}"
     );
     let err = cuts(text, "race", true, Detection::Detector).expect_err("refused");
-    assert!(err.contains("`race` with --all"), "{err}");
+    assert!(err.contains("`race` with --all or --count"), "{err}");
     let ok = cuts(text, "race", false, Detection::Detector).expect("decided");
     assert!(ok.contains("data-race"), "{ok}");
 }

@@ -334,3 +334,60 @@ proptest! {
         }
     }
 }
+
+/// A lock-valid loset of `threads` threads taking turns on four locks, `rounds` critical
+/// sections each: large enough that normalizing all of it is thousands of units of work.
+fn turns(threads: usize, rounds: usize) -> Loset {
+    let mut events = Vec::new();
+    for r in 0..rounds {
+        for t in 0..threads {
+            let l = LockId(((r + t) % 4) as u32);
+            for op in [Op::Acquire(l), Op::Write(VarId(0)), Op::Release(l)] {
+                events.push(Event::new(events.len() as u64, ThreadId(t as u32), op));
+            }
+        }
+    }
+    Loset::from_events(&events, names(threads, 4))
+}
+
+/// A budget already spent: its deadline is now.
+fn spent() -> Budget {
+    Budget::new(hindsight_budget::Limits {
+        timeout: Some(std::time::Duration::ZERO),
+        memory: u64::MAX,
+    })
+}
+
+#[test]
+fn whole_loset_normalizations_poll_the_budget() {
+    let l = turns(20, 40);
+    let zero = vec![0; l.processes()];
+    let end = l.final_state();
+    // Unbounded, the loset is valid and its normalization acyclic.
+    assert!(matches!(
+        l.normalize_within(&zero, &end, None),
+        Ok(Normalization::Acyclic(_))
+    ));
+    assert!(matches!(
+        search::check_valid(&l, &Budget::unlimited()),
+        Validity::Valid(_)
+    ));
+    // With the deadline already past, neither runs to its end: they stop at their first poll
+    // with the limit reached, rather than normalizing the whole loset first.
+    let budget = spent();
+    assert_eq!(
+        l.normalize_within(&zero, &end, Some(&budget)).err(),
+        Some(hindsight_budget::Spent::Time)
+    );
+    assert!(
+        matches!(
+            search::check_valid(&l, &budget),
+            Validity::Unknown { explored: 0, .. }
+        ),
+        "validity is unknown, not decided past the deadline"
+    );
+    // `L''` (for viability) is not built past the deadline either, and every decision that
+    // would need it or a search is unknown.
+    let reach = Reach::new(&l, &budget);
+    assert!(reach.normal().is_none());
+}

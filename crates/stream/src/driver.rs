@@ -1,7 +1,8 @@
 //! One streaming pass: validate each event, advance happens-before, hand the event to every
 //! analysis of the chain.
 
-use crate::pipeline::{observe_pipelined_to, BatchCursor, BatchError};
+use crate::pipeline::{observe_pipelined_within, BatchCursor, BatchError};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_syntax::{Diagnostic, Severity};
@@ -34,6 +35,15 @@ pub trait Observer {
     /// where the repair would change nothing but the events' numbering.
     fn keeps_lock_order(&self) -> bool {
         false
+    }
+
+    /// An estimate of the bytes the observer holds that grow with the trace (per-variable
+    /// state, groups of findings, findings not yet handed over), in constant time: a pass
+    /// run within a budget ([`observe_any_within`]) asks every [`hindsight_budget::CHECK_EVERY`]
+    /// events and charges the observers' total to the budget's memory limit. The default,
+    /// 0, is for observers whose state does not grow (or is accounted otherwise).
+    fn held_bytes(&self) -> u64 {
+        0
     }
 
     /// Sees one event. An error (e.g. a call of a method the analysis' spec does not declare)
@@ -272,6 +282,58 @@ pub struct Pass {
     pub names: Names,
     /// Per observer, the findings its jobs built during the pass ([`Observer::findings_job`]).
     pub built: Vec<Vec<Finding>>,
+    /// The pass was run within a budget that ran out: it stopped after this many events,
+    /// and the observers saw only those.
+    pub stopped: Option<Stopped>,
+}
+
+/// Where a pass within a budget stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    pub spent: Spent,
+    /// The events every observer saw.
+    pub events: u64,
+}
+
+/// The budget of a pass ([`observe_any_within`]): its clock is polled and the observers'
+/// memory charged every [`hindsight_budget::CHECK_EVERY`] events.
+pub(crate) struct PassBudget<'b> {
+    meter: Meter<'b>,
+    account: Account<'b>,
+    pub(crate) events: u64,
+}
+
+impl<'b> PassBudget<'b> {
+    pub(crate) fn new(budget: &'b Budget) -> PassBudget<'b> {
+        PassBudget {
+            meter: Meter::new(budget),
+            account: Account::new(budget),
+            events: 0,
+        }
+    }
+
+    /// `events` more events were seen: the limit reached, if it was.
+    #[inline]
+    pub(crate) fn seen(
+        &mut self,
+        events: u64,
+        observers: &[&mut dyn Observer],
+    ) -> Result<(), Spent> {
+        self.events += events;
+        if events == 1 {
+            self.meter.step()?;
+            if !self.meter.polled() {
+                return Ok(());
+            }
+        } else {
+            // A batch of the pipelined pass: one poll for all its events.
+            let budget = self.meter.budget();
+            budget.add_steps(events);
+            budget.check()?;
+        }
+        let held = observers.iter().map(|o| o.held_bytes()).sum();
+        self.account.hold(held)
+    }
 }
 
 impl Pass {
@@ -328,20 +390,40 @@ pub fn observe_any_to(
     options: RunOptions,
     sink: Option<&mut dyn FindingSink>,
 ) -> Result<Pass, TraceError> {
+    observe_any_within(source, observers, options, sink, None)
+}
+
+/// [`observe_any_to`] within `budget`, if any: its clock is polled and what the observers hold
+/// ([`Observer::held_bytes`]) charged to its memory limit every so many events; once it is
+/// spent the pass stops reading, and [`Pass::stopped`] says after how many events (the
+/// observers saw those, and finish with what they gathered; the trace's end is not checked).
+pub fn observe_any_within(
+    source: &mut AnyReader,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    sink: Option<&mut dyn FindingSink>,
+    budget: Option<&Budget>,
+) -> Result<Pass, TraceError> {
     if options.pipeline {
-        let batch = crate::pipeline::BATCH_EVENTS;
+        let b = crate::pipeline::BATCH_EVENTS;
         return match source {
-            AnyReader::Text(r) => observe_pipelined_to(r, observers, options, batch, sink),
-            AnyReader::Binary(r) => observe_pipelined_to(r, observers, options, batch, sink),
-            AnyReader::RoadRunner(r) => observe_pipelined_to(r, observers, options, batch, sink),
-            AnyReader::RapidBin(r) => observe_pipelined_to(r, observers, options, batch, sink),
+            AnyReader::Text(r) => observe_pipelined_within(r, observers, options, b, sink, budget),
+            AnyReader::Binary(r) => {
+                observe_pipelined_within(r, observers, options, b, sink, budget)
+            }
+            AnyReader::RoadRunner(r) => {
+                observe_pipelined_within(r, observers, options, b, sink, budget)
+            }
+            AnyReader::RapidBin(r) => {
+                observe_pipelined_within(r, observers, options, b, sink, budget)
+            }
         };
     }
     match source {
-        AnyReader::Text(r) => observe_to(r, observers, options, sink),
-        AnyReader::Binary(r) => observe_to(r, observers, options, sink),
-        AnyReader::RoadRunner(r) => observe_to(r, observers, options, sink),
-        AnyReader::RapidBin(r) => observe_to(r, observers, options, sink),
+        AnyReader::Text(r) => observe_within(r, observers, options, sink, budget),
+        AnyReader::Binary(r) => observe_within(r, observers, options, sink, budget),
+        AnyReader::RoadRunner(r) => observe_within(r, observers, options, sink, budget),
+        AnyReader::RapidBin(r) => observe_within(r, observers, options, sink, budget),
     }
 }
 
@@ -390,8 +472,21 @@ pub fn observe_to<S: EventSource>(
     source: &mut S,
     observers: &mut [&mut dyn Observer],
     options: RunOptions,
-    mut sink: Option<&mut dyn FindingSink>,
+    sink: Option<&mut dyn FindingSink>,
 ) -> Result<Pass, TraceError> {
+    observe_within(source, observers, options, sink, None)
+}
+
+/// [`observe_to`] within `budget`, if any (see [`observe_any_within`]).
+pub fn observe_within<S: EventSource>(
+    source: &mut S,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    mut sink: Option<&mut dyn FindingSink>,
+    budget: Option<&Budget>,
+) -> Result<Pass, TraceError> {
+    let mut within = budget.map(PassBudget::new);
+    let mut stopped = None;
     let needs_lock_valid = observers
         .iter()
         .find(|a| a.needs_lock_valid())
@@ -422,19 +517,32 @@ pub fn observe_to<S: EventSource>(
                 run_jobs(observers, source.names(), sink);
             }
         }
+        if let Some(w) = within.as_mut() {
+            if let Err(spent) = w.seen(1, observers) {
+                stopped = Some(Stopped {
+                    spent,
+                    events: w.events,
+                });
+                break;
+            }
+        }
     }
     if let Some(sink) = sink {
         run_jobs(observers, source.names(), sink);
     }
     let names = source.take_names();
-    validator.finish(&names)?;
-    Ok(finish_pass(
+    if stopped.is_none() {
+        validator.finish(&names)?;
+    }
+    let mut pass = finish_pass(
         &by_op,
         names,
         Vec::new(),
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
-    ))
+    );
+    pass.stopped = stopped;
+    Ok(pass)
 }
 
 /// Whether a pass repairs late lock releases: unless `--strict` (which makes them errors) or an
@@ -472,6 +580,7 @@ pub(crate) fn finish_pass(
         warning_counts,
         names,
         built,
+        stopped: None,
     }
 }
 

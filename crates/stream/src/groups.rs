@@ -131,6 +131,14 @@ impl<K: Copy + Eq + Hash, P> Groups<K, P> {
         self.groups.is_empty()
     }
 
+    /// An estimate of the bytes the groups hold (their table and index, and a few threads
+    /// each), for a budget's account: constant time, not a walk over the groups.
+    pub fn bytes(&self) -> u64 {
+        let group = std::mem::size_of::<Group<K, P>>() + 4 * std::mem::size_of::<ThreadId>();
+        let entry = std::mem::size_of::<(K, usize)>() + 1;
+        (self.groups.capacity() * group + self.index.capacity() * entry) as u64
+    }
+
     /// The groups, most occurrences first, ties in the order of their first occurrence: the
     /// order reports show them in.
     pub fn into_sorted(self) -> Vec<Group<K, P>> {

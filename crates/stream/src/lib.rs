@@ -21,10 +21,12 @@ pub mod timelines;
 pub mod views;
 
 pub use driver::{
-    observe, observe_any, observe_any_to, observe_to, run, run_any, Analysis, AnalysisOutput,
-    FindingSink, FindingsJob, LentCall, Observer, Pass, RunOptions, RunOutcome, TraceStats,
+    observe, observe_any, observe_any_to, observe_any_within, observe_to, observe_within, run,
+    run_any, Analysis, AnalysisOutput, FindingSink, FindingsJob, LentCall, Observer, Pass,
+    RunOptions, RunOutcome, Stopped, TraceStats,
 };
 pub use pipeline::{
-    observe_pipelined, observe_pipelined_to, run_pipelined, BatchCursor, BatchError,
+    observe_pipelined, observe_pipelined_to, observe_pipelined_within, run_pipelined, BatchCursor,
+    BatchError,
 };
-pub use reports::{analyse_trace, analyse_trace_to, TraceRun};
+pub use reports::{analyse_trace, analyse_trace_to, analyse_trace_within, TraceRun};

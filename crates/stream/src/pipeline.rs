@@ -45,8 +45,9 @@
 
 use crate::driver::{
     finish_pass, lock_invalid, observers, Analysis, FindingSink, FindingsJob, LentCall, Observer,
-    OpCounts, Pass, RunOptions, RunOutcome,
+    OpCounts, Pass, PassBudget, RunOptions, RunOutcome, Stopped,
 };
+use hindsight_budget::Budget;
 use hindsight_order::HappensBefore;
 use hindsight_report::Finding;
 use hindsight_trace::{
@@ -55,7 +56,9 @@ use hindsight_trace::{
 };
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 
 /// Events per batch (about 60 bytes each with positions and call values, so the batches in
 /// flight take a few MiB). A stage that waits sleeps, and waking it costs tens of
@@ -187,7 +190,23 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
     batch_events: usize,
     sink: Option<&mut dyn FindingSink>,
 ) -> Result<Pass, TraceError> {
+    observe_pipelined_within(source, observers, options, batch_events, sink, None)
+}
+
+/// [`observe_pipelined_to`] within `budget`, if any: stage 2 polls it after each batch (see
+/// [`crate::driver::observe_any_within`]); once it is spent, stage 2 analyses no more batches
+/// and stage 1 reads no more.
+pub fn observe_pipelined_within<S: EventSource + Send>(
+    source: &mut S,
+    observers: &mut [&mut dyn Observer],
+    options: RunOptions,
+    batch_events: usize,
+    sink: Option<&mut dyn FindingSink>,
+    budget: Option<&Budget>,
+) -> Result<Pass, TraceError> {
     let batch_events = batch_events.max(1);
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop_reading = Arc::clone(&stop);
     let needs_lock_valid = observers
         .iter()
         .find(|a| a.needs_lock_valid())
@@ -211,15 +230,17 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
                 known_total: 0,
                 built: Vec::new(),
                 sink,
+                stop: stop_reading,
             };
             stage.run(&full_tx, &empty_rx)
         });
-        let analysed = analyse(observers, full_rx, empty_tx);
+        let mut within = budget.map(PassBudget::new);
+        let analysed = analyse(observers, full_rx, empty_tx, within.as_mut(), &stop);
         let read = match reader.join() {
             Ok(read) => read,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        analysed?;
+        let stopped = analysed?;
         match read {
             ReadEnd::Finished {
                 by_op,
@@ -227,7 +248,11 @@ pub fn observe_pipelined_to<S: EventSource + Send>(
                 built,
                 warnings,
                 warning_counts,
-            } => Ok(finish_pass(&by_op, *names, built, warnings, warning_counts)),
+            } => {
+                let mut pass = finish_pass(&by_op, *names, built, warnings, warning_counts);
+                pass.stopped = stopped;
+                Ok(pass)
+            }
             ReadEnd::Failed(e) => Err(e),
             // Stage 1 stops early only when stage 2 has returned an error.
             ReadEnd::Abandoned => unreachable!("stage 2 returned without an error"),
@@ -249,6 +274,8 @@ struct ReadStage<'s, 'k, S> {
     /// sink).
     built: Vec<Vec<Finding>>,
     sink: Option<&'k mut dyn FindingSink>,
+    /// Set by stage 2 when the budget is spent: read no more.
+    stop: Arc<AtomicBool>,
 }
 
 impl<S: EventSource> ReadStage<'_, '_, S> {
@@ -259,7 +286,13 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
             };
             self.build(&mut batch, None);
             batch.clear();
-            match self.fill(&mut batch) {
+            let stopped = self.stop.load(Ordering::Relaxed);
+            let more = if stopped {
+                Ok(false)
+            } else {
+                self.fill(&mut batch)
+            };
+            match more {
                 Ok(true) => {
                     if full.send(batch).is_err() {
                         return ReadEnd::Abandoned;
@@ -267,7 +300,12 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
                 }
                 Ok(false) => {
                     let names = self.source.take_names();
-                    if let Err(e) = self.validator.finish(&names) {
+                    // A pass stopped by its budget has not reached the trace's end.
+                    let finished = match stopped {
+                        true => Ok(()),
+                        false => self.validator.finish(&names),
+                    };
+                    if let Err(e) = finished {
                         batch.last = true;
                         let _ = full.send(batch);
                         return ReadEnd::Failed(e);
@@ -457,13 +495,25 @@ fn analyse(
     observers: &mut [&mut dyn Observer],
     full: Receiver<Batch>,
     empty: SyncSender<Batch>,
-) -> Result<(), TraceError> {
+    mut within: Option<&mut PassBudget<'_>>,
+    stop: &AtomicBool,
+) -> Result<Option<Stopped>, TraceError> {
+    let mut stopped = None;
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
     // Where a call is built whole for the analyses that ask (see `LentCall`).
     let whole_call = RefCell::new(Event::new(0, ThreadId(0), Op::End));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
     while let Ok(mut batch) = full.recv() {
+        if stopped.is_some() {
+            // The budget is spent: the batches read meanwhile go back unanalysed.
+            let last = batch.last;
+            let _ = empty.send(batch);
+            if last {
+                break;
+            }
+            continue;
+        }
         let mut cursor = BatchCursor {
             batch: &batch,
             hb: &mut hb,
@@ -482,6 +532,15 @@ fn analyse(
                 batch.jobs.push((k, job));
             }
         }
+        if let Some(w) = within.as_deref_mut() {
+            if let Err(spent) = w.seen(batch.len as u64, observers) {
+                stop.store(true, Ordering::Relaxed);
+                stopped = Some(Stopped {
+                    spent,
+                    events: w.events,
+                });
+            }
+        }
         let last = batch.last;
         // Stage 1 may have ended already; the batch is then simply dropped.
         let _ = empty.send(batch);
@@ -489,7 +548,7 @@ fn analyse(
             break;
         }
     }
-    Ok(())
+    Ok(stopped)
 }
 
 /// A batch as stage 2 walks it, with the state it advances: the happens-before pass and the

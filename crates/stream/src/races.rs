@@ -450,6 +450,19 @@ impl Observer for Races {
         "races"
     }
 
+    /// The per-variable tables, the access sets' table (not the sets in it), the racy
+    /// accesses not yet handed over and the groups.
+    fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let many = size_of::<((VarId, bool), Vec<Access>)>() + 1 + 2 * size_of::<Access>();
+        (self.hot.capacity() * size_of::<Hot>()
+            + self.cold.capacity() * size_of::<ColdPair>()
+            + self.many.capacity() * many
+            + self.races.capacity() * size_of::<Race>()
+            + (self.racy_variables.capacity() + self.racy_locations.capacity()) * 5) as u64
+            + self.groups.bytes()
+    }
+
     #[inline]
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
         match e.op {

@@ -3,7 +3,8 @@
 //! and wraps each analysis' output in a [`Report`] with the facts about the trace and the
 //! warnings, worded against the input's name.
 
-use crate::driver::{observe_any_to, observers, Analysis, FindingSink, RunOptions, TraceStats};
+use crate::driver::{observe_any_within, observers, Analysis, FindingSink, RunOptions, TraceStats};
+use hindsight_budget::Budget;
 use hindsight_report::Report;
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::{AnyReader, Format, Warning};
@@ -40,13 +41,30 @@ pub fn analyse_trace(
 pub fn analyse_trace_to(
     reader: &mut AnyReader,
     input: &str,
-    mut analyses: Vec<Box<dyn Analysis>>,
+    analyses: Vec<Box<dyn Analysis>>,
     options: RunOptions,
     sink: Option<&mut dyn FindingSink>,
 ) -> Result<TraceRun, Diagnostic> {
+    analyse_trace_within(reader, input, analyses, options, sink, None)
+}
+
+/// [`analyse_trace_to`] within `budget`, if any: the pass polls its clock and charges what the
+/// analyses hold to its memory limit ([`crate::driver::observe_any_within`]). Once it is
+/// spent the pass stops, each analysis reports what it found in the events read so far
+/// (`events_analysed` in its summary), and every report is unknown: exit status 3 unless it
+/// has findings.
+pub fn analyse_trace_within(
+    reader: &mut AnyReader,
+    input: &str,
+    mut analyses: Vec<Box<dyn Analysis>>,
+    options: RunOptions,
+    sink: Option<&mut dyn FindingSink>,
+    budget: Option<&Budget>,
+) -> Result<TraceRun, Diagnostic> {
     let format = reader.format();
-    let pass = observe_any_to(reader, &mut observers(&mut analyses), options, sink)
+    let pass = observe_any_within(reader, &mut observers(&mut analyses), options, sink, budget)
         .map_err(|e| Diagnostic::error(input, e.pos, e.kind.to_string()))?;
+    let stopped = pass.stopped;
     let mut warnings = pass_warnings(input, &pass.warnings, &pass.warning_counts);
     let trace_lines = warnings.clone();
     let warning_total = pass.warning_counts.iter().map(|c| c.1).sum();
@@ -60,6 +78,12 @@ pub fn analyse_trace_to(
         report.summary = output.summary;
         report.rules = output.rules;
         report.unknown = output.unknown;
+        if let (Some(stopped), Some(budget)) = (stopped, budget) {
+            report
+                .summary
+                .insert("events_analysed".into(), Value::from(stopped.events));
+            report.note_budget(budget);
+        }
         // Warnings about inputs of the analysis' own first (it read them first), then the
         // trace's, then the analysis' own about the trace.
         let (own_inputs, about_trace): (Vec<Diagnostic>, Vec<Diagnostic>) =

@@ -13,9 +13,10 @@ use super::findings::{finding, rule};
 use super::paramount::{Online, Part, Plan};
 use super::poset::{Poset, PosetBuilder, Selection, TracePoset};
 use super::poset_file::{parse_poset, PosetStream};
-use super::predicate::{parse_predicate, Bound, LocalStates, Predicate};
+use super::predicate::{parse_predicate, Bound, Predicate};
 use super::quicklex::QuickLex;
 use super::race::first_racy_pair;
+use super::regular::{Regular, Slice};
 use super::{bounded, Algorithm, Visitor};
 use crate::Progress;
 use hindsight_budget::{Account, Budget, Meter, Spent};
@@ -86,6 +87,12 @@ pub enum Detector {
     /// A conjunctive (so regular) predicate, every state: only the satisfying states are
     /// visited ([`super::conjunctive::satisfying`]).
     Slice,
+    /// A regular predicate with relations between threads, first state: the least satisfying
+    /// state, by advancing forbidden threads ([`super::regular::Regular::least`]).
+    Regular,
+    /// A regular predicate, every state or their count: the slice (`J(e)` of every event),
+    /// then only the satisfying states visited ([`super::regular::Slice`]).
+    RegularSlice,
 }
 
 impl Detector {
@@ -95,6 +102,8 @@ impl Detector {
             Detector::RacyPair => "racy-pair",
             Detector::GargWaldecker => "garg-waldecker",
             Detector::Slice => "slice",
+            Detector::Regular => "regular",
+            Detector::RegularSlice => "regular-slice",
         }
     }
 }
@@ -162,9 +171,9 @@ impl Options {
                 "--threads is for --algo paramount or --online",
             ));
         }
-        if self.detection == Detection::Detector && (self.count || self.online) {
+        if self.detection == Detection::Detector && self.online {
             return Err(Diagnostic::usage(
-                "--algo detect decides without enumerating: --count and --online enumerate every state; choose an enumerator (--algo quicklex)",
+                "--algo detect decides without enumerating: --online enumerates every state as the poset streams in; choose an enumerator (--algo quicklex)",
             ));
         }
         if self.threads == Some(0) {
@@ -282,8 +291,8 @@ pub fn detect(
     progress.input_read(&report.warnings);
     let bound = bind(predicate.as_ref(), &tp)?;
     let detected = match (&bound, streamed.is_some()) {
-        (Some(bound), false) => detector(bound, &tp.poset, options)?.map(|(detector, local)| {
-            detect_without_enumeration(&tp.poset, bound, detector, local, &search)
+        (Some(bound), false) => detector(bound, &tp.poset, options)?.map(|(detector, regular)| {
+            detect_without_enumeration(&tp.poset, bound, detector, regular, &search)
         }),
         _ => None,
     };
@@ -298,6 +307,8 @@ pub fn detect(
             eliminated,
             started,
             poset_file,
+            options.count,
+            budget,
         ));
     }
     let outcome = match (streamed, &options.cluster) {
@@ -365,13 +376,13 @@ pub fn detect(
     Ok(report)
 }
 
-/// The detector that decides `bound` under `options`, with the local states of a
-/// conjunctive predicate; `None` to enumerate.
+/// The detector that decides `bound` under `options`, with the regular predicate it decides
+/// (local states only, for a conjunctive one); `None` to enumerate.
 fn detector(
     bound: &Bound<'_>,
     poset: &Poset,
     options: &Options,
-) -> Result<Option<(Detector, Option<LocalStates>)>, Diagnostic> {
+) -> Result<Option<(Detector, Option<Regular>)>, Diagnostic> {
     let refuse = |why: &str| {
         Err(Diagnostic::usage(format!(
             "--algo detect cannot decide this: {why}; choose an enumerator (--algo quicklex)"
@@ -381,40 +392,44 @@ fn detector(
         return Ok(None);
     }
     let forced = options.detection == Detection::Detector;
-    if options.count || options.online {
-        // Counting needs every state; online detection enumerates as the poset streams in
-        // (`Options::check` refuses them with a forced detector).
+    if options.online {
+        // Online detection enumerates as the poset streams in (`Options::check` refuses it
+        // with a forced detector).
         return Ok(None);
     }
-    let conjunctive = bound.conjunctive().filter(|local| {
+    let regular = bound.regular().filter(|r| {
         // A predicate that constrains no process holds everywhere: enumeration is the faster
         // way to visit every state, and the least one is the empty state either way.
         forced
-            || local.never
-            || (local.states.iter().enumerate()).any(|(p, s)| s.len() as u32 <= poset.len(p))
+            || r.local.never
+            || !r.relations.is_empty()
+            || (r.local.states.iter().enumerate()).any(|(p, s)| s.len() as u32 <= poset.len(p))
     });
-    if let Some(local) = conjunctive {
-        let detector = if options.all {
-            Detector::Slice
-        } else {
-            Detector::GargWaldecker
+    if let Some(r) = regular {
+        let detector = match (options.count || options.all, r.is_conjunctive()) {
+            (true, false) => Detector::RegularSlice,
+            (true, true) if options.count => Detector::RegularSlice,
+            (true, true) => Detector::Slice,
+            (false, true) => Detector::GargWaldecker,
+            (false, false) => Detector::Regular,
         };
-        return Ok(Some((detector, Some(local))));
+        return Ok(Some((detector, Some(r))));
     }
     if bound.race_only_on().is_some() {
-        if !options.all {
+        if !options.all && !options.count {
             return Ok(Some((Detector::RacyPair, None)));
         }
         return if forced {
-            refuse("`race` with --all asks for every racy state, which only enumeration visits")
+            refuse("`race` with --all or --count asks for every racy state, which only enumeration visits")
         } else {
             Ok(None)
         };
     }
     if forced {
         return refuse(
-            "the predicate is neither conjunctive (a conjunction of `at(...)` terms, each conjunct \
-             about one thread) nor exactly `race`",
+            "the predicate is neither regular (a conjunction of conjuncts each about one thread, \
+             such as `at(...)` terms, and of comparisons `events(A, c) <= events(B, d) + k`, \
+             `==`, `<`, `>=`, `>` of two threads' `events`) nor exactly `race`",
         );
     }
     Ok(None)
@@ -425,28 +440,37 @@ fn detect_without_enumeration(
     poset: &Poset,
     bound: &Bound<'_>,
     detector: Detector,
-    local: Option<LocalStates>,
+    regular: Option<Regular>,
     search: &SearchOptions<'_>,
 ) -> (Detector, Outcome, u64) {
     let mut eliminated = 0;
-    let mut outcome = Outcome::default();
-    match (detector, local) {
+    let mut outcome = Outcome {
+        complete: true,
+        ..Outcome::default()
+    };
+    match (detector, regular) {
         (Detector::RacyPair, _) => {
             if let Some((_, _, g)) = first_racy_pair(poset, bound) {
                 outcome.found.push(g);
             }
         }
-        (Detector::GargWaldecker, Some(local)) => {
+        (Detector::GargWaldecker, Some(r)) => {
             let lo = vec![0; poset.processes()];
-            if let Some(g) = conjunctive::least(poset, &local, &lo, &mut eliminated) {
+            if let Some(g) = conjunctive::least(poset, &r.local, &lo, &mut eliminated) {
                 outcome.found.push(g);
             }
         }
-        (Detector::Slice, Some(local)) => {
+        (Detector::Regular, Some(r)) => {
+            let lo = vec![0; poset.processes()];
+            if let Some(g) = r.least(poset, &lo, &mut eliminated) {
+                outcome.found.push(g);
+            }
+        }
+        (Detector::Slice, Some(r)) => {
             let mut s = Search::new(None, search, 0, None);
             let flow = conjunctive::satisfying(
                 poset,
-                &local,
+                &r.local,
                 &mut |g: &[u32]| {
                     s.states += 1;
                     s.satisfied(g)
@@ -455,9 +479,25 @@ fn detect_without_enumeration(
             );
             outcome = s.finish(flow);
         }
-        (_, None) => unreachable!("conjunctive detectors come with their local states"),
+        (Detector::RegularSlice, Some(r)) => match Slice::compute(poset, &r, search.budget) {
+            Ok(slice) => {
+                eliminated = slice.advances;
+                let mut s = Search::new(None, search, 0, None);
+                let flow = slice.satisfying(&mut |g: &[u32]| {
+                    if s.meter.step().is_err() {
+                        s.spent = search.budget.spent();
+                        return ControlFlow::Break(());
+                    }
+                    s.states += 1;
+                    s.satisfied(g)
+                });
+                outcome = s.finish(flow);
+            }
+            Err(_) => outcome.complete = false,
+        },
+        (_, None) => unreachable!("the slicing detectors come with their predicate"),
     }
-    if detector != Detector::Slice {
+    if !matches!(detector, Detector::Slice | Detector::RegularSlice) {
         outcome.satisfying = outcome.found.len() as u64;
     }
     (detector, outcome, eliminated)
@@ -475,14 +515,18 @@ fn detector_report(
     eliminated: u64,
     started: Instant,
     poset_file: bool,
+    count: bool,
+    budget: &Budget,
 ) -> Report {
     let seconds = started.elapsed().as_secs_f64();
     let race_only = predicate.is_some_and(Predicate::is_race_only);
     report.rules.push(rule(race_only));
-    for g in &outcome.found {
-        report
-            .findings
-            .push(finding(tp, bound, g, race_only, poset_file));
+    if !count {
+        for g in &outcome.found {
+            report
+                .findings
+                .push(finding(tp, bound, g, race_only, poset_file));
+        }
     }
     let s = &mut report.summary;
     if let Some(p) = predicate {
@@ -494,13 +538,15 @@ fn detector_report(
     if detector != Detector::RacyPair {
         s.insert("eliminated".into(), Value::from(eliminated));
     }
-    if detector == Detector::Slice {
-        // The states visited are the satisfying ones, and only they.
+    if matches!(detector, Detector::Slice | Detector::RegularSlice) {
+        // The states visited are the satisfying ones, and only they: the consistent states
+        // that do not satisfy the predicate are neither visited nor counted.
         s.insert("states".into(), Value::from(outcome.states));
         s.insert("satisfying".into(), Value::from(outcome.satisfying));
         s.insert("complete".into(), Value::from(outcome.complete));
     }
     s.insert("seconds".into(), Value::from((seconds * 1e6).round() / 1e6));
+    report.note_budget(budget);
     report
 }
 

@@ -7,7 +7,8 @@
 //! themselves (BFS apart, whose levels are its nature); predicates ([`predicate`]) look at a
 //! frontier and the events of its elements. Some predicates are decided without enumeration:
 //! [`race`] from a racy pair, conjunctive ones by Garg-Waldecker ([`conjunctive`]), which also
-//! visits only the satisfying states of such a (regular) predicate. [`detect()`] ties them into
+//! visits only the satisfying states of such a (regular) predicate, and regular predicates
+//! with relations between threads by computation slicing ([`regular`]). [`detect()`] ties them into
 //! the command, from input to report, choosing a detector when the predicate is recognised.
 //! Nothing here reads files or prints.
 
@@ -26,6 +27,7 @@ pub mod poset_file;
 pub mod predicate;
 pub mod quicklex;
 pub mod race;
+pub mod regular;
 
 pub use detect::{detect, Detection, Detector, Enumerator, Input, Options, PredicateText};
 use poset::Poset;
@@ -44,6 +46,12 @@ pub trait Visitor {
     fn hold(&mut self, bytes: u64) -> ControlFlow<()> {
         let _ = bytes;
         ControlFlow::Continue(())
+    }
+
+    /// The budget the visitor stops on, for an enumerator whose single steps can run long
+    /// (reach's normalizations of sub-losets) and poll it themselves.
+    fn budget(&self) -> Option<&hindsight_budget::Budget> {
+        None
     }
 }
 

@@ -14,7 +14,8 @@
 //! expr  := expr '||' expr | expr '&&' expr | '!' expr | sum CMP sum | '(' expr ')'
 //!        | 'true' | 'false' | 'race' | 'race' '(' VAR ')'
 //!        | 'exists' '(' cond ')' | 'atleast' '(' INT ',' cond ')' | 'at' '(' THREAD ',' cond ')'
-//! sum   := term (('+' | '-') term)*      term := INT | 'count' '(' cond ['by' field (',' field)*] ')'
+//! sum   := term (('+' | '-') term)*
+//! term  := INT | 'count' '(' cond ['by' field (',' field)*] ')' | 'events' '(' THREAD [',' cond] ')'
 //! cond  := cond '||' cond | cond '&&' cond | '!' cond | '(' cond ')' | field ('==' | '!=') literal
 //! field := op | target | var | lock | thread | process | object | method | label | argN | resultN
 //! CMP   := '==' | '!=' | '<' | '<=' | '>' | '>='
@@ -22,10 +23,13 @@
 //! A frontier event is the latest relevant event of each thread in the state; `count(c)` is the
 //! number of threads whose frontier event matches `c`, `count(c by f, g)` the size of the largest
 //! group of them that agree on the fields `f` and `g` (Algorithm 10's "same floor and
-//! direction"). Thread-local state travels in method calls: `call(stop.at(3,up))` has object
+//! direction"); `events(T, c)` is the number of events of thread `T` in the state that match
+//! `c` (every event of `T` without `c`), which never decreases as `T` runs on, so comparisons
+//! of two of them are regular predicates ([`Bound::regular`]). Thread-local state travels in method calls: `call(stop.at(3,up))` has object
 //! `stop`, method `at`, `arg0 == 3` and `arg1 == up`; `begin(name)` has label `name`.
 
 use super::poset::{Poset, TracePoset};
+pub use super::regular::{Regular, Relation};
 use hindsight_syntax::{tokenize, Cursor, Pos, Span, SyntaxError, Token};
 use hindsight_trace::{Event, Names, Op, Value, VarId};
 use std::fmt;
@@ -82,6 +86,9 @@ pub enum Num {
     Int(i64),
     /// `count(conds[i] by fields)`.
     Count(usize, Vec<Field>),
+    /// `events(THREAD)` or `events(THREAD, conds[i])`: how many events of the thread (those
+    /// matching the condition, if given) the state has; the `k`-th such term of the predicate.
+    Events(Literal, Option<usize>, usize, Pos),
     Add(Box<Num>, Box<Num>),
     Sub(Box<Num>, Box<Num>),
 }
@@ -94,6 +101,31 @@ pub enum CmpOp {
     Le,
     Gt,
     Ge,
+}
+
+impl CmpOp {
+    pub fn holds(self, x: i64, y: i64) -> bool {
+        match self {
+            CmpOp::Eq => x == y,
+            CmpOp::Ne => x != y,
+            CmpOp::Lt => x < y,
+            CmpOp::Le => x <= y,
+            CmpOp::Gt => x > y,
+            CmpOp::Ge => x >= y,
+        }
+    }
+
+    /// The comparison that holds exactly when this one does not.
+    fn negated(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        }
+    }
 }
 
 /// A predicate over a global state.
@@ -116,6 +148,10 @@ pub struct Predicate {
     pub expr: Expr,
     pub conds: Vec<Cond>,
     pub text: String,
+    /// How many `events(...)` terms it has (numbered in order of appearance).
+    pub event_terms: usize,
+    /// Some `events(THREAD)` counts every event of its thread.
+    counts_every_event: bool,
 }
 
 fn field_value(field: &Field, e: &Event, process: usize, names: &Names) -> Option<Literal> {
@@ -188,7 +224,7 @@ impl Predicate {
     /// predicate that looks at no event at all (`true`) keeps every event.
     pub fn relevant(&self, e: &Event, names: &Names) -> bool {
         let race = uses_race(&self.expr);
-        if !race && self.conds.is_empty() {
+        if (!race && self.conds.is_empty()) || self.counts_every_event {
             return true;
         }
         // The process of an event is only known once the poset is built, so a predicate that
@@ -229,15 +265,7 @@ impl Predicate {
         collect_at(&self.expr, &mut at);
         let mut threads = Vec::new();
         for (who, _, pos) in at {
-            let p = match &who {
-                Literal::Int(i) if *i >= 0 && (*i as usize) < n => Some(*i as usize),
-                Literal::Int(_) => None,
-                Literal::Text(t) => poset
-                    .threads
-                    .iter()
-                    .position(|&th| names.thread(th) == t.as_str()),
-            };
-            let Some(p) = p else {
+            let Some(p) = process_named(poset, &who) else {
                 return Err(SyntaxError::new(
                     pos,
                     format!("no thread `{who}` has an event relevant to the predicate"),
@@ -246,6 +274,25 @@ impl Predicate {
             threads.push((who, p));
         }
         let race_var = race_vars(&self.expr, names);
+        let mut terms = Vec::new();
+        collect_events(&self.expr, &mut terms);
+        terms.sort_by_key(|t| t.2);
+        let mut event_counts = Vec::with_capacity(terms.len());
+        for (who, cond, _, pos) in terms {
+            let Some(p) = process_named(poset, &who) else {
+                return Err(SyntaxError::new(
+                    pos,
+                    format!("no thread `{who}` has an event relevant to the predicate"),
+                ));
+            };
+            let mut prefix = Vec::with_capacity(poset.poset.len(p) as usize + 1);
+            prefix.push(0u32);
+            for i in 1..=poset.poset.len(p) {
+                let matches = cond.is_none_or(|c| masks[p][i as usize] & (1 << c) != 0);
+                prefix.push(prefix[i as usize - 1] + u32::from(matches));
+            }
+            event_counts.push((p, prefix));
+        }
         Ok(Bound {
             predicate: self,
             poset: &poset.poset,
@@ -254,7 +301,47 @@ impl Predicate {
             accesses,
             threads,
             race_var,
+            event_counts,
         })
+    }
+}
+
+/// The process a thread name or process number names, if it has elements.
+fn process_named(poset: &TracePoset, who: &Literal) -> Option<usize> {
+    let n = poset.poset.processes();
+    match who {
+        Literal::Int(i) if *i >= 0 && (*i as usize) < n => Some(*i as usize),
+        Literal::Int(_) => None,
+        Literal::Text(t) => poset
+            .threads
+            .iter()
+            .position(|&th| poset.names.thread(th) == t.as_str()),
+    }
+}
+
+/// The `events(...)` terms of `e`, as `(thread, condition, number, position)`.
+fn collect_events(e: &Expr, out: &mut Vec<(Literal, Option<usize>, usize, Pos)>) {
+    fn num(n: &Num, out: &mut Vec<(Literal, Option<usize>, usize, Pos)>) {
+        match n {
+            Num::Events(who, c, k, pos) => out.push((who.clone(), *c, *k, *pos)),
+            Num::Add(a, b) | Num::Sub(a, b) => {
+                num(a, out);
+                num(b, out);
+            }
+            Num::Int(_) | Num::Count(..) => {}
+        }
+    }
+    match e {
+        Expr::Cmp(a, _, b) => {
+            num(a, out);
+            num(b, out);
+        }
+        Expr::Not(a) => collect_events(a, out),
+        Expr::And(a, b) | Expr::Or(a, b) => {
+            collect_events(a, out);
+            collect_events(b, out);
+        }
+        Expr::Bool(_) | Expr::Race(_) | Expr::At(..) => {}
     }
 }
 
@@ -311,6 +398,8 @@ pub struct Bound<'a> {
     /// The process of each `at(...)`, in order of appearance.
     threads: Vec<(Literal, usize)>,
     race_var: Vec<Option<Option<VarId>>>,
+    /// Per `events(...)` term: its process and, per state of that process, the count.
+    event_counts: Vec<(usize, Vec<u32>)>,
 }
 
 /// What a predicate that is exactly `race` or `race(x)` looks for.
@@ -330,6 +419,43 @@ pub struct LocalStates {
     pub states: Vec<Vec<u32>>,
     /// A conjunct is a constant `false`: no state satisfies the predicate.
     pub never: bool,
+}
+
+/// A comparison as `a op b`, looking through `!`.
+fn comparison(e: &Expr) -> Option<(&Num, CmpOp, &Num)> {
+    match e {
+        Expr::Cmp(a, op, b) => Some((a, *op, b)),
+        Expr::Not(inner) => {
+            let (a, op, b) = comparison(inner)?;
+            Some((a, op.negated(), b))
+        }
+        _ => None,
+    }
+}
+
+/// Adds `sign * n` as `events` terms `(term, coefficient)` and a constant; `None` with a
+/// `count(...)`, which looks at every process.
+fn linear(n: &Num, sign: i64, terms: &mut Vec<(usize, i64)>, constant: &mut i64) -> Option<()> {
+    match n {
+        Num::Int(i) => *constant = constant.saturating_add(i.saturating_mul(sign)),
+        Num::Events(_, _, k, _) => terms.push((*k, sign)),
+        Num::Count(..) => return None,
+        Num::Add(a, b) => {
+            linear(a, sign, terms, constant)?;
+            linear(b, sign, terms, constant)?;
+        }
+        Num::Sub(a, b) => {
+            linear(a, sign, terms, constant)?;
+            linear(b, -sign, terms, constant)?;
+        }
+    }
+    Some(())
+}
+
+/// `sum of parts[k].1[g[parts[k].0]] + constant`, of a comparison `... <= 0`.
+struct Linear {
+    parts: Vec<(usize, Vec<i64>)>,
+    constant: i64,
 }
 
 /// The conjuncts of a conjunction, left to right (the order `at` terms are numbered in).
@@ -375,17 +501,7 @@ impl Bound<'_> {
                 let y = self.eval(b, g, at, race);
                 x || y
             }
-            Expr::Cmp(a, op, b) => {
-                let (x, y) = (self.num(a, g), self.num(b, g));
-                match op {
-                    CmpOp::Eq => x == y,
-                    CmpOp::Ne => x != y,
-                    CmpOp::Lt => x < y,
-                    CmpOp::Le => x <= y,
-                    CmpOp::Gt => x > y,
-                    CmpOp::Ge => x >= y,
-                }
-            }
+            Expr::Cmp(a, op, b) => op.holds(self.num(a, g), self.num(b, g)),
             Expr::Race(_) => {
                 let v = self.race_var[*race];
                 *race += 1;
@@ -408,6 +524,10 @@ impl Bound<'_> {
             Num::Int(i) => *i,
             Num::Add(a, b) => self.num(a, g).saturating_add(self.num(b, g)),
             Num::Sub(a, b) => self.num(a, g).saturating_sub(self.num(b, g)),
+            Num::Events(_, _, k, _) => {
+                let (p, counts) = &self.event_counts[*k];
+                i64::from(counts[g[*p] as usize])
+            }
             Num::Count(c, by) => {
                 let bit = 1u64 << c;
                 let matching = (0..g.len()).filter(|&p| self.masks[p][g[p] as usize] & bit != 0);
@@ -535,6 +655,130 @@ impl Bound<'_> {
         })
     }
 
+    /// Recognises a regular predicate (Mittal and Garg: its satisfying consistent states are
+    /// closed under meet and join) of the form this module can prove regular: a conjunction
+    /// whose every conjunct is local (as in [`Bound::conjunctive`]) or a comparison (`<`,
+    /// `<=`, `>`, `>=`, `==`, or `!` of one) of sums of integers and `events(...)` terms that
+    /// looks at two processes `i` and `j` only, such that it reads `F(g[i]) <= H(g[j])` with
+    /// `F` and `H` nondecreasing (`==` is two of them). Every `events` term is nondecreasing in
+    /// its process's state, so `events(A, c) <= events(B, d) + 2` is of this form, and so is
+    /// "no message in transit": `events(A, op == snd) == events(B, op == rcv)`;
+    /// `events(A) + events(B) <= 3` is not (the join of two satisfying states can exceed 3),
+    /// nor is `!=`. Monotony is checked on the tabulated sides, so a side that mixes signs on
+    /// one process is accepted exactly when it is monotone on this poset.
+    ///
+    /// Why `F(g[i]) <= H(g[j])` is regular: for states `g`, `h` satisfying it,
+    /// `F(min(g[i], h[i])) = min(F(g[i]), F(h[i])) <= min(H(g[j]), H(h[j])) = H(min(g[j],
+    /// h[j]))` since `F` and `H` are nondecreasing, and likewise with `max`: the meet and the
+    /// join satisfy it. Local predicates are regular, and a conjunction of regular predicates
+    /// is regular (meet and join of states satisfying every conjunct satisfy every conjunct).
+    /// It is also linear: when it fails at `g`, no satisfying state above `g` has `j` at
+    /// `g[j]` (`j` is forbidden), and the least it needs is the first `y` with
+    /// `H(y) >= F(g[i])`; [`Regular::least`] advances by that.
+    pub fn regular(&self) -> Option<Regular> {
+        let mut conjuncts = Vec::new();
+        split_and(&self.predicate.expr, &mut conjuncts);
+        let n = self.poset.processes();
+        let mut at = 0usize;
+        let mut placed: Vec<(Option<usize>, usize, &Expr)> = Vec::new();
+        let mut sides: Vec<Linear> = Vec::new();
+        for c in conjuncts {
+            let first = at;
+            let mut process = None;
+            if self.local(c, &mut at, &mut process) {
+                placed.push((process, first, c));
+                continue;
+            }
+            let (a, op, b) = comparison(c)?;
+            let mut terms = Vec::new();
+            let mut constant = 0i64;
+            linear(a, 1, &mut terms, &mut constant)?;
+            linear(b, -1, &mut terms, &mut constant)?;
+            // `a - b` compared with 0, as one or two `sum <= 0`.
+            let signs: &[(i64, i64)] = match op {
+                CmpOp::Le => &[(1, 0)],
+                CmpOp::Lt => &[(1, 1)],
+                CmpOp::Ge => &[(-1, 0)],
+                CmpOp::Gt => &[(-1, 1)],
+                CmpOp::Eq => &[(1, 0), (-1, 0)],
+                CmpOp::Ne => return None,
+            };
+            for &(sign, plus) in signs {
+                sides.push(self.tabulate(&terms, sign, constant.saturating_mul(sign) + plus));
+            }
+        }
+        let mut states: Vec<Vec<u32>> = (0..n).map(|p| (0..=self.poset.len(p)).collect()).collect();
+        let mut never = false;
+        for (process, first, c) in placed {
+            match process {
+                Some(p) => states[p].retain(|&i| self.eval_local(c, p, i, &mut first.clone())),
+                None => never |= !self.eval_local(c, 0, 0, &mut first.clone()),
+            }
+        }
+        let mut relations = Vec::new();
+        for side in sides {
+            match side.parts.as_slice() {
+                [] => never |= side.constant > 0,
+                [(p, f)] => {
+                    states[*p].retain(|&i| f[i as usize].saturating_add(side.constant) <= 0)
+                }
+                [(p, f), (q, h)] => {
+                    let up = |v: &Vec<i64>| v.windows(2).all(|w| w[0] <= w[1]);
+                    let down = |v: &Vec<i64>| v.windows(2).all(|w| w[0] >= w[1]);
+                    // `F(g[i]) + G(g[j]) + c <= 0` with `F` nondecreasing and `G`
+                    // nonincreasing: `F(g[i]) <= -G(g[j]) - c`.
+                    let (i, f, j, h) = if up(f) && down(h) {
+                        (*p, f, *q, h)
+                    } else if up(h) && down(f) {
+                        (*q, h, *p, f)
+                    } else {
+                        return None;
+                    };
+                    relations.push(Relation {
+                        left: i,
+                        left_value: f.clone(),
+                        right: j,
+                        right_bound: h
+                            .iter()
+                            .map(|&v| v.saturating_neg().saturating_sub(side.constant))
+                            .collect(),
+                    });
+                }
+                _ => return None,
+            }
+        }
+        Some(Regular::new(LocalStates { states, never }, relations))
+    }
+
+    /// `sign * (sum of terms) + constant`, tabulated per process over its states; processes
+    /// on which it is constant are folded into the constant.
+    fn tabulate(&self, terms: &[(usize, i64)], sign: i64, constant: i64) -> Linear {
+        let mut parts: Vec<(usize, Vec<i64>)> = Vec::new();
+        for &(k, coefficient) in terms {
+            let (p, counts) = &self.event_counts[k];
+            let c = coefficient.saturating_mul(sign);
+            let at = match parts.iter().position(|(q, _)| q == p) {
+                Some(at) => at,
+                None => {
+                    parts.push((*p, vec![0; counts.len()]));
+                    parts.len() - 1
+                }
+            };
+            for (v, &x) in parts[at].1.iter_mut().zip(counts) {
+                *v = v.saturating_add(c.saturating_mul(i64::from(x)));
+            }
+        }
+        let mut constant = constant;
+        parts.retain(|(_, f)| {
+            let flat = f.iter().all(|&v| v == f[0]);
+            if flat {
+                constant = constant.saturating_add(f[0]);
+            }
+            !flat
+        });
+        Linear { parts, constant }
+    }
+
     /// Whether `e` looks at one process at most (recorded in `process`), numbering its `at`
     /// terms from `at` on.
     fn local(&self, e: &Expr, at: &mut usize, process: &mut Option<usize>) -> bool {
@@ -555,7 +799,36 @@ impl Bound<'_> {
                     }
                 }
             }
-            Expr::Cmp(..) | Expr::Race(_) => false,
+            Expr::Cmp(a, _, b) => {
+                let mut ps = Vec::new();
+                if !self.event_processes(a, &mut ps) || !self.event_processes(b, &mut ps) {
+                    return false;
+                }
+                for q in ps {
+                    match *process {
+                        Some(r) if r != q => return false,
+                        _ => *process = Some(q),
+                    }
+                }
+                true
+            }
+            Expr::Race(_) => false,
+        }
+    }
+
+    /// The processes of the `events(...)` terms of `n`; `false` if it has a `count(...)`,
+    /// which looks at every process.
+    fn event_processes(&self, n: &Num, out: &mut Vec<usize>) -> bool {
+        match n {
+            Num::Int(_) => true,
+            Num::Count(..) => false,
+            Num::Events(_, _, k, _) => {
+                out.push(self.event_counts[*k].0);
+                true
+            }
+            Num::Add(a, b) | Num::Sub(a, b) => {
+                self.event_processes(a, out) && self.event_processes(b, out)
+            }
         }
     }
 
@@ -578,7 +851,13 @@ impl Bound<'_> {
                 *at += 1;
                 self.masks[p][i as usize] & (1 << c) != 0
             }
-            Expr::Cmp(..) | Expr::Race(_) => unreachable!("not local"),
+            Expr::Cmp(a, op, b) => {
+                // Only this process's `events` terms: every other component is irrelevant.
+                let mut g = vec![0u32; self.poset.processes()];
+                g[p] = i;
+                op.holds(self.num(a, &g), self.num(b, &g))
+            }
+            Expr::Race(_) => unreachable!("not local"),
         }
     }
 
@@ -598,6 +877,8 @@ impl Bound<'_> {
 struct Parser {
     c: Cursor,
     conds: Vec<Cond>,
+    event_terms: usize,
+    counts_every_event: bool,
 }
 
 /// Longest first, so that `<=` wins over `<`.
@@ -652,6 +933,8 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, SyntaxError> {
     let mut p = Parser {
         c: Cursor::new(lex(text)?, describe),
         conds: Vec::new(),
+        event_terms: 0,
+        counts_every_event: false,
     };
     let expr = p.expr()?;
     if !p.c.at_end() {
@@ -661,6 +944,8 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, SyntaxError> {
         expr,
         conds: p.conds,
         text: text.to_owned(),
+        event_terms: p.event_terms,
+        counts_every_event: p.counts_every_event,
     })
 }
 
@@ -796,6 +1081,25 @@ impl Parser {
                         self.c.expect(")")?;
                         Ok(Operand::Num(Num::Count(c, by)))
                     }
+                    "events" => {
+                        self.c.expect("(")?;
+                        let tpos = self.c.pos();
+                        let who = self.literal("a thread name or process number")?;
+                        let cond = if self.c.eat(",") {
+                            Some(self.cond_index()?)
+                        } else {
+                            self.counts_every_event = true;
+                            None
+                        };
+                        self.c.expect(")")?;
+                        self.event_terms += 1;
+                        Ok(Operand::Num(Num::Events(
+                            who,
+                            cond,
+                            self.event_terms - 1,
+                            tpos,
+                        )))
+                    }
                     "exists" => {
                         self.c.expect("(")?;
                         let c = self.cond_index()?;
@@ -833,7 +1137,7 @@ impl Parser {
                     _ => Err(SyntaxError::new(
                         pos,
                         format!(
-                            "unknown word `{w}`: expected true, false, race, count, exists, atleast, at, a number or `(`"
+                            "unknown word `{w}`: expected true, false, race, count, events, exists, atleast, at, a number or `(`"
                         ),
                     )),
                 }

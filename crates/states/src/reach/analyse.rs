@@ -17,12 +17,13 @@ use crate::cuts::detect::PredicateText;
 use crate::cuts::poset::{Poset, TracePoset};
 use crate::cuts::predicate::{parse_predicate, Predicate};
 use crate::Progress;
-use hindsight_budget::Budget;
+use hindsight_budget::{Budget, Meter, Spent};
+use hindsight_order::HappensBefore;
 use hindsight_report::Report;
 use hindsight_stream::reports::pass_warnings;
-use hindsight_stream::{observe_any, RunOptions};
+use hindsight_stream::{observe_any, Observer, RunOptions};
 use hindsight_syntax::Diagnostic;
-use hindsight_trace::AnyReader;
+use hindsight_trace::{AnyReader, ErrorKind, Event, Names};
 use serde_json::{Map, Value};
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -72,13 +73,27 @@ pub fn analyse(
 ) -> Result<Report, Diagnostic> {
     options.check()?;
     let format = reader.format();
-    let mut builder = LosetBuilder::default();
+    let mut builder = Building {
+        loset: LosetBuilder::default(),
+        meter: Meter::new(budget),
+        spent: None,
+    };
     let pass = observe_any(reader, &mut [&mut builder], run)
         .map_err(|e| Diagnostic::error(name, e.pos, e.kind.to_string()))?;
-    let events = builder.events();
+    let events = builder.loset.events();
     let warnings = pass_warnings(name, &pass.warnings, &pass.warning_counts);
     progress.input_read(&warnings);
-    let loset = builder.finish(pass.names);
+    if let Some(spent) = builder.spent {
+        return Ok(unknown_while_building(
+            name,
+            format.name(),
+            events,
+            spent,
+            warnings,
+            budget,
+        ));
+    }
+    let loset = builder.loset.finish(pass.names);
     let state = options
         .state
         .as_deref()
@@ -170,6 +185,61 @@ pub fn analyse(
     );
     report.note_budget(budget);
     Ok(report)
+}
+
+/// The loset built while the pass reads the trace, until the budget is spent: the events
+/// after that are read and validated (the pass cannot be stopped midway) but not added.
+struct Building<'b> {
+    loset: LosetBuilder,
+    meter: Meter<'b>,
+    spent: Option<Spent>,
+}
+
+impl Observer for Building<'_> {
+    fn name(&self) -> &'static str {
+        self.loset.name()
+    }
+
+    fn keeps_lock_order(&self) -> bool {
+        self.loset.keeps_lock_order()
+    }
+
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
+        if self.spent.is_some() {
+            return Ok(());
+        }
+        if let Err(spent) = self.meter.step() {
+            self.spent = Some(spent);
+            return Ok(());
+        }
+        self.loset.on_event(e, hb, names)
+    }
+}
+
+/// The report of a run whose budget was spent before its loset was built: nothing is known
+/// of its states, only how many events were added.
+fn unknown_while_building(
+    name: &str,
+    format: &str,
+    events: u64,
+    spent: Spent,
+    warnings: Vec<String>,
+    budget: &Budget,
+) -> Report {
+    let mut report = Report::new("reach");
+    report.warnings = warnings;
+    report.trace.insert("path".into(), Value::from(name));
+    report.trace.insert("format".into(), Value::from(format));
+    report.rules = rules();
+    let s = &mut report.summary;
+    s.insert("valid".into(), Value::from("unknown"));
+    s.insert("events_added".into(), Value::from(events));
+    s.insert(
+        "stopped".into(),
+        Value::from(format!("building the loset ({} reached)", spent.name())),
+    );
+    report.note_budget(budget);
+    report
 }
 
 /// A state as a summary shows it: each thread's name with its number of events.

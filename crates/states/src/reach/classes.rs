@@ -12,6 +12,7 @@
 //! nothing of enumeration or of searches.
 
 use super::loset::{Ev, Loset};
+use hindsight_budget::{Budget, Spent, CHECK_EVERY};
 use hindsight_trace::LockId;
 use rustc_hash::FxHashMap;
 
@@ -185,7 +186,22 @@ impl Loset {
     /// Normalizes the sub-loset `(lo, hi]` (Algorithm 17 seeded with happened-before and the
     /// dynamic locking orders of `hi`, Definition 19). `lo <= hi` must both be consistent.
     pub fn normalize(&self, lo: &[u32], hi: &[u32]) -> Normalization {
-        Normalizer::new(self, lo, hi).run()
+        match self.normalize_within(lo, hi, None) {
+            Ok(n) => n,
+            Err(_) => unreachable!("a normalization without a budget is never stopped"),
+        }
+    }
+
+    /// [`Loset::normalize`] polling `budget` as it goes (a normalization of the whole loset
+    /// of a large trace takes seconds): the limit reached if it was, before the order was
+    /// closed.
+    pub fn normalize_within(
+        &self,
+        lo: &[u32],
+        hi: &[u32],
+        budget: Option<&Budget>,
+    ) -> Result<Normalization, Spent> {
+        Normalizer::new(self, lo, hi, budget)?.run()
     }
 
     /// Definition 20: `g` is feasible and normalizing the sub-loset between its greatest
@@ -284,10 +300,40 @@ struct Normalizer<'a> {
     added: Vec<(Node, Node, EdgeKind)>,
     /// Intervals with a part inside the sub-loset.
     present: Vec<Vec<usize>>,
+    poll: Poll<'a>,
+}
+
+/// Polls a budget every [`CHECK_EVERY`] units of work (an event placed, a node closed, a pair
+/// of intervals compared), each costing about as much as a step of an enumeration.
+struct Poll<'a> {
+    budget: Option<&'a Budget>,
+    work: u64,
+}
+
+impl Poll<'_> {
+    #[inline]
+    fn work(&mut self, units: u64) -> Result<(), Spent> {
+        self.work += units;
+        if self.work < CHECK_EVERY {
+            return Ok(());
+        }
+        self.work = 0;
+        match self.budget {
+            Some(b) => b.check(),
+            None => Ok(()),
+        }
+    }
 }
 
 impl<'a> Normalizer<'a> {
-    fn new(loset: &'a Loset, lo: &[u32], hi: &[u32]) -> Normalizer<'a> {
+    fn new(
+        loset: &'a Loset,
+        lo: &[u32],
+        hi: &[u32],
+        budget: Option<&'a Budget>,
+    ) -> Result<Normalizer<'a>, Spent> {
+        let mut poll = Poll { budget, work: 0 };
+        poll.work(CHECK_EVERY)?;
         let n = loset.processes();
         let mut offsets = Vec::with_capacity(n);
         let mut nodes = 2;
@@ -305,6 +351,7 @@ impl<'a> Normalizer<'a> {
             let last = offsets[p] + (hi[p] - lo[p]) as usize - 1;
             preds[END].push((last as u32, EdgeKind::Program));
             for i in lo[p] + 1..=hi[p] {
+                poll.work(1 + n as u64 / 16)?;
                 let id = offsets[p] + (i - lo[p] - 1) as usize;
                 if i > lo[p] + 1 {
                     preds[id].push(((id - 1) as u32, EdgeKind::Program));
@@ -333,7 +380,7 @@ impl<'a> Normalizer<'a> {
                     .collect()
             })
             .collect();
-        Normalizer {
+        Ok(Normalizer {
             loset,
             lo: lo.to_vec(),
             hi: hi.to_vec(),
@@ -344,7 +391,8 @@ impl<'a> Normalizer<'a> {
             vc: vec![0; nodes * n],
             added: Vec::new(),
             present,
-        }
+            poll,
+        })
     }
 
     fn id(&self, node: Node) -> usize {
@@ -413,8 +461,9 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    /// Recomputes the closure clocks; `Err` with the cycle if the order has one.
-    fn closure(&mut self) -> Result<(), Cycle> {
+    /// Recomputes the closure clocks; `Err` with the cycle if the order has one, or the limit
+    /// of the budget reached meanwhile.
+    fn closure(&mut self) -> Result<Result<(), Cycle>, Spent> {
         let n = self.n;
         let mut succs: Vec<Vec<u32>> = vec![Vec::new(); self.nodes];
         let mut indeg = vec![0u32; self.nodes];
@@ -431,6 +480,7 @@ impl<'a> Normalizer<'a> {
             let v = queue[head];
             head += 1;
             done += 1;
+            self.poll.work(1 + (self.preds[v].len() * n) as u64 / 16)?;
             let base = v * n;
             if v == START {
                 self.vc[base..base + n].copy_from_slice(&self.lo);
@@ -459,7 +509,7 @@ impl<'a> Normalizer<'a> {
             }
         }
         if done == self.nodes {
-            return Ok(());
+            return Ok(Ok(()));
         }
         // Every node left has a predecessor left: walk back until a node repeats.
         let left: Vec<bool> = indeg.iter().map(|&d| d > 0).collect();
@@ -480,21 +530,22 @@ impl<'a> Normalizer<'a> {
         let start = seen[v];
         let mut cyc: Vec<(usize, EdgeKind)> = path[start..].to_vec();
         cyc.reverse();
-        Err(Cycle {
+        Ok(Err(Cycle {
             steps: cyc.into_iter().map(|(a, k)| (self.node(a), k)).collect(),
-        })
+        }))
     }
 
-    fn run(mut self) -> Normalization {
+    fn run(mut self) -> Result<Normalization, Spent> {
         self.dynamic_orders();
         loop {
-            if let Err(c) = self.closure() {
-                return Normalization::Cycle(c);
+            if let Err(c) = self.closure()? {
+                return Ok(Normalization::Cycle(c));
             }
             let mut new: Vec<(Node, Node, EdgeKind)> = Vec::new();
             for l in 0..self.present.len() {
                 let ids = &self.present[l];
                 for &a in ids {
+                    self.poll.work(ids.len() as u64 / 4)?;
                     let ia = self.loset.intervals[a];
                     let ti = ia.process;
                     for &b in ids {
@@ -533,14 +584,14 @@ impl<'a> Normalizer<'a> {
                 self.add(a, b, k);
             }
         }
-        Normalization::Acyclic(Normalized {
+        Ok(Normalization::Acyclic(Normalized {
             lo: self.lo,
             hi: self.hi,
             offsets: self.offsets,
             n: self.n,
             vc: self.vc,
             added: self.added,
-        })
+        }))
     }
 }
 
@@ -569,12 +620,26 @@ impl StrongFeasibility {
 
     /// [`Loset::strong_feasibility_of_feasible`], memoized.
     pub fn check(&mut self, loset: &Loset, g: &[u32]) -> bool {
+        match self.check_within(loset, g, None) {
+            Ok(v) => v,
+            Err(_) => unreachable!("a check without a budget is never stopped"),
+        }
+    }
+
+    /// [`StrongFeasibility::check`] polling `budget` during the normalization it may run:
+    /// the limit reached if it was, before the answer was known (nothing is remembered then).
+    pub fn check_within(
+        &mut self,
+        loset: &Loset,
+        g: &[u32],
+        budget: Option<&Budget>,
+    ) -> Result<bool, Spent> {
         if loset.is_lock_free(g) {
-            return true;
+            return Ok(true);
         }
         let f = loset.greatest_lock_free_below(g);
         if loset.locks_on_one_thread_each(&f, g) {
-            return true;
+            return Ok(true);
         }
         self.key.clear();
         for (p, (&a, &b)) in f.iter().zip(g).enumerate() {
@@ -583,16 +648,19 @@ impl StrongFeasibility {
             }
         }
         if let Some(&v) = self.memo.get(self.key.as_slice()) {
-            return v;
+            return Ok(v);
         }
         self.normalizations += 1;
-        let v = matches!(loset.normalize(&f, g), Normalization::Acyclic(_));
+        let v = matches!(
+            loset.normalize_within(&f, g, budget)?,
+            Normalization::Acyclic(_)
+        );
         if self.memo.len() >= MEMO_LIMIT {
             self.memo.clear();
             self.bytes = 0;
         }
         self.bytes += (self.key.len() * 4 + 16 + 24) as u64;
         self.memo.insert(self.key.clone().into_boxed_slice(), v);
-        v
+        Ok(v)
     }
 }

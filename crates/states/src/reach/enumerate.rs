@@ -105,10 +105,16 @@ pub fn enumerate<V: Visitor + ?Sized>(loset: &Loset, lex: Lex, visit: &mut V) ->
                 Lex::Lex2 if prev_strong && sum <= 1 => true,
                 _ => {
                     stats.checks += 1;
-                    let strong = strong_feasibility.check(loset, &g);
+                    let checked = strong_feasibility.check_within(loset, &g, visit.budget());
                     // A check may prune: the visitor hears of the work (and the memo's
-                    // growth) even when no state is visited for a long while.
-                    if visit.hold(strong_feasibility.bytes).is_break() {
+                    // growth) even when no state is visited for a long while; a check the
+                    // budget stopped is heard as such, and the visitor stops.
+                    let held = visit.hold(strong_feasibility.bytes);
+                    let Ok(strong) = checked else {
+                        stats.normalizations = strong_feasibility.normalizations;
+                        return stats;
+                    };
+                    if held.is_break() {
                         stats.normalizations = strong_feasibility.normalizations;
                         return stats;
                     }

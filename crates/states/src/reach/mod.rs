@@ -103,9 +103,15 @@ impl<'a> Reach<'a> {
             .get_or_init(|| match &self.validity {
                 Validity::Valid(_) => {
                     let zero = vec![0; self.loset.processes()];
-                    match self.loset.normalize(&zero, &self.loset.final_state()) {
-                        Normalization::Acyclic(n) => Some(n),
-                        Normalization::Cycle(_) => None,
+                    // Stopped by the budget: no state is shown viable, and the search that
+                    // `decide` falls back on stops at its first poll.
+                    match self.loset.normalize_within(
+                        &zero,
+                        &self.loset.final_state(),
+                        Some(self.budget),
+                    ) {
+                        Ok(Normalization::Acyclic(n)) => Some(n),
+                        Ok(Normalization::Cycle(_)) | Err(_) => None,
                     }
                 }
                 Validity::Invalid(_) | Validity::Unknown { .. } => None,
@@ -175,7 +181,12 @@ impl<'a> Reach<'a> {
         };
         // A state from which the normalized rest (its held intervals first, `g`'s dynamic orders
         // last) has a cycle cannot lead to `g`: cut it.
-        let prune = |s: &[u32]| matches!(l.normalize(s, g), Normalization::Cycle(_));
+        let prune = |s: &[u32]| {
+            !matches!(
+                l.normalize_within(s, g, Some(self.budget)),
+                Ok(Normalization::Acyclic(_))
+            )
+        };
         let outcome = search_run(l, &from, g, prune, self.budget);
         if outcome.spent.is_some() {
             return Verdict::Unknown;
@@ -308,6 +319,10 @@ impl<F: FnMut(&[u32]) -> ControlFlow<()>> Visitor for Within<'_, F> {
             return self.stop(spent);
         }
         (self.visit)(g)
+    }
+
+    fn budget(&self) -> Option<&Budget> {
+        Some(self.meter.budget())
     }
 
     /// After each strong-feasibility check, which may normalize a sub-loset: a heavy step.

@@ -318,8 +318,10 @@ pub fn check_valid(loset: &Loset, budget: &Budget) -> Validity {
         return Validity::Invalid(Invalidity::FinalIncompatible(l, a, b));
     }
     let zero = vec![0; loset.processes()];
-    if let Normalization::Cycle(c) = loset.normalize(&zero, &e) {
-        return Validity::Invalid(Invalidity::Cycle(c));
+    match loset.normalize_within(&zero, &e, Some(budget)) {
+        Ok(Normalization::Cycle(c)) => return Validity::Invalid(Invalidity::Cycle(c)),
+        Ok(Normalization::Acyclic(_)) => {}
+        Err(spent) => return Validity::Unknown { explored: 0, spent },
     }
     if loset.lock_valid {
         let run = loset.trace_order();
@@ -327,9 +329,11 @@ pub fn check_valid(loset: &Loset, budget: &Budget) -> Validity {
         return Validity::Valid(run);
     }
     let mut blocked = None;
-    let prune = |g: &[u32]| match loset.normalize(g, &e) {
-        Normalization::Acyclic(_) => false,
-        Normalization::Cycle(c) => {
+    // A normalization stopped by the budget prunes: the search stops at its next poll.
+    let prune = |g: &[u32]| match loset.normalize_within(g, &e, Some(budget)) {
+        Ok(Normalization::Acyclic(_)) => false,
+        Err(_) => true,
+        Ok(Normalization::Cycle(c)) => {
             if blocked.is_none() {
                 blocked = Some((g.to_vec(), c));
             }

@@ -475,6 +475,19 @@ fn describe_non_nested(v: &NonNested, names: &Names) -> String {
 }
 
 impl Observer for Atomicity {
+    /// The threads, the witness sets' tables (by variable and thread) and the transactions
+    /// kept for schedules.
+    fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (self.threads.capacity() * size_of::<ThreadState>()
+            + self.keys.capacity() * size_of::<(VarId, ThreadId)>()
+            + self.marks.capacity() * size_of::<Marks>()
+            + self.sets.capacity() * size_of::<VarWitnesses>()
+            + self.last_slot.capacity() * 8
+            + self.slots.capacity() * (size_of::<((VarId, ThreadId), u32)>() + 1)
+            + self.kept.capacity() * size_of::<Kept>()) as u64
+    }
+
     fn name(&self) -> &'static str {
         "atomicity"
     }

@@ -1359,6 +1359,19 @@ fn finding(r: &Race, compiled: &CompiledSpec, names: &Names) -> Finding {
 }
 
 impl Observer for Commute {
+    /// The objects' table, the journal's lines, the races not yet handed over and the groups
+    /// (not each object's own tables).
+    fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let objects = size_of::<Option<ObjState>>() + 256;
+        (self.objects.capacity() * objects
+            + self.journal.lines.capacity() * size_of::<Line>()
+            + self.found.races.capacity() * size_of::<Race>()
+            + (self.found.racy_objects.capacity() + self.found.racy_locations.capacity()) * 5)
+            as u64
+            + self.found.groups.bytes()
+    }
+
     fn name(&self) -> &'static str {
         "commute"
     }
