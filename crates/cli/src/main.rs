@@ -113,18 +113,22 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             format,
         }),
         Command::Views {
-            input,
+            inputs,
             regions,
+            library,
+            models,
             no_mhp,
             strict,
             format,
         } => traces::views(
-            &args::InputArgs {
-                trace: input,
-                strict,
+            &inputs,
+            strict,
+            &traces::ViewsOptions {
+                regions,
+                library,
+                models,
+                no_mhp,
             },
-            regions,
-            no_mhp,
             format,
         ),
         Command::Check(a) => traces::check(&a),

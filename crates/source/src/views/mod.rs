@@ -2,6 +2,7 @@
 //! it, [`symbolic`] runs it symbolically by the rules of Fig. 4 into a
 //! [`Knowledge`](hindsight_views::Knowledge) for the sensors of `hindsight-views`.
 
+pub mod java;
 pub mod lang;
 pub mod symbolic;
 
