@@ -1,4 +1,5 @@
 // expect: high-level-race 0, stale-value 1
+// finding: stale-value Account.balance
 // Account (MoTH Fig. 7, after von Praun and Gross): update() reads the balance in one atomic
 // method and writes tmp + a in another; a second client running update() can write between
 // them, and one deposit is lost.

@@ -588,11 +588,20 @@ impl<'p> Analysis<'p> {
         }
     }
 
-    /// A write inside a region: the dependences it acts on become facts.
+    /// A write inside a region: the dependences it acts on become facts. The value written
+    /// (and the object or element it is written to) acts on what it depends on; the branches
+    /// it runs under act on what they depend on, unless the write also runs under a branch on
+    /// the region's own read of that variable (it re-checks: the double check of DoubleCheck
+    /// and Buffer).
     fn write_deps(&mut self, st: &St, value: &BTreeSet<Dep>) {
         let Some(r) = &st.region else { return };
-        for &(a, x, earlier) in value.iter().chain(st.pc.iter()) {
+        for &(a, x, earlier) in value {
             if a != r.id || earlier {
+                self.facts.insert((self.cur, a, r.id, x));
+            }
+        }
+        for &(a, x, earlier) in &st.pc {
+            if (a != r.id || earlier) && !st.pc.contains(&(r.id, x, false)) {
                 self.facts.insert((self.cur, a, r.id, x));
             }
         }
@@ -626,7 +635,8 @@ impl<'p> Analysis<'p> {
             }
             Stmt::Store(o, f, e) => {
                 let (ov, st) = self.eval(o, st);
-                let (v, mut st) = self.eval(e, st);
+                let (mut v, mut st) = self.eval(e, st);
+                v.taint.extend(ov.taint.iter().copied());
                 for &s in &ov.sites {
                     self.store(&mut st, s, f, &v);
                 }
@@ -640,8 +650,10 @@ impl<'p> Analysis<'p> {
             }
             Stmt::StoreElem(a, i, e) => {
                 let (av, st) = self.eval(a, st);
-                let (_, st) = self.eval(i, st);
-                let (v, mut st) = self.eval(e, st);
+                let (iv, st) = self.eval(i, st);
+                let (mut v, mut st) = self.eval(e, st);
+                v.taint.extend(av.taint.iter().copied());
+                v.taint.extend(iv.taint.iter().copied());
                 for &s in &av.sites {
                     self.store(&mut st, s, "[]", &v);
                 }

@@ -906,6 +906,16 @@ impl<'a> Lower<'a> {
             }
             at = cl.superclass.as_deref().and_then(|s| self.p.class_named(base_type(s)));
         }
+        // A static field of an enclosing class (`Outer.Inner` sees `Outer`'s statics).
+        let mut outer = self.p.classes[b.class as usize].name.clone();
+        while let Some((o, _)) = outer.rsplit_once('.') {
+            outer = o.to_owned();
+            if let Some(i) = self.p.classes.iter().position(|c| c.name == outer) {
+                if self.p.classes[i].static_fields.iter().any(|x| x == name) {
+                    return Some(Expr::Static(i as ClassId, name.to_owned()));
+                }
+            }
+        }
         None
     }
 
@@ -1228,6 +1238,15 @@ impl<'a> Lower<'a> {
             None => Vec::new(),
         };
         let id = self.call_id();
+        if recv.is_none() && b.is_static {
+            return Ok(Expr::StaticCall {
+                id,
+                class: b.class,
+                name,
+                args,
+                line: at,
+            });
+        }
         Ok(Expr::Call {
             id,
             recv,

@@ -9,7 +9,7 @@
 //! Nothing here opens files or prints: the caller passes the texts and renders the report.
 
 pub mod analysis;
-// pub mod interp;
+pub mod interp;
 pub mod ir;
 pub mod lower;
 pub mod models;
