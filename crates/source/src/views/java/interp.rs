@@ -856,3 +856,43 @@ pub fn class_level(var: &str) -> String {
         None => name,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowered(text: &str) -> Program {
+        let models = Models::shipped();
+        let f = crate::java::parse(text).expect("parses");
+        super::super::lower::lower(&[("Main.java".into(), f)], &models, Default::default())
+            .expect("lowers")
+    }
+
+    #[test]
+    fn a_run_records_regions_forks_joins_and_what_it_acted_on() {
+        let p = lowered(
+            "class S { int x; synchronized int get() { return x; } synchronized void set(int v) { x = v; } }\n\
+             class W implements Runnable { S s; W(S s) { this.s = s; }\n\
+               public void run() { for (int i = 0; i < 2; i++) { int v = s.get(); s.set(v + 1); } } }\n\
+             public class Main { public static void main(String[] a) throws Exception {\n\
+               S s = new S(); Thread t = new Thread(new W(s)); t.start(); t.join(); } }\n",
+        );
+        let run = run(&p, &Models::shipped(), 1, 10_000).expect("runs");
+        let forks = run.trace.matches("fork(W@Main.java:5)").count();
+        assert_eq!(forks, 1, "{}", run.trace);
+        assert_eq!(run.trace.matches("|begin").count(), 4, "{}", run.trace);
+        assert!(run.trace.contains("main|join(W@Main.java:5)"), "{}", run.trace);
+        assert!(run.trace.contains("|w(S#0.x)"), "{}", run.trace);
+        assert_eq!(
+            run.acted_on,
+            BTreeSet::from([("W@Main.java:5".to_owned(), "S.x".to_owned())])
+        );
+    }
+
+    #[test]
+    fn class_level_names() {
+        assert_eq!(class_level("S#3.x"), "S.x");
+        assert_eq!(class_level("Buffer.items#4.[]"), "Buffer.items[]");
+        assert_eq!(class_level("Config.level"), "Config.level");
+    }
+}
