@@ -185,13 +185,13 @@ fn unparsable_java_is_located_and_the_next_file_analysed() {
     let b = dir.join("B.java");
     let out = hindsight(&["views", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("A.java:3:13: "), "{}", out.stderr);
+    assert!(out.stderr.contains("A.java:3:11: "), "{}", out.stderr);
     assert!(out.stderr.contains("file skipped"), "{}", out.stderr);
     assert!(out.stdout.contains("stale-value"), "{}", out.stdout);
     // Nothing analysable: exit 2, with the place.
     let out = hindsight(&["views", a.to_str().unwrap()]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("A.java:3:13: "), "{}", out.stderr);
+    assert!(out.stderr.contains("A.java:3:11: "), "{}", out.stderr);
     // Java with a trace is refused; so is --no-mhp on Java.
     let out = hindsight(&["views", b.to_str().unwrap(), "examples/views/account.std"]);
     assert_eq!(out.code, 2);

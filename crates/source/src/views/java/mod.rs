@@ -160,21 +160,21 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
                 ("writer", x.intruder, a.region_of(x.intruder, x.intruder_views[0])),
             ]
         };
-        text.push_str(&format!("{}: {}\n", f.kind, f.message));
         let mut shown = Vec::new();
+        let mut lines_text = String::new();
         for (role, t, r) in regions {
             let Some(r) = r else { continue };
             let s = a.src_of(r);
             let lines = a.lines_of(s);
             let body = a.body_of(s);
-            text.push_str(&format!(
+            lines_text.push_str(&format!(
                 "  {role} ({}): {} at {lines}\n",
                 k.threads[t].name, s.what
             ));
             // The two regions of the split thread are shown in full; the third by its lines.
             if role != "maximal" && role != "writer" {
                 for l in &body {
-                    text.push_str(&format!("    | {l}\n"));
+                    lines_text.push_str(&format!("    | {l}\n"));
                 }
             }
             let mut m = Map::new();
@@ -187,11 +187,16 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
         }
         f.fields.insert("regions".into(), Value::Array(shown));
         if w.kind == STALE_VALUE {
+            // The rule is not MoTH's `psv` (the write-back need not write the variable itself),
+            // so the message says what was found.
+            let (st, it) = (&k.threads[x.split].name, &k.threads[x.intruder].name);
+            let var = k.var_name(w.variables[0]);
             f.message = format!(
-                "{} (a later region acts on the value read: the written value or the branch that runs it depends on it)",
-                f.message
+                "{st} reads `{var}` in one atomic region and a later region acts on the value read (writes a value computed from it, or runs because of it), and {it} writes `{var}`: {st} may act on a stale value"
             );
         }
+        text.push_str(&format!("{}: {}\n", f.kind, f.message));
+        text.push_str(&lines_text);
     }
     let (races, stale) = count_kinds(&a.warnings);
     report.findings = fs;
