@@ -49,7 +49,10 @@ fn every_java_program_gives_exactly_its_stated_findings() {
             v["summary"]["high_level_races"], counts["high-level-race"],
             "{name}"
         );
-        assert_eq!(v["summary"]["stale_values"], counts["stale-value"], "{name}");
+        assert_eq!(
+            v["summary"]["stale_values"], counts["stale-value"],
+            "{name}"
+        );
         let total = counts.values().sum::<u64>();
         assert_eq!(code, if total > 0 { 1 } else { 0 }, "{name}");
         let mut want: Vec<String> = header(&text, "// finding:")
@@ -74,8 +77,8 @@ fn every_java_program_gives_exactly_its_stated_findings() {
             .collect();
         got.sort();
         assert_eq!(got, want, "{name}");
-        let library = !header(&text, "// mode: library").is_empty()
-            || text.contains("\n// mode: library");
+        let library =
+            !header(&text, "// mode: library").is_empty() || text.contains("\n// mode: library");
         assert_eq!(
             v["summary"]["mode"],
             if library { "library" } else { "program" },
@@ -109,7 +112,11 @@ fn text_output_shows_both_region_bodies() {
 fn library_mode_is_said_and_can_be_forced() {
     let out = hindsight(&["views", "examples/views/java/Library.java"]);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("library mode: no second thread"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("library mode: no second thread"),
+        "{}",
+        out.stdout
+    );
     // Coordinates starts two threads; forced into library mode, every public method is a
     // client (none is public there): nothing is reported, and the mode is said.
     let (code, v) = json(&["views", "examples/views/java/Coordinates.java", "--library"]);
@@ -152,7 +159,11 @@ fn a_directory_is_one_program_and_models_extend_the_table() {
     // `Journal` is unknown: its objects are opaque, nothing is shared, a warning says so.
     let out = hindsight(&["views", d]);
     assert_eq!(out.code, 0, "{}", out.stdout);
-    assert!(out.stderr.contains("class `Journal` unknown"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("class `Journal` unknown"),
+        "{}",
+        out.stderr
+    );
     // As a model whose reset() overwrites without reading: no stale value.
     let models = temp("java-models.txt");
     std::fs::write(&models, "Journal length read\nJournal reset write\n").unwrap();
@@ -175,7 +186,11 @@ fn a_directory_is_one_program_and_models_extend_the_table() {
 fn unparsable_java_is_located_and_the_next_file_analysed() {
     let dir = temp("java-bad");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("A.java"), "class A {\n  void f() {\n    int x = ;\n  }\n}\n").unwrap();
+    std::fs::write(
+        dir.join("A.java"),
+        "class A {\n  void f() {\n    int x = ;\n  }\n}\n",
+    )
+    .unwrap();
     std::fs::copy(
         root().join("examples/views/java/Account.java"),
         dir.join("B.java"),

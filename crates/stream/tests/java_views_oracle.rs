@@ -97,7 +97,12 @@ impl Gen {
             }
             3 => {
                 // Loop counters are not assigned: every loop ends.
-                let last = self.locals.iter().rev().find(|l| l.starts_with('v')).cloned();
+                let last = self
+                    .locals
+                    .iter()
+                    .rev()
+                    .find(|l| l.starts_with('v'))
+                    .cloned();
                 if let Some(v) = last {
                     let e = self.expr();
                     self.line(indent, &format!("{v} = {e};"));
@@ -112,7 +117,7 @@ impl Gen {
                 if self.pick(2) == 0 {
                     self.line(indent, "} else {");
                     let n = 1 + self.pick(2);
-                self.body(indent + 1, depth + 1, n);
+                    self.body(indent + 1, depth + 1, n);
                 }
                 self.line(indent, "}");
             }
@@ -148,7 +153,10 @@ fn program(seed: u64) -> String {
     for f in 0..FIELDS {
         g.line(1, &format!("int f{f};"));
         g.line(1, &format!("synchronized int get{f}() {{ return f{f}; }}"));
-        g.line(1, &format!("synchronized void set{f}(int v) {{ f{f} = v; }}"));
+        g.line(
+            1,
+            &format!("synchronized void set{f}(int v) {{ f{f} = v; }}"),
+        );
     }
     g.line(0, "}");
     let workers = 2 + g.pick(2);
@@ -164,7 +172,10 @@ fn program(seed: u64) -> String {
         g.line(0, "}");
     }
     g.line(0, "public class Main {");
-    g.line(1, "public static void main(String[] args) throws Exception {");
+    g.line(
+        1,
+        "public static void main(String[] args) throws Exception {",
+    );
     g.line(2, "S s = new S();");
     for w in 0..workers {
         g.line(2, &format!("Thread t{w} = new Thread(new W{w}(s));"));
@@ -241,8 +252,8 @@ fn check(seed: u64) -> Result<(), TestCaseError> {
     let text = program(seed);
     let inputs = vec![("Main.java".to_owned(), text.clone())];
     let options = JavaOptions::default();
-    let run_static = java::analyse_java(&inputs, &options)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let run_static =
+        java::analyse_java(&inputs, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let report = serde_json::to_value(&run_static.report.findings).expect("findings");
     let stat: Vec<Key> = report
         .as_array()

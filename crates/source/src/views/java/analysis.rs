@@ -400,7 +400,9 @@ impl<'p> Analysis<'p> {
     }
 
     fn walk_thread(&mut self, t: u32) {
-        let key = self.threads[t as usize].key.expect("a started thread has a key");
+        let key = self.threads[t as usize]
+            .key
+            .expect("a started thread has a key");
         let entry = self.keys[key as usize].entry.clone();
         self.cur = t;
         self.ctx.clear();
@@ -411,7 +413,11 @@ impl<'p> Analysis<'p> {
             (None, entry.locals.clone())
         } else {
             let mut l = entry.locals.clone();
-            let this = if l.is_empty() { Val::default() } else { l.remove(0) };
+            let this = if l.is_empty() {
+                Val::default()
+            } else {
+                l.remove(0)
+            };
             (Some(this), l)
         };
         let (end, _) = self.invoke(entry.method, this, args, st, 0);
@@ -444,7 +450,11 @@ impl<'p> Analysis<'p> {
             })
             .collect();
         self.sites.truncate(
-            objects.values().copied().max().map_or(self.sites.len(), |m| m as usize + 1),
+            objects
+                .values()
+                .copied()
+                .max()
+                .map_or(self.sites.len(), |m| m as usize + 1),
         );
         self.recording = false;
         self.cur = u32::MAX;
@@ -481,7 +491,10 @@ impl<'p> Analysis<'p> {
             }
         }
         for (m, c) in clients {
-            let name = format!("{}.{}()", self.p.classes[c as usize].name, self.p.methods[m as usize].name);
+            let name = format!(
+                "{}.{}()",
+                self.p.classes[c as usize].name, self.p.methods[m as usize].name
+            );
             let t = self.new_thread(name.clone(), None, None);
             self.cur = t;
             self.ctx.clear();
@@ -679,7 +692,9 @@ impl<'p> Analysis<'p> {
                 if both {
                     // Both branches reach the join: what follows does not depend on the
                     // condition (unless it did before).
-                    out.next.pc.retain(|d| !cv.taint.contains(d) || before.contains(d));
+                    out.next
+                        .pc
+                        .retain(|d| !cv.taint.contains(d) || before.contains(d));
                 }
                 out
             }
@@ -766,10 +781,7 @@ impl<'p> Analysis<'p> {
     fn eval(&mut self, e: &Expr, st: St) -> (Val, St) {
         match e {
             Expr::Int(_) | Expr::Null => (Val::default(), st),
-            Expr::Local(l) => (
-                st.locals.get(*l as usize).cloned().unwrap_or_default(),
-                st,
-            ),
+            Expr::Local(l) => (st.locals.get(*l as usize).cloned().unwrap_or_default(), st),
             Expr::Field(o, f) => {
                 let (ov, mut st) = self.eval(o, st);
                 let mut v = Val::tainted(ov.taint.clone());
@@ -913,10 +925,14 @@ impl<'p> Analysis<'p> {
         match self.sites[site as usize].kind.clone() {
             SiteKind::Object(c) => {
                 if let Some(init) = self.p.classes[c as usize].init {
-                    st = self.invoke(init, Some(me.clone()), Vec::new(), st, site + 1_000_000).0;
+                    st = self
+                        .invoke(init, Some(me.clone()), Vec::new(), st, site + 1_000_000)
+                        .0;
                 }
                 if let Some(ctor) = self.p.constructor(c, vals.len()) {
-                    st = self.invoke(ctor, Some(me.clone()), vals, st, site + 2_000_000).0;
+                    st = self
+                        .invoke(ctor, Some(me.clone()), vals, st, site + 2_000_000)
+                        .0;
                 }
             }
             SiteKind::Thread => {
@@ -1047,7 +1063,10 @@ impl<'p> Analysis<'p> {
                     }
                     "awaitTermination" | "close" => {
                         for (k, key) in self.keys.iter().enumerate() {
-                            if key.executor && key.handle == site && st.started.contains(&(k as KeyId)) {
+                            if key.executor
+                                && key.handle == site
+                                && st.started.contains(&(k as KeyId))
+                            {
                                 st.joined.insert(k as KeyId);
                             }
                         }
@@ -1092,7 +1111,11 @@ impl<'p> Analysis<'p> {
                     let src = match self.model_srcs.get(&id) {
                         Some(&s) => s,
                         None => {
-                            let at = self.srcs.iter().find(|r| r.start == line).map_or(0, |r| r.file);
+                            let at = self
+                                .srcs
+                                .iter()
+                                .find(|r| r.start == line)
+                                .map_or(0, |r| r.file);
                             let file = self.sites[site as usize].file.max(at);
                             self.srcs.push(RegionSrc {
                                 file,
@@ -1192,7 +1215,11 @@ impl<'p> Analysis<'p> {
         let key = match self.key_ids.get(&k) {
             Some(&key) => {
                 let info = &mut self.keys[key as usize];
-                info.joined_at_spawn = info.joined_at_spawn.intersection(&st.joined).copied().collect();
+                info.joined_at_spawn = info
+                    .joined_at_spawn
+                    .intersection(&st.joined)
+                    .copied()
+                    .collect();
                 for (a, b) in info.entry.locals.iter_mut().zip(&entry.locals) {
                     a.union(b);
                 }
@@ -1205,7 +1232,9 @@ impl<'p> Analysis<'p> {
             None => {
                 let key = self.keys.len() as KeyId;
                 let label = match &self.sites[target as usize].kind {
-                    SiteKind::Object(c) | SiteKind::Library(c) => self.p.classes[*c as usize].name.clone(),
+                    SiteKind::Object(c) | SiteKind::Library(c) => {
+                        self.p.classes[*c as usize].name.clone()
+                    }
                     _ => "lambda".to_owned(),
                 };
                 let file = self.p.methods[*self.stack.last().expect("in a method") as usize].file;
@@ -1245,7 +1274,11 @@ impl<'p> Analysis<'p> {
         let file = &self.p.files[k.file as usize].name;
         let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
         let base = format!("{}@{file}:{}", k.label, k.line);
-        let taken = self.threads.iter().filter(|t| t.name == base || t.name.starts_with(&format!("{base}#"))).count();
+        let taken = self
+            .threads
+            .iter()
+            .filter(|t| t.name == base || t.name.starts_with(&format!("{base}#")))
+            .count();
         if taken == 0 {
             base
         } else {
@@ -1255,13 +1288,24 @@ impl<'p> Analysis<'p> {
 
     fn join_thread(&mut self, handle: SiteId, st: &mut St) {
         for (k, key) in self.keys.iter().enumerate() {
-            if !key.executor && key.handle == handle && !key.multi && st.started.contains(&(k as KeyId)) {
+            if !key.executor
+                && key.handle == handle
+                && !key.multi
+                && st.started.contains(&(k as KeyId))
+            {
                 st.joined.insert(k as KeyId);
             }
         }
     }
 
-    fn invoke(&mut self, m: MethodId, this: Option<Val>, args: Vec<Val>, st: St, id: CallId) -> (St, Val) {
+    fn invoke(
+        &mut self,
+        m: MethodId,
+        this: Option<Val>,
+        args: Vec<Val>,
+        st: St,
+        id: CallId,
+    ) -> (St, Val) {
         let mut locals = Vec::new();
         if !self.p.methods[m as usize].is_static {
             locals.push(this.unwrap_or_default());
@@ -1270,7 +1314,13 @@ impl<'p> Analysis<'p> {
         self.invoke_locals(m, locals, st, id)
     }
 
-    fn invoke_locals(&mut self, m: MethodId, mut locals: Vec<Val>, mut st: St, id: CallId) -> (St, Val) {
+    fn invoke_locals(
+        &mut self,
+        m: MethodId,
+        mut locals: Vec<Val>,
+        mut st: St,
+        id: CallId,
+    ) -> (St, Val) {
         let method = &self.p.methods[m as usize];
         if self.stack.contains(&m) || self.stack.len() >= MAX_DEPTH {
             let what = format!(
@@ -1284,7 +1334,10 @@ impl<'p> Analysis<'p> {
             }
             return (st, v);
         }
-        locals.resize(method.locals.max(locals.len() as u32) as usize, Val::default());
+        locals.resize(
+            method.locals.max(locals.len() as u32) as usize,
+            Val::default(),
+        );
         let caller_locals = std::mem::replace(&mut st.locals, locals);
         let caller_pc = st.pc.clone();
         self.stack.push(m);
@@ -1339,7 +1392,10 @@ impl Analysis<'_> {
                 (views.len() - 1) as ViewId
             });
             region_view.push(id);
-            by_view[r.thread as usize].entry(id).or_default().push(i as RegionId);
+            by_view[r.thread as usize]
+                .entry(id)
+                .or_default()
+                .push(i as RegionId);
         }
         let threads: Vec<ThreadViews> = self
             .threads
@@ -1416,7 +1472,10 @@ impl Analysed {
         if self.library {
             return true;
         }
-        let (o1, o2) = (self.threads[t1].origin as usize, self.threads[t2].origin as usize);
+        let (o1, o2) = (
+            self.threads[t1].origin as usize,
+            self.threads[t2].origin as usize,
+        );
         if o1 == o2 {
             return true;
         }
@@ -1465,7 +1524,10 @@ impl Analysed {
     fn stale_values(
         &self,
         facts: &BTreeSet<(u32, RegionId, RegionId, u32)>,
-    ) -> (Vec<Warning>, FxHashMap<(usize, ViewId, ViewId, u32), (RegionId, RegionId)>) {
+    ) -> (
+        Vec<Warning>,
+        FxHashMap<(usize, ViewId, ViewId, u32), (RegionId, RegionId)>,
+    ) {
         let mut out = Vec::new();
         let mut lookup = FxHashMap::default();
         for &(t0, ra, rb, x) in facts {
@@ -1479,8 +1541,13 @@ impl Analysed {
                     let mut writers: Vec<ViewId> = self.by_view[o]
                         .iter()
                         .filter(|(v, rs)| {
-                            self.knowledge.views[**v as usize].bits(x) & (hindsight_views::view::WRITE_FRESH | hindsight_views::view::WRITE_AFTER_READ) != 0
-                                && rs.iter().any(|&w| self.parallel(u, w, t, ra) || self.parallel(u, w, t, rb))
+                            self.knowledge.views[**v as usize].bits(x)
+                                & (hindsight_views::view::WRITE_FRESH
+                                    | hindsight_views::view::WRITE_AFTER_READ)
+                                != 0
+                                && rs.iter().any(|&w| {
+                                    self.parallel(u, w, t, ra) || self.parallel(u, w, t, rb)
+                                })
                         })
                         .map(|(v, _)| *v)
                         .collect();
@@ -1544,7 +1611,6 @@ impl Analysed {
         self.lines = files;
     }
 }
-
 
 impl Schedule for Analysed {
     fn may_run_in_parallel(&self, t1: usize, v1: ViewId, t2: usize, v2: ViewId) -> bool {

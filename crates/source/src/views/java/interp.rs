@@ -233,7 +233,8 @@ impl Interp<'_> {
             for (a, x) in acts {
                 if a != r {
                     let name = class_level(&self.var_names[x as usize]);
-                    self.acted_on.insert((self.threads[self.cur].name.clone(), name));
+                    self.acted_on
+                        .insert((self.threads[self.cur].name.clone(), name));
                 }
             }
         }
@@ -286,7 +287,12 @@ impl Interp<'_> {
         Ok(v)
     }
 
-    fn block(&mut self, stmts: &[Stmt], locals: &mut Vec<TV>, pc: &mut BTreeSet<Dep>) -> Result<Flow, RunError> {
+    fn block(
+        &mut self,
+        stmts: &[Stmt],
+        locals: &mut Vec<TV>,
+        pc: &mut BTreeSet<Dep>,
+    ) -> Result<Flow, RunError> {
         for s in stmts {
             self.step()?;
             match self.stmt(s, locals, pc)? {
@@ -297,7 +303,12 @@ impl Interp<'_> {
         Ok(Flow::Normal)
     }
 
-    fn stmt(&mut self, s: &Stmt, locals: &mut Vec<TV>, pc: &mut BTreeSet<Dep>) -> Result<Flow, RunError> {
+    fn stmt(
+        &mut self,
+        s: &Stmt,
+        locals: &mut Vec<TV>,
+        pc: &mut BTreeSet<Dep>,
+    ) -> Result<Flow, RunError> {
         match s {
             Stmt::Set(l, e) => {
                 let v = self.eval(e, locals, pc)?;
@@ -396,7 +407,12 @@ impl Interp<'_> {
         (self.objs.len() - 1) as u32
     }
 
-    fn eval(&mut self, e: &Expr, locals: &mut Vec<TV>, pc: &mut BTreeSet<Dep>) -> Result<TV, RunError> {
+    fn eval(
+        &mut self,
+        e: &Expr,
+        locals: &mut Vec<TV>,
+        pc: &mut BTreeSet<Dep>,
+    ) -> Result<TV, RunError> {
         self.step()?;
         Ok(match e {
             Expr::Int(i) => TV::int(*i),
@@ -409,7 +425,10 @@ impl Interp<'_> {
                     V::Ref(r) => {
                         let var = self.field_var(r, f);
                         self.read(var, &mut t);
-                        let v = self.objs[r as usize].fields.get(f).map_or(V::Int(0), |x| x.v);
+                        let v = self.objs[r as usize]
+                            .fields
+                            .get(f)
+                            .map_or(V::Int(0), |x| x.v);
                         TV::with(v, t)
                     }
                     _ => TV::with(V::Int(0), t),
@@ -420,7 +439,10 @@ impl Interp<'_> {
                 let var = self.var(name);
                 let mut t = BTreeSet::new();
                 self.read(var, &mut t);
-                let v = self.statics.get(&(*c, f.clone())).map_or(V::Int(0), |x| x.v);
+                let v = self
+                    .statics
+                    .get(&(*c, f.clone()))
+                    .map_or(V::Int(0), |x| x.v);
                 TV::with(v, t)
             }
             Expr::Elem(a, i) => {
@@ -548,14 +570,22 @@ impl Interp<'_> {
                 }
                 TV::with(V::Int((self.rng.next_u64() % 4) as i64), t)
             }
-            Expr::StaticCall { class, name, args, .. } => {
+            Expr::StaticCall {
+                class, name, args, ..
+            } => {
                 let vals = self.eval_all(args, locals, pc)?;
                 match self.p.find_method(*class, name, vals.len()) {
                     Some(m) if self.p.methods[m as usize].is_static => self.invoke(m, vals)?,
                     _ => unknown(&vals),
                 }
             }
-            Expr::Call { recv, name, args, line, .. } => {
+            Expr::Call {
+                recv,
+                name,
+                args,
+                line,
+                ..
+            } => {
                 let rv = match recv {
                     Some(r) => Some(self.eval(r, locals, pc)?),
                     None => None,
@@ -566,7 +596,12 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_all(&mut self, es: &[Expr], locals: &mut Vec<TV>, pc: &mut BTreeSet<Dep>) -> Result<Vec<TV>, RunError> {
+    fn eval_all(
+        &mut self,
+        es: &[Expr],
+        locals: &mut Vec<TV>,
+        pc: &mut BTreeSet<Dep>,
+    ) -> Result<Vec<TV>, RunError> {
         let mut out = Vec::with_capacity(es.len());
         for e in es {
             out.push(self.eval(e, locals, pc)?);
@@ -629,7 +664,9 @@ impl Interp<'_> {
             SiteKind::Thread => {
                 match name {
                     "start" => {
-                        if let Some(TV { v: V::Ref(t), .. }) = self.objs[o as usize].fields.get("<target>").cloned() {
+                        if let Some(TV { v: V::Ref(t), .. }) =
+                            self.objs[o as usize].fields.get("<target>").cloned()
+                        {
                             if let Some((label, m, l)) = self.entry_of(t) {
                                 self.start(o, label, m, l, line, site)?;
                             }
@@ -757,7 +794,12 @@ impl Interp<'_> {
             SiteKind::Lambda(m) => {
                 let n = self.p.methods[*m as usize].params as usize;
                 let l = (0..n)
-                    .map(|i| obj.fields.get(&format!("<cap{i}>")).cloned().unwrap_or(TV::int(0)))
+                    .map(|i| {
+                        obj.fields
+                            .get(&format!("<cap{i}>"))
+                            .cloned()
+                            .unwrap_or(TV::int(0))
+                    })
                     .collect();
                 Some(("lambda".into(), *m, l))
             }
@@ -765,7 +807,15 @@ impl Interp<'_> {
         }
     }
 
-    fn start(&mut self, handle: u32, label: String, m: MethodId, locals: Vec<TV>, line: u32, site: SiteId) -> Result<(), RunError> {
+    fn start(
+        &mut self,
+        handle: u32,
+        label: String,
+        m: MethodId,
+        locals: Vec<TV>,
+        line: u32,
+        site: SiteId,
+    ) -> Result<(), RunError> {
         let file = &self.p.files[self.p.sites[site as usize].file as usize].name;
         let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
         let _ = site;
@@ -797,7 +847,10 @@ impl Interp<'_> {
         self.threads[id].running = true;
         let saved = self.cur;
         self.cur = id;
-        let (m, locals) = self.threads[id].entry.clone().expect("a started thread has an entry");
+        let (m, locals) = self.threads[id]
+            .entry
+            .clone()
+            .expect("a started thread has an entry");
         let depth = std::mem::replace(&mut self.depth, 0);
         let r = self.invoke(m, locals);
         self.depth = depth;
@@ -881,7 +934,11 @@ mod tests {
         let forks = run.trace.matches("fork(W@Main.java:5)").count();
         assert_eq!(forks, 1, "{}", run.trace);
         assert_eq!(run.trace.matches("|begin").count(), 4, "{}", run.trace);
-        assert!(run.trace.contains("main|join(W@Main.java:5)"), "{}", run.trace);
+        assert!(
+            run.trace.contains("main|join(W@Main.java:5)"),
+            "{}",
+            run.trace
+        );
         assert!(run.trace.contains("|w(S#0.x)"), "{}", run.trace);
         assert_eq!(
             run.acted_on,

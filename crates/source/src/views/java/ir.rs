@@ -233,8 +233,7 @@ impl Program {
         let mut hops = 0;
         while let Some(c) = at {
             let cl = &self.classes[c as usize];
-            if cl.fields.iter().any(|f| f == field) || cl.static_fields.iter().any(|f| f == field)
-            {
+            if cl.fields.iter().any(|f| f == field) || cl.static_fields.iter().any(|f| f == field) {
                 return cl.name.clone();
             }
             hops += 1;

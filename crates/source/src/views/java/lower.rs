@@ -297,7 +297,10 @@ impl<'a> Lower<'a> {
         node: Node<'a>,
         out: &mut Vec<Stmt>,
     ) -> Result<(), SyntaxError> {
-        if matches!(node.kind(), "block" | "constructor_body" | "switch_block_statement_group") {
+        if matches!(
+            node.kind(),
+            "block" | "constructor_body" | "switch_block_statement_group"
+        ) {
             let mut c = node.walk();
             let children: Vec<Node> = node.named_children(&mut c).collect();
             for s in children {
@@ -309,7 +312,11 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn sub_block(&mut self, b: &mut Body<'a>, node: Option<Node<'a>>) -> Result<Vec<Stmt>, SyntaxError> {
+    fn sub_block(
+        &mut self,
+        b: &mut Body<'a>,
+        node: Option<Node<'a>>,
+    ) -> Result<Vec<Stmt>, SyntaxError> {
         match node {
             None => Ok(Vec::new()),
             Some(n) => {
@@ -346,7 +353,12 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn stmt(&mut self, b: &mut Body<'a>, s: Node<'a>, out: &mut Vec<Stmt>) -> Result<(), SyntaxError> {
+    fn stmt(
+        &mut self,
+        b: &mut Body<'a>,
+        s: Node<'a>,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), SyntaxError> {
         let f = self.file(b.file);
         match s.kind() {
             "line_comment" | "block_comment" | ";" | "empty_statement" => {}
@@ -358,7 +370,9 @@ impl<'a> Lower<'a> {
                 let mut c = s.walk();
                 let decls: Vec<Node> = s.children_by_field_name("declarator", &mut c).collect();
                 for d in decls {
-                    let Some(name) = d.child_by_field_name("name") else { continue };
+                    let Some(name) = d.child_by_field_name("name") else {
+                        continue;
+                    };
                     let name = f.text_of(name).to_owned();
                     let value = match d.child_by_field_name("value") {
                         Some(v) => {
@@ -378,7 +392,9 @@ impl<'a> Lower<'a> {
                 }
             }
             "expression_statement" => {
-                let Some(e) = s.named_child(0) else { return Ok(()) };
+                let Some(e) = s.named_child(0) else {
+                    return Ok(());
+                };
                 self.expr_stmt(b, e, out)?;
             }
             "if_statement" => {
@@ -451,7 +467,11 @@ impl<'a> Lower<'a> {
             }
             "break_statement" | "continue_statement" => {
                 if s.named_child(0).is_some() {
-                    self.note(b.file, s, "labelled jump taken as a jump out of the innermost loop");
+                    self.note(
+                        b.file,
+                        s,
+                        "labelled jump taken as a jump out of the innermost loop",
+                    );
                 }
                 self.finally_before_jump(b, true, out)?;
                 out.push(if s.kind() == "break_statement" {
@@ -484,9 +504,10 @@ impl<'a> Lower<'a> {
                     let mut c = res.walk();
                     let rs: Vec<Node> = res.named_children(&mut c).collect();
                     for r in rs {
-                        if let (Some(n), Some(v)) =
-                            (r.child_by_field_name("name"), r.child_by_field_name("value"))
-                        {
+                        if let (Some(n), Some(v)) = (
+                            r.child_by_field_name("name"),
+                            r.child_by_field_name("value"),
+                        ) {
                             let e = self.expr(b, v, &mut pre, None)?;
                             let id = b.fresh(f.text_of(n));
                             pre.push(Stmt::Set(id, e));
@@ -554,12 +575,22 @@ impl<'a> Lower<'a> {
                 }
                 out.extend(pre);
             }
-            "assert_statement" | "yield_statement" | "local_class_declaration"
+            "assert_statement"
+            | "yield_statement"
+            | "local_class_declaration"
             | "class_declaration" => {
-                self.note(b.file, s, &format!("{} not followed", s.kind().replace('_', " ")));
+                self.note(
+                    b.file,
+                    s,
+                    &format!("{} not followed", s.kind().replace('_', " ")),
+                );
             }
             _ => {
-                self.note(b.file, s, &format!("{} not followed", s.kind().replace('_', " ")));
+                self.note(
+                    b.file,
+                    s,
+                    &format!("{} not followed", s.kind().replace('_', " ")),
+                );
             }
         }
         Ok(())
@@ -576,7 +607,12 @@ impl<'a> Lower<'a> {
         (self.p.regions.len() - 1) as RegionSrcId
     }
 
-    fn for_stmt(&mut self, b: &mut Body<'a>, s: Node<'a>, out: &mut Vec<Stmt>) -> Result<(), SyntaxError> {
+    fn for_stmt(
+        &mut self,
+        b: &mut Body<'a>,
+        s: Node<'a>,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), SyntaxError> {
         let mut c = s.walk();
         let inits: Vec<Node> = s.children_by_field_name("init", &mut c).collect();
         for i in inits {
@@ -608,7 +644,12 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn each_stmt(&mut self, b: &mut Body<'a>, s: Node<'a>, out: &mut Vec<Stmt>) -> Result<(), SyntaxError> {
+    fn each_stmt(
+        &mut self,
+        b: &mut Body<'a>,
+        s: Node<'a>,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), SyntaxError> {
         let f = self.file(b.file);
         let mut pre = Vec::new();
         let coll = match s.child_by_field_name("value") {
@@ -640,7 +681,11 @@ impl<'a> Lower<'a> {
         let var = b.fresh(&name);
         let mut body = vec![
             Stmt::If(
-                Expr::Bin(BinOp::Lt, Box::new(Expr::Local(i)), Box::new(Expr::Local(n))),
+                Expr::Bin(
+                    BinOp::Lt,
+                    Box::new(Expr::Local(i)),
+                    Box::new(Expr::Local(n)),
+                ),
                 Vec::new(),
                 vec![Stmt::Break],
             ),
@@ -669,7 +714,12 @@ impl<'a> Lower<'a> {
     }
 
     /// A switch: each case group a branch (its value compared with the selector unknown).
-    fn switch(&mut self, b: &mut Body<'a>, s: Node<'a>, out: &mut Vec<Stmt>) -> Result<Expr, SyntaxError> {
+    fn switch(
+        &mut self,
+        b: &mut Body<'a>,
+        s: Node<'a>,
+        out: &mut Vec<Stmt>,
+    ) -> Result<Expr, SyntaxError> {
         let mut pre = Vec::new();
         let sel = match s.child_by_field_name("condition") {
             Some(c) => self.expr(b, c, &mut pre, None)?,
@@ -724,13 +774,19 @@ impl<'a> Lower<'a> {
     }
 
     /// An expression evaluated for its effects.
-    fn expr_stmt(&mut self, b: &mut Body<'a>, e: Node<'a>, out: &mut Vec<Stmt>) -> Result<(), SyntaxError> {
+    fn expr_stmt(
+        &mut self,
+        b: &mut Body<'a>,
+        e: Node<'a>,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), SyntaxError> {
         let f = self.file(b.file);
         match e.kind() {
             "assignment_expression" => {
-                let (Some(left), Some(right)) =
-                    (e.child_by_field_name("left"), e.child_by_field_name("right"))
-                else {
+                let (Some(left), Some(right)) = (
+                    e.child_by_field_name("left"),
+                    e.child_by_field_name("right"),
+                ) else {
                     return Ok(());
                 };
                 let op = e
@@ -742,15 +798,25 @@ impl<'a> Lower<'a> {
                 let mut value = self.expr(b, right, &mut pre, hint.as_deref())?;
                 if op != "=" {
                     let old = self.expr(b, left, &mut pre, None)?;
-                    value = Expr::Bin(bin_op(op.trim_end_matches('=')), Box::new(old), Box::new(value));
+                    value = Expr::Bin(
+                        bin_op(op.trim_end_matches('=')),
+                        Box::new(old),
+                        Box::new(value),
+                    );
                 }
                 out.extend(pre);
                 self.assign(b, left, value, out)?;
             }
             "update_expression" => {
                 let text = f.text_of(e);
-                let op = if text.contains("++") { BinOp::Add } else { BinOp::Sub };
-                let Some(target) = e.named_child(0) else { return Ok(()) };
+                let op = if text.contains("++") {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let Some(target) = e.named_child(0) else {
+                    return Ok(());
+                };
                 let mut pre = Vec::new();
                 let old = self.expr(b, target, &mut pre, None)?;
                 out.extend(pre);
@@ -777,11 +843,16 @@ impl<'a> Lower<'a> {
             return Ok(None);
         }
         let f = self.file(b.file);
-        let name = e.child_by_field_name("name").map(|n| f.text_of(n)).unwrap_or("");
+        let name = e
+            .child_by_field_name("name")
+            .map(|n| f.text_of(n))
+            .unwrap_or("");
         let no_args = e
             .child_by_field_name("arguments")
             .is_some_and(|a| a.named_child_count() == 0);
-        let Some(obj) = e.child_by_field_name("object") else { return Ok(None) };
+        let Some(obj) = e.child_by_field_name("object") else {
+            return Ok(None);
+        };
         if !no_args {
             return Ok(None);
         }
@@ -827,7 +898,13 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn assign(&mut self, b: &mut Body<'a>, left: Node<'a>, value: Expr, out: &mut Vec<Stmt>) -> Result<(), SyntaxError> {
+    fn assign(
+        &mut self,
+        b: &mut Body<'a>,
+        left: Node<'a>,
+        value: Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), SyntaxError> {
         let f = self.file(b.file);
         let mut pre = Vec::new();
         match left.kind() {
@@ -840,16 +917,21 @@ impl<'a> Lower<'a> {
                         Some(Expr::Static(c, fld)) => out.push(Stmt::StoreStatic(c, fld, value)),
                         Some(Expr::Field(obj, fld)) => out.push(Stmt::Store(*obj, fld, value)),
                         _ => {
-                            self.note(b.file, left, &format!("assignment of unknown `{n}` ignored"));
+                            self.note(
+                                b.file,
+                                left,
+                                &format!("assignment of unknown `{n}` ignored"),
+                            );
                             out.push(Stmt::Eval(value));
                         }
                     }
                 }
             }
             "field_access" => {
-                let (Some(obj), Some(fld)) =
-                    (left.child_by_field_name("object"), left.child_by_field_name("field"))
-                else {
+                let (Some(obj), Some(fld)) = (
+                    left.child_by_field_name("object"),
+                    left.child_by_field_name("field"),
+                ) else {
                     return Ok(());
                 };
                 let fname = f.text_of(fld).to_owned();
@@ -862,9 +944,10 @@ impl<'a> Lower<'a> {
                 out.push(Stmt::Store(o, fname, value));
             }
             "array_access" => {
-                let (Some(arr), Some(idx)) =
-                    (left.child_by_field_name("array"), left.child_by_field_name("index"))
-                else {
+                let (Some(arr), Some(idx)) = (
+                    left.child_by_field_name("array"),
+                    left.child_by_field_name("index"),
+                ) else {
                     return Ok(());
                 };
                 let a = self.expr(b, arr, &mut pre, None)?;
@@ -904,7 +987,10 @@ impl<'a> Lower<'a> {
             if hops > self.p.classes.len() {
                 return None;
             }
-            at = cl.superclass.as_deref().and_then(|s| self.p.class_named(base_type(s)));
+            at = cl
+                .superclass
+                .as_deref()
+                .and_then(|s| self.p.class_named(base_type(s)));
         }
         // A static field of an enclosing class (`Outer.Inner` sees `Outer`'s statics).
         let mut outer = self.p.classes[b.class as usize].name.clone();
@@ -922,11 +1008,16 @@ impl<'a> Lower<'a> {
     /// A class of the program named by an expression used as a receiver (`Config.x`).
     fn class_ref(&self, b: &Body, n: Node) -> Option<ClassId> {
         let f = self.file(b.file);
-        if !matches!(n.kind(), "identifier" | "scoped_identifier" | "field_access") {
+        if !matches!(
+            n.kind(),
+            "identifier" | "scoped_identifier" | "field_access"
+        ) {
             return None;
         }
         let text = f.text_of(n);
-        if n.kind() == "identifier" && (b.lookup(text).is_some() || self.field_of_this(b, text).is_some()) {
+        if n.kind() == "identifier"
+            && (b.lookup(text).is_some() || self.field_of_this(b, text).is_some())
+        {
             return None;
         }
         let first = text.chars().next()?;
@@ -936,7 +1027,12 @@ impl<'a> Lower<'a> {
         self.p.class_named(base_type(text))
     }
 
-    fn args(&mut self, b: &mut Body<'a>, args: Node<'a>, pre: &mut Vec<Stmt>) -> Result<Vec<Expr>, SyntaxError> {
+    fn args(
+        &mut self,
+        b: &mut Body<'a>,
+        args: Node<'a>,
+        pre: &mut Vec<Stmt>,
+    ) -> Result<Vec<Expr>, SyntaxError> {
         let mut c = args.walk();
         let nodes: Vec<Node> = args.named_children(&mut c).collect();
         let mut out = Vec::new();
@@ -950,7 +1046,12 @@ impl<'a> Lower<'a> {
     }
 
     fn site(&mut self, kind: SiteKind, name: String, file: u32, line: u32) -> SiteId {
-        self.p.sites.push(Site { kind, name, file, line });
+        self.p.sites.push(Site {
+            kind,
+            name,
+            file,
+            line,
+        });
         (self.p.sites.len() - 1) as SiteId
     }
 
@@ -973,7 +1074,9 @@ impl<'a> Lower<'a> {
                 Some(x) => self.expr(b, x, pre, hint)?,
                 None => Expr::Unknown(Vec::new()),
             },
-            "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal"
+            "decimal_integer_literal"
+            | "hex_integer_literal"
+            | "octal_integer_literal"
             | "binary_integer_literal" => {
                 let t = f.text_of(e).trim_end_matches(['l', 'L']).replace('_', "");
                 match t.parse::<i64>() {
@@ -1002,9 +1105,10 @@ impl<'a> Lower<'a> {
                 }
             }
             "field_access" => {
-                let (Some(obj), Some(fld)) =
-                    (e.child_by_field_name("object"), e.child_by_field_name("field"))
-                else {
+                let (Some(obj), Some(fld)) = (
+                    e.child_by_field_name("object"),
+                    e.child_by_field_name("field"),
+                ) else {
                     return Ok(Expr::Unknown(Vec::new()));
                 };
                 let name = f.text_of(fld).to_owned();
@@ -1019,9 +1123,10 @@ impl<'a> Lower<'a> {
                 }
             }
             "array_access" => {
-                let (Some(arr), Some(idx)) =
-                    (e.child_by_field_name("array"), e.child_by_field_name("index"))
-                else {
+                let (Some(arr), Some(idx)) = (
+                    e.child_by_field_name("array"),
+                    e.child_by_field_name("index"),
+                ) else {
                     return Ok(Expr::Unknown(Vec::new()));
                 };
                 let a = self.expr(b, arr, pre, None)?;
@@ -1110,7 +1215,11 @@ impl<'a> Lower<'a> {
                 };
                 let name = hint.map(str::to_owned).unwrap_or_else(default_hint);
                 if has_body {
-                    self.note(b.file, e, &format!("anonymous class of `{ty}` not followed"));
+                    self.note(
+                        b.file,
+                        e,
+                        &format!("anonymous class of `{ty}` not followed"),
+                    );
                     return Ok(Expr::Unknown(args));
                 }
                 let kind = if let Some(c) = self.p.class_named(&ty) {
@@ -1119,10 +1228,22 @@ impl<'a> Lower<'a> {
                     SiteKind::Thread
                 } else if self.models.is_model(&ty) {
                     SiteKind::Collection(ty.clone())
-                } else if matches!(ty.as_str(), "ReentrantLock" | "ReentrantReadWriteLock" | "Object" | "String" | "Integer" | "Random") {
+                } else if matches!(
+                    ty.as_str(),
+                    "ReentrantLock"
+                        | "ReentrantReadWriteLock"
+                        | "Object"
+                        | "String"
+                        | "Integer"
+                        | "Random"
+                ) {
                     return Ok(Expr::Unknown(args));
                 } else {
-                    self.note(b.file, e, &format!("class `{ty}` unknown: its objects are opaque"));
+                    self.note(
+                        b.file,
+                        e,
+                        &format!("class `{ty}` unknown: its objects are opaque"),
+                    );
                     return Ok(Expr::Unknown(args));
                 };
                 let s = self.site(kind, name, b.file, at);
@@ -1162,11 +1283,19 @@ impl<'a> Lower<'a> {
             }
             "method_invocation" => self.invocation(b, e, pre, hint)?,
             "lambda_expression" => self.lambda(b, e)?,
-            "string_literal" | "character_literal" | "decimal_floating_point_literal"
-            | "hex_floating_point_literal" | "class_literal" | "text_block" => Expr::Unknown(Vec::new()),
+            "string_literal"
+            | "character_literal"
+            | "decimal_floating_point_literal"
+            | "hex_floating_point_literal"
+            | "class_literal"
+            | "text_block" => Expr::Unknown(Vec::new()),
             "switch_expression" => self.switch(b, e, pre)?,
             _ => {
-                self.note(b.file, e, &format!("{} not followed", e.kind().replace('_', " ")));
+                self.note(
+                    b.file,
+                    e,
+                    &format!("{} not followed", e.kind().replace('_', " ")),
+                );
                 Expr::Unknown(Vec::new())
             }
         })
@@ -1189,7 +1318,9 @@ impl<'a> Lower<'a> {
         if let Some(o) = obj {
             let text = f.text_of(o);
             if text == "Executors" && name.starts_with("new") {
-                let n = hint.map(str::to_owned).unwrap_or_else(|| format!("executor:{at}"));
+                let n = hint
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| format!("executor:{at}"));
                 let s = self.site(SiteKind::Executor, n, b.file, at);
                 return Ok(Expr::New(s, Vec::new()));
             }
@@ -1290,7 +1421,12 @@ impl<'a> Lower<'a> {
                 stack.push(Some(k));
             }
         }
-        let mut lb = self.new_body(b.class, b.file, &format!("{}$lambda", b.method_name), b.is_static);
+        let mut lb = self.new_body(
+            b.class,
+            b.file,
+            &format!("{}$lambda", b.method_name),
+            b.is_static,
+        );
         let mut outer: Vec<LocalId> = Vec::new();
         if !b.is_static {
             outer.push(0);
@@ -1328,7 +1464,12 @@ impl<'a> Lower<'a> {
             file: b.file,
             line: line(f, e),
         });
-        let s = self.site(SiteKind::Lambda(id), format!("lambda:{}", line(f, e)), b.file, line(f, e));
+        let s = self.site(
+            SiteKind::Lambda(id),
+            format!("lambda:{}", line(f, e)),
+            b.file,
+            line(f, e),
+        );
         Ok(Expr::Lambda(s, outer))
     }
 }

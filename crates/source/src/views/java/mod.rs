@@ -68,7 +68,11 @@ pub fn lower_files(
     );
     match lowered {
         Ok(p) => Ok(Some(p)),
-        Err(e) => Err(Diagnostic::error(&parsed[0].0, Position::At(e.pos), e.message)),
+        Err(e) => Err(Diagnostic::error(
+            &parsed[0].0,
+            Position::At(e.pos),
+            e.message,
+        )),
     }
 }
 
@@ -84,7 +88,10 @@ pub fn load_models(options: &JavaOptions) -> Result<models::Models, Diagnostic> 
 
 /// Analyses the Java texts `(name, text)` together as one program. An error only when no file
 /// could be analysed (or the models file is bad).
-pub fn analyse_java(inputs: &[(String, String)], options: &JavaOptions) -> Result<JavaRun, Diagnostic> {
+pub fn analyse_java(
+    inputs: &[(String, String)],
+    options: &JavaOptions,
+) -> Result<JavaRun, Diagnostic> {
     let models = load_models(options)?;
     let mut warnings = Vec::new();
     let Some(program) = lower_files(inputs, options, &models, &mut warnings)? else {
@@ -146,7 +153,11 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
             vec![
                 ("split-first", x.split, a.region_of(x.split, pick.0)),
                 ("split-second", x.split, a.region_of(x.split, pick.1)),
-                ("maximal", x.intruder, a.region_of(x.intruder, x.intruder_views[0])),
+                (
+                    "maximal",
+                    x.intruder,
+                    a.region_of(x.intruder, x.intruder_views[0]),
+                ),
             ]
         } else {
             let (ra, rb) = a
@@ -157,7 +168,11 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
             vec![
                 ("reads", x.split, ra),
                 ("writes-back", x.split, rb),
-                ("writer", x.intruder, a.region_of(x.intruder, x.intruder_views[0])),
+                (
+                    "writer",
+                    x.intruder,
+                    a.region_of(x.intruder, x.intruder_views[0]),
+                ),
             ]
         };
         let mut shown = Vec::new();
@@ -209,17 +224,23 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
     report
         .summary
         .insert("regions".into(), Value::from(a.regions.len()));
-    report.summary.insert("views".into(), Value::from(k.views.len()));
+    report
+        .summary
+        .insert("views".into(), Value::from(k.views.len()));
     report
         .summary
         .insert("high_level_races".into(), Value::from(races));
-    report.summary.insert("stale_values".into(), Value::from(stale));
+    report
+        .summary
+        .insert("stale_values".into(), Value::from(stale));
     report
         .summary
         .insert("removed_by_mhp".into(), Value::from(a.removed_by_mhp));
     if a.library {
         text.push_str(&format!("{LIBRARY_NOTE}\n"));
-        report.summary.insert("library_mode".into(), Value::from(LIBRARY_NOTE));
+        report
+            .summary
+            .insert("library_mode".into(), Value::from(LIBRARY_NOTE));
     }
     let summary: Vec<String> = report
         .summary

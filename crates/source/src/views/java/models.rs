@@ -3,8 +3,8 @@
 //! shipped table is `data/jdk-models.txt` (its header documents the format); `--models FILE`
 //! adds lines that win over it.
 
-use hindsight_syntax::SyntaxError;
 use hindsight_syntax::Pos;
+use hindsight_syntax::SyntaxError;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What a call does to the collection's contents.
@@ -31,14 +31,16 @@ impl Models {
     /// The shipped table.
     pub fn shipped() -> Models {
         let mut m = Models::default();
-        m.extend(SHIPPED).expect("the shipped models table is well formed");
+        m.extend(SHIPPED)
+            .expect("the shipped models table is well formed");
         m
     }
 
     /// Adds the lines of `text` (later lines win); an error names the line.
     pub fn extend(&mut self, text: &str) -> Result<(), SyntaxError> {
         for (i, line) in text.lines().enumerate() {
-            let at = |col: usize, m: String| SyntaxError::new(Pos::new(i as u32 + 1, col as u32), m);
+            let at =
+                |col: usize, m: String| SyntaxError::new(Pos::new(i as u32 + 1, col as u32), m);
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
                 continue;
@@ -57,7 +59,10 @@ impl Models {
             if words.len() != 3 {
                 return Err(at(
                     1,
-                    format!("expected `TYPES METHODS EFFECT`, found {} word(s)", words.len()),
+                    format!(
+                        "expected `TYPES METHODS EFFECT`, found {} word(s)",
+                        words.len()
+                    ),
                 ));
             }
             let effect = match words[2] {
@@ -109,11 +114,15 @@ mod tests {
         assert_eq!(m.effect("ArrayList", "get"), Effect::Read);
         assert_eq!(m.effect("ArrayList", "frobnicate"), Effect::Update);
         assert!(m.is_synchronized("StringBuffer") && !m.is_synchronized("StringBuilder"));
-        m.extend("MyList get,peek read\nMyList reset write\n").unwrap();
+        m.extend("MyList get,peek read\nMyList reset write\n")
+            .unwrap();
         assert!(m.is_model("MyList"));
         assert_eq!(m.effect("MyList", "reset"), Effect::Write);
         let e = m.extend("\nA b sometimes\n").unwrap_err();
-        assert_eq!(e.to_string(), "2:5: unknown effect `sometimes` (read, write or update)");
+        assert_eq!(
+            e.to_string(),
+            "2:5: unknown effect `sometimes` (read, write or update)"
+        );
         assert!(m.extend("A b\n").is_err());
     }
 }
