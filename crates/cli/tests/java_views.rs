@@ -6,7 +6,6 @@
 mod common;
 
 use common::*;
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 fn header<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {

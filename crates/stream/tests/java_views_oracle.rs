@@ -181,11 +181,11 @@ fn program(seed: u64) -> String {
         g.line(2, &format!("Thread t{w} = new Thread(new W{w}(s));"));
     }
     let mut joined = vec![false; workers];
-    for w in 0..workers {
+    for (w, j) in joined.iter_mut().enumerate() {
         g.line(2, &format!("t{w}.start();"));
         if g.pick(3) == 0 {
             g.line(2, &format!("t{w}.join();"));
-            joined[w] = true;
+            *j = true;
         }
     }
     for (w, j) in joined.iter().enumerate() {

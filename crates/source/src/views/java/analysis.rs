@@ -49,7 +49,7 @@ type Dep = (RegionId, u32, bool);
 const MAX_ROUNDS: usize = 8;
 const MAX_LOOP_ROUNDS: usize = 64;
 /// Calls nested deeper than this are not followed (their value is unknown).
-const MAX_DEPTH: usize = 48;
+const MAX_DEPTH: usize = 24;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Val {
@@ -550,29 +550,27 @@ impl<'p> Analysis<'p> {
     }
 
     fn open(&mut self, src: RegionSrcId, mut st: St) -> St {
-        if st.depth == 0 {
-            if self.recording {
-                let id = self.region_id(src);
-                let info = &mut self.regions[id as usize];
-                info.preceded.extend(st.done.iter().copied());
-                info.alive
-                    .extend(st.started.difference(&st.joined).copied());
-                // What an earlier run of this region read is now an earlier run's value.
-                let age = |s: &mut BTreeSet<Dep>| {
-                    if s.iter().any(|d| d.0 == id && !d.2) {
-                        *s = s.iter().map(|&(r, v, p)| (r, v, p || r == id)).collect();
-                    }
-                };
-                for l in &mut st.locals {
-                    age(&mut l.taint);
+        if st.depth == 0 && self.recording {
+            let id = self.region_id(src);
+            let info = &mut self.regions[id as usize];
+            info.preceded.extend(st.done.iter().copied());
+            info.alive
+                .extend(st.started.difference(&st.joined).copied());
+            // What an earlier run of this region read is now an earlier run's value.
+            let age = |s: &mut BTreeSet<Dep>| {
+                if s.iter().any(|d| d.0 == id && !d.2) {
+                    *s = s.iter().map(|&(r, v, p)| (r, v, p || r == id)).collect();
                 }
-                age(&mut st.pc);
-                st.region = Some(OpenRegion {
-                    id,
-                    view: View::new(),
-                    joined_at_start: st.joined.clone(),
-                });
+            };
+            for l in &mut st.locals {
+                age(&mut l.taint);
             }
+            age(&mut st.pc);
+            st.region = Some(OpenRegion {
+                id,
+                view: View::new(),
+                joined_at_start: st.joined.clone(),
+            });
         }
         st.depth += 1;
         st

@@ -17,7 +17,7 @@
 
 use super::ir::*;
 use crate::java::{self, base_type, ClassDecl, JavaFile};
-use hindsight_syntax::SyntaxError;
+use hindsight_syntax::{SyntaxError, MAX_NESTING};
 use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
@@ -129,6 +129,8 @@ struct Body<'t> {
     finally: Vec<Node<'t>>,
     /// `finally.len()` at the innermost loop.
     loop_finally: Vec<usize>,
+    /// How deep the statement or expression being lowered is nested.
+    depth: usize,
 }
 
 impl Body<'_> {
@@ -182,6 +184,7 @@ impl<'a> Lower<'a> {
             locals: if is_static { 0 } else { 1 },
             finally: Vec::new(),
             loop_finally: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -353,7 +356,46 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// One statement; statements nested deeper than [`MAX_NESTING`] are an error (the
+    /// lowering and the analysis recurse on them).
     fn stmt(
+        &mut self,
+        b: &mut Body<'a>,
+        s: Node<'a>,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), SyntaxError> {
+        self.nested(b, s)?;
+        let r = self.stmt_inner(b, s, out);
+        b.depth -= 1;
+        r
+    }
+
+    fn expr(
+        &mut self,
+        b: &mut Body<'a>,
+        e: Node<'a>,
+        pre: &mut Vec<Stmt>,
+        hint: Option<&str>,
+    ) -> Result<Expr, SyntaxError> {
+        self.nested(b, e)?;
+        let r = self.expr_inner(b, e, pre, hint);
+        b.depth -= 1;
+        r
+    }
+
+    fn nested(&self, b: &mut Body<'a>, n: Node<'a>) -> Result<(), SyntaxError> {
+        if b.depth >= MAX_NESTING {
+            let f = self.file(b.file);
+            return Err(SyntaxError::new(
+                f.pos(n),
+                format!("statements or expressions nested more than {MAX_NESTING} deep"),
+            ));
+        }
+        b.depth += 1;
+        Ok(())
+    }
+
+    fn stmt_inner(
         &mut self,
         b: &mut Body<'a>,
         s: Node<'a>,
@@ -1055,7 +1097,7 @@ impl<'a> Lower<'a> {
         (self.p.sites.len() - 1) as SiteId
     }
 
-    fn expr(
+    fn expr_inner(
         &mut self,
         b: &mut Body<'a>,
         e: Node<'a>,
