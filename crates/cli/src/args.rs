@@ -249,14 +249,27 @@ pub enum Command {
         format: FormatArg,
     },
     /// High-level data races and stale values (MoTH, PADTAD'11) from the views of atomic
-    /// regions: of a trace, or of a program in the views language (`.mv`).
+    /// regions: of a trace, of a program in the views language (`.mv`), or of Java programs
+    /// (`.java` files and directories, analysed together as one program).
     Views {
-        /// A trace (text, binary; `-` for standard input) or a program (`.mv`).
-        input: PathBuf,
+        /// A trace (text, binary; `-` for standard input), a program (`.mv`), or Java files
+        /// and directories.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
         /// Which regions of a trace are atomic (default: blocks if the trace has any, else
-        /// lock regions).
+        /// lock regions). On Java: `blocks` (the default) are synchronized and `@Atomic`
+        /// methods and blocks; `locks` and `both` add `lock()`..`unlock()` spans.
         #[arg(long, value_enum)]
         regions: Option<RegionsArg>,
+        /// Java: every public method of the analysed classes runs concurrently with every
+        /// other, even if the program starts threads (library mode; automatic without a
+        /// second thread).
+        #[arg(long)]
+        library: bool,
+        /// Java: more JDK collection models (the format of the shipped table, whose lines
+        /// they override).
+        #[arg(long, value_name = "FILE")]
+        models: Option<PathBuf>,
         /// Keep warnings whose regions can never run in parallel (traces).
         #[arg(long)]
         no_mhp: bool,

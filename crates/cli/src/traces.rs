@@ -10,7 +10,7 @@ use crate::args::{
 use crate::budget::{BudgetArgs, Running};
 use crate::output::{
     open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
-    print_warnings, read_text, JsonlSink, TraceSink,
+    print_warnings, read_java_sources, read_text, JsonlSink, TraceSink,
 };
 use anyhow::{bail, Context};
 use hindsight_budget::Budget;
@@ -265,21 +265,51 @@ fn regions(arg: Option<RegionsArg>) -> Regions {
     }
 }
 
+/// The options of `views` besides its inputs.
+pub struct ViewsOptions {
+    pub regions: Option<RegionsArg>,
+    pub library: bool,
+    pub models: Option<std::path::PathBuf>,
+    pub no_mhp: bool,
+}
+
+fn is_java(path: &Path) -> bool {
+    path.is_dir() || path.extension().is_some_and(|e| e == "java")
+}
+
 pub fn views(
-    input: &InputArgs,
-    regions_arg: Option<RegionsArg>,
-    no_mhp: bool,
+    inputs: &[std::path::PathBuf],
+    strict: bool,
+    o: &ViewsOptions,
     budget: &BudgetArgs,
     format: FormatArg,
 ) -> anyhow::Result<u8> {
-    let path = &input.trace;
+    let budgeted = budget.timeout.is_some() || budget.memory_limit.is_some() || budget.progress;
+    if inputs.iter().any(|p| is_java(p)) {
+        if budgeted {
+            bail!(
+                "`--timeout`, `--memory-limit` and `--progress` apply to traces, not to programs"
+            );
+        }
+        return java_views(inputs, strict, o, format);
+    }
+    if o.library || o.models.is_some() {
+        bail!("`--library` and `--models` apply to Java programs");
+    }
+    let [path] = inputs else {
+        bail!("give one trace or `.mv` program (several inputs are for Java)");
+    };
+    let input = InputArgs {
+        trace: path.clone(),
+        strict,
+    };
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
         let running = budget.start("views");
         // Views charges its relation to the budget itself, so the pass gets none.
-        let analysis = DynamicViews::new(regions(regions_arg), !no_mhp)
+        let analysis = DynamicViews::new(regions(o.regions), !o.no_mhp)
             .within(std::sync::Arc::clone(&running.budget));
         let code = analyse(
-            input,
+            &input,
             format,
             &FindingsArgs::default(),
             Box::new(analysis),
@@ -288,18 +318,59 @@ pub fn views(
         running.done();
         return code;
     }
-    if regions_arg.is_some() || no_mhp {
+    if o.regions.is_some() || o.no_mhp {
         bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
     }
-    if budget.timeout.is_some() || budget.memory_limit.is_some() || budget.progress {
+    if budgeted {
         bail!("`--timeout`, `--memory-limit` and `--progress` apply to traces, not to programs");
     }
     let text = read_text(path)?;
     let run = analyse_program(&text, &input_name(path))?;
     print_warnings(&run.warnings);
-    if input.strict {
+    if strict {
         if let Some(e) = run.strict_error() {
             return Err(e.into());
+        }
+    }
+    print_report(&run.report, format)?;
+    Ok(run.report.exit_code() as u8)
+}
+
+fn java_views(
+    inputs: &[std::path::PathBuf],
+    strict: bool,
+    o: &ViewsOptions,
+    format: FormatArg,
+) -> anyhow::Result<u8> {
+    if let Some(p) = inputs.iter().find(|p| !is_java(p)) {
+        bail!(
+            "{} is not Java: Java files are analysed together, without traces or `.mv` programs",
+            input_name(p)
+        );
+    }
+    if o.no_mhp {
+        bail!("`--no-mhp` applies to traces");
+    }
+    let sources = read_java_sources(inputs)?;
+    let texts: Vec<(String, String)> = sources.into_iter().map(|s| (s.name, s.text)).collect();
+    let models = match &o.models {
+        Some(p) => Some((input_name(p), read_text(p)?)),
+        None => None,
+    };
+    let options = hindsight_source::views::java::JavaOptions {
+        lock_regions: matches!(o.regions, Some(RegionsArg::Locks | RegionsArg::Both)),
+        library: o.library,
+        models,
+    };
+    let run = hindsight_source::views::java::analyse_java(&texts, &options)?;
+    print_warnings(&run.warnings);
+    if strict {
+        if let Some(w) = run.warnings.first() {
+            return Err(Diagnostic {
+                severity: hindsight_syntax::Severity::Error,
+                ..w.clone()
+            }
+            .into());
         }
     }
     print_report(&run.report, format)?;

@@ -187,6 +187,8 @@ pub struct ClassDecl<'t> {
     pub pos: Pos,
     /// The type it extends, as written (`ConcurrentHashMap<K, V>`).
     pub superclass: Option<String>,
+    /// The interfaces it implements, as written (`Runnable`).
+    pub interfaces: Vec<String>,
     pub fields: Vec<FieldDecl<'t>>,
     pub methods: Vec<MethodDecl<'t>>,
 }
@@ -211,6 +213,10 @@ pub struct MethodDecl<'t> {
     pub body: Node<'t>,
     pub is_constructor: bool,
     pub is_synchronized: bool,
+    pub is_public: bool,
+    pub is_static: bool,
+    /// The names of its annotations, without `@` or arguments (`Atomic`, `Override`).
+    pub annotations: Vec<String>,
     /// Where the declaration starts (its annotations and modifiers included).
     pub pos: Pos,
     pub end_line: u32,
@@ -233,6 +239,7 @@ pub fn classes(file: &JavaFile) -> Result<Vec<ClassDecl<'_>>, SyntaxError> {
         name: String::new(),
         pos: Pos::new(1, 1),
         superclass: None,
+        interfaces: Vec::new(),
         fields: Vec::new(),
         methods: Vec::new(),
     };
@@ -307,10 +314,25 @@ fn collect_classes<'t>(
         let ty = s.named_children(&mut c).next();
         ty.map(|t| file.text_of(t).to_owned())
     });
+    let interfaces = node
+        .child_by_field_name("interfaces")
+        .map(|s| {
+            let mut found = Vec::new();
+            let mut c = s.walk();
+            for list in s.named_children(&mut c) {
+                let mut c2 = list.walk();
+                for t in list.named_children(&mut c2) {
+                    found.push(file.text_of(t).to_owned());
+                }
+            }
+            found
+        })
+        .unwrap_or_default();
     let mut class = ClassDecl {
         name: name.clone(),
         pos: file.pos(node),
         superclass,
+        interfaces,
         fields: Vec::new(),
         methods: Vec::new(),
     };
@@ -361,6 +383,22 @@ fn modifiers(file: &JavaFile, node: Node) -> Vec<String> {
     m.children(&mut c)
         .filter(|x| !x.kind().contains("annotation"))
         .map(|x| file.text_of(x).to_owned())
+        .collect()
+}
+
+/// The names of the annotations among the modifiers of `node` (a declaration or a local
+/// variable declaration), without `@`, package or arguments.
+pub fn annotations(file: &JavaFile, node: Node) -> Vec<String> {
+    let mut cursor = node.walk();
+    let found = node.children(&mut cursor).find(|c| c.kind() == "modifiers");
+    let Some(m) = found else {
+        return Vec::new();
+    };
+    let mut c = m.walk();
+    m.children(&mut c)
+        .filter(|x| x.kind().contains("annotation"))
+        .filter_map(|x| x.child_by_field_name("name"))
+        .map(|n| base_type(file.text_of(n)).to_owned())
         .collect()
 }
 
@@ -444,6 +482,9 @@ fn method_of<'t>(file: &'t JavaFile, node: Node<'t>) -> Option<MethodDecl<'t>> {
         body,
         is_constructor: node.kind() != "method_declaration",
         is_synchronized: mods.iter().any(|m| m == "synchronized"),
+        is_public: mods.iter().any(|m| m == "public"),
+        is_static: mods.iter().any(|m| m == "static"),
+        annotations: annotations(file, node),
         pos: file.pos(node),
         end_line: file.end_line(node),
     })

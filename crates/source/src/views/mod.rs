@@ -1,7 +1,9 @@
 //! Views of a program in MoTH's small imperative language (Fig. 3 of the paper): [`lang`] reads
 //! it, [`symbolic`] runs it symbolically by the rules of Fig. 4 into a
-//! [`Knowledge`](hindsight_views::Knowledge) for the sensors of `hindsight-views`.
+//! [`Knowledge`](hindsight_views::Knowledge) for the sensors of `hindsight-views`. Views of
+//! real Java programs are [`java`]'s.
 
+pub mod java;
 pub mod lang;
 pub mod symbolic;
 

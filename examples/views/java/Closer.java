@@ -1,0 +1,44 @@
+// expect: high-level-race 0, stale-value 0
+// A write-back whose value does not depend on the read (issue #23's second false positive): the
+// closer reads the queue's length in one region (to log it), then closes: `closed = true` and
+// `items.clear()` in another. MoTH's `psv` sees `items` read in one region and written in
+// another and reports a stale value; but what close() writes depends on nothing it read (clear()
+// overwrites the contents: `write` in the models table). The producer adds under the lock and
+// re-checks `closed` itself. Views {items[]}, {closed, items[]} and the producer's
+// {closed, items[]} form chains: no high-level race.
+import java.util.ArrayList;
+import java.util.List;
+
+class Queue {
+    private final List<Integer> items = new ArrayList<>();
+    private boolean closed;
+
+    synchronized int length() { return items.size(); }
+
+    synchronized void close() {
+        closed = true;
+        items.clear();
+    }
+
+    synchronized void offer(int x) {
+        if (!closed) {
+            items.add(x);
+        }
+    }
+}
+
+public class Closer {
+    public static void main(String[] args) throws InterruptedException {
+        Queue q = new Queue();
+        Thread closer = new Thread(() -> {
+            int n = q.length();
+            System.out.println(n);
+            q.close();
+        });
+        Thread producer = new Thread(() -> q.offer(1));
+        closer.start();
+        producer.start();
+        closer.join();
+        producer.join();
+    }
+}

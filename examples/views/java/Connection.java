@@ -1,0 +1,44 @@
+// expect: high-level-race 1, stale-value 1
+// finding: high-level-race Connection.buffer,Connection.connected
+// finding: stale-value Connection.connected
+// Connection (Beckman, Bierhoff and Aldrich, OOPSLA 2008; MoTH Table 2: two anomalies, one
+// missed by MoTH): the sender checks isConnected() in one atomic method and sends in another
+// (check-then-act); the closer disconnects and empties the buffer atomically.
+// - high-level race: the sender's views {connected} and {buffer} against the closer's
+//   {connected, buffer};
+// - stale value of `connected`: send() runs only if the value read by isConnected() was true
+//   (control dependence), and the closer writes `connected` in between. MoTH's false negative.
+public class Connection {
+    private boolean connected = true;
+    private int buffer;
+
+    @Atomic
+    boolean isConnected() { return connected; }
+
+    @Atomic
+    void send(int x) { buffer = buffer + x; }
+
+    @Atomic
+    void disconnect() {
+        connected = false;
+        buffer = 0;
+    }
+
+    void trySend(int x) {
+        if (isConnected()) {
+            send(x);
+        }
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        Connection c = new Connection();
+        Thread sender = new Thread(() -> c.trySend(3));
+        Thread closer = new Thread(() -> c.disconnect());
+        sender.start();
+        closer.start();
+        sender.join();
+        closer.join();
+    }
+}
+
+@interface Atomic {}

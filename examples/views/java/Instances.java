@@ -1,0 +1,32 @@
+// expect: high-level-race 0, stale-value 0
+// Objects by allocation site (MoTH Section 4.3's first limitation): the swapper swaps one pair,
+// the resetter resets another (allocated at another `new`). MoTH's class-level variables make
+// `Pair.x` and `Pair.y` one pair of variables and report a high-level race; here they are the
+// variables of two allocation sites and nothing is shared.
+class Pair {
+    int x, y;
+
+    synchronized void swap() {
+        int t = x;
+        x = y;
+        y = t;
+    }
+
+    void reset() {
+        synchronized (this) { x = 0; }
+        synchronized (this) { y = 0; }
+    }
+}
+
+public class Instances {
+    public static void main(String[] args) throws InterruptedException {
+        Pair a = new Pair();
+        Pair b = new Pair();
+        Thread swapper = new Thread(() -> a.swap());
+        Thread resetter = new Thread(() -> b.reset());
+        swapper.start();
+        resetter.start();
+        swapper.join();
+        resetter.join();
+    }
+}

@@ -1,0 +1,42 @@
+// expect: high-level-race 1, stale-value 1
+// finding: high-level-race ResourceStore.entry,ResourceStore.loaded
+// finding: stale-value ResourceStore.entry
+// Jigsaw (von Praun and Gross 2003, the W3C server's resource store): load() looks the entry up
+// in one transaction and, when it is missing, adds it in another; two loaders both add it.
+// - stale value of `entry`: add() runs under the branch on the looked-up entry;
+// - high-level race: add() writes {entry, loaded} together, between the other loader's lookup
+//   {entry} and its add reading {loaded}... as MoTH reports it.
+// `loaded` is read and overwritten in one transaction: never stale.
+class ResourceStore {
+    private int entry;
+    private int loaded;
+
+    synchronized int lookup() { return entry; }
+
+    synchronized void add(int id) {
+        entry = id;
+        loaded = loaded + 1;
+    }
+
+    void load(int id) {
+        if (lookup() == 0) {
+            add(id);
+        }
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        ResourceStore s = new ResourceStore();
+        Thread a = new Thread(() -> s.load(1));
+        Thread b = new Thread(() -> s.load(2));
+        a.start();
+        b.start();
+        a.join();
+        b.join();
+    }
+}
+
+public class Jigsaw {
+    public static void main(String[] args) throws InterruptedException {
+        ResourceStore.main(args);
+    }
+}

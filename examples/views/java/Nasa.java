@@ -1,0 +1,49 @@
+// expect: high-level-race 1, stale-value 0
+// finding: high-level-race Property.achieved,Property.value
+// NASA (Artho et al. 2003, after the Remote Agent executive): the executive sets a property's
+// value and its "achieved" flag in one synchronized block; the daemon checks the flag in one
+// block and reads the value in another. High-level race: {achieved} and {value} against
+// {value, achieved}. The daemon only reads: no stale value.
+class Property {
+    int value;
+    boolean achieved;
+}
+
+class Executive extends Thread {
+    private final Property p;
+    Executive(Property p) { this.p = p; }
+
+    public void run() {
+        synchronized (p) {
+            p.value = 42;
+            p.achieved = true;
+        }
+    }
+}
+
+class Daemon extends Thread {
+    private final Property p;
+    Daemon(Property p) { this.p = p; }
+
+    public void run() {
+        boolean ok;
+        synchronized (p) { ok = p.achieved; }
+        if (ok) {
+            int v;
+            synchronized (p) { v = p.value; }
+            System.out.println(v);
+        }
+    }
+}
+
+public class Nasa {
+    public static void main(String[] args) throws InterruptedException {
+        Property p = new Property();
+        Executive e = new Executive(p);
+        Daemon d = new Daemon(p);
+        e.start();
+        d.start();
+        e.join();
+        d.join();
+    }
+}
