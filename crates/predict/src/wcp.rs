@@ -142,7 +142,10 @@ impl Wcp {
         &mut self.locks[l.index()]
     }
 
-    fn access(&mut self, e: &Event, x: VarId, write: bool, hb: &HappensBefore) {
+    /// A plain access, or with `atomic` an atomic one: it conflicts (rule (a) orders the
+    /// sections around it, as the value it reads or writes must be kept) but never races. An
+    /// RMW comes here as a write: it conflicts with every access of its variable.
+    fn access(&mut self, e: &Event, x: VarId, write: bool, atomic: bool, hb: &HappensBefore) {
         let t = e.thread;
         // Rule (a): the release of an earlier section of a held lock that conflicts with this
         // access is ordered before it.
@@ -162,6 +165,9 @@ impl Wcp {
             } else if !held.reads.contains(&x) {
                 held.reads.push(x);
             }
+        }
+        if atomic {
+            return;
         }
         let (h, p) = (&self.h[t.index()], &self.p[t.index()]);
         let own = h.get(t);
@@ -315,8 +321,10 @@ impl Observer for Wcp {
             r.record(e);
         }
         match e.op {
-            Op::Read(x) => self.access(e, x, false, hb),
-            Op::Write(x) => self.access(e, x, true, hb),
+            Op::Read(x) => self.access(e, x, false, false, hb),
+            Op::Write(x) => self.access(e, x, true, false, hb),
+            Op::AtomicLoad(x) => self.access(e, x, false, true, hb),
+            Op::AtomicStore(x) | Op::AtomicRmw(x) => self.access(e, x, true, true, hb),
             Op::Acquire(l) if self.nesting.acquire(t, l) => self.acquire(t, l),
             Op::Release(l) if self.nesting.release(t, l) => self.release(t, l),
             Op::Fork(u) => {

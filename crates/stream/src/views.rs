@@ -560,10 +560,16 @@ impl DynamicViews {
     fn region_event(&mut self, e: &Event, names: &Names) {
         let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
         match &e.op {
-            Op::Read(x) if self.thread(e.thread).active => {
+            Op::Read(x) | Op::AtomicLoad(x) if self.thread(e.thread).active => {
                 self.access(e, *x, Kind::Read, names);
             }
-            Op::Write(x) if self.thread(e.thread).active => {
+            Op::Write(x) | Op::AtomicStore(x) if self.thread(e.thread).active => {
+                self.access(e, *x, Kind::Write, names);
+            }
+            // One access that reads and then writes: both kinds join the view of the region
+            // it is in, together, so no region can fall between them.
+            Op::AtomicRmw(x) if self.thread(e.thread).active => {
+                self.access(e, *x, Kind::Read, names);
                 self.access(e, *x, Kind::Write, names);
             }
             Op::Acquire(_) if locks => {

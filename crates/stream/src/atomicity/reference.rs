@@ -150,6 +150,11 @@ fn access(op: &Op) -> Option<(VarId, bool)> {
     match op {
         Op::Read(x) => Some((*x, false)),
         Op::Write(x) => Some((*x, true)),
+        // One event: no `f` can come between an RMW's read and its write. It writes, so it
+        // conflicts with every access of its variable, which is all minimal serializability
+        // asks of an access (Definition 4's `D`).
+        Op::AtomicLoad(x) => Some((*x, false)),
+        Op::AtomicStore(x) | Op::AtomicRmw(x) => Some((*x, true)),
         _ => None,
     }
 }
