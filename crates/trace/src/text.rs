@@ -443,11 +443,9 @@ fn check_name(name: &str) -> io::Result<()> {
 
 fn check_op_names(op: &Op, names: &Names) -> io::Result<()> {
     match op {
-        Op::Read(x)
-        | Op::Write(x)
-        | Op::AtomicLoad(x)
-        | Op::AtomicStore(x)
-        | Op::AtomicRmw(x) => check_name(names.var(*x)),
+        Op::Read(x) | Op::Write(x) | Op::AtomicLoad(x) | Op::AtomicStore(x) | Op::AtomicRmw(x) => {
+            check_name(names.var(*x))
+        }
         Op::Acquire(l) | Op::Release(l) | Op::Request(l) => check_name(names.lock(*l)),
         Op::Fork(t) | Op::Join(t) => check_name(names.thread(*t)),
         Op::Send(m) | Op::Receive(m) => check_name(names.msg(*m)),

@@ -131,11 +131,7 @@ fn field_value(field: &Field, e: &Event, process: usize, names: &Names) -> Optio
         (Field::Process, _) => Some(Literal::Int(process as i64)),
         (
             Field::Var | Field::Target,
-            Op::Read(x)
-            | Op::Write(x)
-            | Op::AtomicLoad(x)
-            | Op::AtomicStore(x)
-            | Op::AtomicRmw(x),
+            Op::Read(x) | Op::Write(x) | Op::AtomicLoad(x) | Op::AtomicStore(x) | Op::AtomicRmw(x),
         ) => text(names.var(*x)),
         (Field::Lock | Field::Target, Op::Acquire(l) | Op::Release(l) | Op::Request(l)) => {
             text(names.lock(*l))
