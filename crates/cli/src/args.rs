@@ -240,8 +240,8 @@ pub enum Command {
     Views {
         /// A trace (text, binary; `-` for standard input) or a program (`.mv`).
         input: PathBuf,
-        /// Which regions of a trace are atomic (default: blocks if the trace has any, else
-        /// lock regions).
+        /// Which regions of a trace are atomic (default: lock regions, or blocks in a trace
+        /// with no lock).
         #[arg(long, value_enum)]
         regions: Option<RegionsArg>,
         /// Keep warnings whose regions can never run in parallel (traces).
@@ -348,7 +348,7 @@ pub struct CheckArgs {
     /// atomicity: accept releases that break nested locking, with a warning.
     #[arg(long)]
     pub ignore_non_nested: bool,
-    /// views: which regions are atomic (default: blocks if the trace has any, else lock regions).
+    /// views: which regions are atomic (default: lock regions, or blocks in a trace with no lock).
     #[arg(long, value_enum)]
     pub regions: Option<RegionsArg>,
     /// views: keep warnings whose regions can never run in parallel.
