@@ -123,7 +123,12 @@ fn trace_commands_warn_when_threads_record_no_data() {
         vec!["races", locks_only.as_str()],
         vec!["atomicity", locks_only.as_str()],
         vec!["views", locks_only.as_str()],
-        vec!["check", locks_only.as_str()],
+        vec![
+            "check",
+            locks_only.as_str(),
+            "--analyses",
+            "races,atomicity,views",
+        ],
     ] {
         let out = hindsight(&args);
         assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);

@@ -693,7 +693,9 @@ fn atomic_ptr_publishes_with_release_and_acquire() {
     assert_eq!(count(&trace, |e| matches!(e.op, Op::Send(_))), 1);
     assert_eq!(count(&trace, |e| matches!(e.op, Op::Receive(_))), 1);
     assert!(races(&path).is_empty());
-    assert!(races_atomics_lowered(&path).is_empty());
+    // As plain accesses, only the polling of `p` before the store races: the data is ordered.
+    let lowered = names_of(&races_atomics_lowered(&path), "variable");
+    assert!(lowered.iter().all(|v| v == "p"), "{lowered:?}");
 }
 
 /// `Shared` compares, formats and compound-assigns like its value; the operators record
