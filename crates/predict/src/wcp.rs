@@ -81,6 +81,8 @@ pub struct Wcp {
     read_in: FxHashMap<(LockId, VarId), VectorClock>,
     written_in: FxHashMap<(LockId, VarId), VectorClock>,
     messages: Vec<(VectorClock, VectorClock)>,
+    /// Per variable, the `H` and `C` clocks of its latest atomic access (see `atomic_order`).
+    atomics: Vec<(VectorClock, VectorClock)>,
     accesses: Accesses,
     nesting: Nesting,
     found: Found,
@@ -100,6 +102,7 @@ impl Wcp {
             read_in: FxHashMap::default(),
             written_in: FxHashMap::default(),
             messages: Vec::new(),
+            atomics: Vec::new(),
             accesses: Accesses::default(),
             nesting: Nesting::default(),
             found: Found::new("wcp", options.granularity, options.witnesses),
@@ -167,6 +170,7 @@ impl Wcp {
             }
         }
         if atomic {
+            self.atomic_order(t, x);
             return;
         }
         let (h, p) = (&self.h[t.index()], &self.p[t.index()]);
@@ -176,6 +180,25 @@ impl Wcp {
             self.found.found(race);
         }
         self.accesses.record(x, write, e, hb, own);
+    }
+
+    /// Orders every atomic access of `x` after the previous one, in `H` and in WCP. Atomics
+    /// never race, and WCP has no reads-from edge: without this, plain data published through
+    /// an atomic would be reported although no correct reordering separates it (the write an
+    /// atomic load sees is kept). A trace whose atomic accesses are each a one-event critical
+    /// section of a lock of their variable is one where they cannot race, and has the same
+    /// correct reorderings; WCP on it orders at most what this orders, so a pair left unordered
+    /// here is a WCP race of that trace, and weak soundness carries over.
+    fn atomic_order(&mut self, t: ThreadId, x: VarId) {
+        if x.index() >= self.atomics.len() {
+            self.atomics.resize_with(x.index() + 1, Default::default);
+        }
+        let (h, c) = &self.atomics[x.index()];
+        self.h[t.index()].join(h);
+        self.p[t.index()].join(c);
+        let (h, c) = (self.h[t.index()].clone(), self.c(t));
+        self.atomics[x.index()] = (h, c);
+        self.h[t.index()].increment(t);
     }
 
     fn acquire(&mut self, t: ThreadId, l: LockId) {
@@ -396,6 +419,11 @@ impl Analysis for Wcp {
                 .values()
                 .chain(self.written_in.values())
                 .map(vc)
+                .sum::<usize>()
+            + self
+                .atomics
+                .iter()
+                .map(|(h, c)| vc(h) + vc(c))
                 .sum::<usize>();
         let bytes = clocks + self.accesses.bytes();
         finish_model(

@@ -155,3 +155,37 @@ fn conflicting_sections_are_ordered_by_every_model() {
     assert!(shb(SECTIONS_WRITE_X).is_empty());
     assert!(wcp(SECTIONS_WRITE_X).is_empty());
 }
+
+/// Atomics never race, but the write an atomic load sees is kept by every correct reordering:
+/// data written before a relaxed `astore` and read after the `aload` that sees it is not a
+/// predictable race (the ground truth says so), and no model reports it: SHB and SyncP keep
+/// the reads-from edge, WCP orders the atomic accesses of a variable (`Wcp::atomic_order`).
+#[test]
+fn an_atomic_load_keeps_the_store_it_saw() {
+    use hindsight_predict::oracle::{explore, Reorderings};
+    let published = "\
+T1|w(d)
+T1|astore(f)
+T2|aload(f)
+T2|r(d)
+T2|rmw(f)
+T1|rmw(f)
+";
+    let truth = explore(&trace(published), Reorderings::Correct);
+    assert!(truth.races.is_empty(), "{:?}", truth.races);
+    assert!(shb(published).is_empty());
+    assert!(wcp(published).is_empty());
+    assert!(syncp(published).is_empty());
+    // Seen before the store, the load orders nothing: the data races.
+    let early = "\
+T1|w(d)
+T2|aload(f)
+T1|astore(f)
+T2|r(d)
+";
+    let truth = explore(&trace(early), Reorderings::Correct);
+    assert_eq!(truth.races.iter().copied().collect::<Vec<_>>(), [(0, 3)]);
+    assert_eq!(shb(early), [(0, 3)]);
+    assert_eq!(syncp(early), [(0, 3)]);
+    assert_eq!(wcp(early), [(0, 3)]);
+}
