@@ -148,8 +148,8 @@ impl Unit {
     }
 
     /// Warnings about the traces, once each whichever runs they come from (without the
-    /// trace's name): the pass's, and a trace of several threads with no variable and no
-    /// call (the data was not wrapped).
+    /// trace's name): the pass's, with the library's for a trace of several threads with no
+    /// variable and no call (the data was not wrapped).
     pub fn warnings(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for run in &self.runs {
@@ -159,7 +159,7 @@ impl Unit {
                 w.strip_prefix(&prefix)
                     .map_or_else(|| w.clone(), str::to_owned)
             });
-            for w in lines.chain(unwrapped_data(check)) {
+            for w in lines {
                 if !out.contains(&w) {
                     out.push(w);
                 }
@@ -177,23 +177,6 @@ fn same(a: &Finding, b: &Finding) -> bool {
             .iter()
             .zip(&b.events)
             .all(|(x, y)| x.thread == y.thread && x.op == y.op && x.location == y.location)
-}
-
-fn count(check: &TraceRun, key: &str) -> u64 {
-    check.info.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
-/// The warning for a trace of several threads that recorded no access and no call.
-fn unwrapped_data(check: &TraceRun) -> Option<String> {
-    let threads = count(check, "threads");
-    if threads > 1 && count(check, "variables") == 0 && count(check, "calls") == 0 {
-        Some(format!(
-            "warning: {threads} threads but no recorded variable: did you wrap your data? \
-             (data behind a hindsight_record Mutex or RwLock, in a Shared, or a Map or Set)"
-        ))
-    } else {
-        None
-    }
 }
 
 /// The analyses of a recorded trace, in the order their findings are shown.

@@ -256,8 +256,8 @@ pub enum Command {
         /// and directories.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Which regions of a trace are atomic (default: blocks if the trace has any, else
-        /// lock regions). On Java: `blocks` (the default) are synchronized and `@Atomic`
+        /// Which regions of a trace are atomic (default: lock regions, or blocks in a trace
+        /// with no lock). On Java: `blocks` (the default) are synchronized and `@Atomic`
         /// methods and blocks; `locks` and `both` add `lock()`..`unlock()` spans.
         #[arg(long, value_enum)]
         regions: Option<RegionsArg>,
@@ -378,7 +378,7 @@ pub struct CheckArgs {
     /// atomicity: accept releases that break nested locking, with a warning.
     #[arg(long)]
     pub ignore_non_nested: bool,
-    /// views: which regions are atomic (default: blocks if the trace has any, else lock regions).
+    /// views: which regions are atomic (default: lock regions, or blocks in a trace with no lock).
     #[arg(long, value_enum)]
     pub regions: Option<RegionsArg>,
     /// views: keep warnings whose regions can never run in parallel.

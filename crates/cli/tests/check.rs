@@ -109,3 +109,45 @@ fn bad_uses_are_errors() {
         out.stderr
     );
 }
+
+/// A trace of several threads with no variable and no call (a recorded program whose data was
+/// not wrapped) is warned about by every trace command, once, and still exits clean.
+#[test]
+fn trace_commands_warn_when_threads_record_no_data() {
+    let locks_only = write_temp(
+        "unwrapped.std",
+        "T1|acq(l)\nT1|rel(l)\nT2|acq(l)\nT2|rel(l)\n",
+    );
+    let warning = "warning: 2 threads but no recorded variable: did you wrap your data?";
+    for args in [
+        vec!["races", locks_only.as_str()],
+        vec!["atomicity", locks_only.as_str()],
+        vec!["views", locks_only.as_str()],
+        vec![
+            "check",
+            locks_only.as_str(),
+            "--analyses",
+            "races,atomicity,views",
+        ],
+    ] {
+        let out = hindsight(&args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert_eq!(
+            out.stderr.matches(warning).count(),
+            1,
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains(&format!("{locks_only}: {warning}")),
+            "{}",
+            out.stderr
+        );
+    }
+    let with_data = write_temp(
+        "wrapped.std",
+        "T1|acq(l)\nT1|aload(x)\nT1|rel(l)\nT2|acq(l)\nT2|rel(l)\n",
+    );
+    let out = hindsight(&["races", with_data.as_str()]);
+    assert!(!out.stderr.contains(warning), "{}", out.stderr);
+}

@@ -29,7 +29,15 @@ proptest! {
             hb.after(e);
             let orders_nothing = matches!(
                 e.op,
-                Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Begin(_) | Op::End | Op::Call(_)
+                Op::Read(_)
+                    | Op::Write(_)
+                    | Op::AtomicLoad(_)
+                    | Op::AtomicStore(_)
+                    | Op::AtomicRmw(_)
+                    | Op::Request(_)
+                    | Op::Begin(_)
+                    | Op::End
+                    | Op::Call(_)
             );
             if orders_nothing {
                 plain.plain(e.thread);

@@ -9,12 +9,15 @@
 //!   acquires and releases, those that do not change whether the thread holds the lock, are
 //!   no-ops, as RAPID treats them);
 //! - every read in ρ sees the same write as in σ (the last write to its variable before it, or
-//!   none), and every receive the same send.
+//!   none), and every receive the same send. Atomic accesses are reads and writes here: an
+//!   atomic load reads, an atomic store writes, and an RMW, one event, reads (the write it sees
+//!   is kept) and then writes.
 //!
 //! ρ is *sync-preserving* when, moreover, the acquires of each lock in ρ are in their σ order.
 //! Two events are *enabled* in ρ when neither is in ρ and every event before each in its
 //! thread (and the fork of its thread) is. A *predictable race* is a pair of conflicting
-//! accesses (same variable, different threads, at least one a write) enabled together in some
+//! plain accesses (same variable, different threads, at least one a write; atomics never
+//! race) enabled together in some
 //! correct reordering; a *sync-preserving race*, in some sync-preserving one. A *predictable
 //! deadlock* is a correct reordering in which threads wait for each other in a cycle, each's
 //! next event the acquire of a lock the next thread holds.
@@ -83,7 +86,9 @@ impl Facts<'_> {
     fn executable(&self, s: &State, i: usize, which: Reorderings) -> bool {
         let e = &self.trace.events[i];
         match e.op {
-            Op::Read(x) => s.last_write[x.index()] == self.sees[i],
+            Op::Read(x) | Op::AtomicLoad(x) | Op::AtomicRmw(x) => {
+                s.last_write[x.index()] == self.sees[i]
+            }
             Op::Receive(m) => s.last_send[m.index()] == self.sees[i],
             Op::Acquire(l) if self.outer[i] => {
                 s.holder[l.index()].is_none()
@@ -100,7 +105,9 @@ impl Facts<'_> {
         let mut n = s.clone();
         n.pos[e.thread.index()] += 1;
         match e.op {
-            Op::Write(x) => n.last_write[x.index()] = Some(i),
+            Op::Write(x) | Op::AtomicStore(x) | Op::AtomicRmw(x) => {
+                n.last_write[x.index()] = Some(i)
+            }
             Op::Send(m) => n.last_send[m.index()] = Some(i),
             Op::Acquire(l) if self.outer[i] => {
                 n.holder[l.index()] = Some(e.thread.0);
@@ -113,6 +120,7 @@ impl Facts<'_> {
     }
 }
 
+/// A plain access: the only ones that race.
 fn access(op: &Op) -> Option<(u32, bool)> {
     match op {
         Op::Read(x) => Some((x.0, false)),
@@ -136,8 +144,12 @@ fn facts(trace: &Trace) -> Facts<'_> {
         rank.push(by_thread[t].len() as u32);
         by_thread[t].push(i);
         match e.op {
-            Op::Read(x) => sees[i] = last_write[x.index()],
-            Op::Write(x) => last_write[x.index()] = Some(i),
+            Op::Read(x) | Op::AtomicLoad(x) => sees[i] = last_write[x.index()],
+            Op::Write(x) | Op::AtomicStore(x) => last_write[x.index()] = Some(i),
+            Op::AtomicRmw(x) => {
+                sees[i] = last_write[x.index()];
+                last_write[x.index()] = Some(i);
+            }
             Op::Receive(m) => sees[i] = last_send[m.index()],
             Op::Send(m) => last_send[m.index()] = Some(i),
             Op::Acquire(l) => {
@@ -391,8 +403,8 @@ fn osr_race(f: &Facts<'_>, i: usize, j: usize) -> bool {
     }
     let touches = |op: &Op| -> Option<(u8, u32, bool)> {
         match *op {
-            Op::Read(x) => Some((0, x.0, false)),
-            Op::Write(x) => Some((0, x.0, true)),
+            Op::Read(x) | Op::AtomicLoad(x) => Some((0, x.0, false)),
+            Op::Write(x) | Op::AtomicStore(x) | Op::AtomicRmw(x) => Some((0, x.0, true)),
             Op::Receive(m) => Some((1, m.0, false)),
             Op::Send(m) => Some((1, m.0, true)),
             _ => None,

@@ -57,6 +57,19 @@ const FORK: u8 = 5;
 const JOIN: u8 = 6;
 const SEND: u8 = 9;
 const RECEIVE: u8 = 10;
+const ATOMIC_LOAD: u8 = 12;
+const ATOMIC_STORE: u8 = 13;
+const ATOMIC_RMW: u8 = 14;
+
+/// The kind an event has for the closure and the graph: an atomic load sees a write as a read
+/// does, an atomic store is a write; an RMW stays itself (a read and a write at one place).
+fn plain_kind(kind: u8) -> u8 {
+    match kind {
+        ATOMIC_LOAD => READ,
+        ATOMIC_STORE => WRITE,
+        k => k,
+    }
+}
 
 /// One access of a pair: its thread and its rank (position) in the thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,14 +226,20 @@ fn reversals_cycle(rec: &Recording, s: &mut Scratch) -> bool {
                     m |= 1 << k;
                 }
             }
-            match e.kind {
-                READ | RECEIVE => {
-                    let key = (if e.kind == READ { WRITE } else { SEND }, e.target);
+            let kind = plain_kind(e.kind);
+            match kind {
+                READ | RECEIVE | ATOMIC_RMW => {
+                    let key = (if kind == RECEIVE { SEND } else { WRITE }, e.target);
                     m |= s.writes.get(&key).copied().unwrap_or(0);
                     *s.accesses.entry(key).or_default() |= m;
+                    if kind == ATOMIC_RMW {
+                        m |= s.accesses.get(&key).copied().unwrap_or(0);
+                        *s.accesses.entry(key).or_default() |= m;
+                        *s.writes.entry(key).or_default() |= m;
+                    }
                 }
                 WRITE | SEND => {
-                    let key = (e.kind, e.target);
+                    let key = (kind, e.target);
                     m |= s.accesses.get(&key).copied().unwrap_or(0);
                     *s.accesses.entry(key).or_default() |= m;
                     *s.writes.entry(key).or_default() |= m;
@@ -316,16 +335,17 @@ pub fn reordering(rec: &Recording, first: u64, second: u64) -> Option<Vec<u64>> 
             edge(f, p, &mut successors);
         }
         last_of_thread.insert(e.thread.0, p);
-        match e.kind {
+        let kind = plain_kind(e.kind);
+        match kind {
             READ | RECEIVE => {
-                let key = (if e.kind == READ { WRITE } else { SEND }, e.target);
+                let key = (if kind == READ { WRITE } else { SEND }, e.target);
                 if let Some(&w) = last_write.get(&key) {
                     edge(w, p, &mut successors);
                 }
                 reads_since.entry(key).or_default().push(p);
             }
-            WRITE | SEND => {
-                let key = (e.kind, e.target);
+            WRITE | SEND | ATOMIC_RMW => {
+                let key = (if kind == SEND { SEND } else { WRITE }, e.target);
                 if let Some(&w) = last_write.get(&key) {
                     edge(w, p, &mut successors);
                 }

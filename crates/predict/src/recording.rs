@@ -15,6 +15,8 @@ use rustc_hash::FxHashMap;
 enum Step {
     Read(VarId),
     Write(VarId),
+    /// An atomic read-modify-write: one event that sees a write and is one.
+    Rmw(VarId),
     /// An acquire or release that changes whether its thread holds the lock (re-entrant ones
     /// are [`Step::Other`]).
     Acquire(LockId),
@@ -40,7 +42,11 @@ pub struct Recorded {
 impl Recorded {
     pub fn of(e: &Event) -> Recorded {
         let target = match e.op {
-            Op::Read(x) | Op::Write(x) => x.0,
+            Op::Read(x)
+            | Op::Write(x)
+            | Op::AtomicLoad(x)
+            | Op::AtomicStore(x)
+            | Op::AtomicRmw(x) => x.0,
             Op::Acquire(l) | Op::Release(l) | Op::Request(l) => l.0,
             Op::Fork(u) | Op::Join(u) => u.0,
             Op::Send(m) | Op::Receive(m) => m.0,
@@ -139,8 +145,11 @@ impl Recording {
         let t = e.thread;
         self.thread(t);
         let step = match e.op {
-            Op::Read(x) => Step::Read(x),
-            Op::Write(x) => Step::Write(x),
+            // Atomics never race, but the writes they see are kept by every correct
+            // reordering as plain reads' are, so they close the ideal the same way.
+            Op::Read(x) | Op::AtomicLoad(x) => Step::Read(x),
+            Op::Write(x) | Op::AtomicStore(x) => Step::Write(x),
+            Op::AtomicRmw(x) => Step::Rmw(x),
             Op::Acquire(l) if self.outer(t, l, true) => Step::Acquire(l),
             Op::Release(l) if self.outer(t, l, false) => Step::Release(l),
             Op::Fork(u) => Step::Fork(u),
@@ -154,7 +163,7 @@ impl Recording {
         }
         let mut clock = std::mem::take(&mut self.current[t.index()]);
         match step {
-            Step::Read(x) => {
+            Step::Read(x) | Step::Rmw(x) => {
                 if let Some(w) = self.last_write.get(&x) {
                     clock.join(w);
                 }
@@ -170,7 +179,7 @@ impl Recording {
         let rank = self.threads[t.index()].index.len() as u32;
         clock.set(t, rank + 1);
         match step {
-            Step::Write(x) => {
+            Step::Write(x) | Step::Rmw(x) => {
                 self.last_write.entry(x).or_default().copy_from(&clock);
             }
             Step::Send(m) => self.last_send.entry(m).or_default().copy_from(&clock),

@@ -15,6 +15,19 @@ const FORK: u8 = 5;
 const JOIN: u8 = 6;
 const SEND: u8 = 9;
 const RECEIVE: u8 = 10;
+const ALOAD: u8 = 12;
+const ASTORE: u8 = 13;
+const RMW: u8 = 14;
+
+/// Whether an event of this kind reads a variable (and must see the same write).
+fn reads(kind: u8) -> bool {
+    matches!(kind, READ | ALOAD | RMW)
+}
+
+/// Whether an event of this kind writes a variable.
+fn writes(kind: u8) -> bool {
+    matches!(kind, WRITE | ASTORE | RMW)
+}
 
 /// Checks `schedule` (event indices into `trace`, in the order they run) and that `first` and
 /// `second` are conflicting accesses both enabled after it. The error says what is wrong.
@@ -28,15 +41,19 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
     for (i, e) in trace.iter().enumerate() {
         let i = i as u64;
         by_thread.entry(e.thread.0).or_default().push(i);
+        // An RMW reads, then writes, as one event.
+        if reads(e.kind) {
+            sees.insert(i, last.get(&(WRITE, e.target)).copied());
+        }
+        if writes(e.kind) {
+            last.insert((WRITE, e.target), i);
+        }
         match e.kind {
-            READ => {
-                sees.insert(i, last.get(&(WRITE, e.target)).copied());
-            }
             RECEIVE => {
                 sees.insert(i, last.get(&(SEND, e.target)).copied());
             }
-            WRITE | SEND => {
-                last.insert((e.kind, e.target), i);
+            SEND => {
+                last.insert((SEND, e.target), i);
             }
             FORK => {
                 fork_of.entry(e.target).or_insert(i);
@@ -66,16 +83,19 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
                 return at("its thread is not forked yet".into());
             }
         }
-        match e.kind {
-            READ | RECEIVE => {
-                let source = if e.kind == READ { WRITE } else { SEND };
-                let now = last_seen.get(&(source, e.target)).copied();
-                if now != sees[&i] {
-                    return at(format!("sees {} instead of {}", show(now), show(sees[&i])));
-                }
+        if reads(e.kind) || e.kind == RECEIVE {
+            let source = if e.kind == RECEIVE { SEND } else { WRITE };
+            let now = last_seen.get(&(source, e.target)).copied();
+            if now != sees[&i] {
+                return at(format!("sees {} instead of {}", show(now), show(sees[&i])));
             }
-            WRITE | SEND => {
-                last_seen.insert((e.kind, e.target), i);
+        }
+        if writes(e.kind) {
+            last_seen.insert((WRITE, e.target), i);
+        }
+        match e.kind {
+            SEND => {
+                last_seen.insert((SEND, e.target), i);
             }
             ACQUIRE => {
                 let d = depth.entry((t, e.target)).or_insert(0);
@@ -156,6 +176,9 @@ mod tests {
             (Op::Join(ThreadId(1)), JOIN),
             (Op::Send(MsgId(0)), SEND),
             (Op::Receive(MsgId(0)), RECEIVE),
+            (Op::AtomicLoad(x), ALOAD),
+            (Op::AtomicStore(x), ASTORE),
+            (Op::AtomicRmw(x), RMW),
         ] {
             assert_eq!(op.kind() as u8, kind);
         }

@@ -80,6 +80,21 @@ impl Shb {
         self.threads[t.index()].increment(t);
     }
 
+    /// An atomic access: never a race, but the write a load (or an RMW, before it writes)
+    /// sees orders it as a plain read's does, and a store (or RMW) is the write later reads
+    /// see.
+    fn atomic(&mut self, t: ThreadId, x: hindsight_trace::VarId, reads: bool, writes: bool) {
+        if reads {
+            if let Some(w) = self.last_write.get(x.index()) {
+                self.threads[t.index()].join(w);
+            }
+        }
+        if writes {
+            at(&mut self.last_write, x.index()).copy_from(&self.threads[t.index()]);
+            self.tick(t);
+        }
+    }
+
     fn access(&mut self, e: &Event, x: hindsight_trace::VarId, write: bool, hb: &HappensBefore) {
         let t = e.thread;
         let clock = &self.threads[t.index()];
@@ -119,6 +134,9 @@ impl Observer for Shb {
         match e.op {
             Op::Read(x) => self.access(e, x, false, hb),
             Op::Write(x) => self.access(e, x, true, hb),
+            Op::AtomicLoad(x) => self.atomic(t, x, true, false),
+            Op::AtomicStore(x) => self.atomic(t, x, false, true),
+            Op::AtomicRmw(x) => self.atomic(t, x, true, true),
             Op::Acquire(l) if self.nesting.acquire(t, l) => {
                 if let Some(c) = self.locks.get(l.index()) {
                     self.threads[t.index()].join(c);

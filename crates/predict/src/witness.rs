@@ -76,7 +76,7 @@ pub fn name(e: &Recorded, index: u64, names: &Names) -> EventRef {
     let mnemonic = OP_NAMES[e.kind as usize];
     let id = e.target;
     let op = match e.kind {
-        0 | 1 => format!("{mnemonic}({})", names.var(hindsight_trace::VarId(id))),
+        0 | 1 | 12..=14 => format!("{mnemonic}({})", names.var(hindsight_trace::VarId(id))),
         2..=4 => format!("{mnemonic}({})", names.lock(hindsight_trace::LockId(id))),
         5 | 6 => format!(
             "{mnemonic}({})",

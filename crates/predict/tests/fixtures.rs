@@ -202,3 +202,39 @@ fn osr_finds_nothing_where_both_accesses_hold_the_lock() {
         "T0|fork(T1)\nT0|fork(T2)\nT1|acq(l)\nT1|w(x)\nT1|rel(l)\nT2|acq(l)\nT2|w(x)\nT2|rel(l)\n";
     assert_eq!(osr(text), []);
 }
+
+/// Atomics never race, but the write an atomic load sees is kept by every correct reordering:
+/// data written before a relaxed `astore` and read after the `aload` that sees it is not a
+/// predictable race (the ground truth says so), and no model reports it: SHB and SyncP keep
+/// the reads-from edge, WCP orders the atomic accesses of a variable (`Wcp::atomic_order`).
+#[test]
+fn an_atomic_load_keeps_the_store_it_saw() {
+    use hindsight_predict::oracle::{explore, Reorderings};
+    let published = "\
+T1|w(d)
+T1|astore(f)
+T2|aload(f)
+T2|r(d)
+T2|rmw(f)
+T1|rmw(f)
+";
+    let truth = explore(&trace(published), Reorderings::Correct);
+    assert!(truth.races.is_empty(), "{:?}", truth.races);
+    assert!(shb(published).is_empty());
+    assert!(wcp(published).is_empty());
+    assert!(syncp(published).is_empty());
+    assert!(osr(published).is_empty());
+    // Seen before the store, the load orders nothing: the data races.
+    let early = "\
+T1|w(d)
+T2|aload(f)
+T1|astore(f)
+T2|r(d)
+";
+    let truth = explore(&trace(early), Reorderings::Correct);
+    assert_eq!(truth.races.iter().copied().collect::<Vec<_>>(), [(0, 3)]);
+    assert_eq!(shb(early), [(0, 3)]);
+    assert_eq!(syncp(early), [(0, 3)]);
+    assert_eq!(wcp(early), [(0, 3)]);
+    assert_eq!(osr(early), [(0, 3)]);
+}

@@ -1,7 +1,8 @@
-//! A data race in safe Rust: a value published through a flag with `Relaxed` atomics. The
-//! reader may see the flag set and still read the old value (relaxed operations order
-//! nothing), which `hindsight races` reports as races on `data` and on `ready` (relaxed
-//! accesses are recorded as plain reads and writes).
+//! A publication bug in safe Rust: a value published through a flag with `Relaxed` atomics.
+//! The reader may see the flag set and still read the old value (relaxed operations order
+//! nothing). It is not a data race (atomics are race-free in Rust's memory model), so
+//! `hindsight races` reports nothing: the trace shows `astore`/`aload` events with no `snd`
+//! or `rcv` between them, and `data_race_fixed` (release/acquire) adds the edge.
 //!
 //! ```sh
 //! HINDSIGHT_TRACE=race.hst cargo run --release -p hindsight-record --example data_race

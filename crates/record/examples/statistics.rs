@@ -7,9 +7,11 @@
 //     HINDSIGHT_TRACE=stats.hst cargo run -p hindsight-record --example statistics
 //     hindsight races stats.hst
 //
-// Expected today: `races` reports the three counters, since relaxed atomics are recorded as
-// plain reads and writes. Atomics cannot data-race in Rust: these are false positives, which
-// atomic events in the trace model (issue 28, item 2) will remove. Nothing else is found.
+// Expected: nothing. Each `fetch_add`/`fetch_max` is one indivisible `rmw` event and each
+// load an `aload`; atomics never race (Rust's memory model makes them race-free) and an RMW
+// cannot be split by another thread's access, so `races`, `atomicity` and `views` are silent.
+// (Before atomic events, relaxed atomics were plain reads and writes and `races` reported the
+// three counters: false positives.)
 
 use hindsight_record::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed}; // hindsight: was std::sync::atomic
 use hindsight_record::thread; // hindsight: was std::thread

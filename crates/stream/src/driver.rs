@@ -199,6 +199,9 @@ pub struct TraceStats {
     pub sends: u64,
     pub receives: u64,
     pub calls: u64,
+    pub atomic_loads: u64,
+    pub atomic_stores: u64,
+    pub atomic_rmws: u64,
 }
 
 /// Events counted by operation kind ([`Op::kind`]), to be turned into [`TraceStats`] at the
@@ -208,7 +211,7 @@ pub(crate) type OpCounts = [u64; hindsight_trace::event::OP_NAMES.len()];
 impl TraceStats {
     /// The counts of `by_op`, the names not yet counted.
     fn from_op_counts(by_op: &OpCounts) -> TraceStats {
-        let [reads, writes, acquires, releases, requests, forks, joins, begins, ends, sends, receives, calls] =
+        let [reads, writes, acquires, releases, requests, forks, joins, begins, ends, sends, receives, calls, atomic_loads, atomic_stores, atomic_rmws] =
             *by_op;
         TraceStats {
             events: by_op.iter().sum(),
@@ -224,6 +227,9 @@ impl TraceStats {
             sends,
             receives,
             calls,
+            atomic_loads,
+            atomic_stores,
+            atomic_rmws,
             ..TraceStats::default()
         }
     }
@@ -253,6 +259,9 @@ impl TraceStats {
             ("sends", self.sends),
             ("receives", self.receives),
             ("calls", self.calls),
+            ("atomic_loads", self.atomic_loads),
+            ("atomic_stores", self.atomic_stores),
+            ("atomic_rmws", self.atomic_rmws),
         ] {
             if v > 0 {
                 put(k, v);

@@ -66,6 +66,7 @@ pub fn analyse_trace_within(
         .map_err(|e| Diagnostic::error(input, e.pos, e.kind.to_string()))?;
     let stopped = pass.stopped;
     let mut warnings = pass_warnings(input, &pass.warnings, &pass.warning_counts);
+    warnings.extend(unwrapped_data(input, &pass.stats));
     let trace_lines = warnings.clone();
     let warning_total = pass.warning_counts.iter().map(|c| c.1).sum();
     let info = trace_info(input, format, &pass.stats);
@@ -103,6 +104,24 @@ pub fn analyse_trace_within(
         reports,
         warnings,
         warning_total,
+    })
+}
+
+/// The warning for a trace of several threads that accesses no variable and calls no method:
+/// every data analysis is then silent, which in a recorded program means its data was not
+/// wrapped in a recording type. Said by every trace command, not only `cargo hindsight`.
+pub fn unwrapped_data(input: &str, stats: &TraceStats) -> Option<String> {
+    (stats.threads > 1 && stats.variables == 0 && stats.calls == 0).then(|| {
+        Diagnostic::warning(
+            input,
+            hindsight_syntax::Position::File,
+            format!(
+                "{} threads but no recorded variable: did you wrap your data? (data behind a \
+                 hindsight_record Mutex or RwLock, in a Shared or an atomic, or a Map or Set)",
+                stats.threads
+            ),
+        )
+        .to_string()
     })
 }
 

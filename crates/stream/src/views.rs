@@ -2,8 +2,12 @@
 //! thread gives a view, built access by access with `add` exactly as HEAP READ and HEAP WRITE
 //! do. A region is an outermost `begin`..`end` block, an outermost lock region (from the first
 //! acquire while holding no lock to the release of the last lock held), or either
-//! (`--regions blocks|locks|both`); by default blocks if the trace has any, lock regions
-//! otherwise.
+//! (`--regions blocks|locks|both`). By default lock regions, unless the trace has no lock at
+//! all and has blocks: `begin`/`end` has one meaning across the analyses, code that *should*
+//! be atomic (what `atomicity` checks, and what the recorder's `atomic_block` writes), so in a
+//! trace with locks its blocks are not what the program runs atomically; only in a trace with
+//! no lock (a MoTH program's, whose atomic sections are its only synchronization) are they
+//! the regions.
 //!
 //! Beyond the paper (Section 4.3):
 //! - *object instances kept apart*: a trace variable `Class#id.field` is its own variable; the
@@ -48,7 +52,8 @@ use std::sync::Arc;
 /// Which regions are atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Regions {
-    /// `begin`/`end` blocks if the trace has any, lock regions otherwise.
+    /// Lock regions if the trace has a lock; `begin`/`end` blocks if it has none (and has
+    /// blocks).
     Auto,
     Blocks,
     Locks,
@@ -58,7 +63,8 @@ pub enum Regions {
 impl Regions {
     fn name(self) -> &'static str {
         match self {
-            // Still `Auto` at the end: the trace had no block, lock regions were used.
+            // Still `Auto` at the end: no block came before the trace's first lock, lock
+            // regions were used.
             Regions::Auto => "locks",
             Regions::Blocks => "blocks",
             Regions::Locks => "locks",
@@ -237,6 +243,10 @@ impl ClassLevel {
 pub struct DynamicViews {
     regions: Regions,
     mhp: bool,
+    /// `Auto` has seen an acquire: the trace has locks, so its blocks are not regions.
+    seen_lock: bool,
+    /// `Auto` took blocks at a `begin` before any acquire; the first acquire undoes that.
+    provisional: bool,
     threads: Vec<ThreadState>,
     open_regions: Vec<OpenRegion>,
     /// The entries of `open_regions` no thread has open.
@@ -308,6 +318,8 @@ impl DynamicViews {
         DynamicViews {
             regions,
             mhp,
+            seen_lock: false,
+            provisional: false,
             threads: Vec::new(),
             open_regions: Vec::new(),
             free_regions: Vec::new(),
@@ -412,10 +424,13 @@ impl DynamicViews {
         matches!(self.regions, Regions::Auto | Regions::Locks | Regions::Both)
     }
 
-    /// The first `begin` of an `Auto` run: from now on only blocks are regions, and the lock
-    /// regions seen so far are forgotten.
+    /// The first `begin` of an `Auto` run before any acquire: blocks are the regions (there
+    /// were no lock regions to forget), until an acquire says the trace has locks; then the
+    /// block regions are forgotten and lock regions counted from that acquire on, which are
+    /// all of the trace's. So `Auto` takes exactly: lock regions if the trace has a lock,
+    /// blocks otherwise.
     #[cold]
-    fn switch_to_blocks(&mut self) {
+    fn switch_to(&mut self, regions: Regions) {
         let mhp = self.mhp;
         let var_class = std::mem::take(&mut self.var_class);
         let (names, ids) = (
@@ -424,7 +439,9 @@ impl DynamicViews {
         );
         let must = std::mem::take(&mut self.must);
         let (budget, events) = (self.budget.take(), self.events);
-        *self = DynamicViews::new(Regions::Blocks, mhp);
+        *self = DynamicViews::new(regions, mhp);
+        self.provisional = regions == Regions::Blocks;
+        self.seen_lock = regions == Regions::Locks;
         self.must = must;
         self.budget = budget;
         self.events = events;
@@ -697,12 +714,24 @@ impl DynamicViews {
     /// Opens and closes regions, and adds the accesses made inside them.
     #[inline]
     fn region_event(&mut self, e: &Event, names: &Names, must: &HappensBefore) {
+        if let Op::Acquire(_) = e.op {
+            if self.provisional {
+                self.switch_to(Regions::Locks);
+            }
+            self.seen_lock = true;
+        }
         let (blocks, locks) = (self.counts_blocks(), self.counts_locks());
         match &e.op {
-            Op::Read(x) if self.thread(e.thread).active() => {
+            Op::Read(x) | Op::AtomicLoad(x) if self.thread(e.thread).active() => {
                 self.access(e, *x, Kind::Read, names);
             }
-            Op::Write(x) if self.thread(e.thread).active() => {
+            Op::Write(x) | Op::AtomicStore(x) if self.thread(e.thread).active() => {
+                self.access(e, *x, Kind::Write, names);
+            }
+            // One access that reads and then writes: both kinds join the view of the region
+            // it is in, together, so no region can fall between them.
+            Op::AtomicRmw(x) if self.thread(e.thread).active() => {
+                self.access(e, *x, Kind::Read, names);
                 self.access(e, *x, Kind::Write, names);
             }
             Op::Acquire(_) if locks => {
@@ -719,9 +748,9 @@ impl DynamicViews {
                     self.end(e, must);
                 }
             }
-            Op::Begin(_) if blocks || self.regions == Regions::Auto => {
+            Op::Begin(_) if blocks || (self.regions == Regions::Auto && !self.seen_lock) => {
                 if self.regions == Regions::Auto {
-                    self.switch_to_blocks();
+                    self.switch_to(Regions::Blocks);
                 }
                 let th = self.thread(e.thread);
                 th.depth += 1;

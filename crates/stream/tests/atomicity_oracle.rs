@@ -72,7 +72,10 @@ fn nested_trace(
             }
         }
         let c = c as usize;
-        let op = match b % 10 {
+        let op = match b % 13 {
+            10 => Op::AtomicLoad(VarId((c % nv) as u32)),
+            11 => Op::AtomicStore(VarId((c % nv) as u32)),
+            12 => Op::AtomicRmw(VarId((c % nv) as u32)),
             0..=2 => Op::Read(VarId((c % nv) as u32)),
             3..=4 => Op::Write(VarId((c % nv) as u32)),
             5 => {

@@ -409,14 +409,21 @@ fn regions(trace: &Trace) -> Vec<Region> {
                     }
                 }
             }
-            Op::Read(x) | Op::Write(x) => {
+            Op::Read(x) | Op::Write(x) | Op::AtomicLoad(x) | Op::AtomicStore(x) => {
                 if let Some((_, _, v)) = slot {
-                    let kind = if matches!(e.op, Op::Read(_)) {
+                    let kind = if matches!(e.op, Op::Read(_) | Op::AtomicLoad(_)) {
                         Kind::Read
                     } else {
                         Kind::Write
                     };
                     v.add(Access::new(kind, x.0, Mark::Open));
+                }
+            }
+            // One access that reads and writes: both kinds, in the region it is in.
+            Op::AtomicRmw(x) => {
+                if let Some((_, _, v)) = slot {
+                    v.add(Access::new(Kind::Read, x.0, Mark::Open));
+                    v.add(Access::new(Kind::Write, x.0, Mark::Open));
                 }
             }
             _ => {}

@@ -71,7 +71,7 @@ pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
         started[t] = true;
         let c = c as usize;
         let read = Op::Read(VarId((c % nv) as u32));
-        let op = match b % 13 {
+        let op = match b % 16 {
             0 | 1 => read,
             2 | 3 => Op::Write(VarId((c % nv) as u32)),
             4 => {
@@ -140,6 +140,9 @@ pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
                 Op::End
             }
             12 => Op::Request(LockId((c % nl) as u32)),
+            13 => Op::AtomicLoad(VarId((c % nv) as u32)),
+            14 => Op::AtomicStore(VarId((c % nv) as u32)),
+            15 => Op::AtomicRmw(VarId((c % nv) as u32)),
             _ => read,
         };
         events.push(Event::new(i as u64, ThreadId(t as u32), op));

@@ -44,6 +44,12 @@ const OP_END: u8 = 10;
 const OP_SND: u8 = 11;
 const OP_RCV: u8 = 12;
 const OP_CALL: u8 = 13;
+// Added after version 1 was released, without a version change: a version-1 file never holds
+// them, so every existing file still reads, and a reader older than these codes rejects a file
+// with atomics with "unknown record tag" rather than misreading it.
+const OP_ALOAD: u8 = 14;
+const OP_ASTORE: u8 = 15;
+const OP_RMW: u8 = 16;
 
 const CHUNK: usize = 256 * 1024;
 
@@ -75,7 +81,7 @@ fn bad_tag(tag: u8) -> Short {
 /// The kind of name the single operand of each simple operation refers to.
 const fn operand(code: u8) -> Option<NameKind> {
     match code {
-        OP_READ | OP_WRITE => Some(NameKind::Var),
+        OP_READ | OP_WRITE | OP_ALOAD | OP_ASTORE | OP_RMW => Some(NameKind::Var),
         OP_ACQ | OP_REL | OP_REQ => Some(NameKind::Lock),
         OP_FORK | OP_JOIN => Some(NameKind::Thread),
         OP_BEGIN_LABEL => Some(NameKind::Symbol),
@@ -101,6 +107,9 @@ fn simple_op(code: u8, id: u32) -> Option<Op> {
         OP_END => Op::End,
         OP_SND => Op::Send(MsgId(id)),
         OP_RCV => Op::Receive(MsgId(id)),
+        OP_ALOAD => Op::AtomicLoad(VarId(id)),
+        OP_ASTORE => Op::AtomicStore(VarId(id)),
+        OP_RMW => Op::AtomicRmw(VarId(id)),
         _ => return None,
     })
 }
@@ -838,6 +847,9 @@ impl<W: Write> BinaryWriter<W> {
             Op::Send(m) => (OP_SND, Some((NameKind::Msg, m.0))),
             Op::Receive(m) => (OP_RCV, Some((NameKind::Msg, m.0))),
             Op::Call(_) => (OP_CALL, None),
+            Op::AtomicLoad(x) => (OP_ALOAD, Some((NameKind::Var, x.0))),
+            Op::AtomicStore(x) => (OP_ASTORE, Some((NameKind::Var, x.0))),
+            Op::AtomicRmw(x) => (OP_RMW, Some((NameKind::Var, x.0))),
         };
         if let Some((kind, id)) = target {
             self.define(kind, id, names);

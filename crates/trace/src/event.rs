@@ -107,11 +107,21 @@ pub enum Op {
     Send(MsgId),
     Receive(MsgId),
     Call(Box<Call>),
+    /// An atomic load (`aload(x)`): a read that never takes part in a data race and orders
+    /// nothing by itself; the ordering an acquire gives is a `rcv` written next to it.
+    AtomicLoad(VarId),
+    /// An atomic store (`astore(x)`): a write that never races and orders nothing by itself;
+    /// a release is a `snd` written next to it.
+    AtomicStore(VarId),
+    /// An atomic read-modify-write (`rmw(x)`): ONE indivisible event that both reads and
+    /// writes `x` (no other event can come between its read and its write); never races.
+    AtomicRmw(VarId),
 }
 
 /// The operation names of the text format, shared by reader, writer and messages.
-pub const OP_NAMES: [&str; 12] = [
-    "r", "w", "acq", "rel", "req", "fork", "join", "begin", "end", "snd", "rcv", "call",
+pub const OP_NAMES: [&str; 15] = [
+    "r", "w", "acq", "rel", "req", "fork", "join", "begin", "end", "snd", "rcv", "call", "aload",
+    "astore", "rmw",
 ];
 
 impl Op {
@@ -134,7 +144,44 @@ impl Op {
             Op::Send(_) => 9,
             Op::Receive(_) => 10,
             Op::Call(_) => Op::CALL_KIND,
+            Op::AtomicLoad(_) => 12,
+            Op::AtomicStore(_) => 13,
+            Op::AtomicRmw(_) => 14,
         }
+    }
+
+    /// The variable an access reads or writes, plain or atomic.
+    #[inline]
+    pub fn accessed(&self) -> Option<VarId> {
+        match self {
+            Op::Read(x)
+            | Op::Write(x)
+            | Op::AtomicLoad(x)
+            | Op::AtomicStore(x)
+            | Op::AtomicRmw(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// Whether the operation reads its variable (a plain or atomic load, or an RMW).
+    #[inline]
+    pub fn reads(&self) -> bool {
+        matches!(self, Op::Read(_) | Op::AtomicLoad(_) | Op::AtomicRmw(_))
+    }
+
+    /// Whether the operation writes its variable (a plain or atomic store, or an RMW).
+    #[inline]
+    pub fn writes(&self) -> bool {
+        matches!(self, Op::Write(_) | Op::AtomicStore(_) | Op::AtomicRmw(_))
+    }
+
+    /// Whether the operation is an atomic access, which no data race can involve.
+    #[inline]
+    pub fn is_atomic(&self) -> bool {
+        matches!(
+            self,
+            Op::AtomicLoad(_) | Op::AtomicStore(_) | Op::AtomicRmw(_)
+        )
     }
 
     /// The name of the operation in the text format.
@@ -185,7 +232,11 @@ impl fmt::Display for DisplayOp<'_> {
         let n = self.names;
         let m = self.op.mnemonic();
         match self.op {
-            Op::Read(x) | Op::Write(x) => write!(f, "{m}({})", n.var(*x)),
+            Op::Read(x)
+            | Op::Write(x)
+            | Op::AtomicLoad(x)
+            | Op::AtomicStore(x)
+            | Op::AtomicRmw(x) => write!(f, "{m}({})", n.var(*x)),
             Op::Acquire(l) | Op::Release(l) | Op::Request(l) => write!(f, "{m}({})", n.lock(*l)),
             Op::Fork(t) | Op::Join(t) => write!(f, "{m}({})", n.thread(*t)),
             Op::Begin(None) | Op::End => f.write_str(m),

@@ -116,6 +116,15 @@ impl<W: Write, M: Write> RapidWriter<W, M> {
                     "RAPID's STD format has no method calls",
                 ))
             }
+            // Refused rather than lowered: as `r`/`w` RAPID would report atomics as races,
+            // and left out its atomicity checkers would lose accesses.
+            Op::AtomicLoad(_) | Op::AtomicStore(_) | Op::AtomicRmw(_) => {
+                return Err(unsupported(
+                    e,
+                    names,
+                    "RAPID's STD format has no atomic accesses (as `r`/`w` RAPID would report them as data races)",
+                ))
+            }
         };
         let thread = names.thread(e.thread);
         check_name("thread", thread)?;

@@ -528,6 +528,11 @@ impl<W: Write + Seek> RapidBinWriter<W> {
                     "RapidBin has no method calls".into(),
                 ))
             }
+            Op::AtomicLoad(_) | Op::AtomicStore(_) | Op::AtomicRmw(_) => {
+                return Err(RapidBinWriteError::Unsupported(
+                    "RapidBin has no atomic accesses (as reads and writes RAPID would report them as data races)".into(),
+                ))
+            }
         };
         let loc = e.loc.map_or(0, |l| u64::from(l.0) + 1);
         let thread = u64::from(e.thread.0);

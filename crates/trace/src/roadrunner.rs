@@ -389,6 +389,11 @@ impl<W: Write> RoadRunnerWriter<W> {
                     "RoadRunner logs have no method calls".into(),
                 ))
             }
+            Op::AtomicLoad(_) | Op::AtomicStore(_) | Op::AtomicRmw(_) => {
+                return Err(RoadRunnerWriteError::Unsupported(
+                    "RoadRunner logs as RAPID reads them have no atomic accesses".into(),
+                ))
+            }
         };
         check_word("name", target)?;
         match e.op {

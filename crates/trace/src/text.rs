@@ -212,6 +212,9 @@ impl LineParser<'_> {
             b"req" => Op::Request(LockId(self.name(NameKind::Lock, needs_target(self)?)?)),
             b"fork" => Op::Fork(ThreadId(self.name(NameKind::Thread, needs_target(self)?)?)),
             b"join" => Op::Join(ThreadId(self.name(NameKind::Thread, needs_target(self)?)?)),
+            b"aload" => Op::AtomicLoad(VarId(self.name(NameKind::Var, needs_target(self)?)?)),
+            b"astore" => Op::AtomicStore(VarId(self.name(NameKind::Var, needs_target(self)?)?)),
+            b"rmw" => Op::AtomicRmw(VarId(self.name(NameKind::Var, needs_target(self)?)?)),
             b"snd" => Op::Send(MsgId(self.name(NameKind::Msg, needs_target(self)?)?)),
             b"rcv" => Op::Receive(MsgId(self.name(NameKind::Msg, needs_target(self)?)?)),
             b"begin" => match target.map(trim) {
@@ -440,7 +443,9 @@ fn check_name(name: &str) -> io::Result<()> {
 
 fn check_op_names(op: &Op, names: &Names) -> io::Result<()> {
     match op {
-        Op::Read(x) | Op::Write(x) => check_name(names.var(*x)),
+        Op::Read(x) | Op::Write(x) | Op::AtomicLoad(x) | Op::AtomicStore(x) | Op::AtomicRmw(x) => {
+            check_name(names.var(*x))
+        }
         Op::Acquire(l) | Op::Release(l) | Op::Request(l) => check_name(names.lock(*l)),
         Op::Fork(t) | Op::Join(t) => check_name(names.thread(*t)),
         Op::Send(m) | Op::Receive(m) => check_name(names.msg(*m)),

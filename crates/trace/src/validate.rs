@@ -200,7 +200,13 @@ impl Validator {
                     state.open_blocks -= 1;
                 }
             }
-            Op::Read(_) | Op::Write(_) | Op::Request(_) | Op::Call(_) => {}
+            Op::Read(_)
+            | Op::Write(_)
+            | Op::AtomicLoad(_)
+            | Op::AtomicStore(_)
+            | Op::AtomicRmw(_)
+            | Op::Request(_)
+            | Op::Call(_) => {}
         }
         Ok(())
     }

@@ -339,7 +339,12 @@ fn carried(e: &Event, n: &Names) -> bool {
         Op::Fork(t) | Op::Join(t) => Some(n.thread(t)),
         Op::Request(_) => return true,
         Op::Begin(_) | Op::End => None,
-        Op::Send(_) | Op::Receive(_) | Op::Call(_) => return false,
+        Op::Send(_)
+        | Op::Receive(_)
+        | Op::Call(_)
+        | Op::AtomicLoad(_)
+        | Op::AtomicStore(_)
+        | Op::AtomicRmw(_) => return false,
     };
     let thread = n.thread(e.thread);
     rapid_name(thread)

@@ -393,7 +393,17 @@ fn roadrunner_names_must_be_utf8() {
 fn as_rapidbin(t: &Trace) -> Vec<String> {
     t.events
         .iter()
-        .filter(|e| !matches!(e.op, Op::Send(_) | Op::Receive(_) | Op::Call(_)))
+        .filter(|e| {
+            !matches!(
+                e.op,
+                Op::Send(_)
+                    | Op::Receive(_)
+                    | Op::Call(_)
+                    | Op::AtomicLoad(_)
+                    | Op::AtomicStore(_)
+                    | Op::AtomicRmw(_)
+            )
+        })
         .map(|e| {
             let op = match &e.op {
                 Op::Read(x) => format!("r(V{})", x.0),
@@ -416,7 +426,15 @@ fn as_rapidbin(t: &Trace) -> Vec<String> {
 fn write_rapidbin(t: &Trace) -> Vec<u8> {
     let mut w = RapidBinWriter::new(Cursor::new(Vec::new())).unwrap();
     for e in &t.events {
-        if !matches!(e.op, Op::Send(_) | Op::Receive(_) | Op::Call(_)) {
+        if !matches!(
+            e.op,
+            Op::Send(_)
+                | Op::Receive(_)
+                | Op::Call(_)
+                | Op::AtomicLoad(_)
+                | Op::AtomicStore(_)
+                | Op::AtomicRmw(_)
+        ) {
             w.write_event(e).unwrap();
         }
     }
@@ -442,7 +460,13 @@ fn rr_expressible(t: &Trace) -> Trace {
         .filter(|e| {
             !matches!(
                 e.op,
-                Op::Send(_) | Op::Receive(_) | Op::Call(_) | Op::Request(_)
+                Op::Send(_)
+                    | Op::Receive(_)
+                    | Op::Call(_)
+                    | Op::AtomicLoad(_)
+                    | Op::AtomicStore(_)
+                    | Op::AtomicRmw(_)
+                    | Op::Request(_)
             )
         })
         .map(|e| {

@@ -1,22 +1,21 @@
-//! Recording atomics. What an atomic operation becomes in the trace depends on its ordering,
-//! following the Rust (C++20) memory model:
-//! - `Relaxed` orders nothing: a load is `r(x)`, a store `w(x)`, a read-modify-write both, so
-//!   that `races` reports conflicting relaxed accesses that no synchronization orders.
-//! - A release (a `Release`/`AcqRel`/`SeqCst` store or read-modify-write) is `snd(x)`; an acquire
-//!   (an `Acquire`/`AcqRel`/`SeqCst` load or read-modify-write) that reads a value written by a
-//!   release or the read-modify-writes after it (its release sequence) is `rcv(x)`. A
-//!   receive is ordered after the latest send of its message, which is the release it reads
-//!   from because, while recording, each operation and its sequence number are taken under a
-//!   per-atomic lock (so the trace order of operations on one atomic is their modification
-//!   order). A relaxed store ends the release sequence, so acquires after it receive nothing.
-//!   Synchronizing accesses are not reported as races: the memory model makes them race-free.
+//! Recording atomics. Every atomic operation is one atomic event of the trace: a load is
+//! `aload(x)`, a store `astore(x)`, a read-modify-write (a successful compare-exchange,
+//! `fetch_*`, `swap`) ONE `rmw(x)` event, indivisible, and a failed compare-exchange a load.
+//! Atomic events never take part in a data race (the memory model makes atomics race-free) and
+//! order nothing by themselves; the ordering an operation has follows the Rust (C++20) memory
+//! model and is written as messages around its event:
+//! - `Relaxed` orders nothing: the atomic event alone.
+//! - A release (a `Release`/`AcqRel`/`SeqCst` store or read-modify-write) is followed by
+//!   `snd(x)`; an acquire (an `Acquire`/`AcqRel`/`SeqCst` load or read-modify-write) that reads
+//!   a value written by a release or the read-modify-writes after it (its release sequence) is
+//!   preceded by `rcv(x)`. So an acquiring RMW is `rcv(x) rmw(x) snd(x)`. A receive is ordered
+//!   after the latest send of its message, which is the release it reads from because, while
+//!   recording, each operation and its sequence number are taken under a per-atomic lock (so
+//!   the trace order of operations on one atomic is their modification order). A relaxed
+//!   store ends the release sequence, so acquires after it receive nothing.
 //!
-//! A relaxed read-modify-write is `r(x) w(x)`, adjacent in the trace (the per-atomic lock),
-//! but nothing in the trace model says that no other thread's access can come between them:
-//! a `begin`/`end` block would ask `atomicity` to check it rather than assume it, and a lock
-//! would order read-modify-writes that the memory model leaves unordered. Atomic events of
-//! their own (an indivisible read-modify-write) are the trace model's to add; until then
-//! relaxed read-modify-writes are recorded as today.
+//! `SeqCst`'s single total order is not recorded beyond its release/acquire edges: the
+//! analyses are happens-before based, and SC fences are not wrapped.
 //!
 //! With nothing recording, each operation is the std operation plus one relaxed load.
 
@@ -101,16 +100,16 @@ impl Meta {
             order,
             Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
         );
+        let x = self.var.var(l);
+        let op = match (access.read, access.write) {
+            (true, false) => Op::AtomicLoad(x),
+            (false, true) => Op::AtomicStore(x),
+            _ => Op::AtomicRmw(x),
+        };
         if order == Ordering::Relaxed {
-            let x = self.var.var(l);
-            if access.read {
-                l.push(Op::Read(x), Some(loc));
-            }
-            if access.write {
-                l.push(Op::Write(x), Some(loc));
-                if !access.read {
-                    s.released = false;
-                }
+            l.push(op, Some(loc));
+            if access.write && !access.read {
+                s.released = false;
             }
             return;
         }
@@ -118,6 +117,7 @@ impl Meta {
         if access.read && acquire && s.released {
             l.push(Op::Receive(m), Some(loc));
         }
+        l.push(op, Some(loc));
         if access.write {
             if release {
                 l.push(Op::Send(m), Some(loc));

@@ -34,6 +34,9 @@ const END: u8 = 9;
 const SND: u8 = 10;
 const RCV: u8 = 11;
 const CALL: u8 = 12;
+const ALOAD: u8 = 13;
+const ASTORE: u8 = 14;
+const RMW: u8 = 15;
 
 /// The bytes were written by [`Record::varint`] in this process, so they are well formed.
 #[inline(always)]
@@ -79,6 +82,9 @@ impl Chunk {
         let (code, operand) = match op {
             Op::Read(x) => (READ, Some(x.0)),
             Op::Write(x) => (WRITE, Some(x.0)),
+            Op::AtomicLoad(x) => (ALOAD, Some(x.0)),
+            Op::AtomicStore(x) => (ASTORE, Some(x.0)),
+            Op::AtomicRmw(x) => (RMW, Some(x.0)),
             Op::Acquire(l) => (ACQ, Some(l.0)),
             Op::Release(l) => (REL, Some(l.0)),
             Op::Request(l) => (REQ, Some(l.0)),
@@ -197,6 +203,9 @@ impl Cursor {
         let op = match code {
             READ => Op::Read(VarId(operand())),
             WRITE => Op::Write(VarId(operand())),
+            ALOAD => Op::AtomicLoad(VarId(operand())),
+            ASTORE => Op::AtomicStore(VarId(operand())),
+            RMW => Op::AtomicRmw(VarId(operand())),
             ACQ => Op::Acquire(LockId(operand())),
             REL => Op::Release(LockId(operand())),
             REQ => Op::Request(LockId(operand())),
@@ -286,6 +295,9 @@ mod tests {
         a.push(1001, Op::End, Some(LocId(1)));
         let mut a2 = Chunk::new(ThreadId(0));
         a2.push(1002, Op::Write(VarId(1)), None);
+        a2.push(1003, Op::AtomicRmw(VarId(2)), None);
+        a2.push(1004, Op::AtomicLoad(VarId(2)), None);
+        a2.push(1005, Op::AtomicStore(VarId(2)), None);
         let merged: Vec<_> = Merge::new(vec![b, a, Chunk::new(ThreadId(2)), a2]).collect();
         assert_eq!(
             merged,
@@ -297,6 +309,9 @@ mod tests {
                 (ThreadId(1), Op::Release(LockId(300)), None),
                 (ThreadId(0), Op::End, Some(LocId(1))),
                 (ThreadId(0), Op::Write(VarId(1)), None),
+                (ThreadId(0), Op::AtomicRmw(VarId(2)), None),
+                (ThreadId(0), Op::AtomicLoad(VarId(2)), None),
+                (ThreadId(0), Op::AtomicStore(VarId(2)), None),
             ]
         );
     }

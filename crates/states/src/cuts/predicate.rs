@@ -165,7 +165,10 @@ fn field_value(field: &Field, e: &Event, process: usize, names: &Names) -> Optio
         (Field::Op, op) => text(op.mnemonic()),
         (Field::Thread, _) => text(names.thread(e.thread)),
         (Field::Process, _) => Some(Literal::Int(process as i64)),
-        (Field::Var | Field::Target, Op::Read(x) | Op::Write(x)) => text(names.var(*x)),
+        (
+            Field::Var | Field::Target,
+            Op::Read(x) | Op::Write(x) | Op::AtomicLoad(x) | Op::AtomicStore(x) | Op::AtomicRmw(x),
+        ) => text(names.var(*x)),
         (Field::Lock | Field::Target, Op::Acquire(l) | Op::Release(l) | Op::Request(l)) => {
             text(names.lock(*l))
         }
@@ -204,6 +207,7 @@ fn uses_race(e: &Expr) -> bool {
     }
 }
 
+/// The plain accesses, the only ones the built-in race can involve: atomics never race.
 fn access(op: &Op) -> Option<(VarId, bool)> {
     match op {
         Op::Read(x) => Some((*x, false)),

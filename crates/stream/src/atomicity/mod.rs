@@ -89,8 +89,9 @@ pub enum KeptOp {
 impl KeptOp {
     pub fn of(op: &Op) -> KeptOp {
         match op {
-            Op::Read(x) => KeptOp::Read(*x),
-            Op::Write(x) => KeptOp::Write(*x),
+            Op::Read(x) | Op::AtomicLoad(x) => KeptOp::Read(*x),
+            // An RMW is one event that conflicts with every access of its variable: a write.
+            Op::Write(x) | Op::AtomicStore(x) | Op::AtomicRmw(x) => KeptOp::Write(*x),
             Op::Acquire(l) => KeptOp::Acquire(*l),
             Op::Release(l) => KeptOp::Release(*l),
             Op::Fork(u) => KeptOp::Fork(*u),
@@ -226,8 +227,10 @@ impl Atomicity {
         let keep = self.keeps_trace();
         let s = &mut self.threads[t.index()];
         let access = match e.op {
-            Op::Read(x) => Some((x, READ)),
-            Op::Write(x) => Some((x, WRITE)),
+            Op::Read(x) | Op::AtomicLoad(x) => Some((x, READ)),
+            // An RMW is one access (no event can come between its read and its write) that
+            // conflicts with every access of its variable, as a write does.
+            Op::Write(x) | Op::AtomicStore(x) | Op::AtomicRmw(x) => Some((x, WRITE)),
             _ => None,
         };
         if s.txn == 0 && access.is_none() && !keep {

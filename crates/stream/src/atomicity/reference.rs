@@ -146,12 +146,11 @@ fn can_step(me: &Thread, other: &Thread, o: ThreadId, a: usize, b: usize) -> boo
     }
 }
 
+/// An access, plain or atomic, and whether it writes: two accesses of one variable depend
+/// (Definition 4's `D`) when either writes. An RMW is one event (no `f` can come between its
+/// read and its write) that writes.
 fn access(op: &Op) -> Option<(VarId, bool)> {
-    match op {
-        Op::Read(x) => Some((*x, false)),
-        Op::Write(x) => Some((*x, true)),
-        _ => None,
-    }
+    op.accessed().map(|x| (x, op.writes()))
 }
 
 /// The verdicts for every triple of the trace.

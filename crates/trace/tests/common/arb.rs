@@ -30,6 +30,9 @@ pub enum AOp {
     End,
     Send(String),
     Receive(String),
+    AtomicLoad(String),
+    AtomicStore(String),
+    AtomicRmw(String),
     Call {
         object: String,
         method: String,
@@ -179,6 +182,9 @@ fn op(p: &Pools) -> impl Strategy<Value = AOp> {
         Just(AOp::End),
         s(&p.msgs).prop_map(AOp::Send),
         s(&p.msgs).prop_map(AOp::Receive),
+        s(&p.vars).prop_map(AOp::AtomicLoad),
+        s(&p.vars).prop_map(AOp::AtomicStore),
+        s(&p.vars).prop_map(AOp::AtomicRmw),
         (s(&p.objects), s(&p.methods), values(), values()).prop_map(
             |(object, method, args, results)| AOp::Call {
                 object,
@@ -228,6 +234,9 @@ pub fn build(events: &[AEvent]) -> Trace {
             AOp::End => Op::End,
             AOp::Send(m) => Op::Send(MsgId(id(NameKind::Msg, m))),
             AOp::Receive(m) => Op::Receive(MsgId(id(NameKind::Msg, m))),
+            AOp::AtomicLoad(x) => Op::AtomicLoad(VarId(id(NameKind::Var, x))),
+            AOp::AtomicStore(x) => Op::AtomicStore(VarId(id(NameKind::Var, x))),
+            AOp::AtomicRmw(x) => Op::AtomicRmw(VarId(id(NameKind::Var, x))),
             AOp::Call {
                 object,
                 method,
