@@ -6,7 +6,7 @@
 
 use crate::found::{Access, Race};
 use hindsight_order::HappensBefore;
-use hindsight_trace::{Event, LocId, LockId, ThreadId, VarId};
+use hindsight_trace::{Event, LocId, LockId, Op, ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
 /// The last access of one thread to one variable (`time == 0`: none).
@@ -139,5 +139,77 @@ impl Nesting {
         let outer = *d == 1;
         *d = d.saturating_sub(1);
         outer
+    }
+}
+
+/// The locks each thread holds, each distinct set interned as an id: a candidate access keeps a
+/// `u32`, and two accesses made holding a common lock are never a race (the earlier's section
+/// is released before the later's is acquired in every correct reordering), which spares the
+/// closure for most protected accesses (syncp, osr).
+pub struct Locksets {
+    held: Vec<u32>,
+    sets: Vec<Vec<LockId>>,
+    ids: FxHashMap<Vec<LockId>, u32>,
+    nesting: Nesting,
+}
+
+impl Default for Locksets {
+    fn default() -> Locksets {
+        Locksets {
+            held: Vec::new(),
+            sets: vec![Vec::new()],
+            ids: FxHashMap::from_iter([(Vec::new(), 0)]),
+            nesting: Nesting::default(),
+        }
+    }
+}
+
+impl Locksets {
+    /// Follows an acquire or release that takes or gives up its lock (re-entrant ones change
+    /// nothing); other events are ignored.
+    pub fn observe(&mut self, e: &Event) {
+        match e.op {
+            Op::Acquire(l) if self.nesting.acquire(e.thread, l) => {
+                self.relock(e.thread, |s| s.push(l));
+            }
+            Op::Release(l) if self.nesting.release(e.thread, l) => {
+                self.relock(e.thread, |s| s.retain(|&m| m != l));
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves thread `t` to the lockset `change` makes of its current one.
+    fn relock(&mut self, t: ThreadId, change: impl FnOnce(&mut Vec<LockId>)) {
+        if self.held.len() <= t.index() {
+            self.held.resize(t.index() + 1, 0);
+        }
+        let mut set = self.sets[self.held[t.index()] as usize].clone();
+        change(&mut set);
+        set.sort_unstable();
+        let next = self.sets.len() as u32;
+        let id = *self.ids.entry(set.clone()).or_insert(next);
+        if id == next {
+            self.sets.push(set);
+        }
+        self.held[t.index()] = id;
+    }
+
+    /// The id of the locks `t` holds now (0: none).
+    pub fn held(&self, t: ThreadId) -> u32 {
+        self.held.get(t.index()).copied().unwrap_or(0)
+    }
+
+    /// Whether the locksets `a` and `b` share a lock.
+    pub fn share(&self, a: u32, b: u32) -> bool {
+        let b = &self.sets[b as usize];
+        self.sets[a as usize]
+            .iter()
+            .any(|l| b.binary_search(l).is_ok())
+    }
+
+    /// The bytes the interned sets take.
+    pub fn bytes(&self) -> usize {
+        self.sets.iter().map(|s| s.capacity() * 8 + 48).sum()
     }
 }

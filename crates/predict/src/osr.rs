@@ -37,7 +37,7 @@
 //! at Õ(N²) with closures computed incrementally, which this one does not attempt (on the
 //! benchmark's traces the scan stays close to linear: BENCHMARKS.md).
 
-use crate::accesses::Nesting;
+use crate::accesses::Locksets;
 use crate::found::{Access, Found, Race};
 use crate::recording::{Frontier, Recording};
 use crate::shb::{finish_with, Options};
@@ -433,14 +433,7 @@ pub struct Osr {
     found: Found,
     scratch: Scratch,
     before: Frontier,
-    held: Vec<u32>,
-    locksets: Vec<Vec<LockId>>,
-    lockset_ids: FxHashMap<Vec<LockId>, u32>,
-    nesting: Nesting,
-}
-
-fn shares(a: &[LockId], b: &[LockId]) -> bool {
-    a.iter().any(|l| b.binary_search(l).is_ok())
+    locksets: Locksets,
 }
 
 impl Osr {
@@ -451,31 +444,13 @@ impl Osr {
             found: Found::new("osr", options.granularity, options.witnesses),
             scratch: Scratch::default(),
             before: Vec::new(),
-            held: Vec::new(),
-            locksets: vec![Vec::new()],
-            lockset_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
-            nesting: Nesting::default(),
+            locksets: Locksets::default(),
         }
     }
 
     /// The races kept so far (see [`Found::races`]).
     pub fn races(&self) -> &[Race] {
         self.found.races()
-    }
-
-    fn relock(&mut self, t: ThreadId, change: impl FnOnce(&mut Vec<LockId>)) {
-        if self.held.len() <= t.index() {
-            self.held.resize(t.index() + 1, 0);
-        }
-        let mut set = self.locksets[self.held[t.index()] as usize].clone();
-        change(&mut set);
-        set.sort_unstable();
-        let next = self.locksets.len() as u32;
-        let id = *self.lockset_ids.entry(set.clone()).or_insert(next);
-        if id == next {
-            self.locksets.push(set);
-        }
-        self.held[t.index()] = id;
     }
 
     fn access(&mut self, e: &Event, x: VarId, write: bool, hb: &HappensBefore) {
@@ -485,10 +460,7 @@ impl Osr {
         self.before.clear();
         self.before.resize(threads, 0);
         self.recording.join_predecessors(t, rank, &mut self.before);
-        if self.held.len() < threads {
-            self.held.resize(threads, 0);
-        }
-        let lockset = self.held[t.index()];
+        let lockset = self.locksets.held(t);
         if x.index() >= self.vars.len() {
             self.vars.resize_with(x.index() + 1, Vec::new);
         }
@@ -510,10 +482,7 @@ impl Osr {
                 if latest.max(b.writes.last().map_or(0, |c| c.rank + 1)) <= seen {
                     break;
                 }
-                if shares(
-                    &self.locksets[b.lockset as usize],
-                    &self.locksets[lockset as usize],
-                ) {
+                if self.locksets.share(b.lockset, lockset) {
                     continue;
                 }
                 if b.read_cursor.len() < threads {
@@ -595,7 +564,7 @@ impl Osr {
 
     fn bytes(&self) -> usize {
         let per = std::mem::size_of::<Candidate>();
-        let locksets: usize = self.locksets.iter().map(|s| s.capacity() * 8 + 48).sum();
+        let locksets = self.locksets.bytes();
         self.vars
             .iter()
             .flatten()
@@ -622,13 +591,7 @@ impl Observer for Osr {
         match e.op {
             Op::Read(x) => self.access(e, x, false, hb),
             Op::Write(x) => self.access(e, x, true, hb),
-            Op::Acquire(l) if self.nesting.acquire(e.thread, l) => {
-                self.relock(e.thread, |s| s.push(l));
-            }
-            Op::Release(l) if self.nesting.release(e.thread, l) => {
-                self.relock(e.thread, |s| s.retain(|&m| m != l));
-            }
-            _ => {}
+            _ => self.locksets.observe(e),
         }
         self.recording.record(e);
         Ok(())
