@@ -175,49 +175,8 @@ pub fn wants_html(format: FormatArg) -> bool {
 
 /// What the page says about this run.
 fn page() -> hindsight_html::Page {
-    let command = std::env::args_os()
-        .map(|a| {
-            let a = a.to_string_lossy().into_owned();
-            if !a.is_empty()
-                && a.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b))
-            {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    hindsight_html::Page {
-        command,
-        generated: utc_now(),
-        elapsed_ms: STARTED.get().map_or(0, |t| t.elapsed().as_millis()),
-    }
-}
-
-/// The time now in UTC, as ISO 8601 (`2026-01-31T12:00:00Z`).
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Howard Hinnant's days_from_civil, inverted (civil_from_days).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+    let elapsed_ms = STARTED.get().map_or(0, |t| t.elapsed().as_millis());
+    hindsight_html::Page::of_run(std::env::args_os(), elapsed_ms)
 }
 
 /// Writes the page of `reports` to the file of `--html`, if one was given.

@@ -34,6 +34,58 @@ pub struct Page {
     pub elapsed_ms: u128,
 }
 
+impl Page {
+    /// The header of a run that finishes now: its command line (an argument quoted where a
+    /// POSIX shell would need it), the time in UTC and how long it took.
+    pub fn of_run(args: impl IntoIterator<Item = std::ffi::OsString>, elapsed_ms: u128) -> Page {
+        let command = args
+            .into_iter()
+            .map(|a| {
+                let a = a.to_string_lossy().into_owned();
+                if !a.is_empty()
+                    && a.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b))
+                {
+                    a
+                } else {
+                    format!("'{}'", a.replace('\'', "'\\''"))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        Page {
+            command,
+            generated: utc_now(),
+            elapsed_ms,
+        }
+    }
+}
+
+/// The time now in UTC, as ISO 8601 (`2026-01-31T12:00:00Z`); by hand, since this one line is
+/// all the project needs of a date library.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's days_from_civil, inverted (civil_from_days).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
 /// Text escaped for HTML text and attribute values (double- or single-quoted).
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -402,4 +454,22 @@ pub fn render_html(reports: &[Report], page: &Page, out: &mut dyn Write) -> io::
     };
     let text = view.render().map_err(io::Error::other)?;
     out.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod run_header {
+    use super::Page;
+
+    #[test]
+    fn the_command_line_is_quoted_as_a_shell_reads_it_and_the_time_is_utc() {
+        let args = ["hindsight", "races", "a b.std", "it's", "--html=x.html"];
+        let page = Page::of_run(args.map(std::ffi::OsString::from), 7);
+        assert_eq!(
+            page.command,
+            r#"hindsight races 'a b.std' 'it'\''s' --html=x.html"#
+        );
+        assert_eq!(page.elapsed_ms, 7);
+        let t = page.generated.as_bytes();
+        assert_eq!((t.len(), t[4], t[10], t[19]), (20, b'-', b'T', b'Z'));
+    }
 }
