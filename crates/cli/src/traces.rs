@@ -108,11 +108,7 @@ pub fn draw_timelines(
     keep_lock_order: bool,
 ) -> anyhow::Result<()> {
     if trace.as_os_str() == "-" {
-        for r in reports.iter_mut().filter(|r| !r.findings.is_empty()) {
-            r.figures.notes.push(
-                "the trace came from standard input, which is read once: each finding is drawn with its own events only (give a file for the events around it)".to_owned(),
-            );
-        }
+        hindsight_stream::timelines::note_trace_read_once(reports);
         return Ok(());
     }
     let mut reader = open_trace(trace)?;

@@ -56,6 +56,16 @@ pub fn draw_timelines(
     .map_err(|e| Diagnostic::error(input, e.pos, e.kind.to_string()))
 }
 
+/// What the page says of reports whose trace came from standard input: it was read once, so
+/// each finding is drawn with its own events only.
+pub fn note_trace_read_once(reports: &mut [Report]) {
+    for r in reports.iter_mut().filter(|r| !r.findings.is_empty()) {
+        r.figures.notes.push(
+            "the trace came from standard input, which is read once: each finding is drawn with its own events only (give a file for the events around it)".to_owned(),
+        );
+    }
+}
+
 /// [`draw_timelines`] over any source of events.
 pub fn draw_timelines_from<S: EventSource>(
     source: &mut S,
