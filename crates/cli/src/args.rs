@@ -87,7 +87,7 @@ pub enum ModelArg {
     /// Sync-preserving races (POPL'21): exactly the races of the correct reorderings that keep
     /// each lock's critical sections in order.
     Syncp,
-    /// Optimistic sync-reversal races (POPL'24): the races of each pair's optimistic
+    /// Optimistic sync-reversal races (ICSE'24): the races of each pair's optimistic
     /// reordering, which may reverse critical sections; every sync-preserving race is one.
     Osr,
 }

@@ -11,7 +11,7 @@
 //! - [`syncp`], sync-preserving races (Mathur, Pavlogiannis, Viswanathan, POPL'21): the races
 //!   exposed by a correct reordering that keeps the order of each lock's critical sections,
 //!   exactly.
-//! - [`osr`], optimistic sync-reversal races (Shi, Mathur, Pavlogiannis, POPL'24): the races
+//! - [`osr`], optimistic sync-reversal races (Shi, Mathur, Pavlogiannis, ICSE'24): the races
 //!   of the optimistic reordering of each pair's lock closure, which may reverse the order of
 //!   critical sections; every sync-preserving race is one.
 //!

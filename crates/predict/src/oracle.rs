@@ -247,7 +247,7 @@ fn deadlocked(f: &Facts<'_>, s: &State, enabled: &[Option<usize>]) -> bool {
     })
 }
 
-/// The optimistic sync-reversal races of `trace` (POPL'24), by the definitions taken
+/// The optimistic sync-reversal races of `trace` (ICSE'24), by the definitions taken
 /// literally on sets of events (see the `osr` module's comment for the words): for each pair of
 /// conflicting accesses e1 before e2, the optimistic lock closure S in the prefix ending at e2,
 /// then whether neither access is in S, no lock has two sections open in S, and the abstract

@@ -1,6 +1,7 @@
-//! Optimistic sync-reversal races (Shi, Mathur, Pavlogiannis, POPL'24, "Optimistic Prediction
-//! of Synchronization-Reversal Data Races"): races that need the order of two critical sections
-//! of one lock reversed, which sync-preserving races never do, found in quadratic time.
+//! Optimistic sync-reversal races (Shi, Mathur, Pavlogiannis, ICSE'24, "Optimistic Prediction
+//! of Synchronization-Reversal Data Races", doi 10.1145/3597503.3639099): races that need the
+//! order of two critical sections of one lock reversed, which sync-preserving races never do,
+//! found in quadratic time.
 //!
 //! For a pair of conflicting accesses e1 before e2 (in the trace σ), the paper's *optimistic
 //! lock closure* OLClosure(e1, e2) is the smallest set S of events that holds the events before
@@ -8,10 +9,23 @@
 //! and reads-from (each read with the write it sees, each receive with its send), and holds the
 //! release of every critical section whose acquire is in S, unless the closure of that release
 //! would hold e1 or e2: optimistically, every section that can be closed without the accesses
-//! is closed. We take releases from the prefix of σ that ends at e2, as RAPID's OSR engine does
-//! (`focs-lab/rapid`, `src/engine/racedetectionengine/OSR/OSREvent.java`, read for the
-//! algorithm's shape only): a section still open when e2 happens counts as open. Every correct
-//! reordering of that prefix is one of σ, so soundness is unchanged.
+//! is closed. Releases are taken from the prefix of σ that ends at e2: a section still open
+//! when e2 happens counts as open. Every correct reordering of that prefix is one of σ, so
+//! soundness is unchanged.
+//!
+//! The paper's text past its abstract was not available to us; these definitions are checked
+//! line by line against its authors' engine in RAPID (`focs-lab/rapid`, read for the
+//! definitions only), which agrees on each point: `OSREvent.calcOSR` starts from the
+//! thread-local closures (thread order, fork, join, reads-from) before e1 and e2, and per lock
+//! and thread closes the sections in S in order, stopping at the first whose release is not yet
+//! in the trace or whose closure holds e1 or e2 (it runs online, so "not yet" is our prefix);
+//! `checkOpenAcquires` refuses a lock with two open sections; `getAllBackwardEdges` draws one
+//! edge per lock, from its latest release in S to its open acquire when that acquire is earlier;
+//! the forward edges (`POBuild/POBuildReverse`: "write-write, read-write, write-read, rel-acq,
+//! fork and join") are the σ order of conflicting accesses and of a lock's sections, followed
+//! only through events of S (`POBuild/PartialOrder.queryForEvent`). So a race that needs two
+//! writes swapped where no read observes them is not an OSR race (`tests/papers.rs`, the WDP
+//! paper's Figure 3(a)).
 //!
 //! (e1, e2) is an *OSR race* when neither access is in S, at most one critical section of each
 //! lock is open in S (acquired in S, released outside it), and S has the *optimistic
@@ -623,7 +637,7 @@ impl Analysis for Osr {
             names,
             Rule {
                 id: "data-race",
-                description: "Two conflicting accesses that the optimistic reordering of their lock closure enables together, critical sections reversed where needed (POPL'24)",
+                description: "Two conflicting accesses that the optimistic reordering of their lock closure enables together, critical sections reversed where needed (ICSE'24)",
             },
             reordering_mut,
         );

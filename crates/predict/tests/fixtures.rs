@@ -162,7 +162,7 @@ fn conflicting_sections_are_ordered_by_every_model() {
     assert!(wcp(SECTIONS_WRITE_X).is_empty());
 }
 
-/// The shape POPL'24 opens with: the write of T1 sits inside its critical section, so every
+/// A reversal in its simplest shape: the write of T1 sits inside its critical section, so every
 /// sync-preserving reordering that holds T2's section holds T1's first, write included; running
 /// T2's section first (a reversal) and then entering T1's enables both writes.
 const REVERSAL: &str =

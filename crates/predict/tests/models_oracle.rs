@@ -252,7 +252,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     /// `osr` reports exactly the racy events of the OSR races by their definition, and each
-    /// pair it names is one, with a witness the replayer accepts; every OSR race is a predictable race (POPL'24: OSR is sound); every
+    /// pair it names is one, with a witness the replayer accepts; every OSR race is a predictable race (ICSE'24: OSR is sound); every
     /// sync-preserving race is an OSR race (the paper's OSR ⊇ sync-preserving).
     #[test]
     fn osr_is_its_definition_sound_and_covers_sync_preserving(

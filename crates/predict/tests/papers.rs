@@ -2,7 +2,7 @@
 //! brute-force oracle (`oracle::explore`) as the judge of what is predictable.
 //!
 //! The four papers behind the models (OOPSLA'18 SHB, PLDI'17 WCP, POPL'21 sync-preserving,
-//! POPL'24 OSR) could not be read past their abstracts with the search tool (the stored pages
+//! ICSE'24 OSR) could not be read past their abstracts with the search tool (the stored pages
 //! of ar5iv, arxiv-vanity, sciencestack and tomesphere hold the first screen only), so their
 //! own figures are not here. What is here comes from public material that states answers about
 //! these models on concrete traces:
