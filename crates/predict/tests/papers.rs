@@ -10,8 +10,11 @@
 //!   unbounded sound predictive race detection"), as its authors' artifact ships them:
 //!   `PLaSSticity/SDP-WDP-implementation`, `test/Figure*.java`, each with the paper's answer
 //!   in its header ("predictable race on y; other relations [HB, WCP, DC, WDC] miss it", or
-//!   "no predictable race"); and Vindicator's Figure 3 (Roemer, Genç, Bond, PLDI'18), same
-//!   repository, `test/VindicatorFigure3.java` ("Predictable race: x");
+//!   "no predictable race"); three more traces of that artifact with stated answers, two of
+//!   them drawn to need WCP's rules (b) and (c) (`test/ReleaseReleaseEdge.java`,
+//!   `test/TestHBRightComposition.java`, `test/WrWrToRd.java`); and Vindicator's Figure 3
+//!   (Roemer, Genç, Bond, PLDI'18), same repository, `test/VindicatorFigure3.java`
+//!   ("Predictable race: x");
 //! - the SHB+ paper's example (Sulzmann, Stadtmüller, "Predicting all data race pairs for a
 //!   specific schedule"), `KaiSta/shbee`, `README.md` and `tests/hiddenRace/hiddenRace.log`.
 //!
@@ -433,4 +436,132 @@ fn shbee_hidden_race_both_pairs_one_racy_event() {
         assert_eq!(found, &[(1, 2)]);
     }
     assert_eq!(a.syncp, [(0, 2)]);
+}
+
+/// The WDP artifact's `test/ReleaseReleaseEdge.java`: "an example demonstrating the need in SDP
+/// for adding release to release edge. The example has no predictable race." (T1's empty
+/// `synchronized (l4) {}` is a section with nothing in it.)
+const RELEASE_RELEASE_EDGE: &str = "\
+T1|acq(l1)
+T1|acq(l2)
+T1|acq(l3)
+T1|w(x)
+T1|rel(l3)
+T1|rel(l2)
+T1|acq(l4)
+T1|rel(l4)
+T1|w(y)
+T1|rel(l1)
+T2|acq(l2)
+T2|w(x)
+T2|rel(l2)
+T2|acq(l1)
+T2|rel(l1)
+T2|acq(l4)
+T2|acq(l3)
+T2|r(x)
+T2|rel(l3)
+T2|r(y)
+T2|rel(l4)
+";
+
+#[test]
+fn release_release_edge_wcp_rule_b_keeps_it_sound() {
+    let a = answers(RELEASE_RELEASE_EDGE);
+    // T1's `w(y)` (8) enabled means T1 holds `l1`, so T2's section of `l1` (13-14) came first,
+    // and with it T2's `w(x)` (11), before T1's `w(x)` (3): T2's `r(x)` (17) would then see
+    // T1's write. T2 running through its `r(x)` first holds `l4`, which T1 needs at 6. The x
+    // pairs each share a lock (`l2`, `l3`). No predictable race, as stated.
+    assert!(a.predictable.is_empty());
+    // WCP: no section pair of `l1` or `l4` conflicts, so rule (a) orders nothing through them;
+    // rule (a) on `l2` gives `rel(l2)` (5) before T2's `w(x)` (11), so T1's `acq(l1)` (0)
+    // precedes T2's `rel(l1)` (14) and rule (b) orders the releases of `l1`: 9 before 14,
+    // hence `w(y)` (8) before `r(y)` (19). Without rule (b) WCP would report (8, 19) here,
+    // where nothing is predictable (and no deadlock either: no two locks are taken in
+    // opposite orders).
+    for found in [&a.hb, &a.shb, &a.wcp, &a.syncp, &a.osr] {
+        assert_eq!(found, &[]);
+    }
+}
+
+/// The WDP artifact's `test/TestHBRightComposition.java`: "demonstrates the need for right
+/// composition with HB ... Without right composition, a false race would be reported for both
+/// y and x." `s(o)` is a section of `o` reading and writing `oV` (here `v`).
+const RIGHT_COMPOSITION: &str = "\
+T1|acq(m)
+T1|acq(o)
+T1|r(v)
+T1|w(v)
+T1|rel(o)
+T2|acq(o)
+T2|r(v)
+T2|w(v)
+T2|rel(o)
+T2|w(y)
+T2|acq(o)
+T2|r(v)
+T2|w(v)
+T2|rel(o)
+T1|acq(o)
+T1|r(v)
+T1|w(v)
+T1|rel(o)
+T1|w(x)
+T1|rel(m)
+T3|acq(m)
+T3|r(y)
+T3|rel(m)
+T3|w(x)
+";
+
+#[test]
+fn right_composition_with_happens_before_wcp_rule_c() {
+    let a = answers(RIGHT_COMPOSITION);
+    // T2's first `r(v)` (6) sees T1's `w(v)` (3), inside T1's section of `m`; T1's second
+    // `r(v)` (15) sees T2's last `w(v)` (12), after `w(y)` (9). So T1 holds `m` from before
+    // T2 starts until after `w(y)`, and T3's section of `m` (with `r(y)`, before its `w(x)`)
+    // comes after all of it. No race, as stated.
+    assert!(a.predictable.is_empty());
+    // WCP: rule (a) on `o` orders T2's `rel(o)` (13) before T1's `r(v)` (15); then `r(v)`
+    // happens before T3's `r(y)` (21) through `rel(m)`/`acq(m)`: right composition with HB
+    // orders `w(y)` (9) before `r(y)`. For x, `acq(m)` (0) precedes T2's `r(v)` (6) (rule (a)),
+    // which happens before T3's `rel(m)` (22), so rule (b) orders `rel(m)` 19 before 22, and
+    // `w(x)` (18) before T3's `w(x)` (23).
+    for found in [&a.hb, &a.shb, &a.wcp, &a.syncp, &a.osr] {
+        assert_eq!(found, &[]);
+    }
+}
+
+/// The WDP artifact's `test/WrWrToRd.java`: "No predictable race exists in this example ...
+/// WDP (WBR) will report a false race on y." `s(o)` is `synchronized (o) {oV++;}`.
+const WR_WR_TO_RD: &str = "\
+T1|acq(m)
+T1|w(x)
+T1|acq(o)
+T1|r(v)
+T1|w(v)
+T1|rel(o)
+T1|w(y)
+T1|rel(m)
+T2|acq(m)
+T2|w(x)
+T2|rel(m)
+T2|acq(o)
+T2|r(v)
+T2|w(v)
+T2|rel(o)
+T2|r(x)
+T2|w(y)
+";
+
+#[test]
+fn wr_wr_to_rd_no_race() {
+    let a = answers(WR_WR_TO_RD);
+    // As in Figure 3(c): T2's `r(v)` (12) sees T1's `w(v)` (4) inside T1's section of `m`, and
+    // T2's `r(x)` (15) its own `w(x)` (9), so T1's `w(x)` (1), hence T1's whole section of `m`
+    // with `w(y)` (6), comes before T2's section of `m`. No race, as stated.
+    assert!(a.predictable.is_empty());
+    for found in [&a.hb, &a.shb, &a.wcp, &a.syncp, &a.osr] {
+        assert_eq!(found, &[]);
+    }
 }
