@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{hindsight, json, write_temp};
+use common::{hindsight, json, root, write_temp};
 
 /// Happens-before orders the writes through `l`; running T2's section first enables both.
 const MISSED: &str = "T0|fork(T1)\nT0|fork(T2)\nT1|w(x)|A.java:3\nT1|acq(l)|A.java:4\nT1|rel(l)|A.java:5\nT2|acq(l)|B.java:7\nT2|rel(l)|B.java:8\nT2|w(x)|B.java:9\n";
@@ -83,6 +83,36 @@ fn osr_reports_and_witnesses_a_reversal() {
     let (_, v) = json(&["races", &path, "--model", "osr", "--witness"]);
     assert_eq!(v["summary"]["witnesses"], 1);
     assert_eq!(v["summary"]["model"], "osr");
+}
+
+/// The published runs in `examples/papers/` (the WDP paper's Figure 2(b) and its artifact's
+/// `RaceWithPrevWr`): a race on y, and one on x with T0's write, that only a reversal of two
+/// sections of `m` exposes; `crates/predict/tests/papers.rs` reasons each model's answer.
+#[test]
+fn the_published_reversals_from_their_example_files() {
+    for (file, racy, partner) in [
+        ("wdp-figure-2b.std", "Figure2B.java:39", "Figure2B.java:23"),
+        (
+            "race-with-prev-wr.std",
+            "RaceWithPrevWr.java:65",
+            "RaceWithPrevWr.java:38",
+        ),
+    ] {
+        let path = root().join("examples/papers").join(file);
+        let path = path.to_str().expect("utf-8 path");
+        for model in ["hb", "shb", "wcp", "syncp"] {
+            let (code, v) = json(&["races", path, "--model", model]);
+            assert_eq!(code, 0, "{file} {model}");
+            assert_eq!(v["summary"]["racy_events"], 0, "{file} {model}");
+        }
+        let (code, v) = json(&["races", path, "--model", "osr", "--witness"]);
+        assert_eq!(code, 1, "{file}");
+        assert_eq!(v["summary"]["racy_events"], 1, "{file}");
+        assert_eq!(v["summary"]["witnesses"], 1, "{file}");
+        let enabled = &v["findings"][0]["witness"]["enabled"];
+        assert_eq!(enabled[0]["location"], partner, "{file}");
+        assert_eq!(enabled[1]["location"], racy, "{file}");
+    }
 }
 
 #[test]
