@@ -248,7 +248,8 @@ fn deadlocked(f: &Facts<'_>, s: &State, enabled: &[Option<usize>]) -> bool {
 }
 
 /// The optimistic sync-reversal races of `trace` (ICSE'24), by the definitions taken
-/// literally on sets of events (see the `osr` module's comment for the words): for each pair of
+/// literally on sets of events, as the paper's authors' engine in RAPID implements them (see
+/// the `osr` module's comment for the words and that comparison): for each pair of
 /// conflicting accesses e1 before e2, the optimistic lock closure S in the prefix ending at e2,
 /// then whether neither access is in S, no lock has two sections open in S, and the abstract
 /// graph on S (thread order, fork, join, the trace order of conflicting events and of closed

@@ -1,4 +1,5 @@
-//! The papers' examples and small hand-made traces, with the answers the papers state.
+//! Small traces made by hand (one after a lecture's example), each model's answer reasoned in
+//! its comment. Published examples with their stated answers are in `papers.rs`.
 
 use hindsight_order::HappensBefore;
 use hindsight_predict::found::Race;

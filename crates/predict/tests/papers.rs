@@ -13,9 +13,9 @@
 //!   "no predictable race"); the artifact's other tests with stated answers, two of them drawn
 //!   to need WCP's rules (b) and (c) (`ReleaseReleaseEdge`, `TestHBRightComposition`,
 //!   `WrWrToRd`, `RaceWithPrevWr`, `XDPNestedLocks{Race,NoRace}`,
-//!   `XDPComposeWithHB{Race,NoSDPRace}`, `Volatile{Race,NoRace}`); and Vindicator's Figure 3
-//!   (Roemer, Genç, Bond, PLDI'18), same repository, `test/VindicatorFigure3.java`
-//!   ("Predictable race: x");
+//!   `XDPComposeWithHB{Race,NoSDPRace}`, `Volatile{Race,NoRace}`, `BasicExample`); and
+//!   Vindicator's Figure 3 (Roemer, Genç, Bond, PLDI'18), same repository,
+//!   `test/VindicatorFigure3.java` ("Predictable race: x");
 //! - the SHB+ paper's example (Sulzmann, Stadtmüller, "Predicting all data race pairs for a
 //!   specific schedule"), `KaiSta/shbee`, `README.md` and `tests/hiddenRace/hiddenRace.log`.
 //!
@@ -770,5 +770,20 @@ fn volatile_publication_is_no_race_in_the_strict_sense() {
     assert_eq!(a.hb, [(0, 3)]);
     for found in [&a.shb, &a.wcp, &a.syncp, &a.osr] {
         assert_eq!(found, &[]);
+    }
+}
+
+/// The WDP artifact's `test/BasicExample.java`: "A very simple race that will be detected by
+/// all race detectors."
+const BASIC: &str = "T1|acq(m)\nT1|r(x)\nT1|rel(m)\nT2|w(x)\n";
+
+#[test]
+fn basic_example_every_model_reports_it() {
+    let a = answers(BASIC);
+    // T2 takes no lock: nothing orders its write after T1's read, which is enabled once T1
+    // holds `m`.
+    assert_eq!(a.predictable, set(&[(1, 3)]));
+    for found in [&a.hb, &a.shb, &a.wcp, &a.syncp, &a.osr] {
+        assert_eq!(found, &[(1, 3)]);
     }
 }
