@@ -25,6 +25,8 @@ struct Last {
 pub struct Accesses {
     reads: Vec<Vec<Last>>,
     writes: Vec<Vec<Last>>,
+    /// What the vectors have allocated, counted as they grow.
+    bytes: usize,
 }
 
 fn latest_unordered(
@@ -45,8 +47,11 @@ fn latest_unordered(
 impl Accesses {
     fn ensure(&mut self, x: VarId) {
         if x.index() >= self.reads.len() {
+            let before = self.reads.capacity() + self.writes.capacity();
             self.reads.resize_with(x.index() + 1, Vec::new);
             self.writes.resize_with(x.index() + 1, Vec::new);
+            let after = self.reads.capacity() + self.writes.capacity();
+            self.bytes += (after - before) * std::mem::size_of::<Vec<Last>>();
         }
     }
 
@@ -100,7 +105,9 @@ impl Accesses {
         };
         let t = e.thread.index();
         if t >= lasts.len() {
+            let before = lasts.capacity();
             lasts.resize(t + 1, Last::default());
+            self.bytes += (lasts.capacity() - before) * std::mem::size_of::<Last>();
         }
         lasts[t] = Last {
             time,
@@ -110,13 +117,9 @@ impl Accesses {
         };
     }
 
+    /// The bytes held, counted as the vectors grew (no walk: budgets poll it).
     pub fn bytes(&self) -> usize {
-        let per = std::mem::size_of::<Last>();
-        self.reads
-            .iter()
-            .chain(&self.writes)
-            .map(|v| v.capacity() * per + 24)
-            .sum()
+        self.bytes
     }
 }
 

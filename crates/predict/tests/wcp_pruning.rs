@@ -1,0 +1,187 @@
+//! The pruned WCP pass (`wcp`: dead sections dropped from the locks' queues, rule (a) as the
+//! latest conflicting section's number) against WCP with nothing dropped (`wcp_queues`, the
+//! paper's Algorithm 1 as main had it): the same racy events with the same partners on every
+//! lock-valid trace. The traces are aimed at what the pruning argues about: threads forked late
+//! or never forked (starting late, with nothing of the lock's history in their clocks), locks
+//! first used late, nested sections, atomics and messages; long ones (hundreds of sections on
+//! one or two locks) so that dead sections pile up and are dropped.
+
+use hindsight_order::HappensBefore;
+use hindsight_predict::shb::Options;
+use hindsight_predict::wcp::Wcp;
+use hindsight_predict::wcp_queues::WcpQueues;
+use hindsight_stream::groups::Granularity;
+use hindsight_stream::Observer;
+use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+use hindsight_trace::generate::{generate_trace, GenConfig};
+use hindsight_trace::{Event, Op, Trace, VarId};
+use proptest::prelude::*;
+
+fn drive(trace: &Trace, o: &mut dyn Observer) {
+    let mut hb = HappensBefore::new();
+    for e in &trace.events {
+        hb.before(e);
+        o.on_event(e, &hb, &trace.names).expect("accepted");
+        hb.after(e);
+    }
+}
+
+/// The pruned pass's races (partner, racy) and the sections its queues still hold, dropping
+/// dead sections once `compact_at` lead a queue.
+fn pruned_at(trace: &Trace, compact_at: usize) -> (Vec<(u64, u64)>, usize) {
+    let mut a = Wcp::new(Options {
+        granularity: Granularity::EveryEvent,
+        witnesses: false,
+    })
+    .compacting_at(compact_at);
+    drive(trace, &mut a);
+    let races = a
+        .races()
+        .iter()
+        .map(|r| (r.partner.index, r.racy.index))
+        .collect();
+    (races, a.queued_sections())
+}
+
+/// The pass dropping dead sections as soon as there is one.
+fn pruned(trace: &Trace) -> (Vec<(u64, u64)>, usize) {
+    pruned_at(trace, 1)
+}
+
+fn reference(trace: &Trace) -> Vec<(u64, u64)> {
+    let mut a = WcpQueues::new();
+    drive(trace, &mut a);
+    a.races()
+        .iter()
+        .map(|r| (r.partner.index, r.racy.index))
+        .collect()
+}
+
+/// `trace` made lock-valid, as the pass requires (the driver refuses other traces): an acquire
+/// of a lock another thread holds, and a release of a lock its thread does not hold, become
+/// reads. Everything else the odd shape allows stays: events before a fork, threads never
+/// forked, events after a join.
+fn lock_valid(mut trace: Trace) -> Trace {
+    let mut holder: Vec<Option<(u32, u32)>> = Vec::new();
+    for e in &mut trace.events {
+        let read = Op::Read(VarId(0));
+        match e.op {
+            Op::Acquire(l) => {
+                if holder.len() <= l.index() {
+                    holder.resize(l.index() + 1, None);
+                }
+                match &mut holder[l.index()] {
+                    Some((t, depth)) if *t == e.thread.0 => *depth += 1,
+                    Some(_) => e.op = read,
+                    free => *free = Some((e.thread.0, 1)),
+                }
+            }
+            Op::Release(l) => match holder.get_mut(l.index()) {
+                Some(Some((t, depth))) if *t == e.thread.0 => {
+                    *depth -= 1;
+                    if *depth == 0 {
+                        holder[l.index()] = None;
+                    }
+                }
+                _ => e.op = read,
+            },
+            _ => {}
+        }
+    }
+    trace
+}
+
+/// Choices weighted towards sections and accesses, with forks, joins, messages and atomics.
+fn traced(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
+    const ACTIONS: [u8; 20] = [0, 2, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 7, 8, 9, 13, 14, 15, 0];
+    let choices: Vec<(u8, u8, u8)> = choices
+        .iter()
+        .map(|&(t, b, c)| (t, ACTIONS[b as usize % ACTIONS.len()], c))
+        .collect();
+    lock_valid(trace_from_choices(&choices, shape))
+}
+
+fn shape(odd: bool) -> impl Strategy<Value = Shape> {
+    (2u8..=5, 1u8..=3, 1u8..=3).prop_map(move |(threads, vars, locks)| Shape {
+        threads,
+        vars,
+        locks,
+        msgs: 1,
+        odd,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Short traces: threads that start (forked or not) after the locks have a history.
+    #[test]
+    fn pruned_wcp_is_wcp_on_short_traces(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..40),
+        shape in shape(true),
+    ) {
+        let trace = traced(&choices, shape);
+        prop_assert_eq!(pruned(&trace).0, reference(&trace));
+    }
+
+    /// The papers' model: threads forked before they act.
+    #[test]
+    fn pruned_wcp_is_wcp_on_well_formed_traces(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..40),
+        shape in shape(false),
+    ) {
+        let trace = traced(&choices, shape);
+        prop_assert_eq!(pruned(&trace).0, reference(&trace));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Long traces on few locks: dead sections are dropped (and the queues compacted) many
+    /// times over, and late threads meet locks whose early sections are gone.
+    #[test]
+    fn pruned_wcp_is_wcp_on_long_traces(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 200..1500),
+        shape in (2u8..=5, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(|(threads, vars, locks, odd)| Shape {
+            threads,
+            vars,
+            locks,
+            msgs: 1,
+            odd,
+        }),
+    ) {
+        let trace = traced(&choices, shape);
+        prop_assert_eq!(pruned(&trace).0, reference(&trace));
+    }
+}
+
+/// A generated trace of the bench's kind: same races, and the queues hold a small part of the
+/// sections (the reference keeps all of them).
+#[test]
+fn generated_trace_keeps_few_sections() {
+    let trace = generate_trace(&GenConfig {
+        events: 40_000,
+        threads: 8,
+        vars: 16,
+        locks: 4,
+        max_depth: 2,
+        unprotected: 0.05,
+        blocks: 0.0,
+        seed: 7,
+        map_keys: 0,
+        per_request: 0,
+    });
+    let sections = trace
+        .events
+        .iter()
+        .filter(|e: &&Event| matches!(e.op, Op::Acquire(_)))
+        .count();
+    let (races, queued) = pruned_at(&trace, 64);
+    assert_eq!(races, reference(&trace));
+    assert!(!races.is_empty());
+    assert!(
+        queued * 10 < sections,
+        "{queued} of {sections} sections still queued"
+    );
+}
