@@ -145,6 +145,9 @@ impl Nesting {
     }
 }
 
+/// What an interned lockset takes besides its locks: its vector in `sets` and in `ids`.
+const SET_BYTES: usize = 48;
+
 /// The locks each thread holds, each distinct set interned as an id: a candidate access keeps a
 /// `u32`, and two accesses made holding a common lock are never a race (the earlier's section
 /// is released before the later's is acquired in every correct reordering), which spares the
@@ -154,6 +157,8 @@ pub struct Locksets {
     sets: Vec<Vec<LockId>>,
     ids: FxHashMap<Vec<LockId>, u32>,
     nesting: Nesting,
+    /// What the interned sets take, counted as they are added.
+    bytes: usize,
 }
 
 impl Default for Locksets {
@@ -163,6 +168,7 @@ impl Default for Locksets {
             sets: vec![Vec::new()],
             ids: FxHashMap::from_iter([(Vec::new(), 0)]),
             nesting: Nesting::default(),
+            bytes: SET_BYTES,
         }
     }
 }
@@ -193,6 +199,7 @@ impl Locksets {
         let next = self.sets.len() as u32;
         let id = *self.ids.entry(set.clone()).or_insert(next);
         if id == next {
+            self.bytes += set.capacity() * 8 + SET_BYTES;
             self.sets.push(set);
         }
         self.held[t.index()] = id;
@@ -211,8 +218,8 @@ impl Locksets {
             .any(|l| b.binary_search(l).is_ok())
     }
 
-    /// The bytes the interned sets take.
+    /// The bytes the interned sets take (counted: budgets poll it).
     pub fn bytes(&self) -> usize {
-        self.sets.iter().map(|s| s.capacity() * 8 + 48).sum()
+        self.bytes
     }
 }

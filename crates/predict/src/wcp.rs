@@ -28,7 +28,7 @@
 use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
 use crate::recording::Recording;
-use crate::shb::{finish_model, Options};
+use crate::shb::{clock_bytes, finish_model, Options};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
@@ -223,7 +223,7 @@ impl Wcp {
     /// per-lock clocks are a few words per thread each).
     fn bytes(&self) -> usize {
         let threads = self.h.len();
-        let clock = 24 + 4 * threads;
+        let clock = clock_bytes(threads);
         let guards = self.guards.capacity() * size_of::<Guard>()
             + self.guard_of.capacity() * (size_of::<((LockId, VarId), u32)>() + 1);
         self.queue_bytes
