@@ -33,7 +33,6 @@ use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
-use rustc_hash::FxHashMap;
 use std::mem::size_of;
 
 /// Where a clock lies in a lock's arena.
@@ -136,16 +135,85 @@ struct Guard {
     write_mark: u64,
 }
 
+/// A guard of a variable's table: its lock (`EMPTY`: a free slot) and its guard.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    lock: u32,
+    guard: Guard,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// The guards of one variable, by lock: an open-addressing table (a lock's slot found by a
+/// multiplicative hash of its id, then the next ones), at most half full. Every access looks
+/// up its variable's guard for each lock held, so the table is kept per variable (one probe
+/// into memory the variable's accesses share) rather than in one map keyed by both.
+#[derive(Default)]
+struct Guards {
+    slots: Vec<Slot>,
+    len: usize,
+}
+
+impl Guards {
+    fn home(&self, l: LockId) -> usize {
+        let bits = self.slots.len().trailing_zeros();
+        (l.0.wrapping_mul(0x9E37_79B9) >> (32 - bits)) as usize
+    }
+
+    /// The guard of `l`, added if new; `grown` counts the bytes a new table takes.
+    #[inline]
+    fn of(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow(grown);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(l);
+        while self.slots[i].lock != l.0 {
+            if self.slots[i].lock == EMPTY {
+                self.slots[i].lock = l.0;
+                self.len += 1;
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        &mut self.slots[i].guard
+    }
+
+    #[cold]
+    fn grow(&mut self, grown: &mut usize) {
+        let size = (2 * self.slots.len()).max(4);
+        let old = std::mem::replace(
+            &mut self.slots,
+            vec![
+                Slot {
+                    lock: EMPTY,
+                    guard: Guard::default(),
+                };
+                size
+            ],
+        );
+        *grown += (size - old.len()) * size_of::<Slot>();
+        let mask = size - 1;
+        for slot in old.into_iter().filter(|s| s.lock != EMPTY) {
+            let mut i = self.home(LockId(slot.lock));
+            while self.slots[i].lock != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+}
+
 /// A lock a thread holds: its open section, how much of rule (a) its thread has already
-/// joined, and the guards its section read and wrote (each once).
+/// joined, and the variables its section read and wrote (each once).
 #[derive(Default)]
 struct Held {
     lock: LockId,
     section: u64,
     /// The releases of the lock's sections numbered below this are below the thread's `P`.
     seen: u64,
-    reads: Vec<u32>,
-    writes: Vec<u32>,
+    reads: Vec<VarId>,
+    writes: Vec<VarId>,
 }
 
 /// The WCP analysis.
@@ -159,9 +227,10 @@ pub struct Wcp {
     /// Scratch for the components of a clock, read or stored at every acquire and release.
     components: Vec<u32>,
     locks: Vec<LockState>,
-    /// Rule (a): the guard of each (lock, variable) a section accessed, by index.
-    guard_of: FxHashMap<(LockId, VarId), u32>,
-    guards: Vec<Guard>,
+    /// Rule (a): per variable, the guard of each lock whose sections accessed it, and the
+    /// bytes the tables take.
+    guards: Vec<Guards>,
+    guard_bytes: usize,
     messages: Vec<(VectorClock, VectorClock)>,
     /// Per variable, the `H` and `C` clocks of its latest atomic access (see `atomic_order`).
     atomics: Vec<(VectorClock, VectorClock)>,
@@ -185,8 +254,8 @@ impl Wcp {
             depth: Vec::new(),
             components: Vec::new(),
             locks: Vec::new(),
-            guard_of: FxHashMap::default(),
             guards: Vec::new(),
+            guard_bytes: 0,
             messages: Vec::new(),
             atomics: Vec::new(),
             accesses: Accesses::default(),
@@ -224,8 +293,7 @@ impl Wcp {
     fn bytes(&self) -> usize {
         let threads = self.h.len();
         let clock = clock_bytes(threads);
-        let guards = self.guards.capacity() * size_of::<Guard>()
-            + self.guard_of.capacity() * (size_of::<((LockId, VarId), u32)>() + 1);
+        let guards = self.guards.capacity() * size_of::<Guards>() + self.guard_bytes;
         self.queue_bytes
             + guards
             + (2 * threads + 2 * self.locks.len()) * clock
@@ -272,13 +340,11 @@ impl Wcp {
         // Rule (a): the release of an earlier section of a held lock that conflicts with this
         // access is ordered before it; the latest such release's clock holds the others'.
         let depth = self.depth[t.index()];
+        if depth > 0 && x.index() >= self.guards.len() {
+            self.guards.resize_with(x.index() + 1, Guards::default);
+        }
         for held in &mut self.held[t.index()][..depth] {
-            let next = self.guards.len() as u32;
-            let g = *self.guard_of.entry((held.lock, x)).or_insert(next);
-            if g == next {
-                self.guards.push(Guard::default());
-            }
-            let guard = &mut self.guards[g as usize];
+            let guard = self.guards[x.index()].of(held.lock, &mut self.guard_bytes);
             let latest = if write {
                 guard.written.max(guard.read)
             } else {
@@ -293,11 +359,11 @@ impl Wcp {
             if write {
                 if guard.write_mark != mark {
                     guard.write_mark = mark;
-                    held.writes.push(g);
+                    held.writes.push(x);
                 }
             } else if guard.read_mark != mark {
                 guard.read_mark = mark;
-                held.reads.push(g);
+                held.reads.push(x);
             }
         }
         if atomic {
@@ -408,11 +474,11 @@ impl Wcp {
         self.depth[t.index()] = depth - 1;
         let held = &self.held[t.index()][depth - 1];
         let number = held.section + 1;
-        for &g in &held.reads {
-            self.guards[g as usize].read = number;
+        for &x in &held.reads {
+            self.guards[x.index()].of(l, &mut self.guard_bytes).read = number;
         }
-        for &g in &held.writes {
-            self.guards[g as usize].written = number;
+        for &x in &held.writes {
+            self.guards[x.index()].of(l, &mut self.guard_bytes).written = number;
         }
         let (h, p) = (&self.h[t.index()], &self.p[t.index()]);
         let state = &mut self.locks[l.index()];
