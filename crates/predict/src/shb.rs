@@ -250,10 +250,8 @@ impl Shb {
     /// What the model holds (its races and the recording for witnesses aside), in bytes:
     /// a few words per thread for each clock, counted without a walk (budgets poll it).
     fn bytes(&self) -> usize {
-        let clocks = self.threads.len()
-            + self.locks.len()
-            + self.messages.len()
-            + self.last_write.len();
+        let clocks =
+            self.threads.len() + self.locks.len() + self.messages.len() + self.last_write.len();
         clocks * clock_bytes(self.threads.len()) + self.accesses.bytes()
     }
 }

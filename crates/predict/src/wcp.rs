@@ -81,7 +81,9 @@ impl LockState {
     /// The release clock of section `number`, which is live and released.
     fn released(&self, number: u64) -> &[u32] {
         let s = &self.sections[(number - self.first) as usize];
-        let span = s.released.expect("a section recorded for rule (a) is released");
+        let span = s
+            .released
+            .expect("a section recorded for rule (a) is released");
         clock(&self.arena, span)
     }
 
@@ -514,7 +516,6 @@ impl Wcp {
         }
         self.h[t.index()].increment(t);
     }
-
 }
 
 fn set_component(c: &mut Vec<u32>, t: ThreadId, value: u32) {

@@ -93,7 +93,9 @@ fn lock_valid(mut trace: Trace) -> Trace {
 
 /// Choices weighted towards sections and accesses, with forks, joins, messages and atomics.
 fn traced(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
-    const ACTIONS: [u8; 20] = [0, 2, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 7, 8, 9, 13, 14, 15, 0];
+    const ACTIONS: [u8; 20] = [
+        0, 2, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 7, 8, 9, 13, 14, 15, 0,
+    ];
     let choices: Vec<(u8, u8, u8)> = choices
         .iter()
         .map(|&(t, b, c)| (t, ACTIONS[b as usize % ACTIONS.len()], c))
