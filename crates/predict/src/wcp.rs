@@ -14,16 +14,21 @@
 //! consumes in order at its releases (the paper's per-thread queues, held once per lock with a
 //! cursor per thread).
 //!
-//! Two facts of lock-valid traces (which the pass requires) keep this small. The `H` clocks of
-//! a lock's releases grow along the lock's order, so rule (a)'s join of the releases of the
-//! sections that read (wrote) a variable is the clock of the latest: per (lock, variable) the
-//! pass keeps that section's number, and a thread skips a release it has already joined. And
-//! once a section's release clock is below the lock's `P` (the `P` of its last release), every
-//! later release of the lock comes after an acquire that joins it: the section's check passes
-//! (its acquire's `C` is below its release's `H`, as `P ⊑ H`) and its join adds nothing, for
-//! every thread, forked or not yet, that ever releases the lock. Such sections are dropped
-//! from the front of the queue: what is held follows the sections still able to order
-//! something, not the length of the trace.
+//! Two facts of lock-valid traces (which the pass requires: no thread takes a lock another
+//! holds) keep this small. The `H` clocks of a lock's releases grow along the lock's order, so
+//! rule (a)'s join of the releases of the sections that read (wrote) a variable is the clock of
+//! the latest: per (lock, variable) the pass keeps that section's number, and a thread skips a
+//! release it has already joined. And once a section's release clock is below the lock's `P`
+//! (the `P` of its last release, which only grows along the lock's order), it can order nothing
+//! more: every later release of the lock, by any thread, forked already or not, comes after
+//! that thread's acquire of the lock, which joined the lock's `P` into the thread's; there the
+//! section's check passes (its acquire's `C` is below its release's `H`, since `P ⊑ H` always:
+//! everything joined into a `P` is an `H` or `P` clock of an event happens-before the thread's)
+//! and its join adds nothing. Such sections are dropped from the front of the queue, and rule
+//! (a)'s numbers that name them are below what every thread holding the lock has joined. What
+//! the pass holds thus follows the sections still able to order something, not the trace's
+//! length (a section that never becomes ordered before a later release stays, and so does
+//! every section after it).
 
 use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
@@ -78,13 +83,13 @@ impl LockState {
         self.first + self.dead as u64
     }
 
-    /// The release clock of section `number`, which is live and released.
-    fn released(&self, number: u64) -> &[u32] {
-        let s = &self.sections[(number - self.first) as usize];
-        let span = s
-            .released
-            .expect("a section recorded for rule (a) is released");
-        clock(&self.arena, span)
+    /// The release clock of section `number`, if it is still held (a section rule (a)
+    /// names is, while a thread holds the lock: only the lock's releases drop sections) and
+    /// released.
+    fn released(&self, number: u64) -> Option<&[u32]> {
+        let i = usize::try_from(number.checked_sub(self.first)?).ok()?;
+        let span = self.sections.get(i)?.released?;
+        Some(clock(&self.arena, span))
     }
 
     /// The bytes its queue holds (what it has allocated).
@@ -353,8 +358,9 @@ impl Wcp {
                 guard.written
             };
             if latest > held.seen {
-                let released = self.locks[held.lock.index()].released(latest - 1);
-                self.p[t.index()].join_components(released);
+                if let Some(released) = self.locks[held.lock.index()].released(latest - 1) {
+                    self.p[t.index()].join_components(released);
+                }
                 held.seen = latest;
             }
             let mark = held.section + 1;

@@ -14,7 +14,7 @@ use hindsight_stream::groups::Granularity;
 use hindsight_stream::Observer;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::generate::{generate_trace, GenConfig};
-use hindsight_trace::{Event, Op, Trace, VarId};
+use hindsight_trace::{Event, Op, TextReader, Trace, VarId};
 use proptest::prelude::*;
 
 fn drive(trace: &Trace, o: &mut dyn Observer) {
@@ -186,4 +186,38 @@ fn generated_trace_keeps_few_sections() {
         queued * 10 < sections,
         "{queued} of {sections} sections still queued"
     );
+}
+
+/// `rounds` sections of `l` taken in turn by `T1` and `T2`, each writing `y` (so each is ordered
+/// before the next by rule (a), and dies); then `T3`, never forked, writes `x` and takes `l`
+/// with `inside` in its section; then `T1` writes `y` in a section of `l` and writes `x`.
+fn late_thread(rounds: usize, inside: &str) -> Trace {
+    let mut text = String::new();
+    for i in 0..rounds {
+        let t = 1 + i % 2;
+        text.push_str(&format!("T{t}|acq(l)\nT{t}|w(y)\nT{t}|rel(l)\n"));
+    }
+    text.push_str(&format!("T3|w(x)\nT3|acq(l)\nT3|{inside}\nT3|rel(l)\n"));
+    text.push_str("T1|acq(l)\nT1|w(y)\nT1|rel(l)\nT1|w(x)\n");
+    Trace::collect(&mut TextReader::new(text.as_bytes())).expect("a valid trace")
+}
+
+/// A thread that appears after the lock's early sections were dropped is ordered as if they
+/// were there. When its section writes `y`, `T1`'s later write of `y` is ordered after its
+/// release (rule a), and so `T3`'s write of `x` before `T1`'s (rule c): no race. When it reads
+/// `z` instead, nothing orders the two sections, and the writes of `x` race.
+#[test]
+fn a_late_thread_meets_a_pruned_lock() {
+    let rounds = 50;
+    let first = 3 * rounds as u64;
+    let conflicting = late_thread(rounds, "w(y)");
+    let (races, queued) = pruned(&conflicting);
+    assert_eq!(races, []);
+    assert_eq!(races, reference(&conflicting));
+    assert!(queued <= 4, "{queued} sections queued");
+    let apart = late_thread(rounds, "r(z)");
+    let (races, queued) = pruned(&apart);
+    assert_eq!(races, [(first, first + 7)]);
+    assert_eq!(races, reference(&apart));
+    assert!(queued <= 4, "{queued} sections queued");
 }
