@@ -124,24 +124,47 @@ impl Accesses {
 }
 
 /// Lock depths per thread: which acquires and releases change whether a thread holds a lock.
-/// Re-entrant ones order nothing in any model, as in RAPID.
+/// Re-entrant ones order nothing in any model, as in RAPID. Per thread, the locks it holds
+/// with their depths: a thread holds few locks at once, so a short scan finds one (every
+/// acquire and release asks).
 #[derive(Default)]
-pub struct Nesting(FxHashMap<(ThreadId, LockId), u32>);
+pub struct Nesting(Vec<Vec<(LockId, u32)>>);
 
 impl Nesting {
-    /// Whether this acquire takes the lock (rather than re-entering it).
-    pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
-        let d = self.0.entry((t, l)).or_insert(0);
-        *d += 1;
-        *d == 1
+    fn held(&mut self, t: ThreadId) -> &mut Vec<(LockId, u32)> {
+        if t.index() >= self.0.len() {
+            self.0.resize_with(t.index() + 1, Vec::new);
+        }
+        &mut self.0[t.index()]
     }
 
-    /// Whether this release gives the lock up.
+    /// Whether this acquire takes the lock (rather than re-entering it).
+    pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
+        let held = self.held(t);
+        match held.iter_mut().find(|(m, _)| *m == l) {
+            Some((_, depth)) => {
+                *depth += 1;
+                false
+            }
+            None => {
+                held.push((l, 1));
+                true
+            }
+        }
+    }
+
+    /// Whether this release gives the lock up (a release of a lock not held does not).
     pub fn release(&mut self, t: ThreadId, l: LockId) -> bool {
-        let d = self.0.entry((t, l)).or_insert(0);
-        let outer = *d == 1;
-        *d = d.saturating_sub(1);
-        outer
+        let held = self.held(t);
+        let Some(i) = held.iter().position(|&(m, _)| m == l) else {
+            return false;
+        };
+        held[i].1 -= 1;
+        if held[i].1 > 0 {
+            return false;
+        }
+        held.swap_remove(i);
+        true
     }
 }
 
