@@ -221,3 +221,33 @@ fn a_late_thread_meets_a_pruned_lock() {
     assert_eq!(races, reference(&apart));
     assert!(queued <= 4, "{queued} sections queued");
 }
+
+/// What the pass holds (`held_bytes`, what `--memory-limit` is charged) follows the live
+/// sections, not the trace's length: eight times the events, about the same bytes. With every
+/// section kept it grew with the acquires (about 18 bytes an event).
+#[test]
+fn held_bytes_do_not_grow_with_the_trace() {
+    let held = |events: u64| {
+        let trace = generate_trace(&GenConfig {
+            events,
+            threads: 8,
+            vars: 16,
+            locks: 8,
+            max_depth: 2,
+            unprotected: 0.05,
+            blocks: 0.0,
+            seed: 3,
+            map_keys: 0,
+            per_request: 0,
+        });
+        let mut a = Wcp::new(Options::default());
+        drive(&trace, &mut a);
+        a.held_bytes()
+    };
+    let (short, long) = (held(20_000), held(160_000));
+    assert!(short > 0);
+    assert!(
+        long < 2 * short,
+        "{short} bytes for 20,000 events, {long} for 160,000"
+    );
+}
