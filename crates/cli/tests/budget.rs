@@ -1,5 +1,6 @@
 //! One budget on every search: `--timeout` and `--memory-limit` on `cuts` (every algorithm),
-//! `reach` (every mode), `lin`, `composed` and `atomicity --schedule`. A spent budget stops
+//! `reach` (every mode), `lin`, `composed` and `atomicity --schedule`, and the trace commands'
+//! passes (`races` with every model, `atomicity`, `commute`, `check`). A spent budget stops
 //! the search cleanly with exit status 3 and a report of what is known; bad values are usage
 //! errors (exit status 2).
 
@@ -614,6 +615,29 @@ fn trace_commands_stop_with_the_budget_and_say_what_they_read() {
     assert_eq!(code, 1, "{v:#}");
     assert!(summary(&v).get("budget_spent").is_none());
     assert!(summary(&v).get("events_analysed").is_none());
+}
+
+/// Every race model charges what it holds to `--memory-limit`, as `hb` does: a limit below
+/// what the model needs stops the pass with exit status 3 (1 when it found races in what it
+/// read), `budget_spent` and the events read. `syncp` and `osr` keep the trace (linear memory,
+/// many megabytes here); `shb` and `wcp` hold far less, so a one-byte limit stops them.
+#[test]
+fn race_models_are_held_to_the_memory_limit() {
+    let t = trace(8, 200_000);
+    for (model, limit) in [("shb", "1"), ("wcp", "1"), ("syncp", "10M"), ("osr", "10M")] {
+        let args = ["races", &t, "--model", model, "--memory-limit", limit];
+        let (code, v) = json(&args);
+        let s = summary(&v);
+        assert_eq!(s["budget_spent"], "memory-limit", "{args:?}: {v:#}");
+        let read = s["events_analysed"].as_u64().expect("events analysed");
+        assert!(read < 200_000, "{args:?}: read {read}");
+        let found = s["racy_events"].as_u64().expect("racy events");
+        assert_eq!(code, if found > 0 { 1 } else { 3 }, "{args:?}: {v:#}");
+    }
+    // Within the budget nothing changes.
+    let (code, v) = json(&["races", &t, "--model", "wcp", "--memory-limit", "1G"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert!(summary(&v).get("budget_spent").is_none());
 }
 
 #[test]

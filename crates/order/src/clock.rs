@@ -401,6 +401,19 @@ impl VectorClock {
         }
     }
 
+    /// Pointwise maximum with a clock held as plain components (thread `i` at `c[i]`), in
+    /// place: what an analysis that stores clocks densely joins back into a thread's clock.
+    #[inline]
+    pub fn join_components(&mut self, c: &[u32]) {
+        join_into(&mut self.low, &c[..c.len().min(DENSE)]);
+        for (i, &v) in c.iter().enumerate().skip(DENSE) {
+            let t = ThreadId(i as u32);
+            if v > self.get(t) {
+                self.set(t, v);
+            }
+        }
+    }
+
     /// `self ⊑ other`: every component at most the other's.
     pub fn leq(&self, other: &VectorClock) -> bool {
         let mut all = true;

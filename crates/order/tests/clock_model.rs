@@ -1,5 +1,6 @@
 //! `VectorClock` against the definition: a clock is a map from threads to numbers, zero where
-//! never set; `join` is the pointwise maximum, `copy_from` a copy, `leq` the pointwise order.
+//! never set; `join` (and `join_components`, from a dense copy) is the pointwise maximum,
+//! `copy_from` a copy, `leq` the pointwise order.
 //! Random operations on a few clocks, over thread ids on both sides of the dense prefix and deep
 //! enough into the tree to give it several levels, each clock compared with a plain map after
 //! every operation.
@@ -30,6 +31,8 @@ enum Step {
     Increment(usize, u32),
     Join(usize, usize),
     Copy(usize, usize),
+    /// Joins the dense components of one clock into another (`join_components`).
+    JoinComponents(usize, usize),
 }
 
 /// Thread ids: a few low ones, a cluster just past the dense prefix, and some far out (height
@@ -50,6 +53,7 @@ fn step(clocks: usize) -> impl Strategy<Value = Step> {
         (0..clocks, thread()).prop_map(|(c, t)| Step::Increment(c, t)),
         (0..clocks, 0..clocks).prop_map(|(a, b)| Step::Join(a, b)),
         (0..clocks, 0..clocks).prop_map(|(a, b)| Step::Copy(a, b)),
+        (0..clocks, 0..clocks).prop_map(|(a, b)| Step::JoinComponents(a, b)),
     ]
 }
 
@@ -104,6 +108,15 @@ proptest! {
                 Step::Join(a, b) => {
                     let other = clocks[b].clone();
                     clocks[a].join(&other);
+                    let theirs = models[b].clone();
+                    for (t, v) in theirs {
+                        let mine = model_get(&models[a], t);
+                        model_set(&mut models[a], t, mine.max(v));
+                    }
+                }
+                Step::JoinComponents(a, b) => {
+                    let other = clocks[b].components();
+                    clocks[a].join_components(&other);
                     let theirs = models[b].clone();
                     for (t, v) in theirs {
                         let mine = model_get(&models[a], t);

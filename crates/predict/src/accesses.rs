@@ -25,6 +25,8 @@ struct Last {
 pub struct Accesses {
     reads: Vec<Vec<Last>>,
     writes: Vec<Vec<Last>>,
+    /// What the vectors have allocated, counted as they grow.
+    bytes: usize,
 }
 
 fn latest_unordered(
@@ -45,8 +47,11 @@ fn latest_unordered(
 impl Accesses {
     fn ensure(&mut self, x: VarId) {
         if x.index() >= self.reads.len() {
+            let before = self.reads.capacity() + self.writes.capacity();
             self.reads.resize_with(x.index() + 1, Vec::new);
             self.writes.resize_with(x.index() + 1, Vec::new);
+            let after = self.reads.capacity() + self.writes.capacity();
+            self.bytes += (after - before) * std::mem::size_of::<Vec<Last>>();
         }
     }
 
@@ -100,7 +105,9 @@ impl Accesses {
         };
         let t = e.thread.index();
         if t >= lasts.len() {
+            let before = lasts.capacity();
             lasts.resize(t + 1, Last::default());
+            self.bytes += (lasts.capacity() - before) * std::mem::size_of::<Last>();
         }
         lasts[t] = Last {
             time,
@@ -110,37 +117,59 @@ impl Accesses {
         };
     }
 
+    /// The bytes held, counted as the vectors grew (no walk: budgets poll it).
     pub fn bytes(&self) -> usize {
-        let per = std::mem::size_of::<Last>();
-        self.reads
-            .iter()
-            .chain(&self.writes)
-            .map(|v| v.capacity() * per + 24)
-            .sum()
+        self.bytes
     }
 }
 
 /// Lock depths per thread: which acquires and releases change whether a thread holds a lock.
-/// Re-entrant ones order nothing in any model, as in RAPID.
+/// Re-entrant ones order nothing in any model, as in RAPID. Per thread, the locks it holds
+/// with their depths: a thread holds few locks at once, so a short scan finds one (every
+/// acquire and release asks).
 #[derive(Default)]
-pub struct Nesting(FxHashMap<(ThreadId, LockId), u32>);
+pub struct Nesting(Vec<Vec<(LockId, u32)>>);
 
 impl Nesting {
-    /// Whether this acquire takes the lock (rather than re-entering it).
-    pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
-        let d = self.0.entry((t, l)).or_insert(0);
-        *d += 1;
-        *d == 1
+    fn held(&mut self, t: ThreadId) -> &mut Vec<(LockId, u32)> {
+        if t.index() >= self.0.len() {
+            self.0.resize_with(t.index() + 1, Vec::new);
+        }
+        &mut self.0[t.index()]
     }
 
-    /// Whether this release gives the lock up.
+    /// Whether this acquire takes the lock (rather than re-entering it).
+    pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
+        let held = self.held(t);
+        match held.iter_mut().find(|(m, _)| *m == l) {
+            Some((_, depth)) => {
+                *depth += 1;
+                false
+            }
+            None => {
+                held.push((l, 1));
+                true
+            }
+        }
+    }
+
+    /// Whether this release gives the lock up (a release of a lock not held does not).
     pub fn release(&mut self, t: ThreadId, l: LockId) -> bool {
-        let d = self.0.entry((t, l)).or_insert(0);
-        let outer = *d == 1;
-        *d = d.saturating_sub(1);
-        outer
+        let held = self.held(t);
+        let Some(i) = held.iter().position(|&(m, _)| m == l) else {
+            return false;
+        };
+        held[i].1 -= 1;
+        if held[i].1 > 0 {
+            return false;
+        }
+        held.swap_remove(i);
+        true
     }
 }
+
+/// What an interned lockset takes besides its locks: its vector in `sets` and in `ids`.
+const SET_BYTES: usize = 48;
 
 /// The locks each thread holds, each distinct set interned as an id: a candidate access keeps a
 /// `u32`, and two accesses made holding a common lock are never a race (the earlier's section
@@ -151,6 +180,8 @@ pub struct Locksets {
     sets: Vec<Vec<LockId>>,
     ids: FxHashMap<Vec<LockId>, u32>,
     nesting: Nesting,
+    /// What the interned sets take, counted as they are added.
+    bytes: usize,
 }
 
 impl Default for Locksets {
@@ -160,6 +191,7 @@ impl Default for Locksets {
             sets: vec![Vec::new()],
             ids: FxHashMap::from_iter([(Vec::new(), 0)]),
             nesting: Nesting::default(),
+            bytes: SET_BYTES,
         }
     }
 }
@@ -190,6 +222,7 @@ impl Locksets {
         let next = self.sets.len() as u32;
         let id = *self.ids.entry(set.clone()).or_insert(next);
         if id == next {
+            self.bytes += set.capacity() * 8 + SET_BYTES;
             self.sets.push(set);
         }
         self.held[t.index()] = id;
@@ -208,8 +241,8 @@ impl Locksets {
             .any(|l| b.binary_search(l).is_ok())
     }
 
-    /// The bytes the interned sets take.
+    /// The bytes the interned sets take (counted: budgets poll it).
     pub fn bytes(&self) -> usize {
-        self.sets.iter().map(|s| s.capacity() * 8 + 48).sum()
+        self.bytes
     }
 }

@@ -87,6 +87,13 @@ impl Found {
         }
     }
 
+    /// The bytes the races kept so far take (what a budget charges for them).
+    pub fn bytes(&self) -> usize {
+        self.races.capacity() * std::mem::size_of::<Race>()
+            + self.groups.bytes() as usize
+            + (self.racy_variables.capacity() + self.racy_locations.capacity()) * 5
+    }
+
     /// Every-event findings so far, built elsewhere; none while witnesses are wanted, since a
     /// finding then waits for its witness at the end.
     pub fn job(&mut self) -> Option<FindingsJob> {

@@ -21,7 +21,8 @@
 //! it. [`found`] keeps and renders the races as `races` does (groups, `--every-event`, the
 //! same summary). [`analysis`] is the entry point: the analysis of a [`Model`]. `oracle`
 //! (feature `oracle`) enumerates every correct reordering of small traces: the ground truth of
-//! the tests.
+//! the tests; `wcp_queues` (feature `oracle`) is WCP with nothing dropped, the reference the
+//! pruned [`wcp`] is held to.
 //!
 //! It knows the event model, the order layer's vector clocks and the pass's observer traits;
 //! it never opens files, prints, or knows the command line. [`shb`] and [`wcp`] stream;
@@ -38,6 +39,8 @@ pub mod replay;
 pub mod shb;
 pub mod syncp;
 pub mod wcp;
+#[cfg(feature = "oracle")]
+pub mod wcp_queues;
 pub mod witness;
 
 use hindsight_stream::driver::Analysis;

@@ -448,6 +448,16 @@ pub struct Osr {
     scratch: Scratch,
     before: Frontier,
     locksets: Locksets,
+    /// What the buckets' lists and cursors have allocated, counted as they grow (see
+    /// [`Osr::bytes`]).
+    bucket_bytes: usize,
+}
+
+impl Bucket {
+    fn bytes(&self) -> usize {
+        (self.reads.capacity() + self.writes.capacity()) * std::mem::size_of::<Candidate>()
+            + (self.read_cursor.capacity() + self.write_cursor.capacity()) * 8
+    }
 }
 
 impl Osr {
@@ -459,6 +469,7 @@ impl Osr {
             scratch: Scratch::default(),
             before: Vec::new(),
             locksets: Locksets::default(),
+            bucket_bytes: 0,
         }
     }
 
@@ -500,8 +511,10 @@ impl Osr {
                     continue;
                 }
                 if b.read_cursor.len() < threads {
+                    let before = b.bytes();
                     b.read_cursor.resize(threads, 0);
                     b.write_cursor.resize(threads, 0);
+                    self.bucket_bytes += b.bytes() - before;
                 }
                 let kinds: &[bool] = if write { &[true, false] } else { &[true] };
                 for &writes in kinds {
@@ -563,11 +576,13 @@ impl Osr {
             }
         };
         let b = &mut mine.buckets[bi];
+        let before = b.bytes();
         if write {
             b.writes.push(me);
         } else {
             b.reads.push(me);
         }
+        self.bucket_bytes += b.bytes() - before;
         let at = mine
             .recent
             .iter()
@@ -576,19 +591,10 @@ impl Osr {
         mine.recent[..=at].rotate_right(1);
     }
 
+    /// What the analysis holds besides its recording and races: counted as it grows, so that
+    /// a budget may poll it.
     fn bytes(&self) -> usize {
-        let per = std::mem::size_of::<Candidate>();
-        let locksets = self.locksets.bytes();
-        self.vars
-            .iter()
-            .flatten()
-            .flat_map(|bs| &bs.buckets)
-            .map(|b| {
-                (b.reads.capacity() + b.writes.capacity()) * per
-                    + (b.read_cursor.capacity() + b.write_cursor.capacity()) * 8
-            })
-            .sum::<usize>()
-            + locksets
+        self.bucket_bytes + self.locksets.bytes()
     }
 }
 
@@ -623,6 +629,10 @@ impl Observer for Osr {
 
     fn findings_job(&mut self) -> Option<FindingsJob> {
         self.found.job()
+    }
+
+    fn held_bytes(&self) -> u64 {
+        (self.bytes() + self.recording.bytes() + self.found.bytes()) as u64
     }
 }
 

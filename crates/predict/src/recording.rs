@@ -82,6 +82,16 @@ struct ThreadLog {
     fork: Option<(ThreadId, u32)>,
 }
 
+/// The bytes a section takes in [`Sections`]: its acquire's and release's ranks and its
+/// acquire's index.
+const SECTION_BYTES: usize = 16;
+
+impl ThreadLog {
+    fn bytes(&self) -> usize {
+        self.index.capacity() * 8 + self.clock.capacity() * 16 + self.held.capacity() * 4
+    }
+}
+
 /// A frontier: for each thread, how many of its first events a set holds.
 pub type Frontier = Vec<u32>;
 
@@ -107,6 +117,9 @@ pub struct Recording {
     holding: Vec<u32>,
     /// Reused for the components of each event's clock (one per event: no allocation each).
     components: Vec<u32>,
+    /// What the threads' logs and the sections have allocated, counted as they grow (see
+    /// [`Recording::bytes`]).
+    logged: usize,
 }
 
 impl Recording {
@@ -195,7 +208,9 @@ impl Recording {
                     self.users[l.index()].push(t);
                 }
                 let s = self.sections.entry((t, l)).or_default();
+                let before = s.acquire_rank.capacity();
                 s.acquire_rank.push(rank);
+                self.logged += (s.acquire_rank.capacity() - before) * SECTION_BYTES;
                 s.release_rank.push(u32::MAX);
                 s.acquire_index.push(e.index);
             }
@@ -226,11 +241,13 @@ impl Recording {
             self.holding[t.index()] = id;
         }
         let log = &mut self.threads[t.index()];
+        let before = log.bytes();
         log.held.push(self.holding[t.index()]);
         log.index.push(e.index);
         clock.copy_components_into(&mut self.components);
         log.clock
             .push((self.arena.len() as u64, self.components.len() as u32));
+        self.logged += log.bytes() - before;
         self.arena.extend_from_slice(&self.components);
         self.current[t.index()] = clock;
         self.events.push(Recorded::of(e));
@@ -390,19 +407,11 @@ impl Recording {
         all
     }
 
-    /// Bytes held, roughly: what the summaries report as the model's memory.
+    /// Bytes held, roughly: what the summaries report as the model's memory, and what a
+    /// budget is charged (counted as the recording grows: polling it costs nothing).
     pub fn bytes(&self) -> usize {
         self.events.capacity() * std::mem::size_of::<Recorded>()
             + self.arena.capacity() * 4
-            + self
-                .threads
-                .iter()
-                .map(|t| t.index.capacity() * 8 + t.clock.capacity() * 16 + t.held.capacity() * 4)
-                .sum::<usize>()
-            + self
-                .sections
-                .values()
-                .map(|s| s.acquire_rank.capacity() * 16)
-                .sum::<usize>()
+            + self.logged
     }
 }

@@ -15,6 +15,7 @@ use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
 use crate::recording::Recording;
 use crate::witness;
+use hindsight_order::clock::DENSE;
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
@@ -187,6 +188,18 @@ impl Observer for Shb {
     fn findings_job(&mut self) -> Option<FindingsJob> {
         self.found.job()
     }
+
+    fn held_bytes(&self) -> u64 {
+        (self.bytes() + self.found.bytes() + self.recording.as_ref().map_or(0, Recording::bytes))
+            as u64
+    }
+}
+
+/// What a vector clock of a trace of `threads` threads takes, roughly: the components of the
+/// first [`DENSE`] threads in an array; those of the others in a tree that clocks share, so
+/// not charged to each.
+pub(crate) fn clock_bytes(threads: usize) -> usize {
+    24 + 4 * threads.min(DENSE)
 }
 
 /// The summary entry of a model's memory, and the witnesses of its races.
@@ -233,14 +246,19 @@ pub(crate) fn finish_with(
     out
 }
 
+impl Shb {
+    /// What the model holds (its races and the recording for witnesses aside), in bytes:
+    /// a few words per thread for each clock, counted without a walk (budgets poll it).
+    fn bytes(&self) -> usize {
+        let clocks =
+            self.threads.len() + self.locks.len() + self.messages.len() + self.last_write.len();
+        clocks * clock_bytes(self.threads.len()) + self.accesses.bytes()
+    }
+}
+
 impl Analysis for Shb {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
-        let clocks: usize = [&self.threads, &self.locks, &self.messages, &self.last_write]
-            .iter()
-            .flat_map(|v| v.iter())
-            .map(|c| c.components().len() * 4 + 24)
-            .sum();
-        let bytes = clocks + self.accesses.bytes();
+        let bytes = self.bytes();
         finish_model(
             self.found,
             self.recording,

@@ -48,6 +48,25 @@ struct Var {
     write_cursor: Vec<Vec<usize>>,
 }
 
+impl Var {
+    /// What the variable's lists and cursors have allocated: `O(threads)` to count, as the
+    /// access that grows them already is.
+    fn bytes(&self) -> usize {
+        let per = std::mem::size_of::<Candidate>();
+        self.reads
+            .iter()
+            .chain(&self.writes)
+            .map(|l| l.capacity() * per)
+            .sum::<usize>()
+            + self
+                .read_cursor
+                .iter()
+                .chain(&self.write_cursor)
+                .map(|c| c.capacity() * 8)
+                .sum::<usize>()
+    }
+}
+
 fn grow<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
     if v.len() < n {
         v.resize(n, T::default());
@@ -66,6 +85,8 @@ pub struct SyncP {
     /// The locks each thread holds: two accesses made holding a common lock are never a race
     /// (the earlier's section is released, within their ideal, before the later's is acquired).
     locksets: Locksets,
+    /// What `vars` has allocated, counted as it grows (see [`SyncP::bytes`]).
+    var_bytes: usize,
 }
 
 impl SyncP {
@@ -78,6 +99,7 @@ impl SyncP {
             ideal: Vec::new(),
             closures: 0,
             locksets: Locksets::default(),
+            var_bytes: 0,
         }
     }
 
@@ -137,6 +159,7 @@ impl SyncP {
         let threads = self.recording.thread_count();
         let lockset = self.locksets.held(t);
         let var = &mut self.vars[x.index()];
+        let before = var.bytes();
         grow(&mut var.reads, threads);
         grow(&mut var.writes, threads);
         grow(&mut var.read_cursor, threads);
@@ -206,27 +229,13 @@ impl SyncP {
         } else {
             var.reads[t.index()].push(me);
         }
+        self.var_bytes += var.bytes() - before;
     }
 
+    /// What the analysis holds besides its recording and races: counted as it grows, so that
+    /// a budget may poll it.
     fn bytes(&self) -> usize {
-        let locksets = self.locksets.bytes();
-        let per = std::mem::size_of::<Candidate>();
-        self.vars
-            .iter()
-            .map(|v| {
-                v.reads
-                    .iter()
-                    .chain(&v.writes)
-                    .map(|l| l.capacity() * per)
-                    .sum::<usize>()
-                    + v.read_cursor
-                        .iter()
-                        .chain(&v.write_cursor)
-                        .map(|c| c.capacity() * 8)
-                        .sum::<usize>()
-            })
-            .sum::<usize>()
-            + locksets
+        self.var_bytes + self.locksets.bytes()
     }
 }
 
@@ -261,6 +270,10 @@ impl Observer for SyncP {
 
     fn findings_job(&mut self) -> Option<FindingsJob> {
         self.found.job()
+    }
+
+    fn held_bytes(&self) -> u64 {
+        (self.bytes() + self.recording.bytes() + self.found.bytes()) as u64
     }
 }
 

@@ -9,26 +9,41 @@
 //!
 //! The pass is the paper's Algorithm 1, streaming: per thread a happens-before clock `H` and a
 //! WCP clock `P` of what is strictly WCP-before it (the thread's clock `C` being `P` with its
-//! own component from `H`); per lock the clocks of its last release, and per (lock, variable)
-//! the join of the `H` clocks of the releases of sections that read (wrote) the variable; for
-//! rule (b), each lock's acquires with their `C` clock and their release's `H` clock, which
-//! each thread consumes in order at its releases (the paper's per-thread queues, held once per
-//! lock with a cursor per thread).
+//! own component from `H`); per lock the clocks of its last release; for rule (b), each lock's
+//! sections with their acquire's `C` clock and their release's `H` clock, which each thread
+//! consumes in order at its releases (the paper's per-thread queues, held once per lock with a
+//! cursor per thread).
+//!
+//! Two facts of lock-valid traces (which the pass requires: no thread takes a lock another
+//! holds) keep this small. The `H` clocks of a lock's releases grow along the lock's order, so
+//! rule (a)'s join of the releases of the sections that read (wrote) a variable is the clock of
+//! the latest: per (lock, variable) the pass keeps that section's number, and a thread skips a
+//! release it has already joined. And once a section's release clock is below the lock's `P`
+//! (the `P` of its last release, which only grows along the lock's order), it can order nothing
+//! more: every later release of the lock, by any thread, forked already or not, comes after
+//! that thread's acquire of the lock, which joined the lock's `P` into the thread's; there the
+//! section's check passes (its acquire's `C` is below its release's `H`, since `P ⊑ H` always:
+//! everything joined into a `P` is an `H` or `P` clock of an event happens-before the thread's)
+//! and its join adds nothing. Such sections are dropped from the front of the queue, and rule
+//! (a)'s numbers that name them are below what every thread holding the lock has joined. What
+//! the pass holds thus follows the sections still able to order something, not the trace's
+//! length (a section that never becomes ordered before a later release stays, and so does
+//! every section after it).
 
 use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
 use crate::recording::Recording;
-use crate::shb::{finish_model, Options};
+use crate::shb::{clock_bytes, finish_model, Options};
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
-use rustc_hash::FxHashMap;
+use std::mem::size_of;
 
 /// Where a clock lies in a lock's arena.
 #[derive(Clone, Copy, Debug, Default)]
 struct Span {
-    start: u32,
+    start: usize,
     len: u32,
 }
 
@@ -42,23 +57,172 @@ struct Section {
     released: Option<Span>,
 }
 
+/// Dead sections at the front of a lock's queue are dropped once there are this many and they
+/// are at least half of it (so each section is moved at most once on average).
+const COMPACT_AT: usize = 64;
+
 #[derive(Default)]
 struct LockState {
     h: VectorClock,
     p: VectorClock,
-    /// Every section of the lock: a thread's releases may still need any section it has not
-    /// consumed, and a thread forked later starts from the first. Their clocks live in
-    /// `arena`, so that a section costs no allocation of its own.
+    /// The sections numbered `first..`, in order; `sections[..dead]` are dead (see the module
+    /// comment) and wait to be dropped. Their clocks live in `arena`, so that a section costs
+    /// no allocation of its own.
     sections: Vec<Section>,
     arena: Vec<u32>,
-    /// Per thread, the index of the next section its releases look at.
-    cursor: Vec<usize>,
+    first: u64,
+    dead: usize,
+    /// Per thread, the number of the next section its releases look at (a thread that has
+    /// not released the lock yet starts at the first live one).
+    cursor: Vec<u64>,
 }
 
-/// A lock a thread holds, with the variables its section read and wrote so far (each once).
+impl LockState {
+    /// The number of the first section that is not dead.
+    fn live(&self) -> u64 {
+        self.first + self.dead as u64
+    }
+
+    /// The release clock of section `number`, if it is still held (a section rule (a)
+    /// names is, while a thread holds the lock: only the lock's releases drop sections) and
+    /// released.
+    fn released(&self, number: u64) -> Option<&[u32]> {
+        let i = usize::try_from(number.checked_sub(self.first)?).ok()?;
+        let span = self.sections.get(i)?.released?;
+        Some(clock(&self.arena, span))
+    }
+
+    /// The bytes its queue holds (what it has allocated).
+    fn queue_bytes(&self) -> usize {
+        self.sections.capacity() * size_of::<Section>() + self.arena.capacity() * 4
+    }
+
+    /// Drops the dead sections at the front once they are many, and the arena before the
+    /// clocks of the others.
+    fn compact(&mut self, at: usize) {
+        if self.dead < at || self.dead * 2 < self.sections.len() {
+            return;
+        }
+        let dropped = self.dead;
+        let kept = &self.sections[dropped..];
+        let start = kept
+            .iter()
+            .flat_map(|s| std::iter::once(s.acquired).chain(s.released))
+            .map(|span| span.start)
+            .min()
+            .unwrap_or(self.arena.len());
+        self.arena.drain(..start);
+        self.sections.drain(..dropped);
+        for s in &mut self.sections {
+            s.acquired.start -= start;
+            if let Some(r) = &mut s.released {
+                r.start -= start;
+            }
+        }
+        self.first += dropped as u64;
+        self.dead = 0;
+        // A burst of live sections leaves a large allocation behind; give most of it back.
+        if self.arena.capacity() > 4 * self.arena.len().max(1024) {
+            self.arena.shrink_to(2 * self.arena.len().max(1024));
+        }
+        if self.sections.capacity() > 4 * self.sections.len().max(256) {
+            self.sections.shrink_to(2 * self.sections.len().max(256));
+        }
+    }
+}
+
+/// Rule (a)'s memory of one (lock, variable): `1 +` the number of the latest released section
+/// of the lock that read (wrote) the variable (0: none); and `listed`, `1 +` the number of the
+/// open section that last listed the variable, shifted left by two, with bit 0 set once it
+/// listed it among its reads and bit 1 among its writes (one word: the table is probed at
+/// every access, and a smaller slot is fewer cache misses).
+#[derive(Clone, Copy, Debug, Default)]
+struct Guard {
+    read: u64,
+    written: u64,
+    listed: u64,
+}
+
+const LISTED_READ: u64 = 1;
+const LISTED_WRITTEN: u64 = 2;
+
+/// A guard of a variable's table: its lock (`EMPTY`: a free slot) and its guard.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    lock: u32,
+    guard: Guard,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// The guards of one variable, by lock: an open-addressing table (a lock's slot found by a
+/// multiplicative hash of its id, then the next ones), at most half full. Every access looks
+/// up its variable's guard for each lock held, so the table is kept per variable (one probe
+/// into memory the variable's accesses share) rather than in one map keyed by both.
+#[derive(Default)]
+struct Guards {
+    slots: Vec<Slot>,
+    len: usize,
+}
+
+impl Guards {
+    fn home(&self, l: LockId) -> usize {
+        let bits = self.slots.len().trailing_zeros();
+        (l.0.wrapping_mul(0x9E37_79B9) >> (32 - bits)) as usize
+    }
+
+    /// The guard of `l`, added if new; `grown` counts the bytes a new table takes.
+    #[inline]
+    fn of(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow(grown);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(l);
+        while self.slots[i].lock != l.0 {
+            if self.slots[i].lock == EMPTY {
+                self.slots[i].lock = l.0;
+                self.len += 1;
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        &mut self.slots[i].guard
+    }
+
+    #[cold]
+    fn grow(&mut self, grown: &mut usize) {
+        let size = (2 * self.slots.len()).max(4);
+        let old = std::mem::replace(
+            &mut self.slots,
+            vec![
+                Slot {
+                    lock: EMPTY,
+                    guard: Guard::default(),
+                };
+                size
+            ],
+        );
+        *grown += (size - old.len()) * size_of::<Slot>();
+        let mask = size - 1;
+        for slot in old.into_iter().filter(|s| s.lock != EMPTY) {
+            let mut i = self.home(LockId(slot.lock));
+            while self.slots[i].lock != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+}
+
+/// A lock a thread holds: its open section, how much of rule (a) its thread has already
+/// joined, and the variables its section read and wrote (each once).
 #[derive(Default)]
 struct Held {
     lock: LockId,
+    section: u64,
+    /// The releases of the lock's sections numbered below this are below the thread's `P`.
+    seen: u64,
     reads: Vec<VarId>,
     writes: Vec<VarId>,
 }
@@ -71,15 +235,13 @@ pub struct Wcp {
     /// their buffers).
     held: Vec<Vec<Held>>,
     depth: Vec<usize>,
-    /// Scratch for `C` clocks.
-    scratch: VectorClock,
     /// Scratch for the components of a clock, read or stored at every acquire and release.
     components: Vec<u32>,
     locks: Vec<LockState>,
-    /// Rule (a)'s clocks: per (lock, variable), the join of the `H` clocks of releases of the
-    /// sections that read it, and of those that wrote it.
-    read_in: FxHashMap<(LockId, VarId), VectorClock>,
-    written_in: FxHashMap<(LockId, VarId), VectorClock>,
+    /// Rule (a): per variable, the guard of each lock whose sections accessed it, and the
+    /// bytes the tables take.
+    guards: Vec<Guards>,
+    guard_bytes: usize,
     messages: Vec<(VectorClock, VectorClock)>,
     /// Per variable, the `H` and `C` clocks of its latest atomic access (see `atomic_order`).
     atomics: Vec<(VectorClock, VectorClock)>,
@@ -87,6 +249,11 @@ pub struct Wcp {
     nesting: Nesting,
     found: Found,
     recording: Option<Recording>,
+    /// The bytes the locks' queues hold now, and the most they held before one gave some back.
+    queue_bytes: usize,
+    peak_bytes: usize,
+    /// How many dead sections a queue waits for before it drops them ([`COMPACT_AT`]).
+    compact_at: usize,
 }
 
 impl Wcp {
@@ -96,23 +263,54 @@ impl Wcp {
             p: Vec::new(),
             held: Vec::new(),
             depth: Vec::new(),
-            scratch: VectorClock::new(),
             components: Vec::new(),
             locks: Vec::new(),
-            read_in: FxHashMap::default(),
-            written_in: FxHashMap::default(),
+            guards: Vec::new(),
+            guard_bytes: 0,
             messages: Vec::new(),
             atomics: Vec::new(),
             accesses: Accesses::default(),
             nesting: Nesting::default(),
             found: Found::new("wcp", options.granularity, options.witnesses),
             recording: options.witnesses.then(Recording::new),
+            queue_bytes: 0,
+            peak_bytes: 0,
+            compact_at: COMPACT_AT,
         }
+    }
+
+    /// The analysis dropping dead sections as soon as `at` of them lead a queue (at least
+    /// one): tests make the queues compact often on short traces.
+    #[doc(hidden)]
+    pub fn compacting_at(mut self, at: usize) -> Wcp {
+        self.compact_at = at.max(1);
+        self
     }
 
     /// The races kept so far (see [`Found::races`]).
     pub fn races(&self) -> &[Race] {
         self.found.races()
+    }
+
+    /// The sections the locks' queues hold now (dead ones not yet dropped included): what
+    /// tests of the pruning look at.
+    pub fn queued_sections(&self) -> usize {
+        self.locks.iter().map(|l| l.sections.len()).sum()
+    }
+
+    /// What the model holds now, in bytes (its races and the recording for witnesses
+    /// aside): counters kept as it goes, so that polling it costs nothing (the per-thread and
+    /// per-lock clocks are a few words per thread each).
+    fn bytes(&self) -> usize {
+        let threads = self.h.len();
+        let clock = clock_bytes(threads);
+        let guards = self.guards.capacity() * size_of::<Guards>() + self.guard_bytes;
+        self.queue_bytes
+            + guards
+            + (2 * threads + 2 * self.locks.len()) * clock
+            + self.locks.len() * size_of::<LockState>()
+            + (self.messages.len() + self.atomics.len()) * 2 * clock
+            + self.accesses.bytes()
     }
 
     fn thread(&mut self, t: ThreadId) {
@@ -132,10 +330,10 @@ impl Wcp {
         c
     }
 
-    /// `C_t`, into `into`.
-    fn c_into(&self, t: ThreadId, into: &mut VectorClock) {
-        into.copy_from(&self.p[t.index()]);
-        into.set(t, self.h[t.index()].get(t));
+    /// `C_t`, as components, into `self.components`.
+    fn c_components(&mut self, t: ThreadId) {
+        self.p[t.index()].copy_components_into(&mut self.components);
+        set_component(&mut self.components, t, self.h[t.index()].get(t));
     }
 
     fn lock(&mut self, l: LockId) -> &mut LockState {
@@ -151,22 +349,36 @@ impl Wcp {
     fn access(&mut self, e: &Event, x: VarId, write: bool, atomic: bool, hb: &HappensBefore) {
         let t = e.thread;
         // Rule (a): the release of an earlier section of a held lock that conflicts with this
-        // access is ordered before it.
+        // access is ordered before it; the latest such release's clock holds the others'.
         let depth = self.depth[t.index()];
+        if depth > 0 && x.index() >= self.guards.len() {
+            self.guards.resize_with(x.index() + 1, Guards::default);
+        }
         for held in &mut self.held[t.index()][..depth] {
-            let key = (held.lock, x);
-            if let Some(w) = self.written_in.get(&key) {
-                self.p[t.index()].join(w);
+            let guard = self.guards[x.index()].of(held.lock, &mut self.guard_bytes);
+            let latest = if write {
+                guard.written.max(guard.read)
+            } else {
+                guard.written
+            };
+            if latest > held.seen {
+                if let Some(released) = self.locks[held.lock.index()].released(latest - 1) {
+                    self.p[t.index()].join_components(released);
+                }
+                held.seen = latest;
             }
-            if write {
-                if let Some(r) = self.read_in.get(&key) {
-                    self.p[t.index()].join(r);
-                }
-                if !held.writes.contains(&x) {
-                    held.writes.push(x);
-                }
-            } else if !held.reads.contains(&x) {
-                held.reads.push(x);
+            let mark = (held.section + 1) << 2;
+            if guard.listed & !(LISTED_READ | LISTED_WRITTEN) != mark {
+                guard.listed = mark;
+            }
+            let (bit, list) = if write {
+                (LISTED_WRITTEN, &mut held.writes)
+            } else {
+                (LISTED_READ, &mut held.reads)
+            };
+            if guard.listed & bit == 0 {
+                guard.listed |= bit;
+                list.push(x);
             }
         }
         if atomic {
@@ -193,12 +405,14 @@ impl Wcp {
         if x.index() >= self.atomics.len() {
             self.atomics.resize_with(x.index() + 1, Default::default);
         }
-        let (h, c) = &self.atomics[x.index()];
-        self.h[t.index()].join(h);
-        self.p[t.index()].join(c);
-        let (h, c) = (self.h[t.index()].clone(), self.c(t));
-        self.atomics[x.index()] = (h, c);
-        self.h[t.index()].increment(t);
+        let (h, c) = &mut self.atomics[x.index()];
+        let (ht, pt) = (&mut self.h[t.index()], &mut self.p[t.index()]);
+        ht.join(h);
+        pt.join(c);
+        h.copy_from(ht);
+        c.copy_from(pt);
+        c.set(t, ht.get(t));
+        ht.increment(t);
     }
 
     fn acquire(&mut self, t: ThreadId, l: LockId) {
@@ -206,31 +420,33 @@ impl Wcp {
         let state = &self.locks[l.index()];
         self.h[t.index()].join(&state.h);
         self.p[t.index()].join(&state.p);
-        let mut c = std::mem::take(&mut self.scratch);
-        self.c_into(t, &mut c);
+        self.c_components(t);
         let state = &mut self.locks[l.index()];
-        c.copy_components_into(&mut self.components);
+        let before = state.queue_bytes();
         let acquired = push_clock(&mut state.arena, &self.components);
+        let section = state.first + state.sections.len() as u64;
         state.sections.push(Section {
             thread: t,
             acquired,
             released: None,
         });
-        self.scratch = c;
+        let seen = state.live();
+        self.queue_bytes += state.queue_bytes() - before;
         let (held, depth) = (&mut self.held[t.index()], &mut self.depth[t.index()]);
         if *depth == held.len() {
             held.push(Held::default());
         }
         let h = &mut held[*depth];
         h.lock = l;
+        h.section = section;
+        h.seen = seen;
         h.reads.clear();
         h.writes.clear();
         *depth += 1;
     }
 
     fn release(&mut self, t: ThreadId, l: LockId) {
-        let mut c = std::mem::take(&mut self.scratch);
-        self.c_into(t, &mut c);
+        self.c_components(t);
         let p = &mut self.p[t.index()];
         let state = &mut self.locks[l.index()];
         if state.cursor.len() <= t.index() {
@@ -238,30 +454,29 @@ impl Wcp {
         }
         // Rule (b): an earlier section whose acquire is ordered before this release has its
         // release ordered before this one; the sections are consumed in order, as the
-        // paper's queues are.
-        let mut next = state.cursor[t.index()];
-        let components = &mut self.components;
-        while let Some(s) = state.sections.get(next) {
+        // paper's queues are, from the first live one (the dead before it add nothing).
+        let mut next = state.cursor[t.index()].max(state.live());
+        let c = &mut self.components;
+        while let Some(s) = state.sections.get((next - state.first) as usize) {
             match s.released {
                 // This thread's own open section: the one being released.
                 None if s.thread == t => break,
                 Some(_) if s.thread == t => {}
                 released => {
-                    c.copy_components_into(components);
-                    if !leq(clock(&state.arena, s.acquired), components) {
+                    if !leq(clock(&state.arena, s.acquired), c) {
                         break;
                     }
                     if let Some(r) = released {
                         // `C_t` grows with `P_t`: later sections are checked against both.
-                        join_into(p, clock(&state.arena, r));
-                        join_into(&mut c, clock(&state.arena, r));
+                        let r = clock(&state.arena, r);
+                        p.join_components(r);
+                        hindsight_order::join_into(c, r);
                     }
                 }
             }
             next += 1;
         }
         state.cursor[t.index()] = next;
-        self.scratch = c;
         let depth = self.depth[t.index()];
         let Some(i) = self.held[t.index()][..depth]
             .iter()
@@ -273,18 +488,18 @@ impl Wcp {
         self.held[t.index()][i..depth].rotate_left(1);
         self.depth[t.index()] = depth - 1;
         let held = &self.held[t.index()][depth - 1];
-        let h = &self.h[t.index()];
-        for (vars, into) in [
-            (&held.reads, &mut self.read_in),
-            (&held.writes, &mut self.written_in),
-        ] {
-            for &x in vars {
-                into.entry((l, x)).or_default().join(h);
-            }
+        let number = held.section + 1;
+        for &x in &held.reads {
+            self.guards[x.index()].of(l, &mut self.guard_bytes).read = number;
         }
+        for &x in &held.writes {
+            self.guards[x.index()].of(l, &mut self.guard_bytes).written = number;
+        }
+        let (h, p) = (&self.h[t.index()], &self.p[t.index()]);
         let state = &mut self.locks[l.index()];
+        let before = state.queue_bytes();
         state.h.copy_from(h);
-        state.p.copy_from(&self.p[t.index()]);
+        state.p.copy_from(p);
         h.copy_components_into(&mut self.components);
         let released = push_clock(&mut state.arena, &self.components);
         if let Some(open) = state
@@ -295,13 +510,37 @@ impl Wcp {
         {
             open.released = Some(released);
         }
+        // The sections whose release is now below the lock's `P` are dead.
+        p.copy_components_into(&mut self.components);
+        while let Some(s) = state.sections.get(state.dead) {
+            match s.released {
+                Some(r) if leq(clock(&state.arena, r), &self.components) => state.dead += 1,
+                _ => break,
+            }
+        }
+        self.queue_bytes = self.queue_bytes - before + state.queue_bytes();
+        if state.dead >= self.compact_at {
+            // What is held only shrinks here: the peak is the most held before a drop.
+            self.peak_bytes = self.peak_bytes.max(self.bytes());
+            let state = &mut self.locks[l.index()];
+            let before = state.queue_bytes();
+            state.compact(self.compact_at);
+            self.queue_bytes = self.queue_bytes - before + state.queue_bytes();
+        }
         self.h[t.index()].increment(t);
     }
 }
 
+fn set_component(c: &mut Vec<u32>, t: ThreadId, value: u32) {
+    if c.len() <= t.index() {
+        c.resize(t.index() + 1, 0);
+    }
+    c[t.index()] = value;
+}
+
 fn push_clock(arena: &mut Vec<u32>, c: &[u32]) -> Span {
     let span = Span {
-        start: arena.len() as u32,
+        start: arena.len(),
         len: c.len() as u32,
     };
     arena.extend_from_slice(c);
@@ -309,7 +548,7 @@ fn push_clock(arena: &mut Vec<u32>, c: &[u32]) -> Span {
 }
 
 fn clock(arena: &[u32], s: Span) -> &[u32] {
-    &arena[s.start as usize..(s.start + s.len) as usize]
+    &arena[s.start..s.start + s.len as usize]
 }
 
 /// `a ⊑ b` for clocks held as component slices (missing components are zero).
@@ -317,15 +556,6 @@ fn leq(a: &[u32], b: &[u32]) -> bool {
     a.iter()
         .enumerate()
         .all(|(i, &x)| x <= b.get(i).copied().unwrap_or(0))
-}
-
-fn join_into(into: &mut VectorClock, c: &[u32]) {
-    for (i, &x) in c.iter().enumerate() {
-        let u = ThreadId(i as u32);
-        if x > into.get(u) {
-            into.set(u, x);
-        }
-    }
 }
 
 impl Observer for Wcp {
@@ -398,34 +628,16 @@ impl Observer for Wcp {
     fn findings_job(&mut self) -> Option<FindingsJob> {
         self.found.job()
     }
+
+    fn held_bytes(&self) -> u64 {
+        (self.bytes() + self.found.bytes() + self.recording.as_ref().map_or(0, Recording::bytes))
+            as u64
+    }
 }
 
 impl Analysis for Wcp {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
-        let vc = |c: &VectorClock| c.components().len() * 4 + 24;
-        let clocks: usize = self.h.iter().chain(&self.p).map(vc).sum::<usize>()
-            + self
-                .locks
-                .iter()
-                .map(|s| {
-                    vc(&s.h)
-                        + vc(&s.p)
-                        + s.sections.capacity() * std::mem::size_of::<Section>()
-                        + s.arena.capacity() * 4
-                })
-                .sum::<usize>()
-            + self
-                .read_in
-                .values()
-                .chain(self.written_in.values())
-                .map(vc)
-                .sum::<usize>()
-            + self
-                .atomics
-                .iter()
-                .map(|(h, c)| vc(h) + vc(c))
-                .sum::<usize>();
-        let bytes = clocks + self.accesses.bytes();
+        let bytes = self.peak_bytes.max(self.bytes());
         finish_model(
             self.found,
             self.recording,
