@@ -439,10 +439,9 @@ fn hb(clocks: &[VectorClock], trace: &Trace, i: usize, j: usize) -> bool {
 
 type ThreadView = (u32, View);
 
-/// The analysis fed as the pass feeds it: each event with the pass's happens-before at it.
-fn feed(trace: &Trace) -> DynamicViews {
+/// The analysis fed as the pass `hb` feeds it: each event with the pass's happens-before at it.
+fn feed(trace: &Trace, mut hb: HappensBefore) -> DynamicViews {
     let mut d = DynamicViews::new(Regions::Blocks, true);
-    let mut hb = HappensBefore::new();
     for e in &trace.events {
         hb.before(e);
         d.on_event(e, &hb, &trace.names).expect("no error");
@@ -507,8 +506,35 @@ fn views_of_hundreds_of_short_threads_match_brute_force() {
     views_and_parallel_regions_match_brute_force(&trace).expect("matches the brute force");
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Thread-per-request traces under a pass whose clocks keep their dense prefix in the
+    /// shared tree from a random fork on (as every pass does past `SHARE_DENSE_FROM` threads),
+    /// and so does the analysis' own happens-before without lock edges, copied from it: the
+    /// views and the relation of views that may run in parallel are still the brute force's.
+    #[test]
+    fn views_match_brute_force_with_clocks_sharing_their_dense_prefix(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..120),
+        first in 1u32..90,
+        stride in 1u32..4,
+        in_flight in 1u8..5,
+        share in 0usize..100,
+    ) {
+        let shape = Requests { first, stride, in_flight, vars: 3, locks: 2, msgs: 2 };
+        let trace = requests_from_choices(&choices, shape);
+        check_views(&trace, HappensBefore::new().sharing_dense_from(share))?;
+    }
+}
+
 fn views_and_parallel_regions_match_brute_force(trace: &Trace) -> Result<(), TestCaseError> {
-    let d = feed(trace);
+    check_views(trace, HappensBefore::new())
+}
+
+/// The views and the may-happen-in-parallel relation of the analysis fed by `hb` against the
+/// brute force.
+fn check_views(trace: &Trace, pass: HappensBefore) -> Result<(), TestCaseError> {
+    let d = feed(trace, pass);
     let regions = regions(trace);
     let clocks = must_clocks(trace);
 
