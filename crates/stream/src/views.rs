@@ -904,6 +904,7 @@ impl Analysis for DynamicViews {
             })
         };
         let detected = detect_within(&k, &go_on);
+        let mut sensors_stopped = detected.stopped;
         let (mut warnings, truncated) = (detected.warnings, detected.truncated);
 
         let mut removed_by_instances = 0;
@@ -926,7 +927,9 @@ impl Analysis for DynamicViews {
                 views: level.views.views.clone(),
                 threads,
             };
-            let class_warnings = detect_within(&kc, &go_on).warnings;
+            let class_detected = detect_within(&kc, &go_on);
+            sensors_stopped |= class_detected.stopped;
+            let class_warnings = class_detected.warnings;
             let seen: FxHashSet<(&str, [usize; 2], Vec<u32>)> = warnings
                 .iter()
                 .map(|w| (w.kind, w.threads, lift(&w.variables, &this.var_class)))
@@ -965,6 +968,11 @@ impl Analysis for DynamicViews {
         if truncated {
             out.summary
                 .insert("sensor_limit_reached".into(), Value::from(LIMIT));
+        }
+        if sensors_stopped {
+            // The pass went to its end (or its own stop), the sensors did not.
+            out.summary
+                .insert("sensors_stopped".into(), Value::from(true));
         }
         if this.mhp && this.parallel.len() >= MAX_PARALLEL_PAIRS {
             out.summary
