@@ -767,6 +767,47 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// A sensor told to stop after `polls` questions: if it says it was stopped, every
+        /// warning it gives is one the full run gives (same key, witnesses among its); if not,
+        /// it gives exactly the full run's answer.
+        #[test]
+        fn a_stopped_sensor_gives_some_of_the_warnings(
+            views in prop::collection::vec(
+                prop::collection::vec((0u32..4, any::<bool>(), any::<bool>()), 1..4),
+                1..6,
+            ),
+            kinds in prop::collection::vec(prop::collection::vec(0usize..6, 0..4), 1..5),
+            picks in prop::collection::vec(0usize..5, 1..600),
+            polls in 0usize..4,
+        ) {
+            let nv = views.len();
+            let threads: Vec<Vec<usize>> = picks
+                .iter()
+                .map(|&p| kinds[p % kinds.len()].iter().map(|&v| v % nv).collect())
+                .collect();
+            let k = knowledge(&views, &threads);
+            for sensor in [&ViewConsistency as &dyn Sensor, &StaleValue] {
+                let full = sensor.detect_within(&k, &|| true);
+                prop_assert!(!full.stopped);
+                let asked = std::sync::atomic::AtomicUsize::new(0);
+                let go_on = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < polls;
+                let cut = sensor.detect_within(&k, &go_on);
+                if cut.stopped {
+                    for w in &cut.warnings {
+                        let f = full.warnings.iter().find(|f| f.key() == w.key());
+                        prop_assert!(f.is_some(), "{:?} is not among the full run's", w.key());
+                        let f = f.expect("found");
+                        prop_assert!(w.witnesses.iter().all(|x| f.witnesses.contains(x)));
+                    }
+                } else {
+                    prop_assert_eq!(&cut, &full);
+                }
+            }
+        }
+    }
+
     /// Enough threads of two kinds that both sensors stop at the limit: the same warnings
     /// are kept, and both say they stopped.
     #[test]
