@@ -1,7 +1,7 @@
 //! `views` under the run's budget (issue #20, item 3): `--memory-limit` holds its views, the
 //! slots of each thread's views and the relation of views that may run in parallel together;
-//! `--timeout` stops the pass. A spent budget stops cleanly with exit status 3, the summary
-//! naming the limit and saying how many events were analysed.
+//! `--timeout` stops the pass and the sensors after it. A spent budget stops cleanly with exit
+//! status 3, the summary naming the limit and saying how many events were analysed.
 
 mod common;
 
@@ -68,6 +68,47 @@ fn views_stops_at_its_timeout() {
     assert_eq!(s["timeout"], 0.0);
     // The first look at the clock comes after the first batch of events.
     assert_eq!(s["events_analysed"], 1024, "{v:#}");
+}
+
+/// Threads whose views all differ and all meet on `c`: `T0` forks `n` threads one after the
+/// other, each reading and writing `c` and writing its own `x_i` in one lock region, and joins
+/// each before forking the next. The pass is quick (seven events a thread), while the view-
+/// consistency sensor compares every two of the `n` classes of threads (no warning comes of
+/// it: each overlap is `{c}` alone).
+fn distinct_views(n: u32) -> String {
+    let path = temp(&format!("views-distinct-{n}.std"));
+    if !path.exists() {
+        let mut text = String::new();
+        for i in 1..=n {
+            text.push_str(&format!(
+                "T0|fork(T{i})\nT{i}|acq(L)\nT{i}|r(c)\nT{i}|w(c)\nT{i}|w(x{i})\nT{i}|rel(L)\nT0|join(T{i})\n"
+            ));
+        }
+        std::fs::write(&path, text).expect("write the trace");
+    }
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+#[test]
+fn views_sensors_stop_at_the_timeout() {
+    // The pass sees all 56,000 events well within the two seconds; the sensors' 64 million
+    // comparisons of classes take longer than that (about twenty seconds in a release build),
+    // and they too stop when the time is up.
+    let t = distinct_views(8_000);
+    let started = std::time::Instant::now();
+    let (code, v) = json(&["views", &t, "--timeout", "2"]);
+    let s = summary(&v);
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(s["budget_spent"], "timeout", "{v:#}");
+    // The pass went to the end: the time ran out in the sensors, which stopped.
+    assert_eq!(s["atomic_regions"], 8_000, "{v:#}");
+    assert_eq!(s["events_analysed"], 56_000, "{v:#}");
+    assert_eq!(s["sensors_stopped"], true, "{v:#}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(12),
+        "the sensors did not stop: {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

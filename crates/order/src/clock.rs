@@ -17,12 +17,25 @@
 //! counting its own epochs, or a main thread joining its workers one after the other, does not
 //! copy a path at every step. Clocks that share history thus share memory; what one clock knows
 //! and the others do not costs it a path of the tree.
+//!
+//! **Sharing the dense prefix too.** In a trace of many threads, the clock of a thread forked
+//! by a main thread that has joined the first [`DENSE`] threads would copy those components
+//! into a plain array of its own: [`DENSE`] numbers per thread, most of the memory of a
+//! thread-per-request trace, and two such sets when an analysis runs a second pass. A clock
+//! can therefore [`VectorClock::share_dense`]: from then on its first [`DENSE`] components live
+//! in the shared tree like the others (a clock joined with such a clock does the same), and
+//! only what differs costs memory. The happens-before pass does it to a thread's clock when it
+//! forks a thread past [`SHARE_DENSE_FROM`], so traces of a few threads keep the array's speed.
 
 use hindsight_trace::ThreadId;
 use std::rc::Rc;
 
 /// Threads whose components a clock keeps in its plain array.
 pub const DENSE: usize = 64;
+
+/// The thread count past which the happens-before pass keeps the dense prefix of the forking
+/// thread's clock in the shared tree (see the module comment).
+pub const SHARE_DENSE_FROM: usize = 4 * DENSE;
 
 /// Bits of a thread id consumed per level of the tree; a node has `WIDTH` slots.
 const BITS: u32 = 4;
@@ -44,12 +57,16 @@ impl Node {
     }
 }
 
-/// The components of threads `DENSE..`: a tree of height `height` (0: the root is a leaf)
-/// covers `WIDTH^(height + 1)` of them.
+/// The components of threads `DENSE..`, and of the others too once `holds_dense` (indexed by
+/// thread): a tree of height `height` (0: the root is a leaf) covers `WIDTH^(height + 1)` of
+/// them.
 #[derive(Clone, Debug, Default)]
 struct Tree {
     root: Option<Rc<Node>>,
     height: u32,
+    /// The components of threads `0..DENSE` are here, not in the plain array (which is then
+    /// empty).
+    holds_dense: bool,
 }
 
 /// The slot of `rel` in a node `level` levels above the leaves.
@@ -131,7 +148,8 @@ impl Tree {
     fn join(&mut self, other: &Tree) {
         let Some(theirs) = &other.root else { return };
         if self.root.is_none() {
-            *self = other.clone();
+            self.root = other.root.clone();
+            self.height = other.height;
             return;
         }
         self.grow_to(other.height);
@@ -251,10 +269,10 @@ fn join_node(mine: &mut Rc<Node>, theirs: &Rc<Node>) {
 /// need not know how many threads there will be.
 #[derive(Clone, Debug, Default)]
 pub struct VectorClock {
-    /// Components of threads `0..DENSE`; past its end, zero.
+    /// Components of threads `0..DENSE`; past its end, zero. Empty once `high.holds_dense`.
     low: Vec<u32>,
-    /// Components of threads `DENSE..` written since they last went into `high`, as
-    /// `(thread - DENSE, value)` sorted by thread; each at least the tree's.
+    /// Components of the threads kept in `high` written since they last went into it, as
+    /// `(thread, value)` sorted by thread; each at least the tree's.
     pending: Vec<(u32, u32)>,
     high: Tree,
 }
@@ -276,9 +294,13 @@ impl VectorClock {
     pub fn get(&self, t: ThreadId) -> u32 {
         let i = t.index();
         if i < DENSE {
-            self.low.get(i).copied().unwrap_or(0)
+            match self.low.get(i) {
+                Some(&v) => v,
+                None if self.high.holds_dense => self.get_high(i),
+                None => 0,
+            }
         } else {
-            self.get_high(i - DENSE)
+            self.get_high(i)
         }
     }
 
@@ -299,14 +321,46 @@ impl VectorClock {
     #[inline]
     pub fn set(&mut self, t: ThreadId, value: u32) {
         let i = t.index();
-        if i < DENSE {
-            if i >= self.low.len() {
-                self.low.resize(i + 1, 0);
-            }
+        if i < self.low.len() {
+            self.low[i] = value;
+        } else if i < DENSE && !self.high.holds_dense {
+            self.low.resize(i + 1, 0);
             self.low[i] = value;
         } else {
-            self.set_high(i - DENSE, value);
+            self.set_high(i, value);
         }
+    }
+
+    /// Keeps the components of threads `0..DENSE` in the shared tree from now on, as those of
+    /// the other threads (see the module comment); a clock joined with this one will too. The
+    /// components are unchanged.
+    pub fn share_dense(&mut self) {
+        if self.high.holds_dense {
+            return;
+        }
+        let mut merged: Vec<(u32, u32)> =
+            Vec::with_capacity(self.low.iter().filter(|&&v| v != 0).count() + self.pending.len());
+        merged.extend(
+            self.low
+                .iter()
+                .enumerate()
+                .filter(|(_, &v)| v != 0)
+                .map(|(i, &v)| (i as u32, v)),
+        );
+        // The tree holds no thread below `DENSE` yet, so these come first and are at least
+        // the tree's.
+        merged.extend_from_slice(&self.pending);
+        self.low = Vec::new();
+        self.pending = merged;
+        self.high.holds_dense = true;
+        if self.pending.len() > PENDING_MAX {
+            self.flush();
+        }
+    }
+
+    /// Whether the components of threads `0..DENSE` are in the shared tree.
+    pub fn shares_dense(&self) -> bool {
+        self.high.holds_dense
     }
 
     #[cold]
@@ -347,19 +401,40 @@ impl VectorClock {
     /// Pointwise maximum, in place.
     #[inline]
     pub fn join(&mut self, other: &VectorClock) {
-        join_into(&mut self.low, &other.low);
+        if !self.high.holds_dense {
+            join_into(&mut self.low, &other.low);
+        } else if !other.low.is_empty() {
+            self.join_low_into_tree(&other.low);
+        }
         if other.high.root.is_some() || !other.pending.is_empty() {
             self.join_high(other);
+        }
+    }
+
+    /// Joins another clock's plain array into this clock, which keeps those components in
+    /// its tree.
+    #[cold]
+    #[inline(never)]
+    fn join_low_into_tree(&mut self, low: &[u32]) {
+        for (i, &v) in low.iter().enumerate() {
+            if v > self.get_high(i) {
+                self.set_high(i, v);
+            }
         }
     }
 
     #[cold]
     #[inline(never)]
     fn join_high(&mut self, other: &VectorClock) {
+        if other.high.holds_dense && !self.high.holds_dense {
+            self.share_dense();
+        }
         // The components pending in either clock, at their joined values, taken before the
-        // trees are joined (a pending component hides the tree's).
+        // trees are joined (a pending component hides the tree's). Allocated at the size of
+        // the union: a clock per thread keeps its list, and a thread per request makes
+        // hundreds of thousands of them.
         let mut merged: Vec<(u32, u32)> =
-            Vec::with_capacity(self.pending.len() + other.pending.len());
+            Vec::with_capacity(union_len(&self.pending, &other.pending));
         let (mut a, mut b) = (0, 0);
         while a < self.pending.len() || b < other.pending.len() {
             let next_a = self.pending.get(a).map(|p| p.0);
@@ -405,8 +480,15 @@ impl VectorClock {
     /// place: what an analysis that stores clocks densely joins back into a thread's clock.
     #[inline]
     pub fn join_components(&mut self, c: &[u32]) {
-        join_into(&mut self.low, &c[..c.len().min(DENSE)]);
-        for (i, &v) in c.iter().enumerate().skip(DENSE) {
+        // Once the dense prefix lives in the tree, `low` stays empty: every component goes
+        // through `set`.
+        let from = if self.high.holds_dense {
+            0
+        } else {
+            join_into(&mut self.low, &c[..c.len().min(DENSE)]);
+            DENSE
+        };
+        for (i, &v) in c.iter().enumerate().skip(from) {
             let t = ThreadId(i as u32);
             if v > self.get(t) {
                 self.set(t, v);
@@ -428,7 +510,10 @@ impl VectorClock {
         if !self.pending.is_empty() || !other.pending.is_empty() {
             self.pending.clone_from(&other.pending);
         }
-        if self.high.root.is_some() || other.high.root.is_some() {
+        if self.high.root.is_some()
+            || other.high.root.is_some()
+            || self.high.holds_dense != other.high.holds_dense
+        {
             self.high.clone_from(&other.high);
         }
     }
@@ -469,7 +554,7 @@ impl VectorClock {
                 (None, None) => unreachable!("one list has an entry"),
             };
             if v != 0 {
-                f(ThreadId((rel + DENSE) as u32), v);
+                f(ThreadId(rel as u32), v);
             }
         }
     }
@@ -489,8 +574,9 @@ impl VectorClock {
         if self.high.root.is_none() && self.pending.is_empty() {
             return;
         }
+        let low = self.low.len();
         self.for_each_nonzero(|t, v| {
-            if t.index() >= DENSE {
+            if t.index() >= low {
                 if out.len() <= t.index() {
                     out.resize(t.index() + 1, 0);
                 }
@@ -512,6 +598,18 @@ impl PartialEq for VectorClock {
 }
 
 impl Eq for VectorClock {}
+
+/// How many distinct threads two sorted lists of pending components name together.
+fn union_len(a: &[(u32, u32)], b: &[(u32, u32)]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i].0, b[j].0);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+        n += 1;
+    }
+    n + (a.len() - i) + (b.len() - j)
+}
 
 /// Pointwise maximum of two clocks held as plain component vectors, in place: `into` grows to
 /// `other`'s length, missing components being zero. The one join of dense clocks in the

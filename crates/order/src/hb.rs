@@ -3,7 +3,7 @@
 //! (release, fork, send, and being joined), so that accesses between two such points share an
 //! epoch.
 
-use crate::clock::{Epoch, VectorClock};
+use crate::clock::{Epoch, VectorClock, SHARE_DENSE_FROM};
 use hindsight_trace::{Event, Op, ThreadId};
 
 /// Streams events in trace order. For each event call [`HappensBefore::before`], read the
@@ -23,13 +23,29 @@ use hindsight_trace::{Event, Op, ThreadId};
 /// [`HappensBefore::without_lock_edges`] leaves out release -> acquire: what remains orders
 /// events in every schedule of the run, while a lock edge only records which critical section
 /// happened to go first.
-#[derive(Default)]
 pub struct HappensBefore {
     threads: Vec<VectorClock>,
     locks: Vec<VectorClock>,
     messages: Vec<VectorClock>,
     /// Acquires and releases order nothing.
     skip_lock_edges: bool,
+    /// A thread that forks a thread of this index or above keeps its clock's dense prefix in
+    /// the shared tree ([`VectorClock::share_dense`]), and so do the clocks joined with it:
+    /// in a trace of many threads a forked thread then shares its parent's knowledge of the
+    /// first threads instead of copying it.
+    share_dense_from: usize,
+}
+
+impl Default for HappensBefore {
+    fn default() -> HappensBefore {
+        HappensBefore {
+            threads: Vec::new(),
+            locks: Vec::new(),
+            messages: Vec::new(),
+            skip_lock_edges: false,
+            share_dense_from: SHARE_DENSE_FROM,
+        }
+    }
 }
 
 fn slot(v: &mut Vec<VectorClock>, i: usize) -> &mut VectorClock {
@@ -63,6 +79,17 @@ impl HappensBefore {
             locks: Vec::new(),
             messages: self.messages.clone(),
             skip_lock_edges: true,
+            share_dense_from: self.share_dense_from,
+        }
+    }
+
+    /// The pass with clocks that share their dense prefix from the fork of thread `threads`
+    /// on, rather than [`SHARE_DENSE_FROM`]: the answers are the same (tests hold the two
+    /// representations to one another on traces of a few threads).
+    pub fn sharing_dense_from(self, threads: usize) -> HappensBefore {
+        HappensBefore {
+            share_dense_from: threads,
+            ..self
         }
     }
 
@@ -146,6 +173,9 @@ impl HappensBefore {
             }
             Op::Fork(u) => {
                 self.ensure_thread(*u);
+                if u.index() >= self.share_dense_from {
+                    self.threads[t.index()].share_dense();
+                }
                 let (child, parent) = two(&mut self.threads, u.index(), t.index());
                 child.join(parent);
                 self.threads[t.index()].increment(t);

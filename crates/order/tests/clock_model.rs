@@ -3,7 +3,7 @@
 //! `copy_from` a copy, `leq` the pointwise order.
 //! Random operations on a few clocks, over thread ids on both sides of the dense prefix and deep
 //! enough into the tree to give it several levels, each clock compared with a plain map after
-//! every operation.
+//! every operation, some of them keeping their dense prefix in the tree (`share_dense`).
 
 use hindsight_order::clock::DENSE;
 use hindsight_order::VectorClock;
@@ -33,6 +33,7 @@ enum Step {
     Copy(usize, usize),
     /// Joins the dense components of one clock into another (`join_components`).
     JoinComponents(usize, usize),
+    ShareDense(usize),
 }
 
 /// Thread ids: a few low ones, a cluster just past the dense prefix, and some far out (height
@@ -54,6 +55,7 @@ fn step(clocks: usize) -> impl Strategy<Value = Step> {
         (0..clocks, 0..clocks).prop_map(|(a, b)| Step::Join(a, b)),
         (0..clocks, 0..clocks).prop_map(|(a, b)| Step::Copy(a, b)),
         (0..clocks, 0..clocks).prop_map(|(a, b)| Step::JoinComponents(a, b)),
+        (0..clocks).prop_map(Step::ShareDense),
     ]
 }
 
@@ -128,6 +130,8 @@ proptest! {
                     clocks[a].copy_from(&other);
                     models[a] = models[b].clone();
                 }
+                // A change of representation: the components stay what they were.
+                Step::ShareDense(c) => clocks[c].share_dense(),
             }
             for c in 0..clocks.len() {
                 check(&clocks[c], &models[c], &probes, false)?;

@@ -19,6 +19,8 @@ proptest! {
         let trace = trace_from_choices(&choices, Shape { threads, vars: 2, locks: 2, msgs: 2, odd });
         let reference = EventClocks::compute(&trace);
         let mut hb = HappensBefore::new();
+        // Every clock sharing its dense prefix from the first fork on: the same clocks.
+        let mut shared = HappensBefore::new().sharing_dense_from(0);
         // Driven with `plain` at the events that order nothing, as the pipelined driver does
         // at calls: the same clocks.
         let mut plain = HappensBefore::new();
@@ -27,6 +29,9 @@ proptest! {
             hb.before(e);
             stamps.push((hb.epoch(e.thread), hb.clock(e.thread).clone()));
             hb.after(e);
+            shared.before(e);
+            prop_assert_eq!(shared.clock(e.thread), &stamps[stamps.len() - 1].1);
+            shared.after(e);
             let orders_nothing = matches!(
                 e.op,
                 Op::Read(_)
@@ -137,19 +142,26 @@ proptest! {
     /// Thread-per-request traces (the main thread forks and joins short threads that lock,
     /// access and message, with ids past the clocks' dense prefix and far enough apart to give
     /// their tree several levels): the streaming pass orders every pair of events as the
-    /// reference does, with lock edges and without.
+    /// reference does, with lock edges and without, and with the clocks' dense prefix kept
+    /// in the shared tree from a random fork on.
     #[test]
     fn many_short_threads_are_ordered_exactly(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..300),
         first in 1u32..100,
         stride in 1u32..40,
         in_flight in 1u8..6,
+        share in 0usize..200,
     ) {
         let shape = Requests { first, stride, in_flight, vars: 3, locks: 2, msgs: 2 };
         let trace = requests_from_choices(&choices, shape);
         for (mut hb, relation) in [
             (HappensBefore::new(), trace.clone()),
             (HappensBefore::without_lock_edges(), without_locks(&trace)),
+            (HappensBefore::new().sharing_dense_from(share), trace.clone()),
+            (
+                HappensBefore::without_lock_edges().sharing_dense_from(share),
+                without_locks(&trace),
+            ),
         ] {
             let reference = EventClocks::compute(&relation);
             let mut stamps = Vec::new();

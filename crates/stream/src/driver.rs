@@ -46,6 +46,15 @@ pub trait Observer {
         0
     }
 
+    /// Whether the observer still reads the pass's happens-before (the `hb` that `on_event`
+    /// and `on_call` get). Asked between batches of events: once no observer of a pass reads
+    /// it, the pass stops advancing it and frees its clocks (a clock per thread: with a thread
+    /// per request, most of a pass's memory), and from then on hands out an empty one. An
+    /// observer that answers no must never read `hb` again. The default: it does read it.
+    fn reads_happens_before(&self) -> bool {
+        true
+    }
+
     /// Sees one event. An error (e.g. a call of a method the analysis' spec does not declare)
     /// stops the run; the driver adds the event's position.
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind>;
@@ -502,6 +511,8 @@ pub fn observe_within<S: EventSource>(
         .map(|a| a.name());
     let mut validator = Validator::new(options.strict);
     let mut hb = HappensBefore::new();
+    let mut hb_read = true;
+    let mut since_asked = 0;
     let mut by_op = OpCounts::default();
     let mut source = LockRepair::new(source, repairs(observers, options));
     while source.advance()? {
@@ -515,12 +526,21 @@ pub fn observe_within<S: EventSource>(
             return Err(lock_invalid(name, w));
         }
         by_op[e.op.kind()] += 1;
-        hb.before(e);
+        if hb_read {
+            hb.before(e);
+        }
         for a in observers.iter_mut() {
             a.on_event(e, &hb, source.names())
                 .map_err(|kind| TraceError::new(pos, kind))?;
         }
-        hb.after(e);
+        if hb_read {
+            hb.after(e);
+            since_asked += 1;
+            if since_asked == EVENTS_PER_JOB_ROUND {
+                since_asked = 0;
+                hb_read = still_read(observers, &mut hb);
+            }
+        }
         if let Some(sink) = sink.as_deref_mut() {
             if e.index % EVENTS_PER_JOB_ROUND == EVENTS_PER_JOB_ROUND - 1 {
                 run_jobs(observers, source.names(), sink);
@@ -552,6 +572,16 @@ pub fn observe_within<S: EventSource>(
     );
     pass.stopped = stopped;
     Ok(pass)
+}
+
+/// Whether some observer still reads the pass's happens-before; if none does, `hb` is freed
+/// (see [`Observer::reads_happens_before`]).
+pub(crate) fn still_read(observers: &[&mut dyn Observer], hb: &mut HappensBefore) -> bool {
+    let read = observers.iter().any(|a| a.reads_happens_before());
+    if !read {
+        *hb = HappensBefore::new();
+    }
+    read
 }
 
 /// Whether a pass repairs late lock releases: unless `--strict` (which makes them errors) or an

@@ -501,6 +501,7 @@ fn analyse(
     let mut stopped = None;
     let mut names = Names::default();
     let mut hb = HappensBefore::new();
+    let mut hb_read = true;
     // Where a call is built whole for the analyses that ask (see `LentCall`).
     let whole_call = RefCell::new(Event::new(0, ThreadId(0), Op::End));
     // Without a last batch stage 1 has panicked; joining it passes the panic on.
@@ -517,6 +518,7 @@ fn analyse(
         let mut cursor = BatchCursor {
             batch: &batch,
             hb: &mut hb,
+            hb_read,
             names: &mut names,
             whole_call: &whole_call,
         };
@@ -531,6 +533,9 @@ fn analyse(
             if let Some(job) = a.findings_job() {
                 batch.jobs.push((k, job));
             }
+        }
+        if hb_read {
+            hb_read = crate::driver::still_read(observers, &mut hb);
         }
         if let Some(w) = within.as_deref_mut() {
             if let Err(spent) = w.seen(batch.len as u64, observers) {
@@ -558,6 +563,9 @@ fn analyse(
 pub struct BatchCursor<'b> {
     batch: &'b Batch,
     hb: &'b mut HappensBefore,
+    /// Whether an observer still reads `hb` (see `Observer::reads_happens_before`); if none
+    /// does, it is not advanced.
+    hb_read: bool,
     names: &'b mut Names,
     whole_call: &'b RefCell<Event>,
 }
@@ -657,9 +665,11 @@ impl BatchCursor<'_> {
         let BatchCursor {
             batch,
             hb,
+            hb_read,
             names,
             whole_call,
         } = self;
+        let hb_read = *hb_read;
         let events = &batch.events[..batch.len];
         let mut feed = NameFeed::new(batch);
         let mut values = &batch.values[..];
@@ -672,9 +682,13 @@ impl BatchCursor<'_> {
             let end = call.map_or(events.len(), |c| c.at as usize);
             for place in &events[i..end] {
                 feed.before(i, batch, names);
-                hb.before(place);
+                if hb_read {
+                    hb.before(place);
+                }
                 let done = sink.event(place, hb, names);
-                hb.after(place);
+                if hb_read {
+                    hb.after(place);
+                }
                 done.map_err(|kind| (i, kind))?;
                 i += 1;
             }
@@ -692,7 +706,9 @@ impl BatchCursor<'_> {
                 results,
             };
             let place = &events[i];
-            hb.plain(place.thread);
+            if hb_read {
+                hb.plain(place.thread);
+            }
             sink.call(&LentCall::new(place, call, whole_call), hb, names)
                 .map_err(|kind| (i, kind))?;
             i += 1;

@@ -42,7 +42,7 @@ use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
 use hindsight_views::sensors::{Warning, LIMIT};
 use hindsight_views::view::{add_bits, Kind, Mark, View};
 use hindsight_views::{
-    detect_counted, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews,
+    detect_within, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews,
     ViewId,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -148,7 +148,7 @@ struct Slot {
     view: ViewId,
     first_begin: u64,
     first_end: u64,
-    first_events: Vec<Entry>,
+    first_events: Box<[Entry]>,
     last_begin: u64,
     /// Epoch of the latest end, and its trace index + 1 (0: none yet).
     last_end_epoch: u32,
@@ -157,12 +157,16 @@ struct Slot {
     prev: u32,
     next: u32,
     /// Per thread, how many of its slots are known to run in parallel with this one (a map:
-    /// with a thread per request, a slot meets few of the many threads).
-    known: FxHashMap<u32, u32>,
+    /// with a thread per request, a slot meets few of the many threads; boxed, as a slot per
+    /// thread of such a trace meets none and the empty map would cost each its size).
+    known: Option<Box<FxHashMap<u32, u32>>>,
 }
 
-fn bump(counts: &mut FxHashMap<u32, u32>, t: usize) {
-    *counts.entry(t as u32).or_insert(0) += 1;
+fn bump(counts: &mut Option<Box<FxHashMap<u32, u32>>>, t: usize) {
+    *counts
+        .get_or_insert_with(Box::default)
+        .entry(t as u32)
+        .or_insert(0) += 1;
 }
 
 /// A thread joined, and the joining thread's epoch at the join.
@@ -592,13 +596,13 @@ impl DynamicViews {
                     view,
                     first_begin: begin,
                     first_end: e.index,
-                    first_events: th.entries.clone(),
+                    first_events: th.entries.as_slice().into(),
                     last_begin: begin,
                     last_end_epoch: 0,
                     last_end_seq: 0,
                     prev: NONE,
                     next: NONE,
-                    known: FxHashMap::default(),
+                    known: None,
                 });
                 self.threads[t.index()].slots += 1;
                 self.slot_events += th.entries.len();
@@ -671,7 +675,8 @@ impl DynamicViews {
         // left to learn about `u` (the common case in long racy runs).
         let known = self.slots[slot as usize]
             .known
-            .get(&(u as u32))
+            .as_ref()
+            .and_then(|k| k.get(&(u as u32)))
             .copied()
             .unwrap_or(0);
         if u == t.index() || known == self.threads[u].slots {
@@ -812,6 +817,13 @@ impl Observer for DynamicViews {
         "views"
     }
 
+    /// Until the first acquire or release: from there on the analysis runs its own
+    /// happens-before without lock edges, and the pass's clocks can go (unless another
+    /// analysis of the pass reads them). Once stopped by the budget it reads nothing.
+    fn reads_happens_before(&self) -> bool {
+        self.must.is_none() && !self.stopped
+    }
+
     #[inline]
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         if self.stopped {
@@ -847,7 +859,14 @@ impl Observer for DynamicViews {
 
 impl Analysis for DynamicViews {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
-        let this = *self;
+        let mut this = *self;
+        // What only the pass needed goes before the report is built: the clocks of the
+        // happens-before without lock edges (a set per thread, as large as the pass's own)
+        // and the regions still open, which the knowledge base would otherwise sit on top of.
+        this.must = None;
+        this.open_regions = Vec::new();
+        this.joined = FxHashMap::default();
+        this.open = Vec::new();
         let unclosed = this.threads.iter().filter(|t| t.active()).count();
         // Threads with views, in id order; `order[k]` is the trace thread of knowledge thread k.
         let mut per_thread: Vec<Vec<(ViewId, u32)>> = vec![Vec::new(); this.threads.len()];
@@ -875,7 +894,18 @@ impl Analysis for DynamicViews {
             views: this.views.views.clone(),
             threads,
         };
-        let (mut warnings, truncated) = detect_counted(&k);
+        // The sensors poll the budget the pass polled: past it, they stop with the warnings
+        // found so far, and the report is unknown (the budget says why).
+        let go_on = || {
+            this.budget.as_ref().is_none_or(|c| {
+                c.budget
+                    .add_steps(u64::from(hindsight_views::sensors::POLL_EVERY));
+                c.budget.check().is_ok()
+            })
+        };
+        let detected = detect_within(&k, &go_on);
+        let mut sensors_stopped = detected.stopped;
+        let (mut warnings, truncated) = (detected.warnings, detected.truncated);
 
         let mut removed_by_instances = 0;
         if let Some(level) = &this.class {
@@ -897,7 +927,9 @@ impl Analysis for DynamicViews {
                 views: level.views.views.clone(),
                 threads,
             };
-            let class_warnings = detect_counted(&kc).0;
+            let class_detected = detect_within(&kc, &go_on);
+            sensors_stopped |= class_detected.stopped;
+            let class_warnings = class_detected.warnings;
             let seen: FxHashSet<(&str, [usize; 2], Vec<u32>)> = warnings
                 .iter()
                 .map(|w| (w.kind, w.threads, lift(&w.variables, &this.var_class)))
@@ -936,6 +968,11 @@ impl Analysis for DynamicViews {
         if truncated {
             out.summary
                 .insert("sensor_limit_reached".into(), Value::from(LIMIT));
+        }
+        if sensors_stopped {
+            // The pass went to its end (or its own stop), the sensors did not.
+            out.summary
+                .insert("sensors_stopped".into(), Value::from(true));
         }
         if this.mhp && this.parallel.len() >= MAX_PARALLEL_PAIRS {
             out.summary

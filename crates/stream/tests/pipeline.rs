@@ -426,3 +426,108 @@ fn run_any_pipelined_matches_sequential_on_files() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Reads the pass's happens-before for its first `reads` events, then says it no longer does
+/// (`Observer::reads_happens_before`). At every event it notes how many threads the
+/// happens-before it is handed knows: a count, which it may look at where a real observer
+/// would read nothing, to see whether the pass still keeps its clocks.
+struct Quits {
+    reads: usize,
+    seen: usize,
+    threads: Vec<usize>,
+}
+
+impl Quits {
+    fn new(reads: usize) -> Quits {
+        Quits {
+            reads,
+            seen: 0,
+            threads: Vec::new(),
+        }
+    }
+}
+
+impl Observer for Quits {
+    fn name(&self) -> &'static str {
+        "quits"
+    }
+
+    fn reads_happens_before(&self) -> bool {
+        self.seen < self.reads
+    }
+
+    fn on_event(&mut self, e: &Event, hb: &HappensBefore, _: &Names) -> Result<(), ErrorKind> {
+        if self.seen < self.reads {
+            assert!(
+                hb.epoch(e.thread).clock > 0,
+                "a live clock at event {}",
+                e.index
+            );
+        }
+        self.threads.push(hb.thread_count());
+        self.seen += 1;
+        Ok(())
+    }
+}
+
+/// Once no observer reads the happens-before, both drivers free its clocks at their next
+/// look (a batch, or as many events as a batch), and not before; while one observer still
+/// reads it, they keep it.
+#[test]
+fn the_happens_before_goes_once_no_observer_reads_it() {
+    let config = GenConfig {
+        events: 60_000,
+        threads: 6,
+        vars: 12,
+        locks: 4,
+        max_depth: 2,
+        unprotected: 0.05,
+        blocks: 0.0,
+        seed: 3,
+        map_keys: 0,
+        per_request: 0,
+    };
+    let trace = hindsight_trace::generate::generate_trace(&config);
+    let n = trace.events.len();
+    let options = RunOptions::default();
+    let batch = 1000;
+    for pipelined in [false, true] {
+        let (mut early, mut late) = (Quits::new(100), Quits::new(usize::MAX));
+        for alone in [true, false] {
+            let mut observers: Vec<&mut dyn Observer> = if alone {
+                vec![&mut early]
+            } else {
+                vec![&mut early, &mut late]
+            };
+            let mut source = trace.source();
+            if pipelined {
+                hindsight_stream::observe_pipelined(&mut source, &mut observers, options, batch)
+                    .expect("runs");
+            } else {
+                hindsight_stream::observe(&mut source, &mut observers, options).expect("runs");
+            }
+            drop(observers);
+            let threads = std::mem::take(&mut early.threads);
+            early.seen = 0;
+            assert_eq!(threads.len(), n);
+            // The pass looks after each batch (pipelined) or every `BATCH_EVENTS` events.
+            let look = if pipelined {
+                batch
+            } else {
+                hindsight_stream::pipeline::BATCH_EVENTS
+            };
+            assert!(
+                threads[..look].iter().all(|&t| t > 0),
+                "pipelined {pipelined}"
+            );
+            if alone {
+                assert!(
+                    threads[look..].iter().all(|&t| t == 0),
+                    "pipelined {pipelined}"
+                );
+            } else {
+                assert!(threads.iter().all(|&t| t > 0), "pipelined {pipelined}");
+            }
+        }
+    }
+}

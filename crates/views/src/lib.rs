@@ -251,3 +251,10 @@ pub fn detect(k: &Knowledge) -> Vec<Warning> {
 pub fn detect_counted(k: &Knowledge) -> (Vec<Warning>, bool) {
     sensors::run_sensors_counted(&[&sensors::ViewConsistency, &sensors::StaleValue], k)
 }
+
+/// [`detect`] asking `go_on` as the sensors work (a run's budget): the warnings, whether a
+/// sensor stopped at [`sensors::LIMIT`], and whether one was stopped by `go_on`, in which case
+/// the warnings are those found until then.
+pub fn detect_within(k: &Knowledge, go_on: sensors::GoOn<'_>) -> sensors::Detected {
+    sensors::run_sensors_within(&[&sensors::ViewConsistency, &sensors::StaleValue], k, go_on)
+}

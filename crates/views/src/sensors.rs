@@ -64,11 +64,75 @@ pub struct Witness {
     pub ordered: bool,
 }
 
-/// An anomaly detector over the views of all threads: its warnings, and whether it stopped at
-/// [`LIMIT`].
+/// Whether a sensor may go on: asked every [`POLL_EVERY`] steps (a run's time and memory
+/// budget answers it). Once it says no, the sensor stops where it is and returns the warnings
+/// found so far.
+pub type GoOn<'a> = &'a (dyn Fn() -> bool + Sync);
+
+/// How many steps of a sensor (threads of its outer loop, pairs of threads given warnings)
+/// pass between two questions to its [`GoOn`].
+pub const POLL_EVERY: u32 = 256;
+
+/// What a sensor found: its warnings, whether it stopped at [`LIMIT`], and whether it was
+/// stopped before the end (its [`GoOn`] said no), so that the warnings may be only some.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Detected {
+    pub warnings: Vec<Warning>,
+    pub truncated: bool,
+    pub stopped: bool,
+}
+
+/// Counts a sensor's steps and asks its [`GoOn`] every [`POLL_EVERY`] of them; once the answer
+/// is no, it stays no.
+struct Poll<'a> {
+    go_on: GoOn<'a>,
+    unpolled: u32,
+    stopped: bool,
+}
+
+impl<'a> Poll<'a> {
+    fn new(go_on: GoOn<'a>) -> Poll<'a> {
+        Poll {
+            go_on,
+            // The first step asks: a budget spent before the sensors start stops them at once.
+            unpolled: POLL_EVERY,
+            stopped: false,
+        }
+    }
+
+    /// Whether to stop now.
+    #[inline]
+    fn stop(&mut self) -> bool {
+        self.unpolled += 1;
+        if self.unpolled >= POLL_EVERY && !self.stopped {
+            self.unpolled = 0;
+            self.stopped = !(self.go_on)();
+        }
+        self.stopped
+    }
+
+    /// The warnings found, as the sensor's answer.
+    fn detected(&self, warnings: Vec<Warning>) -> Detected {
+        Detected {
+            truncated: warnings.len() >= LIMIT,
+            warnings: merge(warnings),
+            stopped: self.stopped,
+        }
+    }
+}
+
+/// An anomaly detector over the views of all threads.
 pub trait Sensor: Sync {
     fn name(&self) -> &'static str;
-    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool);
+
+    /// The warnings, asking `go_on` as the work goes.
+    fn detect_within(&self, k: &Knowledge, go_on: GoOn<'_>) -> Detected;
+
+    /// The warnings, and whether the sensor stopped at [`LIMIT`].
+    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
+        let d = self.detect_within(k, &|| true);
+        (d.warnings, d.truncated)
+    }
 }
 
 /// Runs `sensors` in parallel and merges their warnings: equal keys become one warning with the
@@ -79,9 +143,24 @@ pub fn run_sensors(sensors: &[&dyn Sensor], k: &Knowledge) -> Vec<Warning> {
 
 /// [`run_sensors`], and whether some sensor stopped at [`LIMIT`].
 pub fn run_sensors_counted(sensors: &[&dyn Sensor], k: &Knowledge) -> (Vec<Warning>, bool) {
-    let all: Vec<(Vec<Warning>, bool)> = sensors.par_iter().map(|s| s.detect(k)).collect();
-    let truncated = all.iter().any(|w| w.1);
-    (merge(all.into_iter().flat_map(|w| w.0)), truncated)
+    let d = run_sensors_within(sensors, k, &|| true);
+    (d.warnings, d.truncated)
+}
+
+/// [`run_sensors`] asking `go_on` as they work: the merged warnings, whether some sensor
+/// stopped at [`LIMIT`], and whether some sensor was stopped by `go_on`.
+pub fn run_sensors_within(sensors: &[&dyn Sensor], k: &Knowledge, go_on: GoOn<'_>) -> Detected {
+    let all: Vec<Detected> = sensors
+        .par_iter()
+        .map(|s| s.detect_within(k, go_on))
+        .collect();
+    let truncated = all.iter().any(|d| d.truncated);
+    let stopped = all.iter().any(|d| d.stopped);
+    Detected {
+        warnings: merge(all.into_iter().flat_map(|d| d.warnings)),
+        truncated,
+        stopped,
+    }
 }
 
 /// A warning's key, owned.
@@ -230,7 +309,8 @@ impl Sensor for ViewConsistency {
         "view-consistency"
     }
 
-    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
+    fn detect_within(&self, k: &Knowledge, go_on: GoOn<'_>) -> Detected {
+        let mut poll = Poll::new(go_on);
         let classes = Classes::of(k);
         let nc = classes.members.len();
         let proj: Vec<[Projected; 2]> = (0..nc)
@@ -258,6 +338,9 @@ impl Sensor for ViewConsistency {
         let mut seen = vec![false; nc];
         let mut out = Vec::new();
         for t1 in 0..k.threads.len() {
+            if poll.stop() {
+                return poll.detected(out);
+            }
             let a = classes.of[t1];
             for (mk, checks) in [
                 (Kind::Read, &[Kind::Write][..]),
@@ -284,6 +367,9 @@ impl Sensor for ViewConsistency {
                                 seen[b as usize] = false;
                             }
                             for b in candidates {
+                                if poll.stop() {
+                                    break;
+                                }
                                 // The thread numbers are set when the warnings are given out.
                                 let ws = incompatible(
                                     0,
@@ -308,14 +394,21 @@ impl Sensor for ViewConsistency {
                             threads: classes.threads_of(&with),
                         }
                     });
+                    if poll.stopped {
+                        // The conflicts of this view may be only some: none of them is given.
+                        return poll.detected(out);
+                    }
                     for &t2 in &found.threads {
                         if t2 == t1 {
                             continue;
                         }
+                        if poll.stop() {
+                            return poll.detected(out);
+                        }
                         let b = classes.of[t2];
                         for &ck in checks {
                             if out.len() >= LIMIT {
-                                return (merge(out), true);
+                                return poll.detected(out);
                             }
                             let room = LIMIT - out.len();
                             if let Some(ws) = found.per_class[ck as usize].get(&b) {
@@ -326,8 +419,7 @@ impl Sensor for ViewConsistency {
                 }
             }
         }
-        let full = out.len() >= LIMIT;
-        (merge(out), full)
+        poll.detected(out)
     }
 }
 
@@ -404,7 +496,8 @@ impl Sensor for StaleValue {
         "single-variable"
     }
 
-    fn detect(&self, k: &Knowledge) -> (Vec<Warning>, bool) {
+    fn detect_within(&self, k: &Knowledge, go_on: GoOn<'_>) -> Detected {
+        let mut poll = Poll::new(go_on);
         let classes = Classes::of(k);
         // Per class and variable: views with (r, var, ∘), views with a write of var.
         let per_class: Vec<ReadsWrites> = (0..classes.members.len())
@@ -421,6 +514,9 @@ impl Sensor for StaleValue {
         }
         let mut out = Vec::new();
         for t2 in 0..k.threads.len() {
+            if poll.stop() {
+                return poll.detected(out);
+            }
             for (&var, (open_reads, writes2)) in &per_class[classes.of[t2] as usize] {
                 // psv(var, t2): a view reading var without overwriting it, another writing it.
                 let psv = open_reads.iter().any(|&a| writes2.iter().any(|&b| a != b));
@@ -433,14 +529,16 @@ impl Sensor for StaleValue {
                     }
                     let writes1 = &per_class[classes.of[t1] as usize][&var].1;
                     if out.len() >= LIMIT {
-                        return (merge(out), true);
+                        return poll.detected(out);
+                    }
+                    if poll.stop() {
+                        return poll.detected(out);
                     }
                     out.push(stale_value(t1, t2, var, writes1, open_reads, writes2));
                 }
             }
         }
-        let full = out.len() >= LIMIT;
-        (merge(out), full)
+        poll.detected(out)
     }
 }
 
@@ -666,6 +764,47 @@ mod tests {
                 .map(|&p| kinds[p % kinds.len()].iter().map(|&v| v % nv).collect())
                 .collect();
             same_as_literal(&knowledge(&views, &threads));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// A sensor told to stop after `polls` questions: if it says it was stopped, every
+        /// warning it gives is one the full run gives (same key, witnesses among its); if not,
+        /// it gives exactly the full run's answer.
+        #[test]
+        fn a_stopped_sensor_gives_some_of_the_warnings(
+            views in prop::collection::vec(
+                prop::collection::vec((0u32..4, any::<bool>(), any::<bool>()), 1..4),
+                1..6,
+            ),
+            kinds in prop::collection::vec(prop::collection::vec(0usize..6, 0..4), 1..5),
+            picks in prop::collection::vec(0usize..5, 1..600),
+            polls in 0usize..4,
+        ) {
+            let nv = views.len();
+            let threads: Vec<Vec<usize>> = picks
+                .iter()
+                .map(|&p| kinds[p % kinds.len()].iter().map(|&v| v % nv).collect())
+                .collect();
+            let k = knowledge(&views, &threads);
+            for sensor in [&ViewConsistency as &dyn Sensor, &StaleValue] {
+                let full = sensor.detect_within(&k, &|| true);
+                prop_assert!(!full.stopped);
+                let asked = std::sync::atomic::AtomicUsize::new(0);
+                let go_on = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < polls;
+                let cut = sensor.detect_within(&k, &go_on);
+                if cut.stopped {
+                    for w in &cut.warnings {
+                        let f = full.warnings.iter().find(|f| f.key() == w.key());
+                        prop_assert!(f.is_some(), "{:?} is not among the full run's", w.key());
+                        let f = f.expect("found");
+                        prop_assert!(w.witnesses.iter().all(|x| f.witnesses.contains(x)));
+                    }
+                } else {
+                    prop_assert_eq!(&cut, &full);
+                }
+            }
         }
     }
 
