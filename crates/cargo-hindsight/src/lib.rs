@@ -100,7 +100,7 @@ pub struct Seen {
 impl Unit {
     /// The distinct findings of all runs, in the order of their first appearance; a finding
     /// is the same in two runs when its kind, message and events' threads, operations and
-    /// locations are (event indices differ from run to run).
+    /// locations are, in any order (event indices and order differ from run to run).
     pub fn findings(&self) -> Vec<Seen> {
         let mut seen: Vec<Seen> = Vec::new();
         for run in &self.runs {
@@ -170,13 +170,19 @@ impl Unit {
 }
 
 fn same(a: &Finding, b: &Finding) -> bool {
-    a.kind == b.kind
-        && a.message == b.message
-        && a.events.len() == b.events.len()
-        && a.events
-            .iter()
-            .zip(&b.events)
-            .all(|(x, y)| x.thread == y.thread && x.op == y.op && x.location == y.location)
+    a.kind == b.kind && a.message == b.message && shape(a) == shape(b)
+}
+
+/// A finding's events as threads, operations and locations, sorted: another schedule lists the
+/// same events in another order (a write of the other thread first, say).
+fn shape(f: &Finding) -> Vec<(&str, &str, Option<&str>)> {
+    let mut events: Vec<_> = f
+        .events
+        .iter()
+        .map(|e| (e.thread.as_str(), e.op.as_str(), e.location.as_deref()))
+        .collect();
+    events.sort_unstable();
+    events
 }
 
 /// The analyses of a recorded trace, in the order their findings are shown.
@@ -452,4 +458,47 @@ fn list_tests(exe: &Path) -> Result<Vec<String>, Error> {
         .filter_map(|l| l.strip_suffix(": test"))
         .map(str::to_owned)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hindsight_report::EventRef;
+
+    fn finding(events: &[(&str, &str, &str)]) -> Finding {
+        Finding {
+            kind: "stale-value".into(),
+            message: "main.1 may write back a stale value".into(),
+            occurrences: None,
+            events: events
+                .iter()
+                .enumerate()
+                .map(|(i, &(thread, op, at))| EventRef {
+                    index: i as u64 * 3,
+                    thread: thread.into(),
+                    op: op.into(),
+                    location: Some(at.into()),
+                })
+                .collect(),
+            fields: Default::default(),
+            group: None,
+        }
+    }
+
+    /// The two schedules of `two_withdrawals`: the other thread's write first or last.
+    #[test]
+    fn a_finding_is_the_same_whatever_order_its_events_come_in() {
+        let (r, w, other) = (
+            ("main.1", "r(x)", "lib.rs:23"),
+            ("main.1", "w(x)", "lib.rs:30"),
+            ("main.2", "w(x)", "lib.rs:30"),
+        );
+        assert!(same(&finding(&[r, w, other]), &finding(&[other, r, w])));
+        let elsewhere = ("main.2", "w(x)", "lib.rs:31");
+        assert!(!same(
+            &finding(&[r, w, other]),
+            &finding(&[elsewhere, r, w])
+        ));
+        assert!(!same(&finding(&[r, w, other]), &finding(&[r, w])));
+    }
 }
