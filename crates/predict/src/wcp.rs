@@ -223,20 +223,32 @@ impl Guards {
     /// The guard of `l`, added if new; `grown` counts the bytes a new table takes.
     #[inline]
     fn of(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
-        if 2 * (self.len + 1) > self.slots.len() {
+        if self.slots.is_empty() {
             self.grow(grown);
         }
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(l);
-        while self.slots[i].lock != l.0 {
-            if self.slots[i].lock == EMPTY {
-                self.slots[i].lock = l.0;
-                self.len += 1;
-                break;
+        let mut i = self.find(l);
+        if self.slots[i].lock == EMPTY {
+            // Only a new lock may grow the table (looking one up never does): at most half
+            // full, it takes twice its locks' slots, rounded up to a power of two.
+            if 2 * (self.len + 1) > self.slots.len() {
+                self.grow(grown);
+                i = self.find(l);
             }
-            i = (i + 1) & mask;
+            self.slots[i].lock = l.0;
+            self.len += 1;
         }
         &mut self.slots[i].guard
+    }
+
+    /// The slot of `l`, or the free slot where it would go (the table is never full).
+    #[inline]
+    fn find(&self, l: LockId) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(l);
+        while self.slots[i].lock != l.0 && self.slots[i].lock != EMPTY {
+            i = (i + 1) & mask;
+        }
+        i
     }
 
     #[cold]
@@ -675,5 +687,31 @@ impl Analysis for Wcp {
                 description: "Two conflicting accesses unordered by weak causal precedence (PLDI'17): a predictable race, or a predictable deadlock, exists",
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table holds its locks' guards apart, and takes the fewest slots that keep it at most
+    /// half full however often its guards are looked up.
+    #[test]
+    fn guards_take_twice_their_locks_slots() {
+        for locks in [1u32, 2, 3, 5, 16, 17, 64, 100] {
+            let (mut guards, mut grown) = (Guards::default(), 0);
+            for round in 0..3u64 {
+                for l in 0..locks {
+                    let guard = guards.of(LockId(l * 7919), &mut grown);
+                    if round == 0 {
+                        guard.read = u64::from(l) + 1;
+                    }
+                    assert_eq!(guard.read, u64::from(l) + 1, "lock {l}");
+                }
+            }
+            let slots = (2 * locks as usize).next_power_of_two().max(4);
+            assert_eq!((guards.len, guards.slots.len()), (locks as usize, slots));
+            assert_eq!(grown, slots * size_of::<Slot>());
+        }
     }
 }
