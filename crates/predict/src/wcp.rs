@@ -75,6 +75,7 @@ impl Clocks {
     }
 
     /// Stores `c` in a free slot (the caller widens the slots first if `c` is longer).
+    #[inline]
     fn push(&mut self, c: &[u32]) -> usize {
         debug_assert!(c.len() <= self.width);
         let slot = match self.free.pop() {
@@ -85,8 +86,12 @@ impl Clocks {
             }
         };
         let words = &mut self.words[slot * self.width..(slot + 1) * self.width];
-        words[..c.len()].copy_from_slice(c);
-        words[c.len()..].fill(0);
+        let (head, tail) = words.split_at_mut(c.len());
+        head.copy_from_slice(c);
+        // A slot freed by a dead section may hold a longer clock's components.
+        for w in tail {
+            *w = 0;
+        }
         slot
     }
 
@@ -128,6 +133,7 @@ impl LockState {
     }
 
     /// Stores clock `c` for a section, making the slots wide enough first.
+    #[inline]
     fn store(&mut self, c: &[u32]) -> usize {
         if c.len() > self.clocks.width {
             self.relayout(c.len());
@@ -223,20 +229,26 @@ impl Guards {
     /// The guard of `l`, added if new; `grown` counts the bytes a new table takes.
     #[inline]
     fn of(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
-        if self.slots.is_empty() {
+        if !self.slots.is_empty() {
+            let i = self.find(l);
+            if self.slots[i].lock == l.0 {
+                return &mut self.slots[i].guard;
+            }
+        }
+        self.insert(l, grown)
+    }
+
+    /// Adds `l`'s guard. Only a new lock may grow the table (looking one up never does): at
+    /// most half full, it takes twice its locks' slots, rounded up to a power of two.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
+        if 2 * (self.len + 1) > self.slots.len() {
             self.grow(grown);
         }
-        let mut i = self.find(l);
-        if self.slots[i].lock == EMPTY {
-            // Only a new lock may grow the table (looking one up never does): at most half
-            // full, it takes twice its locks' slots, rounded up to a power of two.
-            if 2 * (self.len + 1) > self.slots.len() {
-                self.grow(grown);
-                i = self.find(l);
-            }
-            self.slots[i].lock = l.0;
-            self.len += 1;
-        }
+        let i = self.find(l);
+        self.slots[i].lock = l.0;
+        self.len += 1;
         &mut self.slots[i].guard
     }
 
