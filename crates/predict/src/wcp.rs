@@ -27,10 +27,9 @@
 //! and its join adds nothing. Such sections are dropped from the front of the queue as soon as
 //! they are found (a lock has a few live sections at a time; their clocks' slots are reused),
 //! and rule (a)'s numbers that name them are below what every thread holding the lock has
-//! joined. What
-//! the pass holds thus follows the sections still able to order something, not the trace's
-//! length (a section that never becomes ordered before a later release stays, and so does
-//! every section after it).
+//! joined. What the pass holds thus follows the sections still able to order something, not
+//! the trace's length (a section that never becomes ordered before a later release stays, and
+//! so does every section after it).
 
 use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
@@ -59,9 +58,9 @@ struct Section {
 
 /// The clocks of a lock's live sections, each in a slot of `width` components (shorter
 /// clocks padded with zeros, which change no join or comparison). A dead section's slots are
-/// reused by the next sections: a lock has a few live sections at a time, so its clocks stay in
-/// a few cache lines however long the trace, where an arena appended to at every acquire and
-/// release and compacted now and then walks through fresh memory.
+/// reused by the next sections: a lock has a few live sections at a time, so it holds a few
+/// slots however long the trace, where an arena appended to at every acquire and release and
+/// compacted once many dead sections led it held their clocks until then.
 #[derive(Default)]
 struct Clocks {
     width: usize,
