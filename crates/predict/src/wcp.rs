@@ -24,11 +24,12 @@
 //! that thread's acquire of the lock, which joined the lock's `P` into the thread's; there the
 //! section's check passes (its acquire's `C` is below its release's `H`, since `P ⊑ H` always:
 //! everything joined into a `P` is an `H` or `P` clock of an event happens-before the thread's)
-//! and its join adds nothing. Such sections are dropped from the front of the queue, and rule
-//! (a)'s numbers that name them are below what every thread holding the lock has joined. What
-//! the pass holds thus follows the sections still able to order something, not the trace's
-//! length (a section that never becomes ordered before a later release stays, and so does
-//! every section after it).
+//! and its join adds nothing. Such sections are dropped from the front of the queue as soon as
+//! they are found (a lock has a few live sections at a time; their clocks' slots are reused),
+//! and rule (a)'s numbers that name them are below what every thread holding the lock has
+//! joined. What the pass holds thus follows the sections still able to order something, not
+//! the trace's length (a section that never becomes ordered before a later release stays, and
+//! so does every section after it).
 
 use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
@@ -38,96 +39,149 @@ use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
+use std::collections::VecDeque;
 use std::mem::size_of;
 
-/// Where a clock lies in a lock's arena.
-#[derive(Clone, Copy, Debug, Default)]
-struct Span {
-    start: usize,
-    len: u32,
-}
+/// The clock slot of a section still open (no release clock yet).
+const OPEN: usize = usize::MAX;
 
-/// A section of a lock, as rule (b) needs it, its clocks in the lock's arena.
+/// A live section of a lock, as rule (b) needs it: its clocks are slots of the lock's
+/// [`Clocks`].
 #[derive(Clone, Copy, Debug)]
 struct Section {
     thread: ThreadId,
     /// `C` at the acquire.
-    acquired: Span,
-    /// `H` at the release (`None` while the section is open).
-    released: Option<Span>,
+    acquired: usize,
+    /// `H` at the release ([`OPEN`] while the section is open).
+    released: usize,
 }
 
-/// Dead sections at the front of a lock's queue are dropped once there are this many and they
-/// are at least half of it (so each section is moved at most once on average).
-const COMPACT_AT: usize = 64;
+/// The clocks of a lock's live sections, each in a slot of `width` components (shorter
+/// clocks padded with zeros, which change no join or comparison). A dead section's slots are
+/// reused by the next sections: a lock has a few live sections at a time, so it holds a few
+/// slots however long the trace, where an arena appended to at every acquire and release and
+/// compacted once many dead sections led it held their clocks until then.
+#[derive(Default)]
+struct Clocks {
+    width: usize,
+    words: Vec<u32>,
+    free: Vec<usize>,
+}
+
+impl Clocks {
+    fn get(&self, slot: usize) -> &[u32] {
+        &self.words[slot * self.width..(slot + 1) * self.width]
+    }
+
+    /// Stores `c` in a free slot (the caller widens the slots first if `c` is longer).
+    #[inline]
+    fn push(&mut self, c: &[u32]) -> usize {
+        debug_assert!(c.len() <= self.width);
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.words.resize(self.words.len() + self.width, 0);
+                self.words.len() / self.width - 1
+            }
+        };
+        let words = &mut self.words[slot * self.width..(slot + 1) * self.width];
+        let (head, tail) = words.split_at_mut(c.len());
+        head.copy_from_slice(c);
+        // A slot freed by a dead section may hold a longer clock's components.
+        for w in tail {
+            *w = 0;
+        }
+        slot
+    }
+
+    fn slots(&self) -> usize {
+        self.words.len().checked_div(self.width).unwrap_or(0)
+    }
+
+    fn bytes(&self) -> usize {
+        self.words.capacity() * 4 + self.free.capacity() * size_of::<usize>()
+    }
+}
 
 #[derive(Default)]
 struct LockState {
     h: VectorClock,
     p: VectorClock,
-    /// The sections numbered `first..`, in order; `sections[..dead]` are dead (see the module
-    /// comment) and wait to be dropped. Their clocks live in `arena`, so that a section costs
-    /// no allocation of its own.
-    sections: Vec<Section>,
-    arena: Vec<u32>,
+    /// The live sections (see the module comment), numbered `first..`, in order: a dead
+    /// section is dropped from the front as soon as it is found dead.
+    sections: VecDeque<Section>,
+    clocks: Clocks,
     first: u64,
-    dead: usize,
     /// Per thread, the number of the next section its releases look at (a thread that has
     /// not released the lock yet starts at the first live one).
     cursor: Vec<u64>,
 }
 
 impl LockState {
-    /// The number of the first section that is not dead.
-    fn live(&self) -> u64 {
-        self.first + self.dead as u64
-    }
-
     /// The release clock of section `number`, if it is still held (a section rule (a)
-    /// names is, while a thread holds the lock: only the lock's releases drop sections) and
-    /// released.
+    /// names is, unless it was dead: see the module comment) and released.
     fn released(&self, number: u64) -> Option<&[u32]> {
         let i = usize::try_from(number.checked_sub(self.first)?).ok()?;
-        let span = self.sections.get(i)?.released?;
-        Some(clock(&self.arena, span))
+        let s = self.sections.get(i)?;
+        (s.released != OPEN).then(|| self.clocks.get(s.released))
     }
 
     /// The bytes its queue holds (what it has allocated).
     fn queue_bytes(&self) -> usize {
-        self.sections.capacity() * size_of::<Section>() + self.arena.capacity() * 4
+        self.sections.capacity() * size_of::<Section>() + self.clocks.bytes()
     }
 
-    /// Drops the dead sections at the front once they are many, and the arena before the
-    /// clocks of the others.
-    fn compact(&mut self, at: usize) {
-        if self.dead < at || self.dead * 2 < self.sections.len() {
-            return;
+    /// Stores clock `c` for a section, making the slots wide enough first.
+    #[inline]
+    fn store(&mut self, c: &[u32]) -> usize {
+        if c.len() > self.clocks.width {
+            self.relayout(c.len());
         }
-        let dropped = self.dead;
-        let kept = &self.sections[dropped..];
-        let start = kept
-            .iter()
-            .flat_map(|s| std::iter::once(s.acquired).chain(s.released))
-            .map(|span| span.start)
-            .min()
-            .unwrap_or(self.arena.len());
-        self.arena.drain(..start);
-        self.sections.drain(..dropped);
-        for s in &mut self.sections {
-            s.acquired.start -= start;
-            if let Some(r) = &mut s.released {
-                r.start -= start;
+        self.clocks.push(c)
+    }
+
+    /// Frees the slots of the dead section at the front.
+    fn drop_front(&mut self) {
+        if let Some(s) = self.sections.pop_front() {
+            self.clocks.free.push(s.acquired);
+            if s.released != OPEN {
+                self.clocks.free.push(s.released);
             }
+            self.first += 1;
         }
-        self.first += dropped as u64;
-        self.dead = 0;
-        // A burst of live sections leaves a large allocation behind; give most of it back.
-        if self.arena.capacity() > 4 * self.arena.len().max(1024) {
-            self.arena.shrink_to(2 * self.arena.len().max(1024));
+        // A burst of live sections leaves many free slots behind; give most of them back.
+        let slots = self.clocks.slots();
+        if slots > 1024 && 4 * (slots - self.clocks.free.len()) < slots {
+            self.relayout(self.clocks.width);
+            self.sections.shrink_to(2 * self.sections.len().max(64));
         }
-        if self.sections.capacity() > 4 * self.sections.len().max(256) {
-            self.sections.shrink_to(2 * self.sections.len().max(256));
+    }
+
+    /// Moves the live sections' clocks into fresh slots of `width` components, in order,
+    /// with no free slot left.
+    #[cold]
+    fn relayout(&mut self, width: usize) {
+        let width = width.max(1);
+        let mut words = Vec::with_capacity(2 * self.sections.len() * width);
+        let mut next = 0;
+        let mut copy = |slot: &mut usize| {
+            if *slot != OPEN {
+                let old = self.clocks.get(*slot);
+                words.extend_from_slice(old);
+                words.resize(words.len() + width - old.len(), 0);
+                *slot = next;
+                next += 1;
+            }
+        };
+        for s in &mut self.sections {
+            copy(&mut s.acquired);
+            copy(&mut s.released);
         }
+        self.clocks = Clocks {
+            width,
+            words,
+            free: Vec::new(),
+        };
     }
 }
 
@@ -174,20 +228,38 @@ impl Guards {
     /// The guard of `l`, added if new; `grown` counts the bytes a new table takes.
     #[inline]
     fn of(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
+        if !self.slots.is_empty() {
+            let i = self.find(l);
+            if self.slots[i].lock == l.0 {
+                return &mut self.slots[i].guard;
+            }
+        }
+        self.insert(l, grown)
+    }
+
+    /// Adds `l`'s guard. Only a new lock may grow the table (looking one up never does): at
+    /// most half full, it takes twice its locks' slots, rounded up to a power of two.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, l: LockId, grown: &mut usize) -> &mut Guard {
         if 2 * (self.len + 1) > self.slots.len() {
             self.grow(grown);
         }
+        let i = self.find(l);
+        self.slots[i].lock = l.0;
+        self.len += 1;
+        &mut self.slots[i].guard
+    }
+
+    /// The slot of `l`, or the free slot where it would go (the table is never full).
+    #[inline]
+    fn find(&self, l: LockId) -> usize {
         let mask = self.slots.len() - 1;
         let mut i = self.home(l);
-        while self.slots[i].lock != l.0 {
-            if self.slots[i].lock == EMPTY {
-                self.slots[i].lock = l.0;
-                self.len += 1;
-                break;
-            }
+        while self.slots[i].lock != l.0 && self.slots[i].lock != EMPTY {
             i = (i + 1) & mask;
         }
-        &mut self.slots[i].guard
+        i
     }
 
     #[cold]
@@ -252,8 +324,6 @@ pub struct Wcp {
     /// The bytes the locks' queues hold now, and the most they held before one gave some back.
     queue_bytes: usize,
     peak_bytes: usize,
-    /// How many dead sections a queue waits for before it drops them ([`COMPACT_AT`]).
-    compact_at: usize,
 }
 
 impl Wcp {
@@ -275,16 +345,7 @@ impl Wcp {
             recording: options.witnesses.then(Recording::new),
             queue_bytes: 0,
             peak_bytes: 0,
-            compact_at: COMPACT_AT,
         }
-    }
-
-    /// The analysis dropping dead sections as soon as `at` of them lead a queue (at least
-    /// one): tests make the queues compact often on short traces.
-    #[doc(hidden)]
-    pub fn compacting_at(mut self, at: usize) -> Wcp {
-        self.compact_at = at.max(1);
-        self
     }
 
     /// The races kept so far (see [`Found::races`]).
@@ -292,8 +353,7 @@ impl Wcp {
         self.found.races()
     }
 
-    /// The sections the locks' queues hold now (dead ones not yet dropped included): what
-    /// tests of the pruning look at.
+    /// The sections the locks' queues hold now: what tests of the pruning look at.
     pub fn queued_sections(&self) -> usize {
         self.locks.iter().map(|l| l.sections.len()).sum()
     }
@@ -311,6 +371,15 @@ impl Wcp {
             + self.locks.len() * size_of::<LockState>()
             + (self.messages.len() + self.atomics.len()) * 2 * clock
             + self.accesses.bytes()
+    }
+
+    /// Follows a lock's queue going from `before` bytes to `after`: what is held only shrinks
+    /// when a queue does, so the peak is the most held before that.
+    fn requeued(&mut self, before: usize, after: usize) {
+        if after < before {
+            self.peak_bytes = self.peak_bytes.max(self.bytes());
+        }
+        self.queue_bytes = self.queue_bytes - before + after;
     }
 
     fn thread(&mut self, t: ThreadId) {
@@ -423,15 +492,16 @@ impl Wcp {
         self.c_components(t);
         let state = &mut self.locks[l.index()];
         let before = state.queue_bytes();
-        let acquired = push_clock(&mut state.arena, &self.components);
+        let acquired = state.store(&self.components);
         let section = state.first + state.sections.len() as u64;
-        state.sections.push(Section {
+        state.sections.push_back(Section {
             thread: t,
             acquired,
-            released: None,
+            released: OPEN,
         });
-        let seen = state.live();
-        self.queue_bytes += state.queue_bytes() - before;
+        let seen = state.first;
+        let after = state.queue_bytes();
+        self.requeued(before, after);
         let (held, depth) = (&mut self.held[t.index()], &mut self.depth[t.index()]);
         if *depth == held.len() {
             held.push(Held::default());
@@ -455,23 +525,23 @@ impl Wcp {
         // Rule (b): an earlier section whose acquire is ordered before this release has its
         // release ordered before this one; the sections are consumed in order, as the
         // paper's queues are, from the first live one (the dead before it add nothing).
-        let mut next = state.cursor[t.index()].max(state.live());
+        let mut next = state.cursor[t.index()].max(state.first);
         let c = &mut self.components;
         while let Some(s) = state.sections.get((next - state.first) as usize) {
-            match s.released {
+            if s.thread == t {
                 // This thread's own open section: the one being released.
-                None if s.thread == t => break,
-                Some(_) if s.thread == t => {}
-                released => {
-                    if !leq(clock(&state.arena, s.acquired), c) {
-                        break;
-                    }
-                    if let Some(r) = released {
-                        // `C_t` grows with `P_t`: later sections are checked against both.
-                        let r = clock(&state.arena, r);
-                        p.join_components(r);
-                        hindsight_order::join_into(c, r);
-                    }
+                if s.released == OPEN {
+                    break;
+                }
+            } else {
+                if !leq(state.clocks.get(s.acquired), c) {
+                    break;
+                }
+                if s.released != OPEN {
+                    // `C_t` grows with `P_t`: later sections are checked against both.
+                    let r = state.clocks.get(s.released);
+                    p.join_components(r);
+                    hindsight_order::join_into(c, r);
                 }
             }
             next += 1;
@@ -501,32 +571,25 @@ impl Wcp {
         state.h.copy_from(h);
         state.p.copy_from(p);
         h.copy_components_into(&mut self.components);
-        let released = push_clock(&mut state.arena, &self.components);
+        let released = state.store(&self.components);
         if let Some(open) = state
             .sections
             .iter_mut()
             .rev()
-            .find(|s| s.thread == t && s.released.is_none())
+            .find(|s| s.thread == t && s.released == OPEN)
         {
-            open.released = Some(released);
+            open.released = released;
         }
-        // The sections whose release is now below the lock's `P` are dead.
+        // The sections whose release is now below the lock's `P` are dead: dropped at once.
         p.copy_components_into(&mut self.components);
-        while let Some(s) = state.sections.get(state.dead) {
-            match s.released {
-                Some(r) if leq(clock(&state.arena, r), &self.components) => state.dead += 1,
-                _ => break,
+        while let Some(s) = state.sections.front() {
+            if s.released == OPEN || !leq(state.clocks.get(s.released), &self.components) {
+                break;
             }
+            state.drop_front();
         }
-        self.queue_bytes = self.queue_bytes - before + state.queue_bytes();
-        if state.dead >= self.compact_at {
-            // What is held only shrinks here: the peak is the most held before a drop.
-            self.peak_bytes = self.peak_bytes.max(self.bytes());
-            let state = &mut self.locks[l.index()];
-            let before = state.queue_bytes();
-            state.compact(self.compact_at);
-            self.queue_bytes = self.queue_bytes - before + state.queue_bytes();
-        }
+        let after = state.queue_bytes();
+        self.requeued(before, after);
         self.h[t.index()].increment(t);
     }
 }
@@ -536,19 +599,6 @@ fn set_component(c: &mut Vec<u32>, t: ThreadId, value: u32) {
         c.resize(t.index() + 1, 0);
     }
     c[t.index()] = value;
-}
-
-fn push_clock(arena: &mut Vec<u32>, c: &[u32]) -> Span {
-    let span = Span {
-        start: arena.len(),
-        len: c.len() as u32,
-    };
-    arena.extend_from_slice(c);
-    span
-}
-
-fn clock(arena: &[u32], s: Span) -> &[u32] {
-    &arena[s.start..s.start + s.len as usize]
 }
 
 /// `a ⊑ b` for clocks held as component slices (missing components are zero).
@@ -648,5 +698,31 @@ impl Analysis for Wcp {
                 description: "Two conflicting accesses unordered by weak causal precedence (PLDI'17): a predictable race, or a predictable deadlock, exists",
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table holds its locks' guards apart, and takes the fewest slots that keep it at most
+    /// half full however often its guards are looked up.
+    #[test]
+    fn guards_take_twice_their_locks_slots() {
+        for locks in [1u32, 2, 3, 5, 16, 17, 64, 100] {
+            let (mut guards, mut grown) = (Guards::default(), 0);
+            for round in 0..3u64 {
+                for l in 0..locks {
+                    let guard = guards.of(LockId(l * 7919), &mut grown);
+                    if round == 0 {
+                        guard.read = u64::from(l) + 1;
+                    }
+                    assert_eq!(guard.read, u64::from(l) + 1, "lock {l}");
+                }
+            }
+            let slots = (2 * locks as usize).next_power_of_two().max(4);
+            assert_eq!((guards.len, guards.slots.len()), (locks as usize, slots));
+            assert_eq!(grown, slots * size_of::<Slot>());
+        }
     }
 }
