@@ -20,7 +20,8 @@
 //! variables, transactions or findings.
 
 use hindsight_trace::{LockId, ThreadId};
-use rustc_hash::FxHashMap;
+use indexmap::IndexSet;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 /// A profile id, global over all threads.
 pub type Pid = u32;
@@ -38,14 +39,14 @@ pub struct HeldLock {
 pub struct Profile {
     pub thread: ThreadId,
     /// Held locks, outermost first.
-    pub held: Vec<HeldLock>,
+    pub held: Box<[HeldLock]>,
     /// Acquisition history as `(lock, depth)`, sorted by lock, `depth >= 1`: `lock` is in the
     /// history of the `depth` outermost held locks.
-    pub history: Vec<(LockId, u32)>,
+    pub history: Box<[(LockId, u32)]>,
     pub epoch: u32,
     pub forks: u32,
     /// Guarded locks acquired so far, sorted.
-    pub guarded_acquired: Vec<LockId>,
+    pub guarded_acquired: Box<[LockId]>,
 }
 
 impl Profile {
@@ -249,45 +250,85 @@ impl ThreadLocks {
         Profile {
             thread,
             held: self.stack.iter().map(|(h, _)| h.clone()).collect(),
-            history,
+            history: history.into_boxed_slice(),
             epoch: self.epoch,
             forks: self.forks,
-            guarded_acquired: self.guarded_acquired.clone(),
+            guarded_acquired: self.guarded_acquired.as_slice().into(),
+        }
+    }
+
+    /// The state of a thread that holds no lock and was forked under no guarded lock,
+    /// reduced to what its next events depend on; `None` for any other state.
+    pub fn at_rest(&self) -> Option<Rest> {
+        (self.stack.is_empty()
+            && self.history.is_empty()
+            && self.guards.is_empty()
+            && self.guarded_acquired.is_empty())
+        .then_some(Rest {
+            epoch: self.epoch,
+            forks: self.forks,
+        })
+    }
+
+    /// The state [`ThreadLocks::at_rest`] reduced to `rest` (without the memo of transitions,
+    /// which is rebuilt as profiles are met again).
+    pub fn from_rest(rest: Rest) -> ThreadLocks {
+        ThreadLocks {
+            epoch: rest.epoch,
+            forks: rest.forks,
+            ..ThreadLocks::default()
         }
     }
 }
 
-/// The interned profiles of all threads.
+/// What the lock state of a thread at rest (no lock held, no guarded lock) comes down to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rest {
+    pub epoch: u32,
+    pub forks: u32,
+}
+
+/// The interned profiles of all threads, each stored once (its index in the set is its id).
 #[derive(Debug, Default)]
 pub struct Profiles {
-    ids: FxHashMap<Profile, Pid>,
-    all: Vec<Profile>,
+    all: IndexSet<Profile, FxBuildHasher>,
     /// Per profile, its number among the profiles of its thread (dense from 0): witness sets
     /// keep small per-thread numbers in bit masks.
     local: Vec<u32>,
     per_thread: Vec<u32>,
+    /// Bytes of the profiles' lock lists.
+    list_bytes: usize,
 }
 
 impl Profiles {
     pub fn intern(&mut self, p: Profile) -> Pid {
-        if let Some(&id) = self.ids.get(&p) {
-            return id;
-        }
-        let id = self.all.len() as Pid;
         let t = p.thread.index();
-        if t >= self.per_thread.len() {
-            self.per_thread.resize(t + 1, 0);
+        let lists = std::mem::size_of_val(&*p.held)
+            + std::mem::size_of_val(&*p.history)
+            + std::mem::size_of_val(&*p.guarded_acquired);
+        let (id, new) = self.all.insert_full(p);
+        if new {
+            self.list_bytes += lists;
+            if t >= self.per_thread.len() {
+                self.per_thread.resize(t + 1, 0);
+            }
+            self.local.push(self.per_thread[t]);
+            self.per_thread[t] += 1;
         }
-        self.local.push(self.per_thread[t]);
-        self.per_thread[t] += 1;
-        self.all.push(p.clone());
-        self.ids.insert(p, id);
-        id
+        id as Pid
     }
 
     #[inline]
     pub fn get(&self, id: Pid) -> &Profile {
         &self.all[id as usize]
+    }
+
+    /// Bytes held, roughly: each profile once with its index entry, and the locks it lists.
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.all.capacity() * (size_of::<Profile>() + 2 * size_of::<usize>())
+            + self.list_bytes
+            + (self.local.capacity() + self.per_thread.capacity()) * 4
     }
 
     pub fn len(&self) -> usize {

@@ -40,67 +40,115 @@
 
 use super::nesting::{Pid, Profile, Profiles};
 use super::witness::{Occurrence, VarWitnesses, READ, WRITE};
+use hindsight_order::clock::SHARE_DENSE_FROM;
 use hindsight_order::VectorClock;
 use hindsight_trace::{LockId, ThreadId, VarId};
 use rustc_hash::FxHashMap;
+use std::rc::Rc;
 
 /// A fork/join clock component for a thread that has finished (it was joined).
 pub const COMPLETE: u32 = u32::MAX;
 
 /// Fork/join clocks per thread and epoch. Component `u` of a thread's clock is the number of
 /// forks of `u` that the thread's current events come after (in the fork/join order), or
-/// [`COMPLETE`] if they come after all of `u`. The clocks of a thread's epochs, and of threads
-/// forked from one parent, are [`VectorClock`]s that share what they have in common, so that a
-/// main thread forking and joining a thread per request keeps memory linear in the requests.
+/// [`COMPLETE`] if they come after all of `u`.
+///
+/// Phase II reads the clock of a thread's epoch only through a profile of that epoch, so a
+/// thread keeps its current clock, and the clock of an earlier epoch lives on only if some
+/// profile was interned in it ([`ForkJoin::pin`]): a main thread forking and joining a thread
+/// per request goes through two epochs per request and keeps none of them. Clocks are shared
+/// (`Rc`), so a thread forked before its first event holds its parent's clock itself, and
+/// [`VectorClock`]s share the components they have in common: memory is a few words per
+/// thread and per pinned epoch.
 #[derive(Clone, Debug, Default)]
 pub struct ForkJoin {
-    clocks: Vec<Vec<VectorClock>>,
+    /// Per thread, its epoch and that epoch's clock (`None`: the empty clock).
+    current: Vec<(u32, Option<Rc<VectorClock>>)>,
+    /// The clocks of the epochs some profile was interned in, by thread and epoch.
+    pinned: FxHashMap<(ThreadId, u32), Rc<VectorClock>>,
+    /// Past [`SHARE_DENSE_FROM`] threads, forking threads keep their clocks' dense prefix in
+    /// the shared tree (see `hindsight_order::clock`).
+    share_dense: bool,
 }
 
 impl ForkJoin {
-    fn epochs(&mut self, t: ThreadId) -> &mut Vec<VectorClock> {
-        if t.index() >= self.clocks.len() {
-            self.clocks.resize_with(t.index() + 1, Vec::new);
+    fn slot(&mut self, t: ThreadId) -> &mut (u32, Option<Rc<VectorClock>>) {
+        if t.index() >= self.current.len() {
+            self.current.resize(t.index() + 1, (0, None));
+            if t.index() >= SHARE_DENSE_FROM {
+                self.share_dense = true;
+            }
         }
-        let e = &mut self.clocks[t.index()];
-        if e.is_empty() {
-            e.push(VectorClock::new());
-        }
-        e
+        &mut self.current[t.index()]
     }
 
-    /// The current clock of `t`.
-    pub fn current(&mut self, t: ThreadId) -> &VectorClock {
-        self.epochs(t).last().expect("one epoch at least")
+    /// The current clock of `t` (shared: cloning it costs a count).
+    pub fn current(&mut self, t: ThreadId) -> Rc<VectorClock> {
+        self.slot(t)
+            .1
+            .get_or_insert_with(|| Rc::new(VectorClock::new()))
+            .clone()
     }
 
-    /// The component `u` of the clock of `t` during `epoch`.
+    /// The current epoch of `t`.
+    pub fn epoch(&self, t: ThreadId) -> u32 {
+        self.current.get(t.index()).map_or(0, |c| c.0)
+    }
+
+    /// Keeps the clock of `t`'s `epoch` (its current one) for Phase II: a profile of it was
+    /// interned.
+    pub fn pin(&mut self, t: ThreadId, epoch: u32) {
+        debug_assert_eq!(epoch, self.epoch(t), "a profile of another epoch");
+        let clock = self.current(t);
+        self.pinned.entry((t, epoch)).or_insert(clock);
+    }
+
+    /// The component `u` of the clock of `t` during `epoch`, which must be pinned.
     pub fn component(&self, t: ThreadId, epoch: u32, u: ThreadId) -> u32 {
-        self.clocks
-            .get(t.index())
-            .and_then(|e| e.get(epoch as usize))
-            .map_or(0, |c| c.get(u))
+        self.pinned.get(&(t, epoch)).map_or(0, |c| c.get(u))
     }
 
     /// Joins `other` into `t`'s clock; a new epoch if `new_epoch`, else in place (a thread
     /// forked before its first event starts with its parent's clock).
-    pub fn merge(&mut self, t: ThreadId, other: &VectorClock, new_epoch: bool) {
-        let epochs = self.epochs(t);
+    pub fn merge(&mut self, t: ThreadId, other: &Rc<VectorClock>, new_epoch: bool) {
+        let share = self.share_dense;
+        let (epoch, clock) = self.slot(t);
         if new_epoch {
-            let mut c = epochs.last().expect("one epoch").clone();
-            c.join(other);
-            epochs.push(c);
-        } else {
-            epochs.last_mut().expect("one epoch").join(other);
+            *epoch += 1;
+        }
+        match clock {
+            // The join of the empty clock and `other` is `other`.
+            None => *clock = Some(other.clone()),
+            Some(c) => {
+                // Cloned only if a pinned epoch or another thread shares it.
+                let c = Rc::make_mut(c);
+                if share {
+                    c.share_dense();
+                }
+                c.join(other);
+            }
         }
     }
 
     /// Sets `t`'s own component (its fork count) in a new epoch.
     pub fn own(&mut self, t: ThreadId, forks: u32) {
-        let epochs = self.epochs(t);
-        let mut c = epochs.last().expect("one epoch").clone();
+        let share = self.share_dense;
+        let (epoch, clock) = self.slot(t);
+        *epoch += 1;
+        let c = Rc::make_mut(clock.get_or_insert_with(|| Rc::new(VectorClock::new())));
+        if share {
+            c.share_dense();
+        }
         c.set(t, forks);
-        epochs.push(c);
+    }
+
+    /// Bytes held, roughly: the per-thread table, the pinned table, and a clock struct per
+    /// pinned epoch (the shared trees are not counted twice, nor at all).
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.current.capacity() * size_of::<(u32, Option<Rc<VectorClock>>)>()
+            + self.pinned.capacity()
+                * (size_of::<((ThreadId, u32), Rc<VectorClock>)>() + 1 + size_of::<VectorClock>())
     }
 }
 
@@ -233,7 +281,7 @@ impl Pairing {
             for (i, ((_, t), mine)) in group.iter().enumerate() {
                 found.clear();
                 for (c, &(k1, kf, k2)) in COMBOS.iter().enumerate() {
-                    for (si, &(pe, s)) in mine.sandwiched[k1][k2].iter().enumerate() {
+                    for (si, (pe, s)) in mine.sandwiched(k1, k2).enumerate() {
                         let held = &profiles.get(pe).held;
                         for class in &index[kf].classes {
                             if held
@@ -308,7 +356,7 @@ pub fn pair_literal(
                     (WRITE, WRITE, WRITE),
                 ];
                 for (k1, kf, k2) in combos {
-                    for &(pe, s) in &mine.sandwiched[k1][k2] {
+                    for (pe, s) in mine.sandwiched(k1, k2) {
                         for &(pf, f) in &theirs.single[kf] {
                             if compatible(profiles.get(pe), profiles.get(pf), fj) {
                                 out.push(Violation {
