@@ -820,8 +820,7 @@ fn finding(
     let lockset = |p: Pid| -> Vec<Value> {
         profiles
             .get(p)
-            .held
-            .iter()
+            .held()
             .map(|h| Value::from(names.lock(h.lock)))
             .collect()
     };
@@ -837,8 +836,7 @@ fn finding(
         v.e,
         profiles
             .get(v.class.0)
-            .held
-            .iter()
+            .held()
             .map(|h| names.lock(h.lock))
             .collect::<Vec<_>>()
             .join(", ")

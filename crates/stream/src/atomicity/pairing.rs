@@ -161,7 +161,7 @@ pub fn compatible(p: &Profile, q: &Profile, fj: &ForkJoin) -> bool {
     if q_needs > p.forks || p_needs > q.forks {
         return false;
     }
-    if p.held.iter().any(|h| q.holds(h.lock)) {
+    if p.held().any(|h| q.holds(h.lock)) {
         return false;
     }
     histories_compatible(p, q)
@@ -171,18 +171,20 @@ pub fn compatible(p: &Profile, q: &Profile, fj: &ForkJoin) -> bool {
 
 /// No `l_a` of `p` and `m_b` of `q` with `m_b ∈ AH_p(l_a)` and `l_a ∈ AH_q(m_b)`.
 pub fn histories_compatible(p: &Profile, q: &Profile) -> bool {
-    if p.held.is_empty() || q.held.is_empty() {
+    let (p_held, q_held) = (p.held(), q.held());
+    if p_held.len() == 0 || q_held.len() == 0 {
         return true;
     }
+    let q_len = q_held.len();
     // prefix_max[y] = max over b < y of depth_p(m_b).
-    let mut prefix_max = Vec::with_capacity(q.held.len() + 1);
+    let mut prefix_max = Vec::with_capacity(q_len + 1);
     prefix_max.push(0u32);
-    for h in &q.held {
+    for h in q_held {
         let last = *prefix_max.last().expect("non-empty");
         prefix_max.push(last.max(p.depth_of(h.lock)));
     }
-    p.held.iter().enumerate().all(|(a, h)| {
-        let y = (q.depth_of(h.lock) as usize).min(q.held.len());
+    p_held.enumerate().all(|(a, h)| {
+        let y = (q.depth_of(h.lock) as usize).min(q_len);
         prefix_max[y] <= a as u32
     })
 }
@@ -192,9 +194,9 @@ pub fn histories_compatible(p: &Profile, q: &Profile) -> bool {
 fn held_across_fork(parent: &Profile, rank: u32, child: &Profile) -> bool {
     rank != 0
         && rank != COMPLETE
-        && parent.held.iter().any(|h| {
-            h.forks_at_acquire < rank && child.guarded_acquired.binary_search(&h.lock).is_ok()
-        })
+        && parent
+            .held()
+            .any(|h| h.forks_at_acquire < rank && child.acquired_guarded(h.lock))
 }
 
 /// The pattern of a violation: the kinds of `e1`, `f`, `e2`.
@@ -282,10 +284,10 @@ impl Pairing {
                 found.clear();
                 for (c, &(k1, kf, k2)) in COMBOS.iter().enumerate() {
                     for (si, (pe, s)) in mine.sandwiched(k1, k2).enumerate() {
-                        let held = &profiles.get(pe).held;
+                        let held = profiles.get(pe).held();
                         for class in &index[kf].classes {
                             if held
-                                .iter()
+                                .clone()
                                 .any(|h| class.locks.binary_search(&h.lock).is_ok())
                             {
                                 continue;
@@ -409,7 +411,7 @@ impl LocksetIndex {
         for (j, (_, w)) in group.iter().enumerate() {
             for (fi, &(pf, _)) in w.single[kind].iter().enumerate() {
                 key.clear();
-                key.extend(profiles.get(pf).held.iter().map(|h| h.lock));
+                key.extend(profiles.get(pf).held().map(|h| h.lock));
                 key.sort_unstable();
                 let c = match of.get(&key) {
                     Some(&c) => c,
