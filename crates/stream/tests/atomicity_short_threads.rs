@@ -13,8 +13,8 @@ use hindsight_trace::{Event, LockId, NameKind, Names, Op, ThreadId, Trace, VarId
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-/// A trace of `threads` short threads forked by `T0`, at most `window` of them running at
-/// once; `choices` drive which thread steps and what it does. Locking is nested and never
+/// A trace of `threads` short threads forked by `T0` or by one another, at most `window` of
+/// them running at once; `choices` drive which thread steps and what it does. Locking is nested and never
 /// contended; a thread may be joined holding a lock or inside a block (it is then not at
 /// rest). With `revive`, a joined thread sometimes runs an access or a block again, or is
 /// forked again.
@@ -111,6 +111,12 @@ fn short_threads(choices: &[(u8, u8, u8)], threads: usize, window: usize, revive
                     7 | 8 if blocks[t] > 0 => {
                         blocks[t] -= 1;
                         Op::End
+                    }
+                    // A running thread forks one of its own (joined by `T0` in turn).
+                    9 if running.len() < window && next <= threads => {
+                        running.push(next);
+                        next += 1;
+                        Op::Fork(ThreadId(next as u32 - 1))
                     }
                     _ => Op::Write(x),
                 };

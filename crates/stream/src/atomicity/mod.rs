@@ -41,10 +41,9 @@ use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::Position;
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
 use nesting::{NonNested, Pid, Profiles, Rest, ThreadLocks};
-use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
+use pairing::{ForkJoin, Pairing, Violation};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
-use std::rc::Rc;
 use std::sync::Arc;
 use witness::{Marks, Occurrence, Recency, VarWitnesses, READ, WRITE};
 
@@ -410,9 +409,7 @@ impl Atomicity {
     }
 
     fn join(&mut self, t: ThreadId, u: ThreadId) {
-        let mut clock = self.fj.current(u);
-        Rc::make_mut(&mut clock).set(u, COMPLETE);
-        self.fj.merge(t, &clock, true);
+        self.fj.join(t, u);
         self.thread(t).locks.new_epoch();
         self.rest(u);
     }

@@ -62,19 +62,38 @@ pub const COMPLETE: u32 = u32::MAX;
 /// thread and per pinned epoch.
 #[derive(Clone, Debug, Default)]
 pub struct ForkJoin {
-    /// Per thread, its epoch and that epoch's clock (`None`: the empty clock).
-    current: Vec<(u32, Option<Rc<VectorClock>>)>,
-    /// The clocks of the epochs some profile was interned in, by thread and epoch.
+    /// Per thread, its current epoch and clock.
+    current: Vec<Current>,
+    /// The clocks of earlier epochs some profile was interned in, by thread and epoch.
     pinned: FxHashMap<(ThreadId, u32), Rc<VectorClock>>,
+    /// How many epochs are pinned (current ones included).
+    pins: usize,
     /// Past [`SHARE_DENSE_FROM`] threads, forking threads keep their clocks' dense prefix in
     /// the shared tree (see `hindsight_order::clock`).
     share_dense: bool,
 }
 
+/// A thread's current epoch.
+#[derive(Clone, Debug, Default)]
+struct Current {
+    epoch: u32,
+    /// Whether a profile was interned in it (its clock goes to `pinned` when the epoch ends).
+    pinned: bool,
+    /// `None`: the empty clock.
+    clock: Option<Rc<VectorClock>>,
+}
+
+impl Current {
+    fn clock(&mut self) -> &mut Rc<VectorClock> {
+        self.clock
+            .get_or_insert_with(|| Rc::new(VectorClock::new()))
+    }
+}
+
 impl ForkJoin {
-    fn slot(&mut self, t: ThreadId) -> &mut (u32, Option<Rc<VectorClock>>) {
+    fn slot(&mut self, t: ThreadId) -> &mut Current {
         if t.index() >= self.current.len() {
-            self.current.resize(t.index() + 1, (0, None));
+            self.current.resize(t.index() + 1, Current::default());
             if t.index() >= SHARE_DENSE_FROM {
                 self.share_dense = true;
             }
@@ -82,43 +101,64 @@ impl ForkJoin {
         &mut self.current[t.index()]
     }
 
+    /// Starts `t`'s next epoch, keeping the clock of the one that ends if it is pinned.
+    fn next_epoch(&mut self, t: ThreadId) -> &mut Current {
+        let c = self.slot(t);
+        let ended = (c.pinned, c.epoch, c.clock.clone());
+        c.epoch += 1;
+        c.pinned = false;
+        if let (true, epoch, Some(clock)) = ended {
+            self.pinned.insert((t, epoch), clock);
+        }
+        &mut self.current[t.index()]
+    }
+
     /// The current clock of `t` (shared: cloning it costs a count).
     pub fn current(&mut self, t: ThreadId) -> Rc<VectorClock> {
-        self.slot(t)
-            .1
-            .get_or_insert_with(|| Rc::new(VectorClock::new()))
-            .clone()
+        self.slot(t).clock().clone()
     }
 
     /// The current epoch of `t`.
     pub fn epoch(&self, t: ThreadId) -> u32 {
-        self.current.get(t.index()).map_or(0, |c| c.0)
+        self.current.get(t.index()).map_or(0, |c| c.epoch)
     }
 
     /// Keeps the clock of `t`'s `epoch` (its current one) for Phase II: a profile of it was
     /// interned.
     pub fn pin(&mut self, t: ThreadId, epoch: u32) {
         debug_assert_eq!(epoch, self.epoch(t), "a profile of another epoch");
-        let clock = self.current(t);
-        self.pinned.entry((t, epoch)).or_insert(clock);
+        let c = self.slot(t);
+        if !c.pinned {
+            c.pinned = true;
+            c.clock();
+            self.pins += 1;
+        }
     }
 
     /// The component `u` of the clock of `t` during `epoch`, which must be pinned.
     pub fn component(&self, t: ThreadId, epoch: u32, u: ThreadId) -> u32 {
-        self.pinned.get(&(t, epoch)).map_or(0, |c| c.get(u))
+        match self.current.get(t.index()) {
+            Some(Current {
+                epoch: e,
+                clock: Some(c),
+                ..
+            }) if *e == epoch => c.get(u),
+            _ => self.pinned.get(&(t, epoch)).map_or(0, |c| c.get(u)),
+        }
     }
 
     /// Joins `other` into `t`'s clock; a new epoch if `new_epoch`, else in place (a thread
     /// forked before its first event starts with its parent's clock).
     pub fn merge(&mut self, t: ThreadId, other: &Rc<VectorClock>, new_epoch: bool) {
         let share = self.share_dense;
-        let (epoch, clock) = self.slot(t);
-        if new_epoch {
-            *epoch += 1;
-        }
-        match clock {
+        let current = if new_epoch {
+            self.next_epoch(t)
+        } else {
+            self.slot(t)
+        };
+        match &mut current.clock {
             // The join of the empty clock and `other` is `other`.
-            None => *clock = Some(other.clone()),
+            None => current.clock = Some(other.clone()),
             Some(c) => {
                 // Cloned only if a pinned epoch or another thread shares it.
                 let c = Rc::make_mut(c);
@@ -130,25 +170,35 @@ impl ForkJoin {
         }
     }
 
+    /// `t` joins `u`: a new epoch of `t` after all of `u`.
+    pub fn join(&mut self, t: ThreadId, u: ThreadId) {
+        let theirs = self.current(u);
+        let share = self.share_dense;
+        let c = Rc::make_mut(self.next_epoch(t).clock());
+        if share {
+            c.share_dense();
+        }
+        c.join(&theirs);
+        c.set(u, COMPLETE);
+    }
+
     /// Sets `t`'s own component (its fork count) in a new epoch.
     pub fn own(&mut self, t: ThreadId, forks: u32) {
         let share = self.share_dense;
-        let (epoch, clock) = self.slot(t);
-        *epoch += 1;
-        let c = Rc::make_mut(clock.get_or_insert_with(|| Rc::new(VectorClock::new())));
+        let c = Rc::make_mut(self.next_epoch(t).clock());
         if share {
             c.share_dense();
         }
         c.set(t, forks);
     }
 
-    /// Bytes held, roughly: the per-thread table, the pinned table, and a clock struct per
-    /// pinned epoch (the shared trees are not counted twice, nor at all).
+    /// Bytes held, roughly: the per-thread table, the table of earlier pinned epochs, and a
+    /// clock struct per pinned epoch (the shared trees are not counted).
     pub fn held_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.current.capacity() * size_of::<(u32, Option<Rc<VectorClock>>)>()
-            + self.pinned.capacity()
-                * (size_of::<((ThreadId, u32), Rc<VectorClock>)>() + 1 + size_of::<VectorClock>())
+        self.current.capacity() * size_of::<Current>()
+            + self.pinned.capacity() * (size_of::<((ThreadId, u32), Rc<VectorClock>)>() + 1)
+            + self.pins * size_of::<VectorClock>()
     }
 }
 
