@@ -172,14 +172,13 @@ impl ForkJoin {
 
     /// `t` joins `u`: a new epoch of `t` after all of `u`.
     pub fn join(&mut self, t: ThreadId, u: ThreadId) {
-        let theirs = self.current(u);
-        let share = self.share_dense;
-        let c = Rc::make_mut(self.next_epoch(t).clock());
-        if share {
-            c.share_dense();
-        }
-        c.join(&theirs);
-        c.set(u, COMPLETE);
+        // `u`'s clock, complete in `u`, is joined whole: setting `u` in `t`'s own clock
+        // instead, before or after the join, made 200,000 forked and joined threads take
+        // 10 MB (after: the set doubles the list of pending components) to 300 MB (before)
+        // more.
+        let mut theirs = self.current(u);
+        Rc::make_mut(&mut theirs).set(u, COMPLETE);
+        self.merge(t, &theirs, true);
     }
 
     /// Sets `t`'s own component (its fork count) in a new epoch.
