@@ -201,7 +201,7 @@ proptest! {
 /// again. (Deterministic: a fixed pseudo-random stream.)
 #[test]
 fn short_thread_traces_cover_the_interesting_cases() {
-    let mut rng = hindsight_rng::SplitMix64::new(0x5EED_0F_5407);
+    let mut rng = hindsight_rng::SplitMix64::new(0x005E_ED0F_5407);
     let (mut violating, mut reduced, mut busy_joins, mut revived) = (0, 0, 0, 0);
     for _ in 0..300 {
         let choices: Vec<(u8, u8, u8)> = (0..300)
@@ -214,8 +214,8 @@ fn short_thread_traces_cover_the_interesting_cases() {
         let (a, whole) = (run(&trace, false), run(&trace, true));
         violating += usize::from(!a.violations().is_empty());
         reduced += usize::from(a.live_threads() < whole.live_threads());
-        let mut held = vec![0i32; 41];
-        let mut depth = vec![0i32; 41];
+        let mut held = [0i32; 41];
+        let mut depth = [0i32; 41];
         let mut done = BTreeSet::new();
         for e in &trace.events {
             let t = e.thread.index();
