@@ -40,8 +40,8 @@ use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::Position;
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
-use nesting::{NonNested, Pid, Profiles, ThreadLocks};
-use pairing::{ForkJoin, Pairing, Violation, COMPLETE};
+use nesting::{NonNested, Pid, Profiles, Rest, ThreadLocks};
+use pairing::{ForkJoin, Pairing, Violation};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -101,6 +101,7 @@ impl KeptOp {
     }
 }
 
+/// The state of a thread that may still run.
 #[derive(Default)]
 struct ThreadState {
     locks: ThreadLocks,
@@ -108,18 +109,71 @@ struct ThreadState {
     block_depth: u32,
     txn: u64,
     recency: Recency,
+    /// The slots whose `Marks` this thread holds.
+    slots: Vec<u32>,
+}
+
+/// A thread's state: whole, or, once it has been joined holding no lock outside any block
+/// (a thread per request, done), reduced to the few numbers its next events would depend on
+/// (events after a join are accepted with a warning). What the reduction drops is either
+/// empty at rest (held locks, histories, the transaction's profiles and marks) or a memo
+/// rebuilt on demand (profile transitions, the marks' masks): the answers are the same.
+enum ThreadSlot {
+    Live(Box<ThreadState>),
+    Resting { locks: Rest, started: bool },
+}
+
+impl Default for ThreadSlot {
+    /// A thread not seen yet: a live thread's default state, reduced.
+    fn default() -> ThreadSlot {
+        ThreadSlot::Resting {
+            locks: Rest::default(),
+            started: false,
+        }
+    }
+}
+
+/// The live state of `t`, brought back from rest if need be.
+#[inline]
+fn live<'a>(
+    threads: &'a mut Vec<ThreadSlot>,
+    live_threads: &mut usize,
+    t: ThreadId,
+) -> &'a mut ThreadState {
+    if t.index() >= threads.len() {
+        threads.resize_with(t.index() + 1, ThreadSlot::default);
+    }
+    let slot = &mut threads[t.index()];
+    if let ThreadSlot::Resting { locks, started } = *slot {
+        *live_threads += 1;
+        *slot = ThreadSlot::Live(Box::new(ThreadState {
+            locks: ThreadLocks::from_rest(locks),
+            started,
+            ..ThreadState::default()
+        }));
+    }
+    match slot {
+        ThreadSlot::Live(s) => s,
+        ThreadSlot::Resting { .. } => unreachable!("brought back above"),
+    }
 }
 
 /// The `atomicity` analysis.
 pub struct Atomicity {
     options: Options,
-    threads: Vec<ThreadState>,
+    threads: Vec<ThreadSlot>,
+    /// How many of `threads` are `Live`.
+    live_threads: usize,
     profiles: Profiles,
     fj: ForkJoin,
-    /// Witness sets per (variable, thread): keys, hot marks and cold sets, by slot.
+    /// Witness sets per (variable, thread): keys, hot marks and cold sets, by slot. The marks
+    /// of a thread at rest are dropped (see `ThreadSlot`).
     keys: Vec<(VarId, ThreadId)>,
-    marks: Vec<Marks>,
+    marks: Vec<Option<Box<Marks>>>,
+    live_marks: usize,
     sets: Vec<VarWitnesses>,
+    /// Bytes the witness sets hold beyond their structs.
+    sets_heap: usize,
     /// Per variable, the thread that accessed it last and its slot: most accesses hit it.
     last_slot: Vec<(ThreadId, u32)>,
     slots: FxHashMap<(VarId, ThreadId), u32>,
@@ -131,6 +185,9 @@ pub struct Atomicity {
     events: u64,
     /// The budget of `--schedule`'s searches (none: unlimited, and not reported).
     budget: Option<Arc<Budget>>,
+    /// Whether joined threads at rest are reduced (always, but for the tests that hold the
+    /// reduction to the whole states).
+    rests: bool,
 }
 
 /// How many non-nested releases are kept word for word under `--ignore-non-nested`.
@@ -141,11 +198,14 @@ impl Atomicity {
         Atomicity {
             options,
             threads: Vec::new(),
+            live_threads: 0,
             profiles: Profiles::default(),
             fj: ForkJoin::default(),
             keys: Vec::new(),
             marks: Vec::new(),
+            live_marks: 0,
             sets: Vec::new(),
+            sets_heap: 0,
             last_slot: Vec::new(),
             slots: FxHashMap::default(),
             next_txn: 0,
@@ -155,7 +215,23 @@ impl Atomicity {
             kept: Vec::new(),
             events: 0,
             budget: None,
+            rests: true,
         }
+    }
+
+    /// The analysis keeping every thread's whole state to the end (for the oracle tests).
+    #[cfg(feature = "oracle")]
+    pub fn without_rest(self) -> Atomicity {
+        Atomicity {
+            rests: false,
+            ..self
+        }
+    }
+
+    /// How many threads are kept whole (for the tests of the reduction).
+    #[cfg(feature = "oracle")]
+    pub fn live_threads(&self) -> usize {
+        self.live_threads
     }
 
     /// The analysis with its schedules' searches (`Options::schedule`) within `budget`: once
@@ -173,11 +249,33 @@ impl Atomicity {
     }
 
     fn thread(&mut self, t: ThreadId) -> &mut ThreadState {
-        if t.index() >= self.threads.len() {
-            self.threads
-                .resize_with(t.index() + 1, ThreadState::default);
+        live(&mut self.threads, &mut self.live_threads, t)
+    }
+
+    /// Reduces `u`'s state (it was joined) if it is at rest, and drops its marks.
+    fn rest(&mut self, u: ThreadId) {
+        let Some(ThreadSlot::Live(s)) = self.threads.get(u.index()) else {
+            return;
+        };
+        if !self.rests {
+            return;
         }
-        &mut self.threads[t.index()]
+        let Some(locks) = s.locks.at_rest().filter(|_| s.block_depth == 0) else {
+            return;
+        };
+        let started = s.started;
+        let ThreadSlot::Live(s) = std::mem::replace(
+            &mut self.threads[u.index()],
+            ThreadSlot::Resting { locks, started },
+        ) else {
+            unreachable!("live above")
+        };
+        self.live_threads -= 1;
+        for &slot in &s.slots {
+            self.marks[slot as usize] = None;
+            self.live_marks -= 1;
+            self.sets_heap -= self.sets[slot as usize].shrink_to_fit();
+        }
     }
 
     /// Feeds one event; an error for a non-nested release (unless ignored).
@@ -186,9 +284,9 @@ impl Atomicity {
         self.events += 1;
         self.thread(t).started = true;
         match &e.op {
-            Op::Acquire(l) => self.threads[t.index()].locks.acquire(*l),
+            Op::Acquire(l) => self.thread(t).locks.acquire(*l),
             Op::Release(l) => {
-                if let Some(v) = self.threads[t.index()].locks.release(t, *l) {
+                if let Some(v) = self.thread(t).locks.release(t, *l) {
                     if !self.options.ignore_non_nested {
                         return Err(ErrorKind::Analysis(format!(
                             "{} (nested locking is required; --ignore-non-nested accepts the trace with a warning)",
@@ -204,7 +302,7 @@ impl Atomicity {
             Op::Fork(u) => self.fork(t, *u),
             Op::Join(u) => self.join(t, *u),
             Op::Begin(_) => {
-                let s = &mut self.threads[t.index()];
+                let s = live(&mut self.threads, &mut self.live_threads, t);
                 s.block_depth += 1;
                 if s.block_depth == 1 {
                     self.next_txn += 1;
@@ -214,7 +312,7 @@ impl Atomicity {
                 }
             }
             Op::End => {
-                let s = &mut self.threads[t.index()];
+                let s = self.thread(t);
                 if s.block_depth > 0 {
                     s.block_depth -= 1;
                     if s.block_depth == 0 {
@@ -225,7 +323,7 @@ impl Atomicity {
             _ => {}
         }
         let keep = self.keeps_trace();
-        let s = &mut self.threads[t.index()];
+        let s = live(&mut self.threads, &mut self.live_threads, t);
         let access = match e.op {
             Op::Read(x) | Op::AtomicLoad(x) => Some((x, READ)),
             // An RMW is one access (no event can come between its read and its write) that
@@ -236,7 +334,10 @@ impl Atomicity {
         if s.txn == 0 && access.is_none() && !keep {
             return Ok(());
         }
-        let (pid, _) = s.locks.pid(t, &mut self.profiles);
+        let (pid, fresh) = s.locks.pid(t, &mut self.profiles);
+        if fresh {
+            self.fj.pin(t, s.locks.epoch());
+        }
         if let Some((x, kind)) = access {
             if s.txn == 0 {
                 self.transactions += 1;
@@ -255,7 +356,15 @@ impl Atomicity {
                 t,
             );
             let local = self.profiles.local(pid);
-            self.marks[slot].access(
+            let marks = match &mut self.marks[slot] {
+                Some(m) => m,
+                none => {
+                    s.slots.push(slot as u32);
+                    self.live_marks += 1;
+                    none.insert(Box::default())
+                }
+            };
+            self.sets_heap += marks.access(
                 kind,
                 at,
                 (pid, local),
@@ -282,30 +391,27 @@ impl Atomicity {
     }
 
     fn fork(&mut self, t: ThreadId, u: ThreadId) {
-        self.thread(u);
-        let parent = &mut self.threads[t.index()];
+        let parent = self.thread(t);
         parent.locks.fork();
         let forks = parent.locks.forks();
         let mut guards: Vec<LockId> = parent.locks.held().collect();
         guards.extend_from_slice(parent.locks.guards());
         self.fj.own(t, forks);
-        let clock = self.fj.current(t).clone();
-        let child = &mut self.threads[u.index()];
+        let clock = self.fj.current(t);
+        let child = self.thread(u);
         let started = child.started;
-        self.fj.merge(u, &clock, started);
         guards.extend_from_slice(child.locks.guards());
         child.locks.set_guards(guards);
         if started {
             child.locks.new_epoch();
         }
+        self.fj.merge(u, &clock, started);
     }
 
     fn join(&mut self, t: ThreadId, u: ThreadId) {
-        self.thread(u);
-        let mut clock = self.fj.current(u).clone();
-        clock.set(u, COMPLETE);
-        self.fj.merge(t, &clock, true);
-        self.threads[t.index()].locks.new_epoch();
+        self.fj.join(t, u);
+        self.thread(t).locks.new_epoch();
+        self.rest(u);
     }
 
     /// Phase II: the violation classes, in a deterministic order.
@@ -433,7 +539,7 @@ fn slot_of(
     last_slot: &mut Vec<(ThreadId, u32)>,
     slots: &mut FxHashMap<(VarId, ThreadId), u32>,
     keys: &mut Vec<(VarId, ThreadId)>,
-    marks: &mut Vec<Marks>,
+    marks: &mut Vec<Option<Box<Marks>>>,
     sets: &mut Vec<VarWitnesses>,
     x: VarId,
     t: ThreadId,
@@ -447,7 +553,7 @@ fn slot_of(
     }
     let slot = *slots.entry((x, t)).or_insert_with(|| {
         keys.push((x, t));
-        marks.push(Marks::default());
+        marks.push(None);
         sets.push(VarWitnesses::default());
         keys.len() as u32 - 1
     });
@@ -478,17 +584,29 @@ fn describe_non_nested(v: &NonNested, names: &Names) -> String {
 }
 
 impl Observer for Atomicity {
-    /// The threads, the witness sets' tables (by variable and thread) and the transactions
-    /// kept for schedules.
+    /// The threads (the live ones whole), the profiles, the fork/join clocks, the witness
+    /// sets (by variable and thread) with the live threads' marks, and the transactions kept
+    /// for schedules. Roughly: a live thread's small lists and the clocks' shared trees are
+    /// not counted.
     fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
-        (self.threads.capacity() * size_of::<ThreadState>()
+        (self.threads.capacity() * size_of::<ThreadSlot>()
+            + self.live_threads * size_of::<ThreadState>()
+            + self.profiles.held_bytes()
+            + self.fj.held_bytes()
             + self.keys.capacity() * size_of::<(VarId, ThreadId)>()
-            + self.marks.capacity() * size_of::<Marks>()
+            + self.marks.capacity() * size_of::<Option<Box<Marks>>>()
+            + self.live_marks * size_of::<Marks>()
             + self.sets.capacity() * size_of::<VarWitnesses>()
+            + self.sets_heap
             + self.last_slot.capacity() * 8
             + self.slots.capacity() * (size_of::<((VarId, ThreadId), u32)>() + 1)
             + self.kept.capacity() * size_of::<Kept>()) as u64
+    }
+
+    /// Atomicity keeps its own fork/join order and never reads the pass's happens-before.
+    fn reads_happens_before(&self) -> bool {
+        false
     }
 
     fn name(&self) -> &'static str {
@@ -699,8 +817,7 @@ fn finding(
     let lockset = |p: Pid| -> Vec<Value> {
         profiles
             .get(p)
-            .held
-            .iter()
+            .held()
             .map(|h| Value::from(names.lock(h.lock)))
             .collect()
     };
@@ -716,8 +833,7 @@ fn finding(
         v.e,
         profiles
             .get(v.class.0)
-            .held
-            .iter()
+            .held()
             .map(|h| names.lock(h.lock))
             .collect::<Vec<_>>()
             .join(", ")

@@ -20,13 +20,14 @@
 //! variables, transactions or findings.
 
 use hindsight_trace::{LockId, ThreadId};
-use rustc_hash::FxHashMap;
+use indexmap::IndexSet;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 /// A profile id, global over all threads.
 pub type Pid = u32;
 
 /// One lock on the stack of held locks.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct HeldLock {
     pub lock: LockId,
     /// Forks the thread had made when it acquired this lock (last time).
@@ -34,32 +35,109 @@ pub struct HeldLock {
 }
 
 /// The key of Phase I: what one thread's prefix looks like to the pairwise check.
+///
+/// A trace of a thread per request has a few profiles per thread, hundreds of thousands in
+/// all, so the three lock lists share one allocation (none when all are empty): `locks` is
+/// `[k, h, (lock, forks at acquire) x k, (lock, depth) x h, guarded acquired...]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Profile {
     pub thread: ThreadId,
-    /// Held locks, outermost first.
-    pub held: Vec<HeldLock>,
-    /// Acquisition history as `(lock, depth)`, sorted by lock, `depth >= 1`: `lock` is in the
-    /// history of the `depth` outermost held locks.
-    pub history: Vec<(LockId, u32)>,
     pub epoch: u32,
     pub forks: u32,
-    /// Guarded locks acquired so far, sorted.
-    pub guarded_acquired: Vec<LockId>,
+    locks: Box<[u32]>,
 }
 
 impl Profile {
-    /// `depth(m)`: in how many histories of held locks (outermost first) `m` is.
-    #[inline]
-    pub fn depth_of(&self, m: LockId) -> u32 {
-        match self.history.binary_search_by_key(&m, |&(l, _)| l) {
-            Ok(i) => self.history[i].1,
-            Err(_) => 0,
+    /// The profile of `thread` holding `held` (outermost first), with the acquisition history
+    /// `history` (`(lock, depth)`, sorted by lock, `depth >= 1`: `lock` is in the history of
+    /// the `depth` outermost held locks) and the guarded locks `guarded_acquired` (sorted).
+    pub fn new(
+        thread: ThreadId,
+        held: &[HeldLock],
+        history: &[(LockId, u32)],
+        epoch: u32,
+        forks: u32,
+        guarded_acquired: &[LockId],
+    ) -> Profile {
+        let locks: Box<[u32]> =
+            if held.is_empty() && history.is_empty() && guarded_acquired.is_empty() {
+                Box::default()
+            } else {
+                [held.len() as u32, history.len() as u32]
+                    .into_iter()
+                    .chain(held.iter().flat_map(|h| [h.lock.0, h.forks_at_acquire]))
+                    .chain(history.iter().flat_map(|&(l, d)| [l.0, d]))
+                    .chain(guarded_acquired.iter().map(|l| l.0))
+                    .collect()
+            };
+        Profile {
+            thread,
+            epoch,
+            forks,
+            locks,
         }
     }
 
+    fn lengths(&self) -> (usize, usize) {
+        match *self.locks {
+            [k, h, ..] => (k as usize, h as usize),
+            _ => (0, 0),
+        }
+    }
+
+    /// The held locks, outermost first (the lockset).
+    #[inline]
+    pub fn held(&self) -> impl ExactSizeIterator<Item = HeldLock> + Clone + '_ {
+        let (k, _) = self.lengths();
+        self.locks
+            .get(2..2 + 2 * k)
+            .unwrap_or(&[])
+            .chunks_exact(2)
+            .map(|c| HeldLock {
+                lock: LockId(c[0]),
+                forks_at_acquire: c[1],
+            })
+    }
+
+    /// The acquisition history as `(lock, depth)`, sorted by lock.
+    fn history(&self) -> &[u32] {
+        let (k, h) = self.lengths();
+        self.locks.get(2 + 2 * k..2 + 2 * k + 2 * h).unwrap_or(&[])
+    }
+
+    /// Whether the thread acquired `l`, a lock an ancestor held while forking towards it.
+    pub fn acquired_guarded(&self, l: LockId) -> bool {
+        let (k, h) = self.lengths();
+        self.locks
+            .get(2 + 2 * k + 2 * h..)
+            .unwrap_or(&[])
+            .binary_search(&l.0)
+            .is_ok()
+    }
+
+    /// `depth(m)`: in how many histories of held locks (outermost first) `m` is.
+    #[inline]
+    pub fn depth_of(&self, m: LockId) -> u32 {
+        let history = self.history();
+        let (mut lo, mut hi) = (0, history.len() / 2);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match history[2 * mid].cmp(&m.0) {
+                std::cmp::Ordering::Equal => return history[2 * mid + 1],
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        0
+    }
+
     pub fn holds(&self, l: LockId) -> bool {
-        self.held.iter().any(|h| h.lock == l)
+        self.held().any(|h| h.lock == l)
+    }
+
+    /// Bytes of the lock lists.
+    fn list_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.locks)
     }
 }
 
@@ -246,48 +324,87 @@ impl ThreadLocks {
     fn snapshot(&self, thread: ThreadId) -> Profile {
         let mut history = self.history.clone();
         history.sort_unstable();
-        Profile {
+        let held: Vec<HeldLock> = self.stack.iter().map(|(h, _)| *h).collect();
+        Profile::new(
             thread,
-            held: self.stack.iter().map(|(h, _)| h.clone()).collect(),
-            history,
+            &held,
+            &history,
+            self.epoch,
+            self.forks,
+            &self.guarded_acquired,
+        )
+    }
+
+    /// The state of a thread that holds no lock and was forked under no guarded lock,
+    /// reduced to what its next events depend on; `None` for any other state.
+    pub fn at_rest(&self) -> Option<Rest> {
+        (self.stack.is_empty()
+            && self.history.is_empty()
+            && self.guards.is_empty()
+            && self.guarded_acquired.is_empty())
+        .then_some(Rest {
             epoch: self.epoch,
             forks: self.forks,
-            guarded_acquired: self.guarded_acquired.clone(),
+        })
+    }
+
+    /// The state [`ThreadLocks::at_rest`] reduced to `rest` (without the memo of transitions,
+    /// which is rebuilt as profiles are met again).
+    pub fn from_rest(rest: Rest) -> ThreadLocks {
+        ThreadLocks {
+            epoch: rest.epoch,
+            forks: rest.forks,
+            ..ThreadLocks::default()
         }
     }
 }
 
-/// The interned profiles of all threads.
+/// What the lock state of a thread at rest (no lock held, no guarded lock) comes down to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rest {
+    pub epoch: u32,
+    pub forks: u32,
+}
+
+/// The interned profiles of all threads, each stored once (its index in the set is its id).
 #[derive(Debug, Default)]
 pub struct Profiles {
-    ids: FxHashMap<Profile, Pid>,
-    all: Vec<Profile>,
+    all: IndexSet<Profile, FxBuildHasher>,
     /// Per profile, its number among the profiles of its thread (dense from 0): witness sets
     /// keep small per-thread numbers in bit masks.
     local: Vec<u32>,
     per_thread: Vec<u32>,
+    /// Bytes of the profiles' lock lists.
+    list_bytes: usize,
 }
 
 impl Profiles {
     pub fn intern(&mut self, p: Profile) -> Pid {
-        if let Some(&id) = self.ids.get(&p) {
-            return id;
-        }
-        let id = self.all.len() as Pid;
         let t = p.thread.index();
-        if t >= self.per_thread.len() {
-            self.per_thread.resize(t + 1, 0);
+        let lists = p.list_bytes();
+        let (id, new) = self.all.insert_full(p);
+        if new {
+            self.list_bytes += lists;
+            if t >= self.per_thread.len() {
+                self.per_thread.resize(t + 1, 0);
+            }
+            self.local.push(self.per_thread[t]);
+            self.per_thread[t] += 1;
         }
-        self.local.push(self.per_thread[t]);
-        self.per_thread[t] += 1;
-        self.all.push(p.clone());
-        self.ids.insert(p, id);
-        id
+        id as Pid
     }
 
     #[inline]
     pub fn get(&self, id: Pid) -> &Profile {
         &self.all[id as usize]
+    }
+
+    /// Bytes held, roughly: each profile once with its index entry, and the locks it lists.
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.all.capacity() * (size_of::<Profile>() + 2 * size_of::<usize>())
+            + self.list_bytes
+            + (self.local.capacity() + self.per_thread.capacity()) * 4
     }
 
     pub fn len(&self) -> usize {
@@ -323,10 +440,7 @@ mod tests {
         s.acquire(c);
         let (id, _) = s.pid(T, &mut ps);
         let p = ps.get(id);
-        assert_eq!(
-            p.held.iter().map(|h| h.lock).collect::<Vec<_>>(),
-            vec![a, c]
-        );
+        assert_eq!(p.held().map(|h| h.lock).collect::<Vec<_>>(), vec![a, c]);
         assert_eq!(p.depth_of(b), 1);
         assert_eq!(p.depth_of(c), 1);
         assert_eq!(p.depth_of(a), 0);
@@ -334,7 +448,7 @@ mod tests {
         s.release(T, c);
         s.release(T, a);
         let (id, _) = s.pid(T, &mut ps);
-        assert!(ps.get(id).history.is_empty());
+        assert!(ps.get(id).history().is_empty());
     }
 
     #[test]

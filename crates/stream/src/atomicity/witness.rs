@@ -41,21 +41,76 @@ pub struct Sandwich {
 pub const READ: usize = 0;
 pub const WRITE: usize = 1;
 
-/// The witness sets of one thread for one variable (touched only when they grow).
+/// The witness sets of one thread for one variable (touched only when they grow). There is
+/// one per thread and variable it accessed, kept to the end for Phase II, most of them with
+/// one or two entries (a thread per request): the four sandwiched sets share one list, and
+/// a list is allocated at its exact size until it has a second entry.
 #[derive(Clone, Debug, Default)]
 pub struct VarWitnesses {
     /// `[R, W]`: profile -> the earliest access under it.
     pub single: [Vec<(Pid, Occurrence)>; 2],
-    /// `[k1][k2]`: profile -> the first sandwich found for it.
-    pub sandwiched: [[Vec<(Pid, Sandwich)>; 2]; 2],
+    /// `(k1, k2)` and profile -> the first sandwich found for it.
+    sandwiched: Vec<((u8, u8), Pid, Sandwich)>,
 }
 
 impl VarWitnesses {
     /// Whether some transaction of the thread holds two accesses around a witness: without
     /// one, the thread is never the `T` of a violation on this variable.
     pub fn has_sandwiched(&self) -> bool {
-        self.sandwiched.iter().flatten().any(|s| !s.is_empty())
+        !self.sandwiched.is_empty()
     }
+
+    /// The sandwiched set of kinds `k1`, `k2`, in the order found.
+    pub fn sandwiched(&self, k1: usize, k2: usize) -> impl Iterator<Item = (Pid, Sandwich)> + '_ {
+        let kinds = (k1 as u8, k2 as u8);
+        self.sandwiched
+            .iter()
+            .filter(move |s| s.0 == kinds)
+            .map(|&(_, p, s)| (p, s))
+    }
+
+    /// Adds the sandwich `s` of kinds `k1`, `k2` under `pid` unless the set has one; returns
+    /// the bytes the list grew by.
+    fn add_sandwich(&mut self, k1: usize, k2: usize, pid: Pid, s: Sandwich) -> usize {
+        let kinds = (k1 as u8, k2 as u8);
+        if self
+            .sandwiched
+            .iter()
+            .any(|&(k, p, _)| p == pid && k == kinds)
+        {
+            return 0;
+        }
+        push_counted(&mut self.sandwiched, (kinds, pid, s))
+    }
+
+    /// Gives back the room the sets grew into and will not need (their thread has ended);
+    /// returns the bytes given back.
+    pub fn shrink_to_fit(&mut self) -> usize {
+        let before = self.heap_bytes();
+        for s in &mut self.single {
+            s.shrink_to_fit();
+        }
+        self.sandwiched.shrink_to_fit();
+        before - self.heap_bytes()
+    }
+
+    /// Bytes held outside the struct itself.
+    fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.single.iter().map(Vec::capacity).sum::<usize>() * size_of::<(Pid, Occurrence)>()
+            + self.sandwiched.capacity() * size_of::<((u8, u8), Pid, Sandwich)>()
+    }
+}
+
+/// Pushes `x`, allocating a list's first entry at its exact size; returns the bytes the list
+/// grew by.
+fn push_counted<T>(list: &mut Vec<T>, x: T) -> usize {
+    let before = list.capacity();
+    if before == 0 {
+        list.reserve_exact(1);
+    }
+    list.push(x);
+    (list.capacity() - before) * std::mem::size_of::<T>()
 }
 
 const NO_INDEX: u64 = u64::MAX;
@@ -139,18 +194,19 @@ fn seen(mask: &mut u64, local: u32) -> bool {
     was
 }
 
-fn add<T>(set: &mut Vec<(Pid, T)>, pid: Pid, what: T) {
+/// Adds `pid`'s representative unless the set has one; returns the bytes the set grew by.
+fn add<T>(set: &mut Vec<(Pid, T)>, pid: Pid, what: T) -> usize {
     // The last entry is the most likely repeat.
     if set.last().is_some_and(|&(p, _)| p == pid) || set.iter().any(|&(p, _)| p == pid) {
-        return;
+        return 0;
     }
-    set.push((pid, what));
+    push_counted(set, (pid, what))
 }
 
 impl Marks {
     /// An access of kind `kind` at `at`, under profile `pid`, in transaction `txn` (0: outside
     /// any transaction). `recency` is the thread's history *before* this event; `sets` are
-    /// touched only if a set grows.
+    /// touched only if a set grows. Returns the bytes the sets grew by.
     #[inline]
     pub fn access(
         &mut self,
@@ -160,12 +216,13 @@ impl Marks {
         txn: u64,
         recency: &Recency,
         sets: &mut VarWitnesses,
-    ) {
+    ) -> usize {
+        let mut grown = 0;
         if !seen(&mut self.single_mask[kind], local) {
-            add(&mut sets.single[kind], pid, at);
+            grown += add(&mut sets.single[kind], pid, at);
         }
         if txn == 0 {
-            return;
+            return grown;
         }
         if self.txn != txn {
             self.txn = txn;
@@ -184,11 +241,7 @@ impl Marks {
                         index: first,
                         loc: self.first_loc[k1],
                     };
-                    add(
-                        &mut sets.sandwiched[k1][kind],
-                        p,
-                        Sandwich { e1, e, e2: at },
-                    );
+                    grown += sets.add_sandwich(k1, kind, p, Sandwich { e1, e, e2: at });
                 }
             }
             self.validated[k1][kind] = at.index;
@@ -197,5 +250,6 @@ impl Marks {
             self.first[kind] = at.index;
             self.first_loc[kind] = at.loc;
         }
+        grown
     }
 }
