@@ -20,6 +20,7 @@ mod common;
 use common::{best_of, validate_hb};
 
 use hindsight_stream::atomicity::{Atomicity, Options};
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::generate::{generate_nested, NestedConfig};
 use hindsight_trace::{BinaryWriter, Names, TextWriter};
@@ -109,7 +110,11 @@ fn phases(name: &str, config: &NestedConfig) {
         Ok(())
     })
     .expect("infallible");
-    let mut a = Atomicity::new(Options::default());
+    // One finding per violation class, as the count it is checked against.
+    let mut a = Atomicity::new(Options {
+        granularity: Granularity::EveryEvent,
+        ..Options::default()
+    });
     let t = Instant::now();
     for e in &events {
         a.step(e, &names).expect("nested");
