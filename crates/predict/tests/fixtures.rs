@@ -1,40 +1,12 @@
 //! Small traces made by hand (one after a lecture's example), each model's answer reasoned in
 //! its comment. Published examples with their stated answers are in `papers.rs`.
 
-use hindsight_order::HappensBefore;
-use hindsight_predict::found::Race;
-use hindsight_predict::shb::{Options, Shb};
+use hindsight_predict::shb::Shb;
 use hindsight_predict::wcp::Wcp;
 use hindsight_stream::groups::Granularity;
-use hindsight_stream::Observer;
-use hindsight_trace::{TextReader, Trace};
 
-fn trace(text: &str) -> Trace {
-    Trace::collect(&mut TextReader::new(text.as_bytes())).expect("a valid trace")
-}
-
-fn every_event() -> Options {
-    Options {
-        granularity: Granularity::EveryEvent,
-        witnesses: false,
-    }
-}
-
-fn drive(trace: &Trace, o: &mut dyn Observer) {
-    let mut hb = HappensBefore::new();
-    for e in &trace.events {
-        hb.before(e);
-        o.on_event(e, &hb, &trace.names).expect("accepted");
-        hb.after(e);
-    }
-}
-
-fn pairs(races: &[Race]) -> Vec<(u64, u64)> {
-    races
-        .iter()
-        .map(|r| (r.partner.index, r.racy.index))
-        .collect()
-}
+mod common;
+use common::{drive, every_event, pairs, trace};
 
 fn shb(text: &str) -> Vec<(u64, u64)> {
     let mut a = Shb::new(every_event());

@@ -6,42 +6,18 @@
 //!   the earliest racy event and its reported partner) is a predictable race, or the trace has
 //!   a predictable deadlock (PLDI'17, Theorem 1, in the strong form that names the first pair).
 
-use hindsight_order::HappensBefore;
-use hindsight_predict::found::Race;
 use hindsight_predict::oracle::{explore, Reorderings, Truth};
-use hindsight_predict::shb::{Options, Shb};
+use hindsight_predict::shb::Shb;
 use hindsight_predict::wcp::Wcp;
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
-use hindsight_stream::Observer;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::Trace;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-fn every_event() -> Options {
-    Options {
-        granularity: Granularity::EveryEvent,
-        witnesses: false,
-    }
-}
-
-/// Runs an observer over the trace with happens-before, as the driver does.
-fn drive(trace: &Trace, o: &mut dyn Observer) {
-    let mut hb = HappensBefore::new();
-    for e in &trace.events {
-        hb.before(e);
-        o.on_event(e, &hb, &trace.names).expect("accepted");
-        hb.after(e);
-    }
-}
-
-fn pairs(races: &[Race]) -> Vec<(u64, u64)> {
-    races
-        .iter()
-        .map(|r| (r.partner.index, r.racy.index))
-        .collect()
-}
+mod common;
+use common::{drive, every_event, pairs};
 
 fn shb(trace: &Trace) -> Vec<(u64, u64)> {
     let mut a = Shb::new(every_event());

@@ -27,48 +27,20 @@
 //! depends on it), our answer is the strict one of the four papers (every read sees the same
 //! write) and the fixture says so.
 
-use hindsight_order::HappensBefore;
-use hindsight_predict::found::Race;
 use hindsight_predict::oracle::{explore, osr_races, Reorderings};
 use hindsight_predict::osr::Osr;
 use hindsight_predict::recording::Recording;
 use hindsight_predict::replay::check;
-use hindsight_predict::shb::{Options, Shb};
+use hindsight_predict::shb::Shb;
 use hindsight_predict::syncp::SyncP;
 use hindsight_predict::wcp::Wcp;
 use hindsight_predict::{osr, witness};
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
-use hindsight_stream::Observer;
-use hindsight_trace::{TextReader, Trace};
 use std::collections::BTreeSet;
 
-fn trace(text: &str) -> Trace {
-    Trace::collect(&mut TextReader::new(text.as_bytes())).expect("a valid trace")
-}
-
-fn every_event() -> Options {
-    Options {
-        granularity: Granularity::EveryEvent,
-        witnesses: false,
-    }
-}
-
-fn drive(trace: &Trace, o: &mut dyn Observer) {
-    let mut hb = HappensBefore::new();
-    for e in &trace.events {
-        hb.before(e);
-        o.on_event(e, &hb, &trace.names).expect("accepted");
-        hb.after(e);
-    }
-}
-
-fn pairs(races: &[Race]) -> Vec<(u64, u64)> {
-    races
-        .iter()
-        .map(|r| (r.partner.index, r.racy.index))
-        .collect()
-}
+mod common;
+use common::{drive, every_event, pairs, trace};
 
 /// What every model reports on a trace (race pairs, partner first), and what the oracle says.
 #[derive(Debug)]

@@ -17,14 +17,8 @@ use hindsight_trace::generate::{generate_trace, GenConfig};
 use hindsight_trace::{Event, Op, TextReader, Trace, VarId};
 use proptest::prelude::*;
 
-fn drive(trace: &Trace, o: &mut dyn Observer) {
-    let mut hb = HappensBefore::new();
-    for e in &trace.events {
-        hb.before(e);
-        o.on_event(e, &hb, &trace.names).expect("accepted");
-        hb.after(e);
-    }
-}
+mod common;
+use common::drive;
 
 /// The pruned pass's races (partner, racy) and the sections its queues still hold.
 fn pruned(trace: &Trace) -> (Vec<(u64, u64)>, usize) {

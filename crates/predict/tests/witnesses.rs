@@ -2,34 +2,18 @@
 //! it, and the pair it enables is a predictable race by the oracle; the replayer refuses
 //! schedules that break the definition, each for its reason.
 
-use hindsight_order::HappensBefore;
 use hindsight_predict::oracle::{explore, Reorderings};
 use hindsight_predict::recording::{Recorded, Recording};
 use hindsight_predict::replay::check;
-use hindsight_predict::shb::{Options, Shb};
+use hindsight_predict::shb::Shb;
 use hindsight_predict::syncp::SyncP;
 use hindsight_predict::witness;
-use hindsight_stream::groups::Granularity;
-use hindsight_stream::Observer;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::{TextReader, Trace};
 use proptest::prelude::*;
 
-fn every_event() -> Options {
-    Options {
-        granularity: Granularity::EveryEvent,
-        witnesses: false,
-    }
-}
-
-fn drive(trace: &Trace, o: &mut dyn Observer) {
-    let mut hb = HappensBefore::new();
-    for e in &trace.events {
-        hb.before(e);
-        o.on_event(e, &hb, &trace.names).expect("accepted");
-        hb.after(e);
-    }
-}
+mod common;
+use common::{drive, every_event};
 
 fn recording(trace: &Trace) -> Recording {
     let mut r = Recording::new();
