@@ -3,7 +3,7 @@
 
 use crate::budget::BudgetArgs;
 use crate::generators::{GenArgs, GenHistoryArgs, GenPosetArgs};
-use crate::{cuts, reach};
+use crate::{cuts, reach, record};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -296,6 +296,9 @@ pub enum Command {
     /// Predicate detection under locking constraints (the loset model): reachable, strongly
     /// feasible and valid, over every lock schedule of the run at once.
     Reach(reach::ReachArgs),
+    /// Runs a Java program under the recording agent and writes its trace:
+    /// `hindsight record [--out FILE] -- java -cp DIR Main` (docs/java.md).
+    Record(record::RecordArgs),
     /// Converts a trace (STD text, `.hst`, a RoadRunner log or RapidBin) to the text or binary
     /// format, losslessly where the formats allow (what is left out is said on stderr), or
     /// writes it for RAPID.

@@ -12,6 +12,7 @@ mod cuts;
 mod generators;
 mod output;
 mod reach;
+mod record;
 mod traces;
 
 use args::{Cli, Command};
@@ -109,7 +110,8 @@ fn html_inputs(command: &Command) -> Result<Vec<std::path::PathBuf>, String> {
         | Command::Convert { .. }
         | Command::Gen(_)
         | Command::GenPoset(_)
-        | Command::GenHistory(_) => return refuse("this command prints no report"),
+        | Command::GenHistory(_)
+        | Command::Record(_) => return refuse("this command prints no report"),
     })
 }
 
@@ -256,5 +258,6 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::GenPoset(a) => generators::gen_poset(&a),
         Command::Reach(args) => reach::run(args),
         Command::GenHistory(a) => generators::gen_history(&a),
+        Command::Record(a) => record::run(a),
     }
 }

@@ -1,0 +1,556 @@
+package hindsight.transform;
+
+import hindsight.rt.Names;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.AnnotationNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.TypeInsnNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * Instruments application classes as they load (ASM's tree API). Loaded by the agent's own
+ * class loader together with ASM, so an application's ASM is never seen or shadowed.
+ */
+public final class Transformer implements ClassFileTransformer, Opcodes {
+    private static final String RT = "hindsight/rt/R";
+    private static final String ATOMICS = "hindsight/rt/Atomics";
+
+    private final List<String> include = new ArrayList<>();
+    private final List<String> exclude = new ArrayList<>();
+    private final boolean syncAtomic;
+    /** The helpers that exist, as name + descriptor, per helper class. */
+    private final Set<String> helpers = new HashSet<>();
+    private final ConcurrentHashMap<String, Info> infos = new ConcurrentHashMap<>();
+
+    public Transformer(String options) throws ClassNotFoundException {
+        boolean sync = false;
+        for (String opt : options.split(",")) {
+            int eq = opt.indexOf('=');
+            String k = eq < 0 ? opt : opt.substring(0, eq);
+            String v = eq < 0 ? "" : opt.substring(eq + 1);
+            switch (k) {
+                case "include": for (String p : v.split(";")) if (!p.isEmpty()) include.add(p); break;
+                case "exclude": for (String p : v.split(";")) if (!p.isEmpty()) exclude.add(p); break;
+                case "synchronized-atomic": sync = true; break;
+                default: break;
+            }
+        }
+        syncAtomic = sync;
+        for (String cls : new String[] {"hindsight.rt.R", "hindsight.rt.Atomics"}) {
+            for (Method m : Class.forName(cls, false, null).getMethods()) {
+                if (Modifier.isStatic(m.getModifiers())) {
+                    helpers.add(cls.replace('.', '/') + "." + m.getName() + Type.getMethodDescriptor(m));
+                }
+            }
+        }
+    }
+
+    /** A class pattern: a dotted name, `*` matching any run of characters. */
+    private static boolean matches(String pattern, String dotted) {
+        String regex = ("\\Q" + pattern + "\\E").replace("*", "\\E.*\\Q");
+        return dotted.matches(regex);
+    }
+
+    private boolean wanted(String name) {
+        if (name.startsWith("java/") || name.startsWith("javax/") || name.startsWith("jdk/")
+                || name.startsWith("sun/") || name.startsWith("com/sun/") || name.startsWith("hindsight/")
+                || name.contains("$$Lambda")) {
+            return false;
+        }
+        String dotted = name.replace('/', '.');
+        for (String p : exclude) {
+            if (matches(p, dotted)) {
+                return false;
+            }
+        }
+        if (include.isEmpty()) {
+            return true;
+        }
+        for (String p : include) {
+            if (matches(p, dotted)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
+        if (loader == null || name == null || redefined != null || !wanted(name)
+                || loader == ClassLoader.getPlatformClassLoader()) {
+            return null;
+        }
+        try {
+            return instrument(loader, bytes);
+        } catch (Throwable t) {
+            System.err.println("hindsight: warning: " + name + " not instrumented: " + t);
+            return null;
+        }
+    }
+
+    // ---- what the transformer needs to know of other classes ------------------------------
+
+    /** A class's superclass, interfaces and fields' access flags, read from its class file. */
+    private static final class Info {
+        String superName;
+        String[] interfaces = new String[0];
+        final HashMap<String, Integer> fields = new HashMap<>();
+    }
+
+    private Info info(ClassLoader loader, String name) {
+        String key = System.identityHashCode(loader) + ":" + name;
+        Info known = infos.get(key);
+        if (known != null) {
+            return known;
+        }
+        Info info = new Info();
+        try (InputStream in = loader != null ? loader.getResourceAsStream(name + ".class")
+                : ClassLoader.getSystemResourceAsStream(name + ".class")) {
+            if (in == null) {
+                return null;
+            }
+            new ClassReader(in).accept(new ClassVisitor(ASM9) {
+                @Override
+                public void visit(int v, int a, String n, String sig, String sup, String[] ifs) {
+                    info.superName = sup;
+                    info.interfaces = ifs == null ? new String[0] : ifs;
+                }
+
+                @Override
+                public FieldVisitor visitField(int access, String n, String d, String s, Object value) {
+                    info.fields.put(n, access);
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        } catch (IOException e) {
+            return null;
+        }
+        infos.put(key, info);
+        return info;
+    }
+
+    /** Whether {@code name} is {@code target} or extends or implements it. */
+    private boolean isA(ClassLoader loader, String name, String target) {
+        for (int depth = 0; name != null && depth < 32; depth++) {
+            if (name.equals(target)) {
+                return true;
+            }
+            Info i = info(loader, name);
+            if (i == null) {
+                return false;
+            }
+            for (String itf : i.interfaces) {
+                if (isA(loader, itf, target)) {
+                    return true;
+                }
+            }
+            name = i.superName;
+        }
+        return false;
+    }
+
+    /** The class declaring field {@code f} as seen from {@code owner}, and its access flags. */
+    private Object[] declaring(ClassLoader loader, String owner, String f) {
+        for (String c = owner; c != null; ) {
+            Info i = info(loader, c);
+            if (i == null) {
+                return null;
+            }
+            Integer access = i.fields.get(f);
+            if (access != null) {
+                return new Object[] {c, access};
+            }
+            c = i.superName;
+        }
+        return null;
+    }
+
+    // ---- the instrumentation ---------------------------------------------------------------
+
+    private byte[] instrument(ClassLoader loader, byte[] bytes) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(bytes).accept(cn, ClassReader.SKIP_FRAMES);
+        if ((cn.access & ACC_INTERFACE) != 0 && cn.methods.stream().allMatch(m -> m.instructions.size() == 0)) {
+            return null;
+        }
+        String file = cn.sourceFile != null ? cn.sourceFile : simple(cn.name) + ".java";
+        for (MethodNode mn : cn.methods) {
+            if (mn.instructions.size() > 0) {
+                method(loader, cn, mn, file);
+            }
+        }
+        ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
+            @Override
+            protected String getCommonSuperClass(String a, String b) {
+                return common(loader, a, b);
+            }
+        };
+        cn.accept(cw);
+        return cw.toByteArray();
+    }
+
+    /** The common superclass for the frame computation, from class files (loading nothing). */
+    private String common(ClassLoader loader, String a, String b) {
+        if (isA(loader, b, a)) {
+            return a;
+        }
+        if (isA(loader, a, b)) {
+            return b;
+        }
+        Info ia = info(loader, a);
+        Info ib = info(loader, b);
+        if (ia == null || ib == null) {
+            return "java/lang/Object";
+        }
+        for (String c = ia.superName; c != null; ) {
+            if (isA(loader, b, c)) {
+                return c;
+            }
+            Info i = info(loader, c);
+            c = i == null ? null : i.superName;
+        }
+        return "java/lang/Object";
+    }
+
+    private static String simple(String internal) {
+        String s = internal.substring(internal.lastIndexOf('/') + 1);
+        return s;
+    }
+
+    private static String dotted(String internal) {
+        return internal.replace('/', '.');
+    }
+
+    private static boolean annotatedAtomic(List<AnnotationNode> list) {
+        if (list != null) {
+            for (AnnotationNode a : list) {
+                if (a.desc.equals("LAtomic;") || a.desc.endsWith("/Atomic;") || a.desc.endsWith("$Atomic;")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static AbstractInsnNode ldc(int v) {
+        return new LdcInsnNode(v);
+    }
+
+    private static MethodInsnNode rt(String name, String desc) {
+        return new MethodInsnNode(INVOKESTATIC, RT, name, desc, false);
+    }
+
+    private void method(ClassLoader loader, ClassNode cn, MethodNode mn, String file) {
+        InsnList code = mn.instructions;
+        int line = 0;
+        // Before a constructor's super() call `this` is uninitialized and cannot be passed on.
+        boolean ctor = mn.name.equals("<init>");
+        int pendingNew = 0;
+        boolean initialized = !ctor;
+        int firstLine = -1;
+        for (AbstractInsnNode n = code.getFirst(); n != null; n = n.getNext()) {
+            if (n instanceof LineNumberNode) {
+                firstLine = ((LineNumberNode) n).line;
+                break;
+            }
+        }
+        for (AbstractInsnNode n = code.getFirst(); n != null; ) {
+            AbstractInsnNode next = n.getNext();
+            if (n instanceof LineNumberNode) {
+                line = ((LineNumberNode) n).line;
+            }
+            int op = n.getOpcode();
+            int loc = Names.intern(file + ":" + line);
+            if (op == NEW) {
+                pendingNew++;
+            } else if (op == INVOKESPECIAL && ((MethodInsnNode) n).name.equals("<init>")) {
+                if (pendingNew > 0) {
+                    pendingNew--;
+                } else {
+                    initialized = true;
+                }
+            } else if (n instanceof FieldInsnNode) {
+                if (initialized) {
+                    field(loader, code, (FieldInsnNode) n, loc);
+                }
+            } else if (op >= IALOAD && op <= SALOAD) {
+                InsnList pre = new InsnList();
+                pre.add(new InsnNode(DUP2));
+                pre.add(ldc(loc));
+                pre.add(rt("ra", "(Ljava/lang/Object;II)V"));
+                code.insertBefore(n, pre);
+            } else if (op >= IASTORE && op <= SASTORE) {
+                InsnList pre = new InsnList();
+                if (op == LASTORE || op == DASTORE) {
+                    pre.add(new InsnNode(DUP2_X2));
+                    pre.add(new InsnNode(POP2));
+                    pre.add(new InsnNode(DUP2_X2));
+                } else {
+                    pre.add(new InsnNode(DUP_X2));
+                    pre.add(new InsnNode(POP));
+                    pre.add(new InsnNode(DUP2_X1));
+                }
+                pre.add(ldc(loc));
+                pre.add(rt("wa", "(Ljava/lang/Object;II)V"));
+                code.insertBefore(n, pre);
+            } else if (op == MONITORENTER) {
+                InsnList pre = new InsnList();
+                pre.add(new InsnNode(DUP));
+                code.insertBefore(n, pre);
+                InsnList post = new InsnList();
+                post.add(ldc(loc));
+                post.add(rt("acq", "(Ljava/lang/Object;I)V"));
+                code.insert(n, post);
+            } else if (op == MONITOREXIT) {
+                InsnList pre = new InsnList();
+                pre.add(new InsnNode(DUP));
+                pre.add(ldc(loc));
+                pre.add(rt("rel", "(Ljava/lang/Object;I)V"));
+                code.insertBefore(n, pre);
+            } else if (n instanceof MethodInsnNode) {
+                call(loader, code, (MethodInsnNode) n, loc);
+            }
+            n = next;
+        }
+        boolean sync = (mn.access & ACC_SYNCHRONIZED) != 0;
+        boolean atomic = annotatedAtomic(mn.visibleAnnotations) || annotatedAtomic(mn.invisibleAnnotations)
+                || (sync && syncAtomic);
+        if (sync || atomic) {
+            wrap(cn, mn, file, Math.max(firstLine, 0), sync, atomic);
+        }
+    }
+
+    /** The monitor of a synchronized method and the block of an atomic one, on every exit. */
+    private void wrap(ClassNode cn, MethodNode mn, String file, int line, boolean sync, boolean atomic) {
+        InsnList code = mn.instructions;
+        int loc = Names.intern(file + ":" + line);
+        boolean isStatic = (mn.access & ACC_STATIC) != 0;
+        int label = Names.intern(simple(cn.name) + "." + mn.name);
+        InsnList entry = new InsnList();
+        LabelNode start = new LabelNode();
+        if (sync) {
+            entry.add(isStatic ? new LdcInsnNode(Type.getObjectType(cn.name)) : new VarInsnNode(ALOAD, 0));
+            entry.add(ldc(loc));
+            entry.add(rt("acq", "(Ljava/lang/Object;I)V"));
+        }
+        if (atomic) {
+            entry.add(ldc(label));
+            entry.add(ldc(loc));
+            entry.add(rt("begin", "(II)V"));
+        }
+        entry.add(start);
+        code.insert(entry);
+        for (AbstractInsnNode n = code.getFirst(); n != null; n = n.getNext()) {
+            int op = n.getOpcode();
+            if (op >= IRETURN && op <= RETURN) {
+                code.insertBefore(n, exit(cn, isStatic, sync, atomic, loc));
+            }
+        }
+        LabelNode end = new LabelNode();
+        LabelNode handler = new LabelNode();
+        code.add(end);
+        code.add(handler);
+        code.add(exit(cn, isStatic, sync, atomic, loc));
+        code.add(new InsnNode(ATHROW));
+        // Last in the table: the method's own handlers come first.
+        mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+    }
+
+    private InsnList exit(ClassNode cn, boolean isStatic, boolean sync, boolean atomic, int loc) {
+        InsnList x = new InsnList();
+        if (atomic) {
+            x.add(ldc(loc));
+            x.add(rt("end", "(I)V"));
+        }
+        if (sync) {
+            x.add(isStatic ? new LdcInsnNode(Type.getObjectType(cn.name)) : new VarInsnNode(ALOAD, 0));
+            x.add(ldc(loc));
+            x.add(rt("rel", "(Ljava/lang/Object;I)V"));
+        }
+        return x;
+    }
+
+    private void field(ClassLoader loader, InsnList code, FieldInsnNode f, int loc) {
+        if (isJdk(f.owner)) {
+            return;
+        }
+        Object[] decl = declaring(loader, f.owner, f.name);
+        if (decl == null) {
+            return;
+        }
+        int access = (Integer) decl[1];
+        // Final fields are frozen when their constructor ends (JLS 17.5); synthetic ones are the
+        // compiler's (outer instances, assertion flags).
+        if ((access & (ACC_FINAL | ACC_SYNTHETIC)) != 0) {
+            return;
+        }
+        boolean vol = (access & ACC_VOLATILE) != 0;
+        int var = Names.intern(dotted((String) decl[0]) + "." + f.name);
+        int op = f.getOpcode();
+        boolean wide = f.desc.equals("J") || f.desc.equals("D");
+        InsnList pre = new InsnList();
+        if (op == GETSTATIC || op == PUTSTATIC) {
+            pre.add(ldc(var));
+            if (vol) {
+                pre.add(rt("vlockS", "(I)V"));
+            } else {
+                pre.add(ldc(loc));
+                pre.add(rt(op == GETSTATIC ? "rs" : "ws", "(II)V"));
+            }
+        } else if (op == GETFIELD) {
+            pre.add(new InsnNode(DUP));
+            pre.add(ldc(var));
+            if (vol) {
+                pre.add(rt("vlockO", "(Ljava/lang/Object;I)V"));
+            } else {
+                pre.add(ldc(loc));
+                pre.add(rt("rf", "(Ljava/lang/Object;II)V"));
+            }
+        } else {
+            // obj val -> obj val obj
+            if (wide) {
+                pre.add(new InsnNode(DUP2_X1));
+                pre.add(new InsnNode(POP2));
+                pre.add(new InsnNode(DUP_X2));
+            } else {
+                pre.add(new InsnNode(SWAP));
+                pre.add(new InsnNode(DUP_X1));
+            }
+            pre.add(ldc(var));
+            if (vol) {
+                pre.add(rt("vlockO", "(Ljava/lang/Object;I)V"));
+            } else {
+                pre.add(ldc(loc));
+                pre.add(rt("wf", "(Ljava/lang/Object;II)V"));
+            }
+        }
+        code.insertBefore(f, pre);
+        if (vol) {
+            InsnList post = new InsnList();
+            post.add(new FieldInsnNode(GETSTATIC, RT, op == GETSTATIC || op == GETFIELD ? "V_LOAD" : "V_STORE", "I"));
+            post.add(ldc(loc));
+            post.add(rt("vdone", "(II)V"));
+            code.insert(f, post);
+        }
+    }
+
+    private static boolean isJdk(String owner) {
+        return owner.startsWith("java/") || owner.startsWith("javax/") || owner.startsWith("jdk/")
+                || owner.startsWith("sun/") || owner.startsWith("com/sun/");
+    }
+
+    /** A modelled call: the helper that replaces it, or null. */
+    private void call(ClassLoader loader, InsnList code, MethodInsnNode m, int loc) {
+        String owner = m.owner;
+        String helperClass = RT;
+        String helper = null;
+        String recv = null;
+        int op = m.getOpcode();
+        if (op == INVOKESTATIC) {
+            if (owner.equals("java/util/concurrent/CompletableFuture")
+                    && (m.name.equals("supplyAsync") || m.name.equals("runAsync"))) {
+                helper = m.name;
+            }
+        } else if (op == INVOKEVIRTUAL || op == INVOKEINTERFACE) {
+            if (owner.startsWith("java/util/concurrent/atomic/Atomic")) {
+                helperClass = ATOMICS;
+                helper = simple(owner) + "_" + m.name;
+                recv = owner;
+            } else if ((m.name.equals("wait")) && !m.desc.endsWith(")Z")) {
+                helper = "wait";
+                recv = "java/lang/Object";
+            } else if (isJdk(owner) || m.name.equals("start") || m.name.equals("join")) {
+                if (isA(loader, owner, "java/lang/Thread")) {
+                    recv = "java/lang/Thread";
+                } else if (isA(loader, owner, "java/util/concurrent/locks/ReentrantReadWriteLock")) {
+                    recv = "java/util/concurrent/locks/ReentrantReadWriteLock";
+                } else if (isA(loader, owner, "java/util/concurrent/locks/ReadWriteLock")) {
+                    recv = "java/util/concurrent/locks/ReadWriteLock";
+                } else if (isA(loader, owner, "java/util/concurrent/locks/Lock")) {
+                    recv = "java/util/concurrent/locks/Lock";
+                } else if (isA(loader, owner, "java/util/concurrent/locks/Condition")) {
+                    recv = "java/util/concurrent/locks/Condition";
+                } else if (isA(loader, owner, "java/util/concurrent/ExecutorService")) {
+                    recv = m.name.equals("execute") ? "java/util/concurrent/Executor" : "java/util/concurrent/ExecutorService";
+                } else if (isA(loader, owner, "java/util/concurrent/Executor")) {
+                    recv = "java/util/concurrent/Executor";
+                } else if (owner.equals("java/util/concurrent/CompletableFuture") && m.name.equals("join")) {
+                    recv = owner;
+                } else if (isA(loader, owner, "java/util/concurrent/Future")) {
+                    recv = "java/util/concurrent/Future";
+                } else if (owner.equals("java/util/concurrent/CountDownLatch")
+                        || owner.equals("java/util/concurrent/CyclicBarrier")
+                        || owner.equals("java/util/concurrent/Semaphore")) {
+                    recv = owner;
+                } else if (isA(loader, owner, "java/util/Map")) {
+                    recv = "java/util/Map";
+                }
+                helper = recv == null ? null : m.name;
+            }
+        }
+        if (helper == null) {
+            return;
+        }
+        Type t = Type.getMethodType(m.desc);
+        StringBuilder d = new StringBuilder("(");
+        if (recv != null) {
+            d.append('L').append(recv).append(';');
+        }
+        for (Type a : t.getArgumentTypes()) {
+            d.append(erase(a));
+        }
+        d.append("I)").append(erase(t.getReturnType()));
+        String desc = d.toString();
+        if (!helpers.contains(helperClass + "." + helper + desc)) {
+            // A helper returning a wider type than the call site expects: cast back.
+            String wide = desc.substring(0, desc.indexOf(')') + 1) + "Ljava/lang/Object;";
+            if (t.getReturnType().getSort() == Type.OBJECT && helpers.contains(helperClass + "." + helper + wide)) {
+                code.insertBefore(m, ldc(loc));
+                code.insertBefore(m, new MethodInsnNode(INVOKESTATIC, helperClass, helper, wide, false));
+                code.set(m, new TypeInsnNode(CHECKCAST, t.getReturnType().getInternalName()));
+            }
+            return;
+        }
+        code.insertBefore(m, ldc(loc));
+        code.set(m, new MethodInsnNode(INVOKESTATIC, helperClass, helper, desc, false));
+    }
+
+    /** Helper parameters are JDK types: application types pass as Object where erased. */
+    private static String erase(Type a) {
+        if (a.getSort() == Type.OBJECT || a.getSort() == Type.ARRAY) {
+            String n = a.getInternalName();
+            if (n.startsWith("java/") && a.getSort() == Type.OBJECT) {
+                return a.getDescriptor();
+            }
+            return "Ljava/lang/Object;";
+        }
+        return a.getDescriptor();
+    }
+}
