@@ -14,6 +14,7 @@ public final class Control {
                 case "no-volatile-edges": R.noVolatileEdges = true; break;
                 case "no-executor-edges": R.noExecutorEdges = true; break;
                 case "no-join-edges": R.noJoinEdges = true; break;
+                case "no-fork-edges": R.noForkEdges = true; break;
                 case "no-lock-edges": Trace.noLocks = true; break;
                 default: break;
             }

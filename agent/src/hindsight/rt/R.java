@@ -34,7 +34,7 @@ public final class R {
     private R() {}
 
     /** Options the transformer reads: disabled edges (for tests of what each edge hides). */
-    static volatile boolean noVolatileEdges, noExecutorEdges, noJoinEdges;
+    static volatile boolean noVolatileEdges, noExecutorEdges, noJoinEdges, noForkEdges;
 
     // ---- plain accesses ------------------------------------------------------------------
 
@@ -210,7 +210,7 @@ public final class R {
     // ---- threads --------------------------------------------------------------------------
 
     public static void start(Thread t, int loc) {
-        if (recording) {
+        if (recording && !noForkEdges) {
             push(FORK, forkTid(t), 0, loc);
         }
         t.start();

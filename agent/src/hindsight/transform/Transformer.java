@@ -274,6 +274,7 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
         boolean ctor = mn.name.equals("<init>");
         int pendingNew = 0;
         boolean initialized = !ctor;
+        boolean clinit = mn.name.equals("<clinit>");
         int firstLine = -1;
         for (AbstractInsnNode n = code.getFirst(); n != null; n = n.getNext()) {
             if (n instanceof LineNumberNode) {
@@ -297,7 +298,10 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
                     initialized = true;
                 }
             } else if (n instanceof FieldInsnNode) {
-                if (initialized) {
+                // A class's initializer happens before every use of the class by another
+                // thread (the initialization lock, JLS 12.4.2): its own statics are not shared.
+                boolean ownStatic = clinit && ((FieldInsnNode) n).owner.equals(cn.name);
+                if (initialized && !ownStatic) {
                     field(loader, code, (FieldInsnNode) n, loc);
                 }
             } else if (op >= IALOAD && op <= SALOAD) {

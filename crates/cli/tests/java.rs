@@ -1,0 +1,293 @@
+//! `hindsight record -- java ...` end to end: every program of `examples/java` is compiled,
+//! recorded with the agent and analysed; each finding's source lines are the lines the
+//! program marks `// finding`, and each fixed twin has none. Every happens-before edge the
+//! agent writes has a program whose race disappears with it (and comes back with the agent
+//! option that drops that edge). Skipped where no JDK or no agent is built, unless
+//! `HINDSIGHT_REQUIRE_JAVA=1` (CI), where that is a failure.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The compiled examples, or `None` (after saying why) where Java cannot run here.
+fn classes() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let required = std::env::var_os("HINDSIGHT_REQUIRE_JAVA").is_some_and(|v| v == "1");
+        let javac = Command::new("javac").arg("-version").output();
+        let why = if !hindsight_java::agent_built() {
+            "this build has no Java agent (no JDK or libasm-java at build time)"
+        } else if !javac.is_ok_and(|o| o.status.success()) {
+            "no javac"
+        } else {
+            let dir = temp("java-classes");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("examples/java"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "java"))
+                .collect();
+            sources.sort();
+            let out = Command::new("javac")
+                .arg("-d")
+                .arg(&dir)
+                .args(&sources)
+                .output()
+                .expect("javac");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return Some(dir);
+        };
+        assert!(!required, "HINDSIGHT_REQUIRE_JAVA=1 but {why}");
+        eprintln!("skipped: {why}");
+        None
+    })
+    .as_deref()
+}
+
+/// Records `class` with the agent options; the trace's path.
+fn record(class: &str, agent: &[&str]) -> String {
+    let dir = classes().expect("checked by the caller");
+    let out = temp(&format!("{class}-{}.hst", agent.join("-")));
+    let out = out.to_str().unwrap().to_string();
+    let cp = dir.to_str().unwrap();
+    let mut args = vec!["record", "--out", &out];
+    for a in agent {
+        args.extend(["--agent", a]);
+    }
+    args.extend(["--", "java", "-Xshare:off", "-cp", cp, class]);
+    let r = hindsight(&args);
+    assert_eq!(r.code, 0, "{class}: {}", r.stderr);
+    assert!(
+        r.stderr.contains("hindsight: next: hindsight check"),
+        "{}",
+        r.stderr
+    );
+    out
+}
+
+/// The source lines of every event of every finding of `analysis` on the trace, and the
+/// exit status.
+fn finding_lines(analysis: &[&str], trace: &str, file: &str) -> (i32, BTreeSet<u32>) {
+    let mut args = analysis.to_vec();
+    args.push(trace);
+    let (code, v) = json(&args);
+    let mut lines = BTreeSet::new();
+    for f in v["findings"].as_array().expect("findings") {
+        for e in f["events"].as_array().expect("events") {
+            let loc = e["location"].as_str().expect("every event has a location");
+            let (name, line) = loc.rsplit_once(':').expect("File.java:line");
+            assert_eq!(name, file, "{loc}");
+            lines.insert(line.parse().expect("a line number"));
+        }
+    }
+    (code, lines)
+}
+
+/// The lines of `class`'s source carrying `marker` (`// finding`, not its longer variants).
+fn marked(class: &str, marker: &str) -> BTreeSet<u32> {
+    let text = std::fs::read_to_string(root().join(format!("examples/java/{class}.java"))).unwrap();
+    text.lines()
+        .zip(1..)
+        .filter(|(l, _)| l.trim_end().ends_with(marker))
+        .map(|(_, n)| n)
+        .collect()
+}
+
+/// The program's finding is at exactly its marked lines; its twin has none.
+fn found_and_twin_clean(analysis: &[&str], class: &str, twin: &str) {
+    let Some(_) = classes() else { return };
+    let trace = record(class, &[]);
+    let (code, lines) = finding_lines(analysis, &trace, &format!("{class}.java"));
+    assert_eq!(code, 1, "{class}: {analysis:?} finds it");
+    assert_eq!(lines, marked(class, "// finding"), "{class}");
+    let trace = record(twin, &[]);
+    let (code, lines) = finding_lines(analysis, &trace, &format!("{twin}.java"));
+    assert_eq!((code, lines), (0, BTreeSet::new()), "{twin}: {analysis:?}");
+}
+
+/// `class` has no race with the agent's edges, and races at `lines` without `option`'s.
+fn edge_hides_race(class: &str, option: &str, lines: &[u32]) {
+    let Some(_) = classes() else { return };
+    let file = format!("{class}.java");
+    let trace = record(class, &[]);
+    assert_eq!(
+        finding_lines(&["races"], &trace, &file),
+        (0, BTreeSet::new()),
+        "{class}"
+    );
+    let trace = record(class, &[option]);
+    let (code, got) = finding_lines(&["races"], &trace, &file);
+    assert_eq!(code, 1, "{class} with {option}");
+    assert_eq!(
+        got,
+        lines.iter().copied().collect(),
+        "{class} with {option}"
+    );
+}
+
+#[test]
+fn a_data_race_is_found_at_its_lines() {
+    found_and_twin_clean(&["races"], "Race", "RaceFixed");
+}
+
+#[test]
+fn a_flag_without_volatile_races() {
+    found_and_twin_clean(&["races"], "PublishBroken", "Publish");
+}
+
+#[test]
+fn reading_before_the_future_completes_races() {
+    found_and_twin_clean(&["races"], "HandoffBroken", "Handoff");
+}
+
+#[test]
+fn reading_before_the_join_races() {
+    found_and_twin_clean(&["races"], "StartJoinBroken", "StartJoin");
+}
+
+#[test]
+fn threads_started_in_a_loop_race_on_a_plain_total_not_on_an_atomic() {
+    found_and_twin_clean(&["races"], "Loop", "LoopFixed");
+}
+
+#[test]
+fn an_atomic_method_taking_its_lock_twice_is_a_violation() {
+    found_and_twin_clean(&["atomicity"], "Transfer", "TransferFixed");
+}
+
+#[test]
+fn wcp_and_syncp_predict_a_race_happens_before_misses() {
+    found_and_twin_clean(&["races", "--model", "wcp"], "Predict", "PredictFixed");
+    found_and_twin_clean(&["races", "--model", "syncp"], "Predict", "PredictFixed");
+    let Some(_) = classes() else { return };
+    let trace = record("Predict", &[]);
+    assert_eq!(
+        finding_lines(&["races"], &trace, "Predict.java"),
+        (0, BTreeSet::new())
+    );
+}
+
+#[test]
+fn a_lost_update_across_two_synchronized_methods_is_a_stale_value() {
+    found_and_twin_clean(&["views"], "Counter", "CounterFixed");
+}
+
+#[test]
+fn a_check_then_act_on_a_concurrent_map_is_a_commutativity_race() {
+    found_and_twin_clean(&["commute", "--builtin", "map"], "Cache", "CacheFixed");
+}
+
+#[test]
+fn monitors_order_critical_sections() {
+    edge_hides_race("RaceFixed", "no-lock-edges", &[10]);
+}
+
+#[test]
+fn a_volatile_write_happens_before_the_read_that_sees_it() {
+    edge_hides_race("Publish", "no-volatile-edges", &[13, 16]);
+}
+
+#[test]
+fn a_submit_happens_before_its_task_and_the_task_before_get() {
+    edge_hides_race("Handoff", "no-executor-edges", &[13, 15, 18]);
+}
+
+#[test]
+fn a_start_happens_before_the_thread_and_the_thread_before_join() {
+    edge_hides_race("StartJoin", "no-join-edges", &[10, 13]);
+    edge_hides_race("StartJoin", "no-fork-edges", &[9, 10]);
+}
+
+#[test]
+fn a_single_threaded_program_records_the_same_trace_twice() {
+    let Some(_) = classes() else { return };
+    let a = std::fs::read(record("Single", &[])).unwrap();
+    let b = std::fs::read(record("Single", &["include=Single"])).unwrap();
+    assert_eq!(a, b);
+    let text = hindsight(&["convert", &record("Single", &[]), "/dev/stdout"]).stdout;
+    // Every event has its thread and a location; volatile, atomic, monitor and map events
+    // are all there.
+    for op in [
+        "acq(Single@1)",
+        "rel(Single@1)",
+        "w(int[]@2[3])",
+        "astore(Single.version@1)",
+        "rcv(Single.version@1)",
+        "rmw(AtomicInteger@3)",
+        "call(ConcurrentHashMap@4.put(3,\"v9\")/nil)",
+    ] {
+        assert!(
+            text.contains(&format!("main|{op}|Single.java:")),
+            "{op}\n{text}"
+        );
+    }
+    for line in text.lines() {
+        assert!(line.starts_with("main|"), "{line}");
+        assert!(line.contains("|Single.java:"), "{line}");
+    }
+}
+
+#[test]
+fn a_jvm_stopped_without_its_hooks_leaves_a_readable_prefix() {
+    let Some(dir) = classes() else { return };
+    let out = temp("Halt.hst");
+    let _ = std::fs::remove_file(&out);
+    let out = out.to_str().unwrap();
+    let r = hindsight(&[
+        "record",
+        "--out",
+        out,
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        dir.to_str().unwrap(),
+        "Halt",
+    ]);
+    assert_eq!(r.code, 3, "the JVM's exit status: {}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("warning: the JVM stopped before the trace was complete"),
+        "{}",
+        r.stderr
+    );
+    let s = hindsight(&["stats", out]);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    let partials = std::fs::read_dir(Path::new(out).parent().unwrap())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .to_string_lossy()
+                .contains("Halt.hst.")
+        })
+        .count();
+    assert_eq!(partials, 0, "the partial file is gone");
+}
+
+#[test]
+fn record_without_a_command_or_with_a_bad_output_is_an_error() {
+    let r = hindsight(&["record"]);
+    assert_eq!(r.code, 2);
+    if hindsight_java::agent_built() {
+        let r = hindsight(&["record", "--out", "a,b.hst", "--", "java", "X"]);
+        assert_eq!(r.code, 2);
+        assert!(r.stderr.contains("cannot hold a comma"), "{}", r.stderr);
+    } else {
+        let r = hindsight(&["record", "--", "java", "X"]);
+        assert_eq!(r.code, 2);
+        assert!(r
+            .stderr
+            .contains("apt-get install default-jdk-headless libasm-java"));
+    }
+}
