@@ -47,17 +47,24 @@ public final class Trace {
      */
     static final int STATIC = 0, FIELD = 1 << 8, ELEM = 2 << 8, OBJ = 3 << 8;
 
+    /** One buffer's events, in draw order. */
+    static final class Events {
+        final long[] seq = new long[CAP];
+        final int[] op = new int[CAP];
+        final int[] a = new int[CAP];
+        final int[] b = new int[CAP];
+        final int[] loc = new int[CAP];
+        Object[] call;
+    }
+
     static final class Buf {
         final ReentrantLock lock = new ReentrantLock();
         final Thread thread;
         final int tid;
         int n;
-        long[] seq = new long[CAP];
-        int[] op = new int[CAP];
-        int[] a = new int[CAP];
-        int[] b = new int[CAP];
-        int[] loc = new int[CAP];
-        Object[] call;
+        Events ev = new Events();
+        /** The events a drain took last time, written and handed back for reuse. */
+        Events spare;
         /** A one-entry cache of the last object this thread numbered. */
         Object lastObj;
         int lastId;
@@ -212,16 +219,17 @@ public final class Trace {
             if (i == CAP) {
                 return; // recording stopped: nothing drains any more
             }
-            b.seq[i] = SEQ.getAndIncrement();
-            b.op[i] = op;
-            b.a[i] = a;
-            b.b[i] = bb;
-            b.loc[i] = loc;
+            Events e = b.ev;
+            e.seq[i] = SEQ.getAndIncrement();
+            e.op[i] = op;
+            e.a[i] = a;
+            e.b[i] = bb;
+            e.loc[i] = loc;
             if (call != null) {
-                if (b.call == null) {
-                    b.call = new Object[CAP];
+                if (e.call == null) {
+                    e.call = new Object[CAP];
                 }
-                b.call[i] = call;
+                e.call[i] = call;
             }
             b.n = i + 1;
         } finally {
@@ -238,7 +246,11 @@ public final class Trace {
         }
     }
 
-    /** Moves every buffered event to the file, in sequence-number order. */
+    /**
+     * Moves every buffered event to the file, in sequence-number order. The buffers are
+     * swapped out under their locks (so no draw is in flight and the events taken are exactly
+     * the numbers up to the counter); they are written after the threads have been let go.
+     */
     static void drain(boolean flush) {
         drainLock.lock();
         try {
@@ -246,47 +258,59 @@ public final class Trace {
                 return;
             }
             Buf[] all;
+            Events[] taken;
+            int[] counts;
+            int total = 0;
             synchronized (registry) {
                 all = bufs.toArray(new Buf[0]);
+                taken = new Events[all.length];
+                counts = new int[all.length];
                 for (Buf b : all) {
                     b.lock.lock();
                 }
                 try {
-                    int total = 0;
-                    for (Buf b : all) {
-                        total += b.n;
-                    }
-                    long base = writer.nextSeq;
-                    int[] owner = new int[total];
                     for (int k = 0; k < all.length; k++) {
                         Buf b = all[k];
-                        for (int i = 0; i < b.n; i++) {
-                            owner[(int) (b.seq[i] - base)] = k;
-                        }
-                    }
-                    int[] cursor = new int[all.length];
-                    for (int s = 0; s < total; s++) {
-                        int k = owner[s];
-                        Buf b = all[k];
-                        int i = cursor[k]++;
-                        writer.event(b.tid, b.op[i], b.a[i], b.b[i], b.loc[i], b.call == null ? null : b.call[i]);
-                        if (b.call != null) {
-                            b.call[i] = null;
-                        }
-                    }
-                    writer.nextSeq = base + total;
-                    for (Buf b : all) {
+                        taken[k] = b.ev;
+                        counts[k] = b.n;
+                        total += b.n;
+                        b.ev = b.spare != null ? b.spare : new Events();
+                        b.spare = null;
                         b.n = 0;
-                    }
-                    bufs.removeIf(b -> !b.thread.isAlive());
-                    if (flush) {
-                        writer.out.flush();
                     }
                 } finally {
                     for (Buf b : all) {
                         b.lock.unlock();
                     }
                 }
+                bufs.removeIf(b -> !b.thread.isAlive() && b.n == 0);
+            }
+            long base = writer.nextSeq;
+            int[] owner = new int[total];
+            for (int k = 0; k < all.length; k++) {
+                Events e = taken[k];
+                for (int i = 0; i < counts[k]; i++) {
+                    owner[(int) (e.seq[i] - base)] = k;
+                }
+            }
+            int[] cursor = new int[all.length];
+            for (int s = 0; s < total; s++) {
+                int k = owner[s];
+                Events e = taken[k];
+                int i = cursor[k]++;
+                Object call = null;
+                if (e.call != null) {
+                    call = e.call[i];
+                    e.call[i] = null;
+                }
+                writer.event(all[k].tid, e.op[i], e.a[i], e.b[i], e.loc[i], call);
+            }
+            writer.nextSeq = base + total;
+            for (int k = 0; k < all.length; k++) {
+                all[k].spare = taken[k];
+            }
+            if (flush) {
+                writer.out.flush();
             }
         } catch (IOException e) {
             recording = false;
@@ -323,9 +347,13 @@ public final class Trace {
         final HashMap<String, Integer>[] fileIds = new HashMap[7];
         /** Caches from the buffered numbers to file ids. */
         final HashMap<Long, Integer> varIds = new HashMap<>();
-        final HashMap<Integer, Integer> lockIds = new HashMap<>();
-        final HashMap<Integer, Integer> threadIds = new HashMap<>();
-        final HashMap<Integer, Integer> locIds = new HashMap<>();
+        /** By object, thread and location number: the file id plus one (0: none yet). */
+        int[] lockIds = new int[1024];
+        int[] threadIds = new int[64];
+        int[] locIds = new int[1024];
+        /** A direct-mapped cache in front of {@code varIds}. */
+        final long[] varKeys = new long[4096];
+        final int[] varVals = new int[4096];
         /** Per message file id: whether a send heads a release sequence a receive reads. */
         final ArrayList<Boolean> released = new ArrayList<>();
         /** Per thread and monitor, how often the thread holds it (writes only the outermost). */
@@ -380,40 +408,52 @@ public final class Trace {
         }
 
         int var(int op, int a, int b) throws IOException {
-            long key = ((long) ((op >> 8) & 3) << 62) | ((long) (b & 0x3fffffff) << 32) | (a & 0xffffffffL);
+            // Bit 63 set: never the zero key of an empty slot.
+            long key = (1L << 63) | ((long) ((op >> 8) & 3) << 61) | ((long) (b & 0x1fffffff) << 32)
+                    | (a & 0xffffffffL);
+            int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 52);
+            if (varKeys[slot] == key) {
+                return varVals[slot];
+            }
             Integer id = varIds.get(key);
             if (id == null) {
                 id = def(K_VAR, varName(op, a, b));
                 varIds.put(key, id);
             }
+            varKeys[slot] = key;
+            varVals[slot] = id;
             return id;
+        }
+
+        static int[] fit(int[] table, int i) {
+            if (i < table.length) {
+                return table;
+            }
+            return java.util.Arrays.copyOf(table, Math.max(table.length * 2, i + 1));
         }
 
         int lock(int obj) throws IOException {
-            Integer id = lockIds.get(obj);
-            if (id == null) {
-                id = def(K_LOCK, Ids.name(obj));
-                lockIds.put(obj, id);
+            lockIds = fit(lockIds, obj);
+            if (lockIds[obj] == 0) {
+                lockIds[obj] = def(K_LOCK, Ids.name(obj)) + 1;
             }
-            return id;
+            return lockIds[obj] - 1;
         }
 
         int thread(int tid) throws IOException {
-            Integer id = threadIds.get(tid);
-            if (id == null) {
-                id = def(K_THREAD, threadName(tid));
-                threadIds.put(tid, id);
+            threadIds = fit(threadIds, tid);
+            if (threadIds[tid] == 0) {
+                threadIds[tid] = def(K_THREAD, threadName(tid)) + 1;
             }
-            return id;
+            return threadIds[tid] - 1;
         }
 
         int loc(int l) throws IOException {
-            Integer id = locIds.get(l);
-            if (id == null) {
-                id = def(K_LOC, Names.get(l));
-                locIds.put(l, id);
+            locIds = fit(locIds, l);
+            if (locIds[l] == 0) {
+                locIds[l] = def(K_LOC, Names.get(l)) + 1;
             }
-            return id;
+            return locIds[l] - 1;
         }
 
         /** One event: its operand (if any) is already defined. */
@@ -447,8 +487,16 @@ public final class Trace {
             }
         }
 
+        long lastDepthKey = -1;
+        int[] lastDepth;
+
         int[] depthOf(int tid, int obj) {
-            return depth.computeIfAbsent(((long) tid << 32) | (obj & 0xffffffffL), k -> new int[2]);
+            long key = ((long) tid << 32) | (obj & 0xffffffffL);
+            if (key != lastDepthKey) {
+                lastDepth = depth.computeIfAbsent(key, k -> new int[2]);
+                lastDepthKey = key;
+            }
+            return lastDepth;
         }
 
         void event(int tid, int op, int a, int b, int loc, Object call) throws IOException {

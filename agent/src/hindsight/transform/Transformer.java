@@ -304,6 +304,9 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
                 if (initialized && !ownStatic) {
                     field(loader, code, (FieldInsnNode) n, loc);
                 }
+            } else if (clinit && ((op >= IALOAD && op <= SALOAD) || (op >= IASTORE && op <= SASTORE))) {
+                // The arrays a class initializer fills are its constant tables, published with
+                // the class (JLS 12.4.2) like its own statics.
             } else if (op >= IALOAD && op <= SALOAD) {
                 InsnList pre = new InsnList();
                 pre.add(new InsnNode(DUP2));
