@@ -416,21 +416,24 @@ public final class R {
     static final class Task implements Runnable, Callable<Object>, Supplier<Object> {
         final Object inner;
         final int start, done;
+        /** Where it was submitted: the location of its start and end events too. */
+        final int loc;
 
-        Task(Object inner, int n) {
+        Task(Object inner, int n, int loc) {
             this.inner = inner;
+            this.loc = loc;
             this.start = Names.intern("task" + n);
             this.done = Names.intern("task" + n + ".done");
         }
 
         private void begin() {
             if (!noExecutorEdges) {
-                push(RCV, start, 0, -1);
+                push(RCV, start, 0, loc);
             }
         }
 
         private void finish() {
-            push(SND, done, 0, -1);
+            push(SND, done, 0, loc);
         }
 
         @Override
@@ -465,7 +468,7 @@ public final class R {
     }
 
     private static Task submit(Object inner, int loc) {
-        Task t = new Task(inner, nextTask());
+        Task t = new Task(inner, nextTask(), loc);
         push(SND, t.start, 0, loc);
         return t;
     }
