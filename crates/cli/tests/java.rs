@@ -291,3 +291,38 @@ fn record_without_a_command_or_with_a_bad_output_is_an_error() {
             .contains("apt-get install default-jdk-headless libasm-java"));
     }
 }
+
+/// The lines of `class`'s source whose `// without A B ...` marker names `option`.
+fn marked_without(class: &str, option: &str) -> BTreeSet<u32> {
+    let text = std::fs::read_to_string(root().join(format!("examples/java/{class}.java"))).unwrap();
+    text.lines()
+        .zip(1..)
+        .filter(|(l, _)| {
+            l.split_once("// without ")
+                .is_some_and(|(_, opts)| opts.split_whitespace().any(|o| o == option))
+        })
+        .map(|(_, n)| n)
+        .collect()
+}
+
+#[test]
+fn every_synchronizer_orders_its_hand_off() {
+    let Some(_) = classes() else { return };
+    let trace = record("Handoffs", &[]);
+    assert_eq!(
+        finding_lines(&["races"], &trace, "Handoffs.java"),
+        (0, BTreeSet::new())
+    );
+    for option in [
+        "no-message-edges",
+        "no-lock-edges",
+        "no-volatile-edges",
+        "no-executor-edges",
+    ] {
+        let expected = marked_without("Handoffs", option);
+        assert!(expected.len() >= 2, "{option}");
+        let trace = record("Handoffs", &[option]);
+        let (code, got) = finding_lines(&["races"], &trace, "Handoffs.java");
+        assert_eq!((code, got), (1, expected), "without {option}");
+    }
+}

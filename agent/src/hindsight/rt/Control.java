@@ -16,6 +16,7 @@ public final class Control {
                 case "no-join-edges": R.noJoinEdges = true; break;
                 case "no-fork-edges": R.noForkEdges = true; break;
                 case "no-lock-edges": Trace.noLocks = true; break;
+                case "no-message-edges": Trace.noMessages = true; break;
                 default: break;
             }
         }

@@ -98,6 +98,8 @@ public final class Trace {
     static volatile boolean recording;
     /** The agent option no-lock-edges: monitors and locks are not written. */
     static boolean noLocks;
+    /** The agent option no-message-edges: no send or receive is written. */
+    static boolean noMessages;
     private static Writer writer;
     private static String target;
     private static File partial;
@@ -476,6 +478,9 @@ public final class Trace {
         }
 
         void send(int tid, int m, int loc) throws IOException {
+            if (noMessages) {
+                return;
+            }
             emit(tid, OP_SND, m, loc);
             released.set(m, true);
         }
