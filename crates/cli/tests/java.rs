@@ -326,3 +326,39 @@ fn every_synchronizer_orders_its_hand_off() {
         assert_eq!((code, got), (1, expected), "without {option}");
     }
 }
+
+#[test]
+fn atomic_blocks_come_from_any_atomic_annotation_and_optionally_synchronized_methods() {
+    let Some(_) = classes() else { return };
+    let trace = record("Blocks", &[]);
+    let (code, lines) = finding_lines(&["atomicity"], &trace, "Blocks.java");
+    assert_eq!((code, lines), (1, marked("Blocks", "// finding")));
+    let text = hindsight(&["convert", &trace, "/dev/stdout"]).stdout;
+    assert!(
+        text.contains("|begin(Blocks.deposit)|Blocks.java:"),
+        "{text}"
+    );
+    assert!(!text.contains("begin(Blocks.total)"), "{text}");
+    let trace = record("Blocks", &["synchronized-atomic"]);
+    let text = hindsight(&["convert", &trace, "/dev/stdout"]).stdout;
+    assert!(
+        text.contains("main|begin(Blocks.total)|Blocks.java:16"),
+        "{text}"
+    );
+}
+
+#[test]
+fn include_and_exclude_choose_the_classes_instrumented() {
+    let Some(_) = classes() else { return };
+    for (option, races) in [
+        ("include=Race", 1),
+        ("include=Ra*", 1),
+        ("exclude=Race", 0),
+        ("include=Other;Race", 1),
+        ("include=Other", 0),
+    ] {
+        let trace = record("Race", &[option]);
+        let (code, _) = finding_lines(&["races"], &trace, "Race.java");
+        assert_eq!(code, races, "{option}");
+    }
+}
