@@ -362,3 +362,37 @@ fn include_and_exclude_choose_the_classes_instrumented() {
         assert_eq!(code, races, "{option}");
     }
 }
+
+/// The application's own ASM (Debian's, from the class path) is instrumented and runs beside
+/// the agent's, which lives in the agent's class loader: neither sees the other.
+#[test]
+fn an_application_using_asm_runs_instrumented_beside_the_agents_asm() {
+    let Some(dir) = classes() else { return };
+    let jars: Vec<String> = ["asm", "asm-tree", "asm-analysis", "asm-util"]
+        .iter()
+        .map(|j| format!("/usr/share/java/{j}.jar"))
+        .collect();
+    if !jars.iter().all(|j| Path::new(j).exists()) {
+        return;
+    }
+    let out = temp("textifier.hst");
+    let class = dir.join("Race.class");
+    let r = hindsight(&[
+        "record",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        &jars.join(":"),
+        "org.objectweb.asm.util.Textifier",
+        class.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("MAXSTACK"), "{}", r.stdout);
+    assert!(!r.stderr.contains("not instrumented"), "{}", r.stderr);
+    let s = hindsight(&["stats", out.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&s.stdout).unwrap();
+    assert!(v["events"].as_u64().unwrap() > 1000, "{v}");
+}
