@@ -396,3 +396,20 @@ fn an_application_using_asm_runs_instrumented_beside_the_agents_asm() {
     let v: serde_json::Value = serde_json::from_str(&s.stdout).unwrap();
     assert!(v["events"].as_u64().unwrap() > 1000, "{v}");
 }
+
+#[test]
+fn a_lock_order_inversion_is_a_reachable_state_for_reach() {
+    let Some(_) = classes() else { return };
+    // Both threads forked, each after its first acquisition: the deadlock's door.
+    let state = ["reach", "--state", "main=2,left=1,right=1"];
+    let trace = record("Inversion", &[]);
+    let (code, lines) = finding_lines(&state, &trace, "Inversion.java");
+    assert_eq!(code, 1);
+    assert!(
+        lines.is_superset(&marked("Inversion", "// finding")),
+        "{lines:?}"
+    );
+    let trace = record("InversionFixed", &[]);
+    let (code, lines) = finding_lines(&state, &trace, "InversionFixed.java");
+    assert_eq!((code, lines), (0, BTreeSet::new()));
+}
