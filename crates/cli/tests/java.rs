@@ -283,6 +283,9 @@ fn record_without_a_command_or_with_a_bad_output_is_an_error() {
         let r = hindsight(&["record", "--out", "a,b.hst", "--", "java", "X"]);
         assert_eq!(r.code, 2);
         assert!(r.stderr.contains("cannot hold a comma"), "{}", r.stderr);
+        let r = hindsight(&["record", "--out", "no/such/dir/t.hst", "--", "java", "X"]);
+        assert_eq!(r.code, 2);
+        assert!(r.stderr.contains("there is no folder"), "{}", r.stderr);
     } else {
         let r = hindsight(&["record", "--", "java", "X"]);
         assert_eq!(r.code, 2);

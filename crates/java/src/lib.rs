@@ -210,6 +210,15 @@ pub fn record(opts: &RecordOptions) -> Result<Recorded, RecordError> {
     let jar = agent_jar()?;
     let abs = std::path::absolute(&out)
         .map_err(|e| RecordError::Io(format!("cannot record to {}", out.display()), e))?;
+    // Checked here: the agent could only fail inside the JVM, with a JVM's stack trace.
+    let folder = abs.parent().unwrap_or(Path::new("/"));
+    if !folder.is_dir() {
+        return Err(RecordError::Usage(format!(
+            "cannot record to {}: there is no folder {}",
+            out.display(),
+            folder.display()
+        )));
+    }
     let mut cmd = jvm_command(&jar, &abs, &opts.agent_options, &opts.command);
     let mut child = cmd.spawn().map_err(|e| {
         RecordError::Io(

@@ -347,8 +347,11 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
             n = next;
         }
         boolean sync = (mn.access & ACC_SYNCHRONIZED) != 0;
-        boolean atomic = annotatedAtomic(mn.visibleAnnotations) || annotatedAtomic(mn.invisibleAnnotations)
-                || (sync && syncAtomic);
+        // Constructors and initializers are never blocks: a handler around a super() call
+        // would see an uninitialized `this`.
+        boolean atomic = !mn.name.startsWith("<")
+                && (annotatedAtomic(mn.visibleAnnotations) || annotatedAtomic(mn.invisibleAnnotations)
+                        || (sync && syncAtomic));
         if (sync || atomic) {
             wrap(cn, mn, file, Math.max(firstLine, 0), sync, atomic);
         }
