@@ -416,3 +416,57 @@ fn a_lock_order_inversion_is_a_reachable_state_for_reach() {
     let (code, lines) = finding_lines(&state, &trace, "InversionFixed.java");
     assert_eq!((code, lines), (0, BTreeSet::new()));
 }
+
+/// SIGTERM runs the shutdown hook (a complete trace); SIGKILL runs nothing, and `record`
+/// salvages the records the agent's timer flushed. The JVM's pid is in its partial file's name.
+#[test]
+fn a_jvm_stopped_by_a_signal_leaves_a_trace() {
+    let Some(dir) = classes() else { return };
+    for (signal, status, salvaged) in [("TERM", 143, false), ("KILL", 137, true)] {
+        let out = temp(&format!("Sleeper-{signal}.hst"));
+        let _ = std::fs::remove_file(&out);
+        let child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+            .arg("record")
+            .arg("--out")
+            .arg(&out)
+            .args(["--", "java", "-Xshare:off", "-cp"])
+            .arg(dir)
+            .arg("Sleeper")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let prefix = format!("{}.", out.file_name().unwrap().to_string_lossy());
+        let folder = out.parent().unwrap();
+        let pid = (0..200)
+            .find_map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                std::fs::read_dir(folder).unwrap().find_map(|e| {
+                    let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                    let rest = name.strip_prefix(&prefix)?.strip_suffix(".partial")?;
+                    rest.parse::<u32>().ok()
+                })
+            })
+            .expect("the agent's partial file");
+        // Past the agent's first flush, so that a hard kill leaves records.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let killed = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let done = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(status), "{signal}: {stderr}");
+        assert_eq!(
+            stderr.contains("the JVM stopped before the trace was complete"),
+            salvaged,
+            "{signal}: {stderr}"
+        );
+        let s = hindsight(&["stats", out.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(s.code, 0, "{signal}: {}", s.stderr);
+        let v: serde_json::Value = serde_json::from_str(&s.stdout).unwrap();
+        assert!(v["events"].as_u64().unwrap() >= 2000, "{signal}: {v}");
+    }
+}
