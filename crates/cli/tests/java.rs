@@ -308,26 +308,40 @@ fn marked_without(class: &str, option: &str) -> BTreeSet<u32> {
         .collect()
 }
 
-#[test]
-fn every_synchronizer_orders_its_hand_off() {
+/// `class` races nowhere; without each option's edges, exactly at the lines marked with it.
+fn hand_offs(class: &str, options: &[&str]) {
     let Some(_) = classes() else { return };
-    let trace = record("Handoffs", &[]);
+    let file = format!("{class}.java");
+    let trace = record(class, &[]);
     assert_eq!(
-        finding_lines(&["races"], &trace, "Handoffs.java"),
+        finding_lines(&["races"], &trace, &file),
         (0, BTreeSet::new())
     );
-    for option in [
-        "no-message-edges",
-        "no-lock-edges",
-        "no-volatile-edges",
-        "no-executor-edges",
-    ] {
-        let expected = marked_without("Handoffs", option);
+    for option in options {
+        let expected = marked_without(class, option);
         assert!(expected.len() >= 2, "{option}");
-        let trace = record("Handoffs", &[option]);
-        let (code, got) = finding_lines(&["races"], &trace, "Handoffs.java");
-        assert_eq!((code, got), (1, expected), "without {option}");
+        let trace = record(class, &[option]);
+        let (code, got) = finding_lines(&["races"], &trace, &file);
+        assert_eq!((code, got), (1, expected), "{class} without {option}");
     }
+}
+
+#[test]
+fn every_synchronizer_orders_its_hand_off() {
+    hand_offs(
+        "Handoffs",
+        &[
+            "no-message-edges",
+            "no-lock-edges",
+            "no-volatile-edges",
+            "no-executor-edges",
+        ],
+    );
+}
+
+#[test]
+fn a_stamped_lock_orders_writers_and_readers_after_writers() {
+    hand_offs("Stamped", &["no-message-edges", "no-lock-edges"]);
 }
 
 #[test]

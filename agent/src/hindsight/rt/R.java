@@ -22,6 +22,7 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.Supplier;
 
 /**
@@ -399,6 +400,63 @@ public final class R {
         } finally {
             obj(WAKE, l, loc);
         }
+    }
+
+    // ---- StampedLock: write mode as a write lock, read mode as a read lock ----------------
+
+    public static long writeLock(StampedLock l, int loc) {
+        long stamp = l.writeLock();
+        obj(WACQ, l, loc);
+        return stamp;
+    }
+
+    public static long tryWriteLock(StampedLock l, int loc) {
+        long stamp = l.tryWriteLock();
+        if (stamp != 0) {
+            obj(WACQ, l, loc);
+        }
+        return stamp;
+    }
+
+    public static long readLock(StampedLock l, int loc) {
+        long stamp = l.readLock();
+        obj(RACQ, l, loc);
+        return stamp;
+    }
+
+    public static long tryReadLock(StampedLock l, int loc) {
+        long stamp = l.tryReadLock();
+        if (stamp != 0) {
+            obj(RACQ, l, loc);
+        }
+        return stamp;
+    }
+
+    public static void unlockWrite(StampedLock l, long stamp, int loc) {
+        obj(WREL, l, loc);
+        l.unlockWrite(stamp);
+    }
+
+    public static void unlockRead(StampedLock l, long stamp, int loc) {
+        obj(RREL, l, loc);
+        l.unlockRead(stamp);
+    }
+
+    public static void unlock(StampedLock l, long stamp, int loc) {
+        obj(StampedLock.isWriteLockStamp(stamp) ? WREL : RREL, l, loc);
+        l.unlock(stamp);
+    }
+
+    /**
+     * An optimistic read receives the last write unlock (what the reads after it see when a
+     * later validate succeeds); reads racing with a later writer stay unordered with it.
+     */
+    public static long tryOptimisticRead(StampedLock l, int loc) {
+        long stamp = l.tryOptimisticRead();
+        if (stamp != 0) {
+            obj(RACQ, l, loc);
+        }
+        return stamp;
     }
 
     // ---- executors and futures ---------------------------------------------------------------

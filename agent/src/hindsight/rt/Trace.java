@@ -613,13 +613,17 @@ public final class Trace {
                     break;
                 }
                 case WACQ: {
-                    emit(tid, OP_ACQ, lock(b), loc);
+                    if (!noLocks) {
+                        emit(tid, OP_ACQ, lock(b), loc);
+                    }
                     event(tid, RCV_ALL, 0, b, loc, null);
                     break;
                 }
                 case WREL: {
                     send(tid, def(K_MSG, Ids.name(b) + ".w"), loc);
-                    emit(tid, OP_REL, lock(b), loc);
+                    if (!noLocks) {
+                        emit(tid, OP_REL, lock(b), loc);
+                    }
                     break;
                 }
                 case BEGIN: emit(tid, OP_BEGIN_LABEL, def(K_SYM, Names.get(a)), loc); break;

@@ -499,6 +499,8 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
             } else if (isJdk(owner) || m.name.equals("start") || m.name.equals("join")) {
                 if (isA(loader, owner, "java/lang/Thread")) {
                     recv = "java/lang/Thread";
+                } else if (owner.equals("java/util/concurrent/locks/StampedLock")) {
+                    recv = owner;
                 } else if (isA(loader, owner, "java/util/concurrent/locks/ReentrantReadWriteLock")) {
                     recv = "java/util/concurrent/locks/ReentrantReadWriteLock";
                 } else if (isA(loader, owner, "java/util/concurrent/locks/ReadWriteLock")) {
