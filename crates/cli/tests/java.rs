@@ -464,9 +464,10 @@ fn a_jvm_stopped_by_a_signal_leaves_a_trace() {
             .expect("the agent's partial file");
         // Past the agent's first flush, so that a hard kill leaves records.
         std::thread::sleep(std::time::Duration::from_millis(1500));
-        let killed = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(pid.to_string())
+        // The shell's own kill: a minimal system may have no kill binary.
+        let killed = Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -{signal} {pid}"))
             .status()
             .unwrap();
         assert!(killed.success());

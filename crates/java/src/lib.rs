@@ -75,16 +75,21 @@ fn cache_dir() -> PathBuf {
 /// a temporary file renamed into place, so a concurrent run never sees half a jar).
 pub fn agent_jar() -> Result<PathBuf, RecordError> {
     let bytes = AGENT.ok_or_else(|| RecordError::NoAgent(MISSING.to_string()))?;
-    let dir = cache_dir();
+    // A cache folder that cannot be written (a read-only home) falls back to the temporary one.
+    cached_jar(bytes, &cache_dir())
+        .or_else(|_| cached_jar(bytes, &std::env::temp_dir().join("hindsight")))
+}
+
+fn cached_jar(bytes: &[u8], dir: &Path) -> Result<PathBuf, RecordError> {
     let path = dir.join(format!("hindsight-agent-{:016x}.jar", fnv(bytes)));
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
         return Ok(path);
     }
     let io = |e| RecordError::Io(format!("cannot write the agent to {}", dir.display()), e);
-    std::fs::create_dir_all(&dir).map_err(io)?;
+    std::fs::create_dir_all(dir).map_err(io)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".hindsight-agent")
-        .tempfile_in(&dir)
+        .tempfile_in(dir)
         .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
     tmp.persist(&path).map_err(|e| io(e.error))?;
