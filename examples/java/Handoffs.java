@@ -1,16 +1,17 @@
-// Eight hand-offs from a producer thread to a consumer thread, each through one of the
+// Nine hand-offs from a producer thread to a consumer thread, each through one of the
 // synchronizers the agent models, each on its own variable: no race. Each line marked
 // `without OPTION` races when the agent drops that kind of edge (the tests check each).
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 public class Handoffs {
-    static int latched, permitted, met, written, notified, locked, flagged, computed;
+    static int latched, permitted, met, written, notified, locked, flagged, computed, queued;
     static final CountDownLatch latch = new CountDownLatch(1);
     static final Semaphore semaphore = new Semaphore(0);
     static final CyclicBarrier barrier = new CyclicBarrier(2);
@@ -18,6 +19,7 @@ public class Handoffs {
     static final ReentrantLock lock = new ReentrantLock();
     static final AtomicBoolean flag = new AtomicBoolean();
     static final Object monitor = new Object();
+    static final LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
     static boolean ready;
 
     interface Body {
@@ -113,6 +115,14 @@ public class Handoffs {
                     Thread.onSpinWait();
                 }
                 System.out.println(flagged); // without no-message-edges no-volatile-edges
+            }),
+            spawn("queue-producer", () -> {
+                queued = 1; // without no-message-edges
+                queue.put("job");
+            }),
+            spawn("queue-consumer", () -> {
+                queue.take();
+                System.out.println(queued); // without no-message-edges
             }),
             spawn("future-consumer", () -> {
                 CompletableFuture<Integer> f = CompletableFuture.supplyAsync(() -> {

@@ -4,6 +4,7 @@ import static hindsight.rt.Trace.*;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentMap;
@@ -15,6 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.Condition;
@@ -711,6 +713,62 @@ public final class R {
             obj(RCV_ALL, s, loc);
         }
         return ok;
+    }
+
+    // ---- java.util.concurrent queues: an insertion before the removal that takes it ---------
+
+    private static boolean concurrent(Object q) {
+        return recording && q != null && q.getClass().getName().startsWith("java.util.concurrent.");
+    }
+
+    private static void inserting(Object q, int loc) {
+        if (concurrent(q)) {
+            obj(SND_GROUP, q, loc);
+        }
+    }
+
+    private static <T> T removed(Object q, T e, int loc) {
+        if (e != null && concurrent(q)) {
+            obj(RCV_ALL, q, loc);
+        }
+        return e;
+    }
+
+    public static void put(BlockingQueue<Object> q, Object e, int loc) throws InterruptedException {
+        inserting(q, loc);
+        q.put(e);
+    }
+
+    public static boolean offer(Queue<Object> q, Object e, int loc) {
+        inserting(q, loc);
+        return q.offer(e);
+    }
+
+    public static boolean offer(BlockingQueue<Object> q, Object e, long t, TimeUnit u, int loc)
+            throws InterruptedException {
+        inserting(q, loc);
+        return q.offer(e, t, u);
+    }
+
+    public static boolean add(Queue<Object> q, Object e, int loc) {
+        inserting(q, loc);
+        return q.add(e);
+    }
+
+    public static Object take(BlockingQueue<?> q, int loc) throws InterruptedException {
+        return removed(q, q.take(), loc);
+    }
+
+    public static Object poll(Queue<?> q, int loc) {
+        return removed(q, q.poll(), loc);
+    }
+
+    public static Object poll(BlockingQueue<?> q, long t, TimeUnit u, int loc) throws InterruptedException {
+        return removed(q, q.poll(t, u), loc);
+    }
+
+    public static Object remove(Queue<?> q, int loc) {
+        return removed(q, q.remove(), loc);
     }
 
     // ---- concurrent maps: calls for `commute --builtin map` ------------------------------

@@ -482,6 +482,7 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
         String helperClass = RT;
         String helper = null;
         String recv = null;
+        String alternative = null;
         int op = m.getOpcode();
         if (op == INVOKESTATIC) {
             if (owner.equals("java/util/concurrent/CompletableFuture")
@@ -523,6 +524,12 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
                     recv = owner;
                 } else if (isA(loader, owner, "java/util/Map")) {
                     recv = "java/util/Map";
+                } else if (isA(loader, owner, "java/util/concurrent/BlockingQueue")) {
+                    recv = "java/util/concurrent/BlockingQueue";
+                    // Its Queue methods have their helpers on Queue.
+                    alternative = "java/util/Queue";
+                } else if (isA(loader, owner, "java/util/Queue")) {
+                    recv = "java/util/Queue";
                 }
                 helper = recv == null ? null : m.name;
             }
@@ -531,6 +538,9 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
             return;
         }
         Type t = Type.getMethodType(m.desc);
+        if (alternative != null && !helpers.contains(helperClass + "." + helper + helperDesc(recv, t))) {
+            recv = alternative;
+        }
         StringBuilder d = new StringBuilder("(");
         if (recv != null) {
             d.append('L').append(recv).append(';');
@@ -552,6 +562,15 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
         }
         code.insertBefore(m, ldc(loc));
         code.set(m, new MethodInsnNode(INVOKESTATIC, helperClass, helper, desc, false));
+    }
+
+    private static String helperDesc(String recv, Type t) {
+        StringBuilder d = new StringBuilder("(");
+        d.append('L').append(recv).append(';');
+        for (Type a : t.getArgumentTypes()) {
+            d.append(erase(a));
+        }
+        return d.append("I)").append(erase(t.getReturnType())).toString();
     }
 
     /** Helper parameters are JDK types: application types pass as Object where erased. */
