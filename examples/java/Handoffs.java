@@ -1,4 +1,4 @@
-// Nine hand-offs from a producer thread to a consumer thread, each through one of the
+// Ten hand-offs from a producer thread to a consumer thread, each through one of the
 // synchronizers the agent models, each on its own variable: no race. Each line marked
 // `without OPTION` races when the agent drops that kind of edge (the tests check each).
 import java.util.concurrent.CompletableFuture;
@@ -7,17 +7,19 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 public class Handoffs {
-    static int latched, permitted, met, written, notified, locked, flagged, computed, queued;
+    static int latched, permitted, met, written, notified, locked, flagged, computed, queued, slotted;
     static final CountDownLatch latch = new CountDownLatch(1);
     static final Semaphore semaphore = new Semaphore(0);
     static final CyclicBarrier barrier = new CyclicBarrier(2);
     static final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
     static final ReentrantLock lock = new ReentrantLock();
     static final AtomicBoolean flag = new AtomicBoolean();
+    static final AtomicIntegerArray slots = new AtomicIntegerArray(4);
     static final Object monitor = new Object();
     static final LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
     static boolean ready;
@@ -115,6 +117,16 @@ public class Handoffs {
                     Thread.onSpinWait();
                 }
                 System.out.println(flagged); // without no-message-edges no-volatile-edges
+            }),
+            spawn("slot-producer", () -> {
+                slotted = 1; // without no-message-edges no-volatile-edges
+                slots.set(2, 1);
+            }),
+            spawn("slot-consumer", () -> {
+                while (slots.get(2) == 0) {
+                    Thread.onSpinWait();
+                }
+                System.out.println(slotted); // without no-message-edges no-volatile-edges
             }),
             spawn("queue-producer", () -> {
                 queued = 1; // without no-message-edges

@@ -2,8 +2,11 @@ package hindsight.rt;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The helpers that replace calls on {@code java.util.concurrent.atomic}'s scalar classes:
@@ -11,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * the object's stripe lock ({@link R#alock}, {@link R#vdone}), so the trace order of the
  * operations on one atomic is their real order and each acquire receives the release it
  * read. A failed compare-and-set is a load (it has a volatile read's effect). Generated from
- * one table; the functional updates ({@code updateAndGet}, ...) run application code and are
+ * one table (the array classes' operations act on one element, each its own variable); the functional updates ({@code updateAndGet}, ...) run application code and are
  * not modelled (docs/java.md).
  */
 public final class Atomics {
@@ -330,5 +333,200 @@ public final class Atomics {
     @SuppressWarnings({"unchecked", "rawtypes"}) public static boolean AtomicReference_weakCompareAndSetVolatile(AtomicReference o, Object e, Object u, int loc) {
         R.alock(o);
         boolean r = false; try { r = o.weakCompareAndSetVolatile(e, u); return r; } finally { R.vdone(r ? R.A_RMW : R.A_LOAD, loc); }
+    }
+
+    public static int AtomicIntegerArray_get(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.get(i); } finally { R.vdone(R.A_LOAD, loc); }
+    }
+
+    public static int AtomicIntegerArray_getAcquire(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAcquire(i); } finally { R.vdone(R.A_LOAD, loc); }
+    }
+
+    public static int AtomicIntegerArray_getPlain(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getPlain(i); } finally { R.vdone(R.A_LOAD_PLAIN, loc); }
+    }
+
+    public static void AtomicIntegerArray_set(AtomicIntegerArray o, int i, int v, int loc) {
+        R.alock(o, i);
+        try { o.set(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    public static void AtomicIntegerArray_lazySet(AtomicIntegerArray o, int i, int v, int loc) {
+        R.alock(o, i);
+        try { o.lazySet(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    public static void AtomicIntegerArray_setRelease(AtomicIntegerArray o, int i, int v, int loc) {
+        R.alock(o, i);
+        try { o.setRelease(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    public static void AtomicIntegerArray_setPlain(AtomicIntegerArray o, int i, int v, int loc) {
+        R.alock(o, i);
+        try { o.setPlain(i, v); } finally { R.vdone(R.A_STORE_PLAIN, loc); }
+    }
+
+    public static int AtomicIntegerArray_getAndSet(AtomicIntegerArray o, int i, int v, int loc) {
+        R.alock(o, i);
+        try { return o.getAndSet(i, v); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static boolean AtomicIntegerArray_compareAndSet(AtomicIntegerArray o, int i, int e, int u, int loc) {
+        R.alock(o, i);
+        boolean r = false; try { r = o.compareAndSet(i, e, u); return r; } finally { R.vdone(r ? R.A_RMW : R.A_LOAD, loc); }
+    }
+
+    public static int AtomicIntegerArray_getAndIncrement(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAndIncrement(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static int AtomicIntegerArray_getAndDecrement(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAndDecrement(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static int AtomicIntegerArray_incrementAndGet(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.incrementAndGet(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static int AtomicIntegerArray_decrementAndGet(AtomicIntegerArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.decrementAndGet(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static int AtomicIntegerArray_getAndAdd(AtomicIntegerArray o, int i, int d, int loc) {
+        R.alock(o, i);
+        try { return o.getAndAdd(i, d); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static int AtomicIntegerArray_addAndGet(AtomicIntegerArray o, int i, int d, int loc) {
+        R.alock(o, i);
+        try { return o.addAndGet(i, d); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static long AtomicLongArray_get(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.get(i); } finally { R.vdone(R.A_LOAD, loc); }
+    }
+
+    public static long AtomicLongArray_getAcquire(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAcquire(i); } finally { R.vdone(R.A_LOAD, loc); }
+    }
+
+    public static long AtomicLongArray_getPlain(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getPlain(i); } finally { R.vdone(R.A_LOAD_PLAIN, loc); }
+    }
+
+    public static void AtomicLongArray_set(AtomicLongArray o, int i, long v, int loc) {
+        R.alock(o, i);
+        try { o.set(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    public static void AtomicLongArray_lazySet(AtomicLongArray o, int i, long v, int loc) {
+        R.alock(o, i);
+        try { o.lazySet(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    public static void AtomicLongArray_setRelease(AtomicLongArray o, int i, long v, int loc) {
+        R.alock(o, i);
+        try { o.setRelease(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    public static void AtomicLongArray_setPlain(AtomicLongArray o, int i, long v, int loc) {
+        R.alock(o, i);
+        try { o.setPlain(i, v); } finally { R.vdone(R.A_STORE_PLAIN, loc); }
+    }
+
+    public static long AtomicLongArray_getAndSet(AtomicLongArray o, int i, long v, int loc) {
+        R.alock(o, i);
+        try { return o.getAndSet(i, v); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static boolean AtomicLongArray_compareAndSet(AtomicLongArray o, int i, long e, long u, int loc) {
+        R.alock(o, i);
+        boolean r = false; try { r = o.compareAndSet(i, e, u); return r; } finally { R.vdone(r ? R.A_RMW : R.A_LOAD, loc); }
+    }
+
+    public static long AtomicLongArray_getAndIncrement(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAndIncrement(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static long AtomicLongArray_getAndDecrement(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAndDecrement(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static long AtomicLongArray_incrementAndGet(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.incrementAndGet(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static long AtomicLongArray_decrementAndGet(AtomicLongArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.decrementAndGet(i); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static long AtomicLongArray_getAndAdd(AtomicLongArray o, int i, long d, int loc) {
+        R.alock(o, i);
+        try { return o.getAndAdd(i, d); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    public static long AtomicLongArray_addAndGet(AtomicLongArray o, int i, long d, int loc) {
+        R.alock(o, i);
+        try { return o.addAndGet(i, d); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static Object AtomicReferenceArray_get(AtomicReferenceArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.get(i); } finally { R.vdone(R.A_LOAD, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static Object AtomicReferenceArray_getAcquire(AtomicReferenceArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getAcquire(i); } finally { R.vdone(R.A_LOAD, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static Object AtomicReferenceArray_getPlain(AtomicReferenceArray o, int i, int loc) {
+        R.alock(o, i);
+        try { return o.getPlain(i); } finally { R.vdone(R.A_LOAD_PLAIN, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static void AtomicReferenceArray_set(AtomicReferenceArray o, int i, Object v, int loc) {
+        R.alock(o, i);
+        try { o.set(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static void AtomicReferenceArray_lazySet(AtomicReferenceArray o, int i, Object v, int loc) {
+        R.alock(o, i);
+        try { o.lazySet(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static void AtomicReferenceArray_setRelease(AtomicReferenceArray o, int i, Object v, int loc) {
+        R.alock(o, i);
+        try { o.setRelease(i, v); } finally { R.vdone(R.A_STORE, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static void AtomicReferenceArray_setPlain(AtomicReferenceArray o, int i, Object v, int loc) {
+        R.alock(o, i);
+        try { o.setPlain(i, v); } finally { R.vdone(R.A_STORE_PLAIN, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static Object AtomicReferenceArray_getAndSet(AtomicReferenceArray o, int i, Object v, int loc) {
+        R.alock(o, i);
+        try { return o.getAndSet(i, v); } finally { R.vdone(R.A_RMW, loc); }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) public static boolean AtomicReferenceArray_compareAndSet(AtomicReferenceArray o, int i, Object e, Object u, int loc) {
+        R.alock(o, i);
+        boolean r = false; try { r = o.compareAndSet(i, e, u); return r; } finally { R.vdone(r ? R.A_RMW : R.A_LOAD, loc); }
     }
 }

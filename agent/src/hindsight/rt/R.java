@@ -916,6 +916,21 @@ public final class R {
         vlockO(o, -1);
     }
 
+    /** Before an atomic array's operation on element {@code i}: the element's stripe. */
+    public static void alock(Object o, int i) {
+        if (o == null || !recording) {
+            pending.get().lock = null;
+            return;
+        }
+        Pending p = pending.get();
+        int id = buf().id(o);
+        p.lock = stripe(id * 31 + i);
+        p.form = ELEM;
+        p.a = i;
+        p.b = id;
+        p.lock.lock();
+    }
+
     public static final int A_LOAD = ALOAD_ACQ, A_STORE = ASTORE_REL, A_RMW = RMW_ACQREL,
             A_LOAD_PLAIN = ALOAD, A_STORE_PLAIN = ASTORE;
 }
