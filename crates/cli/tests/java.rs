@@ -485,3 +485,42 @@ fn a_jvm_stopped_by_a_signal_leaves_a_trace() {
         assert!(v["events"].as_u64().unwrap() >= 2000, "{signal}: {v}");
     }
 }
+
+#[test]
+fn analyse_checks_the_trace_after_the_run() {
+    let Some(dir) = classes() else { return };
+    let out = temp("analysed.hst");
+    let cp = dir.to_str().unwrap();
+    let r = hindsight(&[
+        "record",
+        "--analyse",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        cp,
+        "Race",
+    ]);
+    assert_eq!(r.code, 1, "check's status: findings; {}", r.stderr);
+    assert!(
+        r.stdout.contains("data-race: read of `Race.hits`"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("atomicity: 0 finding(s)"), "{}", r.stdout);
+    let r = hindsight(&[
+        "record",
+        "--analyse",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        cp,
+        "RaceFixed",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
