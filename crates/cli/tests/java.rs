@@ -230,6 +230,9 @@ fn a_single_threaded_program_records_the_same_trace_twice() {
             "{op}\n{text}"
         );
     }
+    // put re-enters the monitor twice (touch, and a block in it): one pair per put.
+    assert_eq!(text.matches("|acq(Single@1)|").count(), 4, "{text}");
+    assert_eq!(text.matches("|rel(Single@1)|").count(), 4, "{text}");
     for line in text.lines() {
         assert!(line.starts_with("main|"), "{line}");
         assert!(line.contains("|Single.java:"), "{line}");
