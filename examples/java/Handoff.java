@@ -1,6 +1,8 @@
 // Work handed to a pool: the submit happens before the task, the task before the return of
 // Future.get (java.util.concurrent's memory consistency effects), so no race. Without the
 // executor's edges (agent option no-executor-edges) the accesses of `job` race.
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,6 +18,10 @@ public class Handoff {
         });
         f.get();
         System.out.println(job[0]); // finding-without-edge
+        List<Callable<Integer>> more = List.of(() -> job[0] + 1, () -> job[0] + 2); // finding-without-edge
+        for (Future<Integer> g : pool.invokeAll(more)) {
+            job[0] = g.get(); // finding-without-edge
+        }
         pool.shutdown();
     }
 }

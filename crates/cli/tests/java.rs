@@ -198,7 +198,7 @@ fn a_volatile_write_happens_before_the_read_that_sees_it() {
 
 #[test]
 fn a_submit_happens_before_its_task_and_the_task_before_get() {
-    edge_hides_race("Handoff", "no-executor-edges", &[13, 15, 18]);
+    edge_hides_race("Handoff", "no-executor-edges", &[15, 17, 20, 21, 23]);
 }
 
 #[test]

@@ -2,7 +2,10 @@ package hindsight.rt;
 
 import static hindsight.rt.Trace.*;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.Callable;
@@ -572,6 +575,25 @@ public final class R {
         }
         Task t = submit(c, loc);
         return submitted(e.submit((Callable<Object>) t), t);
+    }
+
+    /** Each task wrapped as {@code submit} wraps it; each future paired with its task. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static List invokeAll(ExecutorService e, Collection tasks, int loc) throws InterruptedException {
+        if (!recording || tasks == null) {
+            return e.invokeAll(tasks);
+        }
+        List<Task> wrapped = new ArrayList<>();
+        for (Object c : tasks) {
+            wrapped.add(submit(c, loc));
+        }
+        List<Future<Object>> fs = e.invokeAll((Collection) wrapped);
+        for (int i = 0; i < fs.size() && i < wrapped.size(); i++) {
+            submitted(fs.get(i), wrapped.get(i));
+            // invokeAll returns when every task is complete, having observed each completion.
+            completed(fs.get(i), loc);
+        }
+        return fs;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
