@@ -159,7 +159,12 @@ impl Options {
         let predicate = self
             .predicate
             .as_ref()
-            .map(|p| parse_predicate(&p.text).map_err(|e| e.in_input(&p.name)))
+            .map(|p| {
+                let mut parsed = parse_predicate(&p.text).map_err(|e| e.in_input(&p.name))?;
+                // Binding errors too are placed in `@FILE`'s file.
+                parsed.source.clone_from(&p.name);
+                Ok::<_, Diagnostic>(parsed)
+            })
             .transpose()?;
         if predicate.is_none() && !self.count {
             return Err(Diagnostic::usage(
@@ -629,7 +634,7 @@ fn bind<'a>(
     tp: &'a TracePoset,
 ) -> Result<Option<Bound<'a>>, Diagnostic> {
     predicate
-        .map(|p| p.bind(tp).map_err(|e| e.in_input("<predicate>")))
+        .map(|p| p.bind(tp).map_err(|e| e.in_input(&p.source)))
         .transpose()
 }
 
