@@ -140,3 +140,73 @@ fn a_method_with_thousands_of_parameters_is_refused_at_once() {
         );
     }
 }
+
+/// The peak resident size of `args` run as a child, in KiB, by `/usr/bin/time` (`None`
+/// without it), with its standard output.
+fn peak_kib(args: &[&str]) -> Option<(u64, i32, String)> {
+    let time = std::path::Path::new("/usr/bin/time");
+    if !time.exists() {
+        return None;
+    }
+    let out = Command::new(time)
+        .args(["-f", "peak %M"])
+        .arg(env!("CARGO_BIN_EXE_hindsight"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("time");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let peak = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("peak "))
+        .and_then(|n| n.trim().parse().ok())?;
+    Some((
+        peak,
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+#[test]
+fn cuts_all_holds_its_findings_to_the_memory_limit() {
+    let poset = temp("all-d120.txt");
+    let o = hindsight(&[
+        "gen-poset",
+        "d-120",
+        "--seed",
+        "3",
+        "-o",
+        poset.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let args = [
+        "cuts",
+        poset.to_str().unwrap(),
+        "--predicate",
+        "true",
+        "--all",
+        "--limit",
+        "400000",
+        "--memory-limit",
+        "50M",
+        "--format",
+        "json",
+    ];
+    let Some((peak, code, stdout)) = peak_kib(&args) else {
+        eprintln!("no /usr/bin/time: the peak is not measured");
+        return;
+    };
+    // Every state satisfies `true`: the first findings, then the limit (each finding lists a
+    // schedule of up to 120 events; 400,000 of them took 2.8 GB).
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(
+        v["summary"]["budget_spent"], "memory-limit",
+        "{}",
+        v["summary"]
+    );
+    let n = v["findings"].as_array().expect("findings").len();
+    assert!(n > 0 && n < 400_000, "{n}");
+    // The limit, plus the process itself, the poset and the JSON being written.
+    assert!(peak < (50 + 150) * 1024, "peak {peak} KiB");
+}
