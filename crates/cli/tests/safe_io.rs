@@ -306,8 +306,9 @@ fn ended_by(signal: &str, number: i32, command: &[&str], dir: &Path, target: &Pa
         assert!(started.elapsed().as_secs() < 60, "no temporary file");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    // Some of the output written, so that the temporary file is not empty.
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Some of the output written, so that the temporary file is not empty (short: the run
+    // must still be writing when the signal comes).
+    std::thread::sleep(std::time::Duration::from_millis(20));
     let status = Command::new("kill")
         .args(["-s", signal, &child.id().to_string()])
         .status()
