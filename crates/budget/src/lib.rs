@@ -412,9 +412,10 @@ pub fn show_size(bytes: u64) -> String {
     }
 }
 
-/// The memory a run may account for without `--memory-limit`: half of what the machine (or
-/// the control group the process runs in, if it is smaller) has; 4 GiB where neither can be
-/// read.
+/// The memory a run may account for without `--memory-limit`: half of what the machine, the
+/// control group the process runs in or its address-space limit allows, whichever is
+/// smallest (half, since the account is not all the process holds: the input, thread stacks
+/// and the allocator's arenas come on top); 4 GiB where none can be read.
 pub fn default_memory_limit() -> u64 {
     match machine_memory() {
         Some(bytes) => bytes / DEFAULT_SHARE,
@@ -422,13 +423,21 @@ pub fn default_memory_limit() -> u64 {
     }
 }
 
-/// The memory this process can use at most: the machine's (Linux's `/proc/meminfo`), or its
-/// control group's limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`) if smaller.
-/// `None` where neither can be read (other systems).
+/// The memory this process can use at most: the machine's (Linux's `/proc/meminfo`), its
+/// control group's limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`) or its
+/// address-space limit (`ulimit -v`, `RLIMIT_AS`, read from `/proc/self/limits`), whichever is
+/// smallest. `None` where none can be read (other systems).
 pub fn machine_memory() -> Option<u64> {
     let total = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| mem_total(&text));
+    let address_space = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| address_space_limit(&text));
+    let total = match (total, address_space) {
+        (Some(t), Some(a)) => Some(t.min(a)),
+        (t, a) => t.or(a),
+    };
     let group = [
         "/sys/fs/cgroup/memory.max",
         "/sys/fs/cgroup/memory/memory.limit_in_bytes",
@@ -441,6 +450,20 @@ pub fn machine_memory() -> Option<u64> {
         (Some(t), Some(g)) => Some(t.min(g)),
         (t, g) => t.or(g),
     }
+}
+
+/// The soft address-space limit of a `/proc/self/limits` text, in bytes; `None` when it is
+/// `unlimited`. A process under `ulimit -v` fails to allocate past it, whatever the machine
+/// has: the run must stop at its budget well before.
+fn address_space_limit(limits: &str) -> Option<u64> {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// `MemTotal` of a `/proc/meminfo` text, in bytes.
@@ -513,6 +536,20 @@ mod tests {
         assert_eq!(mem_total(text), Some(16303448 * 1024));
         assert_eq!(mem_total("MemFree: 1 kB\n"), None);
         assert_eq!(mem_total("MemTotal: x kB\n"), None);
+    }
+
+    #[test]
+    fn the_address_space_limit_is_read_in_bytes() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                    Max stack size            8388608              unlimited            bytes     \n\
+                    Max address space         4096000000           unlimited            bytes     \n";
+        assert_eq!(address_space_limit(text), Some(4_096_000_000));
+        let text = "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_limit(text), None);
+        assert_eq!(
+            address_space_limit("Max open files 1024 1024 files\n"),
+            None
+        );
     }
 
     #[test]

@@ -79,6 +79,10 @@ pub struct CutsArgs {
     /// comments and blank lines ignored). Every process listens on its own line's port.
     #[arg(long, value_name = "FILE", requires = "processes")]
     hostfile: Option<PathBuf>,
+    /// How long a process of --processes waits for the others to connect, in seconds; past
+    /// it the run is an error (exit status 2) naming the hosts.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = hindsight_budget::parse_timeout)]
+    connect_timeout: std::time::Duration,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Treat every warning about the trace as an error (exit status 2).
@@ -126,6 +130,7 @@ fn cluster(args: &CutsArgs) -> anyhow::Result<Option<Cluster>> {
         process,
         // Set by the library to the --threads it runs with.
         threads: 0,
+        connect_timeout: args.connect_timeout,
     }))
 }
 

@@ -9,6 +9,7 @@
 mod args;
 mod budget;
 mod cuts;
+mod files;
 mod generators;
 mod output;
 mod reach;
@@ -25,7 +26,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let _ = output::STARTED.set(std::time::Instant::now());
     let cli = Cli::parse();
+    remove_temporaries_on_signals();
     output::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
+    // Before the first file is read: every read is checked against these.
+    files::set_outputs(outputs(&cli));
     if let Some(path) = &cli.rr_exclude {
         match read_text(path) {
             Ok(text) => {
@@ -48,14 +52,6 @@ fn main() -> ExitCode {
     }
     if let Some(path) = cli.html.clone() {
         match html_inputs(&cli.command) {
-            // Refused before the run rather than after it (the file is written last).
-            Ok(inputs) if inputs.iter().any(|i| hindsight_trace::same_file(i, &path)) => {
-                eprintln!(
-                    "hindsight: error: cannot write {}: it is an input of the command (the same file), which writing would destroy",
-                    path.display()
-                );
-                return ExitCode::from(2);
-            }
             Ok(inputs) => {
                 let _ = output::HTML.set(output::HtmlTarget { path, inputs });
             }
@@ -82,6 +78,45 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Ends the process on SIGINT, SIGTERM or SIGHUP as the signal would, but first removes the
+/// temporary files of outputs being written (a signal would leave them beside their targets).
+/// signal-hook's handler only writes to a pipe; the removal runs on an ordinary thread that
+/// reads it, so nothing but that write happens in the handler.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    // Without the handler (no pipe to be had) a signal ends the run as it always did.
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            // Held until the process ends: no new temporary file is started meanwhile.
+            let _held = hindsight_trace::remove_unfinished();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            // Only if the signal could not be raised again: the status a shell gives it.
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// The files the run writes: `--html`'s page and the command's own outputs.
+fn outputs(cli: &Cli) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = cli.html.iter().cloned().collect();
+    match &cli.command {
+        Command::Convert { output, to, .. } => {
+            out.push(output.clone());
+            if matches!(to, Some(args::TraceFormatArg::Rapid)) {
+                out.push(hindsight_trace::rapid::locations_path(output));
+            }
+        }
+        Command::Gen(a) => out.extend(a.output.clone()),
+        Command::GenPoset(a) => out.extend(a.output.clone()),
+        Command::GenHistory(a) => out.extend(a.output.clone()),
+        _ => {}
+    }
+    out
 }
 
 /// The inputs of a command that `--html` must not overwrite; an error for a command that
@@ -235,7 +270,9 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             budget,
             format,
         } => {
-            let sources = output::read_java_sources(&paths)?;
+            let java = output::read_java_sources(&paths)?;
+            output::print_warnings(&java.skipped);
+            let sources = java.sources;
             let shown = match paths.as_slice() {
                 [one] => input_name(one),
                 many => format!("{} inputs", many.len()),

@@ -31,12 +31,7 @@ pub fn pipelined(analyses: usize) -> bool {
 
 /// The whole text of an input (`-`: standard input).
 pub fn read_text(path: &Path) -> anyhow::Result<String> {
-    let mut text = if path.as_os_str() == "-" {
-        io::read_to_string(io::stdin()).context("cannot read standard input")?
-    } else {
-        std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", input_name(path)))?
-    };
+    let mut text = hindsight_syntax::decode_utf8(&input_name(path), read_bytes(path)?)?;
     // A byte-order mark (editors on Windows write one) is not part of the text.
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
@@ -44,25 +39,58 @@ pub fn read_text(path: &Path) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// The whole content of an input (`-`: standard input), refused if the run writes it.
+fn read_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
+    crate::files::note_read(path)?;
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        io::Read::read_to_end(&mut io::stdin(), &mut bytes)
+            .context("cannot read standard input")?;
+    } else {
+        bytes = std::fs::read(path).with_context(|| format!("cannot read {}", input_name(path)))?;
+    }
+    Ok(bytes)
+}
+
+/// The Java sources of a command, and the files found in directories that were left out.
+pub struct JavaSources {
+    pub sources: Vec<hindsight_source::composed::Source>,
+    /// A file found in a directory that is not UTF-8 text: skipped, as the user did not name
+    /// it (a file named on the command line is an error).
+    pub skipped: Vec<Diagnostic>,
+}
+
 /// The Java sources named by `paths`: files as given, directories searched recursively for
 /// `.java` files (in name order, so that reports are reproducible), `-` standard input.
-pub fn read_java_sources(
-    paths: &[std::path::PathBuf],
-) -> anyhow::Result<Vec<hindsight_source::composed::Source>> {
-    let mut out = Vec::new();
+pub fn read_java_sources(paths: &[std::path::PathBuf]) -> anyhow::Result<JavaSources> {
+    let mut out = JavaSources {
+        sources: Vec::new(),
+        skipped: Vec::new(),
+    };
     for path in paths {
         if path.is_dir() {
             let mut files = Vec::new();
             java_files(path, &mut files)?;
             files.sort();
             for f in files {
-                out.push(hindsight_source::composed::Source {
-                    name: input_name(&f),
-                    text: read_text(&f)?,
-                });
+                let name = input_name(&f);
+                match hindsight_syntax::decode_utf8(&name, read_bytes(&f)?) {
+                    Ok(mut text) => {
+                        if text.starts_with('\u{feff}') {
+                            text.drain(..'\u{feff}'.len_utf8());
+                        }
+                        out.sources
+                            .push(hindsight_source::composed::Source { name, text });
+                    }
+                    Err(e) => out.skipped.push(Diagnostic {
+                        severity: hindsight_syntax::Severity::Warning,
+                        message: format!("{}; skipped", e.message),
+                        ..e
+                    }),
+                }
             }
         } else {
-            out.push(hindsight_source::composed::Source {
+            out.sources.push(hindsight_source::composed::Source {
                 name: input_name(path),
                 text: read_text(path)?,
             });
@@ -94,20 +122,21 @@ fn java_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<(
 pub static RR_EXCLUDE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 
 /// A trace opened for reading, its format sniffed.
-pub fn open_trace(path: &Path) -> Result<AnyReader, Diagnostic> {
+pub fn open_trace(path: &Path) -> anyhow::Result<AnyReader> {
     open_trace_as(path, None)
 }
 
 /// A trace opened for reading as `format`, or as its content says.
-pub fn open_trace_as(path: &Path, format: Option<Format>) -> Result<AnyReader, Diagnostic> {
+pub fn open_trace_as(path: &Path, format: Option<Format>) -> anyhow::Result<AnyReader> {
+    crate::files::note_read(path)?;
     let options = OpenOptions {
         format,
         roadrunner: RoadRunnerOptions {
             exclude: RR_EXCLUDE.get().cloned().unwrap_or_default(),
         },
     };
-    hindsight_trace::open_with(path, &options)
-        .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))
+    Ok(hindsight_trace::open_with(path, &options)
+        .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))?)
 }
 
 /// Whether the file at `path` starts like a poset file. Standard input is not looked at (what
@@ -127,6 +156,7 @@ pub fn is_poset_file(path: &Path) -> bool {
 
 /// The lines of a poset file as they come (`-`: standard input).
 pub fn open_lines(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
+    crate::files::note_read(path)?;
     if path.as_os_str() == "-" {
         return Ok(Box::new(std::io::stdin().lock()));
     }
@@ -260,10 +290,13 @@ impl Output {
     /// one of `inputs`.
     pub fn create(path: Option<&Path>, inputs: &[&Path]) -> anyhow::Result<Output> {
         Ok(match path {
-            Some(p) if p.as_os_str() != "-" => Output::File(
-                OutputFile::create(p, inputs)
-                    .with_context(|| format!("cannot write {}", p.display()))?,
-            ),
+            Some(p) if p.as_os_str() != "-" => {
+                crate::files::check_output(p)?;
+                Output::File(
+                    OutputFile::create(p, inputs)
+                        .with_context(|| format!("cannot write {}", p.display()))?,
+                )
+            }
             _ => Output::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
         })
     }

@@ -347,8 +347,18 @@ fn java_views(
     if o.no_mhp {
         bail!("`--no-mhp` applies to traces");
     }
-    let sources = read_java_sources(inputs)?;
-    let texts: Vec<(String, String)> = sources.into_iter().map(|s| (s.name, s.text)).collect();
+    let java = read_java_sources(inputs)?;
+    print_warnings(&java.skipped);
+    if strict {
+        if let Some(w) = java.skipped.first() {
+            return Err(Diagnostic {
+                severity: hindsight_syntax::Severity::Error,
+                ..w.clone()
+            }
+            .into());
+        }
+    }
+    let texts: Vec<(String, String)> = java.sources.into_iter().map(|s| (s.name, s.text)).collect();
     let models = match &o.models {
         Some(p) => Some((input_name(p), read_text(p)?)),
         None => None,
@@ -492,6 +502,7 @@ fn convert_to_rapid(input: &Path, output: &Path, from: Option<Format>) -> anyhow
     let map = rapid::locations_path(output);
     let mut reader = open_trace_as(input, from)?;
     let create = |p: &Path| -> anyhow::Result<OutputFile> {
+        crate::files::check_output(p)?;
         OutputFile::create(p, &[input]).with_context(|| format!("cannot write {}", p.display()))
     };
     let (mut trace, mut locations) = (create(output)?, create(&map)?);

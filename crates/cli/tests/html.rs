@@ -66,7 +66,7 @@ fn an_input_is_never_the_page() {
         out.stdout
     );
     assert!(
-        out.stderr.contains("it is an input of the command"),
+        out.stderr.contains("is both read and written by this run"),
         "{}",
         out.stderr
     );

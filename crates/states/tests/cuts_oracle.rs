@@ -681,6 +681,7 @@ fn cluster_workers_enumerate_every_state_once() {
                     hosts: vec!["localhost:1".to_owned()],
                     process: 0,
                     threads: 3,
+                    connect_timeout: std::time::Duration::from_secs(30),
                 };
                 let plan = Arc::new(Plan::split(&poset, intervals_of(&poset), target, 0.0));
                 let shared = Arc::new(poset.clone());

@@ -214,6 +214,31 @@ impl fmt::Display for Diagnostic {
 
 impl std::error::Error for Diagnostic {}
 
+/// The text of an input read as bytes, or an error at the first byte that is not UTF-8: its
+/// line and column (counted in characters) and its offset in the input.
+pub fn decode_utf8(input: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let bad = e.utf8_error().valid_up_to();
+        // Everything before `bad` is valid UTF-8.
+        let before = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.matches('\n').count() + 1;
+        let col = before[line_start..].chars().count() + 1;
+        Diagnostic::error(
+            input,
+            Position::At(Pos::new(
+                u32::try_from(line).unwrap_or(u32::MAX),
+                u32::try_from(col).unwrap_or(u32::MAX),
+            )),
+            format!(
+                "not UTF-8 text (byte 0x{:02x} at offset {bad} of the file)",
+                bytes[bad]
+            ),
+        )
+    })
+}
+
 /// The name an input is shown by: its path, or `<stdin>` for `-`.
 pub fn input_name(path: &std::path::Path) -> String {
     if path.as_os_str() == "-" {
@@ -226,6 +251,15 @@ pub fn input_name(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_placed_by_line_column_and_offset() {
+        let text = b"one\nt\xc3\xa9\xff".to_vec();
+        let e = decode_utf8("f.txt", text).unwrap_err();
+        assert_eq!(e.position, Position::At(Pos::new(2, 3)));
+        assert!(e.message.contains("0xff at offset 7"), "{}", e.message);
+        assert_eq!(decode_utf8("f", b"ok".to_vec()).unwrap(), "ok");
+    }
 
     #[test]
     fn diagnostics_read_like_a_compiler_s() {

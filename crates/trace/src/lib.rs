@@ -27,7 +27,7 @@ pub mod validate;
 pub use binary::{BinaryReader, BinaryWriter};
 pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
 pub use event::{Call, CallRef, Event, Op, Value};
-pub use files::{same_file, OutputFile};
+pub use files::{remove_unfinished, same_file, OutputFile};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
 pub use rapid::{write_rapid, RapidWriter};
 pub use rapidbin::{RapidBinReader, RapidBinWriter};

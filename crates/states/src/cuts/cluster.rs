@@ -48,6 +48,8 @@ pub struct Cluster {
     pub process: usize,
     /// Workers in each process (the same in all).
     pub threads: usize,
+    /// How long this process waits for the others to connect before it gives up.
+    pub connect_timeout: std::time::Duration,
 }
 
 impl Cluster {
@@ -235,7 +237,7 @@ where
             cluster.hosts[cluster.process]
         ))
     };
-    let (builders, others) = config.try_build().map_err(failed)?;
+    let (builders, others) = connect(config, cluster).map_err(failed)?;
     let threads = cluster.threads;
     let parts = plan.parts.len();
     let best = Arc::new(AtomicUsize::new(usize::MAX));
@@ -267,6 +269,53 @@ where
         )));
     }
     Ok(results)
+}
+
+/// The processes of `config` connected, or an error naming the hosts that did not connect
+/// within the cluster's `connect_timeout` (timely itself retries for ever: a peer that never
+/// starts would hold this process for ever).
+#[cfg(feature = "cluster")]
+#[allow(clippy::type_complexity)]
+fn connect(
+    config: CommunicationConfig,
+    cluster: &Cluster,
+) -> Result<
+    (
+        Vec<timely::communication::AllocatorBuilder>,
+        Box<dyn std::any::Any + Send>,
+    ),
+    String,
+> {
+    if cluster.hosts.len() == 1 {
+        return config.try_build();
+    }
+    let (send, receive) = std::sync::mpsc::channel();
+    // Left behind, still trying, when the time is up: the process ends with the error.
+    std::thread::spawn(move || {
+        let _ = send.send(config.try_build());
+    });
+    match receive.recv_timeout(cluster.connect_timeout) {
+        Ok(built) => built,
+        Err(_) => {
+            let others: Vec<&str> = cluster
+                .hosts
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != cluster.process)
+                .map(|(_, h)| h.as_str())
+                .collect();
+            Err(format!(
+                "no connection with {} {} within --connect-timeout {} s",
+                if others.len() == 1 {
+                    "the process at"
+                } else {
+                    "all of the processes at"
+                },
+                others.join(", "),
+                cluster.connect_timeout.as_secs_f64()
+            ))
+        }
+    }
 }
 
 /// One worker: builds the dataflow, lets `body` enumerate its share of the parts, and steps

@@ -21,7 +21,7 @@ use super::{bounded, Algorithm, Visitor};
 use crate::Progress;
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
-use hindsight_report::Report;
+use hindsight_report::{Finding, Report};
 use hindsight_stream::reports::{pass_warnings, trace_info};
 use hindsight_stream::{observe_any, Observer, RunOptions};
 use hindsight_syntax::Diagnostic;
@@ -159,7 +159,12 @@ impl Options {
         let predicate = self
             .predicate
             .as_ref()
-            .map(|p| parse_predicate(&p.text).map_err(|e| e.in_input(&p.name)))
+            .map(|p| {
+                let mut parsed = parse_predicate(&p.text).map_err(|e| e.in_input(&p.name))?;
+                // Binding errors too are placed in `@FILE`'s file.
+                parsed.source.clone_from(&p.name);
+                Ok::<_, Diagnostic>(parsed)
+            })
             .transpose()?;
         if predicate.is_none() && !self.count {
             return Err(Diagnostic::usage(
@@ -329,11 +334,14 @@ pub fn detect(
     let race_only = predicate.as_ref().is_some_and(Predicate::is_race_only);
     report.rules.push(rule(race_only));
     if !options.count {
-        for g in &outcome.found {
-            report
-                .findings
-                .push(finding(&tp, bound.as_ref(), g, race_only, poset_file));
-        }
+        report.findings = findings_within(
+            &tp,
+            bound.as_ref(),
+            &outcome.found,
+            race_only,
+            poset_file,
+            budget,
+        );
     }
     let s = &mut report.summary;
     if let Some(p) = &predicate {
@@ -374,6 +382,61 @@ pub fn detect(
     report.note_budget(budget);
     // A state found before the budget ran out is a finding; only the rest is unknown.
     Ok(report)
+}
+
+/// The findings of the satisfying states `found`, as many as the memory budget holds: each
+/// names every event of a schedule reaching its state, so that a million of them (`--all
+/// --limit 1000000`) would take gigabytes. Past the limit the rest are left out and the budget
+/// is spent, so that the report says unknown.
+fn findings_within(
+    tp: &TracePoset,
+    bound: Option<&Bound<'_>>,
+    found: &[Vec<u32>],
+    race_only: bool,
+    poset_file: bool,
+    budget: &Budget,
+) -> Vec<Finding> {
+    let mut account = Account::new(budget);
+    let mut held = 0u64;
+    let mut findings = Vec::new();
+    for g in found {
+        let f = finding(tp, bound, g, race_only, poset_file);
+        held += finding_bytes(&f);
+        if account.hold(held).is_err() {
+            break;
+        }
+        findings.push(f);
+    }
+    // The findings live on in the report until it is rendered: their bytes stay charged.
+    std::mem::forget(account);
+    findings
+}
+
+/// About the heap a finding takes: its strings, and the JSON values of its fields.
+fn finding_bytes(f: &Finding) -> u64 {
+    fn value_bytes(v: &Value) -> u64 {
+        let own = std::mem::size_of::<Value>() as u64;
+        own + match v {
+            Value::String(s) => s.len() as u64,
+            Value::Array(a) => a.iter().map(value_bytes).sum(),
+            Value::Object(o) => o.iter().map(|(k, v)| k.len() as u64 + value_bytes(v)).sum(),
+            _ => 0,
+        }
+    }
+    let events: u64 = f
+        .events
+        .iter()
+        .map(|e| {
+            (std::mem::size_of_val(e) + e.thread.len() + e.op.len()) as u64
+                + e.location.as_ref().map_or(0, |l| l.len() as u64)
+        })
+        .sum();
+    (std::mem::size_of::<Finding>() + f.kind.len() + f.message.len()) as u64
+        + events
+        + f.fields
+            .iter()
+            .map(|(k, v)| k.len() as u64 + value_bytes(v))
+            .sum::<u64>()
 }
 
 /// The detector that decides `bound` under `options`, with the regular predicate it decides
@@ -522,11 +585,7 @@ fn detector_report(
     let race_only = predicate.is_some_and(Predicate::is_race_only);
     report.rules.push(rule(race_only));
     if !count {
-        for g in &outcome.found {
-            report
-                .findings
-                .push(finding(tp, bound, g, race_only, poset_file));
-        }
+        report.findings = findings_within(tp, bound, &outcome.found, race_only, poset_file, budget);
     }
     let s = &mut report.summary;
     if let Some(p) = predicate {
@@ -629,7 +688,7 @@ fn bind<'a>(
     tp: &'a TracePoset,
 ) -> Result<Option<Bound<'a>>, Diagnostic> {
     predicate
-        .map(|p| p.bind(tp).map_err(|e| e.in_input("<predicate>")))
+        .map(|p| p.bind(tp).map_err(|e| e.in_input(&p.source)))
         .transpose()
 }
 
@@ -940,6 +999,8 @@ struct Search<'a> {
     meter: Meter<'a>,
     /// The states the enumerator holds (BFS's levels).
     account: Account<'a>,
+    /// The satisfying states kept (`found`).
+    kept: Account<'a>,
     /// The frontier at the last poll of the budget: where it stopped, once spent.
     at: Vec<u32>,
     spent: Option<Spent>,
@@ -962,6 +1023,7 @@ impl<'a> Search<'a> {
             best,
             meter: Meter::new(options.budget),
             account: Account::new(options.budget),
+            kept: Account::new(options.budget),
             at: Vec::new(),
             spent: None,
         }
@@ -1009,6 +1071,11 @@ impl Search<'_> {
         self.satisfying += 1;
         let keep = self.options.keep;
         if (self.found.len() as u64) < keep {
+            let each = (std::mem::size_of::<Vec<u32>>() + std::mem::size_of_val(g)) as u64;
+            if let Err(spent) = self.kept.hold((self.found.len() as u64 + 1) * each) {
+                self.spent = Some(spent);
+                return ControlFlow::Break(());
+            }
             self.found.push(g.to_vec());
         }
         if self.options.first {

@@ -35,23 +35,34 @@ pub fn config_by_name(name: &str, seed: u64) -> Result<PosetGenConfig, String> {
     let (family, number) = name.split_once('-').ok_or_else(bad)?;
     let number: usize = number.parse().map_err(|_| bad())?;
     match family {
-        "d" if (1..=10_000_000).contains(&number) => Ok(PosetGenConfig {
+        "d" if (1..=D_MAX).contains(&number) => Ok(PosetGenConfig {
             processes: 10,
             events: number,
             send: D_SEND,
             receive: D_RECEIVE,
             seed,
         }),
-        "w" if (1..=480).contains(&number) => Ok(PosetGenConfig {
+        "w" if (1..=W_MAX).contains(&number) => Ok(PosetGenConfig {
             processes: number,
             events: 480,
             send: W_SEND,
             receive: W_RECEIVE,
             seed,
         }),
+        "d" => Err(format!(
+            "poset family `{name}`: d-N takes N from 1 to {D_MAX} events"
+        )),
+        "w" => Err(format!(
+            "poset family `{name}`: w-N takes N from 1 to {W_MAX} processes (480 events in all)"
+        )),
         _ => Err(bad()),
     }
 }
+
+/// The largest `d-N`: ten million events.
+const D_MAX: usize = 10_000_000;
+/// The largest `w-N`: as many processes as its 480 events.
+const W_MAX: usize = 480;
 
 /// Message rates of `d-N`: d-300 has 1e7 to 3e7 states depending on the seed (the thesis's
 /// d-300 has 4.3e7).

@@ -80,7 +80,11 @@ pub enum Cond {
     Or(Box<Cond>, Box<Cond>),
 }
 
-/// A numeric term.
+/// A numeric term. Terms are evaluated exactly, in 128 bits: a literal is within `i64`, a
+/// count within `u32`, and a sum has fewer terms than the predicate has characters, so no sum
+/// or difference of them comes near `i128`'s range; every algorithm then compares the same
+/// numbers (saturating `i64` arithmetic made `a - b - MAX - MAX > 0` depend on the order it
+/// was summed in).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Num {
     Int(i64),
@@ -104,7 +108,7 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
-    pub fn holds(self, x: i64, y: i64) -> bool {
+    pub fn holds(self, x: i128, y: i128) -> bool {
         match self {
             CmpOp::Eq => x == y,
             CmpOp::Ne => x != y,
@@ -148,6 +152,8 @@ pub struct Predicate {
     pub expr: Expr,
     pub conds: Vec<Cond>,
     pub text: String,
+    /// The name its errors are placed in: `<predicate>`, or the file it was read from.
+    pub source: String,
     /// How many `events(...)` terms it has (numbered in order of appearance).
     pub event_terms: usize,
     /// Some `events(THREAD)` counts every event of its thread.
@@ -439,9 +445,9 @@ fn comparison(e: &Expr) -> Option<(&Num, CmpOp, &Num)> {
 
 /// Adds `sign * n` as `events` terms `(term, coefficient)` and a constant; `None` with a
 /// `count(...)`, which looks at every process.
-fn linear(n: &Num, sign: i64, terms: &mut Vec<(usize, i64)>, constant: &mut i64) -> Option<()> {
+fn linear(n: &Num, sign: i128, terms: &mut Vec<(usize, i128)>, constant: &mut i128) -> Option<()> {
     match n {
-        Num::Int(i) => *constant = constant.saturating_add(i.saturating_mul(sign)),
+        Num::Int(i) => *constant += i128::from(*i) * sign,
         Num::Events(_, _, k, _) => terms.push((*k, sign)),
         Num::Count(..) => return None,
         Num::Add(a, b) => {
@@ -458,8 +464,8 @@ fn linear(n: &Num, sign: i64, terms: &mut Vec<(usize, i64)>, constant: &mut i64)
 
 /// `sum of parts[k].1[g[parts[k].0]] + constant`, of a comparison `... <= 0`.
 struct Linear {
-    parts: Vec<(usize, Vec<i64>)>,
-    constant: i64,
+    parts: Vec<(usize, Vec<i128>)>,
+    constant: i128,
 }
 
 /// The conjuncts of a conjunction, left to right (the order `at` terms are numbered in).
@@ -523,20 +529,20 @@ impl Bound<'_> {
         }
     }
 
-    fn num(&self, n: &Num, g: &[u32]) -> i64 {
+    fn num(&self, n: &Num, g: &[u32]) -> i128 {
         match n {
-            Num::Int(i) => *i,
-            Num::Add(a, b) => self.num(a, g).saturating_add(self.num(b, g)),
-            Num::Sub(a, b) => self.num(a, g).saturating_sub(self.num(b, g)),
+            Num::Int(i) => i128::from(*i),
+            Num::Add(a, b) => self.num(a, g) + self.num(b, g),
+            Num::Sub(a, b) => self.num(a, g) - self.num(b, g),
             Num::Events(_, _, k, _) => {
                 let (p, counts) = &self.event_counts[*k];
-                i64::from(counts[g[*p] as usize])
+                i128::from(counts[g[*p] as usize])
             }
             Num::Count(c, by) => {
                 let bit = 1u64 << c;
                 let matching = (0..g.len()).filter(|&p| self.masks[p][g[p] as usize] & bit != 0);
                 if by.is_empty() {
-                    return matching.count() as i64;
+                    return matching.count() as i128;
                 }
                 let keys: Vec<Vec<Option<Literal>>> = matching
                     .map(|p| {
@@ -549,7 +555,7 @@ impl Bound<'_> {
                 keys.iter()
                     .map(|k| keys.iter().filter(|o| *o == k).count())
                     .max()
-                    .unwrap_or(0) as i64
+                    .unwrap_or(0) as i128
             }
         }
     }
@@ -695,11 +701,11 @@ impl Bound<'_> {
             }
             let (a, op, b) = comparison(c)?;
             let mut terms = Vec::new();
-            let mut constant = 0i64;
+            let mut constant = 0i128;
             linear(a, 1, &mut terms, &mut constant)?;
             linear(b, -1, &mut terms, &mut constant)?;
             // `a - b` compared with 0, as one or two `sum <= 0`.
-            let signs: &[(i64, i64)] = match op {
+            let signs: &[(i128, i128)] = match op {
                 CmpOp::Le => &[(1, 0)],
                 CmpOp::Lt => &[(1, 1)],
                 CmpOp::Ge => &[(-1, 0)],
@@ -708,7 +714,7 @@ impl Bound<'_> {
                 CmpOp::Ne => return None,
             };
             for &(sign, plus) in signs {
-                sides.push(self.tabulate(&terms, sign, constant.saturating_mul(sign) + plus));
+                sides.push(self.tabulate(&terms, sign, constant * sign + plus));
             }
         }
         let mut states: Vec<Vec<u32>> = (0..n).map(|p| (0..=self.poset.len(p)).collect()).collect();
@@ -723,12 +729,10 @@ impl Bound<'_> {
         for side in sides {
             match side.parts.as_slice() {
                 [] => never |= side.constant > 0,
-                [(p, f)] => {
-                    states[*p].retain(|&i| f[i as usize].saturating_add(side.constant) <= 0)
-                }
+                [(p, f)] => states[*p].retain(|&i| f[i as usize] + side.constant <= 0),
                 [(p, f), (q, h)] => {
-                    let up = |v: &Vec<i64>| v.windows(2).all(|w| w[0] <= w[1]);
-                    let down = |v: &Vec<i64>| v.windows(2).all(|w| w[0] >= w[1]);
+                    let up = |v: &Vec<i128>| v.windows(2).all(|w| w[0] <= w[1]);
+                    let down = |v: &Vec<i128>| v.windows(2).all(|w| w[0] >= w[1]);
                     // `F(g[i]) + G(g[j]) + c <= 0` with `F` nondecreasing and `G`
                     // nonincreasing: `F(g[i]) <= -G(g[j]) - c`.
                     let (i, f, j, h) = if up(f) && down(h) {
@@ -742,10 +746,7 @@ impl Bound<'_> {
                         left: i,
                         left_value: f.clone(),
                         right: j,
-                        right_bound: h
-                            .iter()
-                            .map(|&v| v.saturating_neg().saturating_sub(side.constant))
-                            .collect(),
+                        right_bound: h.iter().map(|&v| -v - side.constant).collect(),
                     });
                 }
                 _ => return None,
@@ -756,11 +757,11 @@ impl Bound<'_> {
 
     /// `sign * (sum of terms) + constant`, tabulated per process over its states; processes
     /// on which it is constant are folded into the constant.
-    fn tabulate(&self, terms: &[(usize, i64)], sign: i64, constant: i64) -> Linear {
-        let mut parts: Vec<(usize, Vec<i64>)> = Vec::new();
+    fn tabulate(&self, terms: &[(usize, i128)], sign: i128, constant: i128) -> Linear {
+        let mut parts: Vec<(usize, Vec<i128>)> = Vec::new();
         for &(k, coefficient) in terms {
             let (p, counts) = &self.event_counts[k];
-            let c = coefficient.saturating_mul(sign);
+            let c = coefficient * sign;
             let at = match parts.iter().position(|(q, _)| q == p) {
                 Some(at) => at,
                 None => {
@@ -769,14 +770,14 @@ impl Bound<'_> {
                 }
             };
             for (v, &x) in parts[at].1.iter_mut().zip(counts) {
-                *v = v.saturating_add(c.saturating_mul(i64::from(x)));
+                *v += c * i128::from(x);
             }
         }
         let mut constant = constant;
         parts.retain(|(_, f)| {
             let flat = f.iter().all(|&v| v == f[0]);
             if flat {
-                constant = constant.saturating_add(f[0]);
+                constant += f[0];
             }
             !flat
         });
@@ -948,6 +949,7 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, SyntaxError> {
         expr,
         conds: p.conds,
         text: text.to_owned(),
+        source: "<predicate>".to_owned(),
         event_terms: p.event_terms,
         counts_every_event: p.counts_every_event,
     })

@@ -34,9 +34,9 @@ use std::ops::ControlFlow;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relation {
     pub left: usize,
-    pub left_value: Vec<i64>,
+    pub left_value: Vec<i128>,
     pub right: usize,
-    pub right_bound: Vec<i64>,
+    pub right_bound: Vec<i128>,
 }
 
 /// A regular predicate as this module decides it: local candidate states and relations.

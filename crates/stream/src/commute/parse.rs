@@ -181,6 +181,22 @@ struct Parser {
 
 type PResult<T> = Result<T, SyntaxError>;
 
+/// An error if a method (or a rule's header of it) has more parameters than an action can
+/// carry, said as [`super::CompiledSpec::compile`] says it.
+fn too_many_params(method: &Name, count: usize) -> PResult<()> {
+    if count <= super::MAX_PARAMS {
+        return Ok(());
+    }
+    Err(SyntaxError::new(
+        method.1,
+        format!(
+            "method `{}` has {count} parameters; at most {} are supported",
+            method.0,
+            super::MAX_PARAMS
+        ),
+    ))
+}
+
 impl Parser {
     fn param(&mut self) -> PResult<Name> {
         let (name, pos) = self.c.ident("a parameter name", &[])?;
@@ -260,6 +276,9 @@ impl Parser {
         self.c.expect_as("(", "`(`")?;
         let (args, _) = self.param_list()?;
         let results = self.results()?.map(|(r, _)| r).unwrap_or_default();
+        // Refused here, before the rules are parsed and translated (whose work grows with the
+        // parameters, far past what the limit allows), rather than when the spec is compiled.
+        too_many_params(&name, args.len() + results.len())?;
         self.c.expect_as(";", "`->` or `;`")?;
         Ok(RawMethod {
             name,
@@ -275,6 +294,7 @@ impl Parser {
         }
         let (args, args_close) = self.param_list()?;
         let (results, end) = self.results()?.unwrap_or((Vec::new(), args_close));
+        too_many_params(&method, args.len() + results.len())?;
         Ok(RawHeader {
             method,
             full: Some(FullHeader {
