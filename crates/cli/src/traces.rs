@@ -41,6 +41,7 @@ fn run(
     let mut reader = open_trace(&input.trace)?;
     let options = RunOptions {
         strict: input.strict,
+        lock_records: input.lock_records.into(),
         pipeline: pipelined(analyses.len()),
     };
     let name = input_name(&input.trace);
@@ -235,6 +236,7 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
     let input = InputArgs {
         trace: trace.to_owned(),
         strict: a.strict,
+        lock_records: Default::default(),
     };
     let analysis = Commute::new(loaded.specs, binding)
         .with_granularity(granularity(&a.findings))
@@ -298,6 +300,7 @@ pub fn views(
     let input = InputArgs {
         trace: path.clone(),
         strict,
+        lock_records: Default::default(),
     };
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
         let running = budget.start("views");

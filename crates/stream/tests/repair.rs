@@ -55,6 +55,7 @@ fn run(text: &[u8], name: &str, strict: bool) -> Result<TraceRun, String> {
     let options = RunOptions {
         strict,
         pipeline: false,
+        lock_records: Default::default(),
     };
     analyse_trace(&mut reader, "t.std", vec![analysis(name)], options).map_err(|d| d.to_string())
 }

@@ -31,7 +31,7 @@ pub use files::{same_file, OutputFile};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
 pub use rapid::{write_rapid, RapidWriter};
 pub use rapidbin::{RapidBinReader, RapidBinWriter};
-pub use repair::LockRepair;
+pub use repair::{LockHandling, LockRecordCounts, LockRecords, LockRepair};
 pub use roadrunner::{RoadRunnerOptions, RoadRunnerReader, RoadRunnerWriter};
 pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};
