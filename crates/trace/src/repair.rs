@@ -16,7 +16,10 @@
 //! A held acquire whose lock is never released before the trace ends (or that waits for a
 //! release which itself depends on a held event) cannot be repaired this way; it is then handed
 //! out where it was logged, and the validator reports the lock violation as before. So does
-//! everything held when more than [`MAX_HELD`] events wait, which bounds memory.
+//! everything held when more than [`MAX_HELD`] events wait, which bounds memory. Requests
+//! (`req`) are counted apart, against a bound of their own: they order nothing, and a log with
+//! or without them must be repaired alike (in RAPID's logs each acquire follows its request, so
+//! the other events reach the bound first).
 //!
 //! Events keep their positions in the file; their indices are renumbered to count the repaired
 //! stream (which every analysis takes as the trace's order). A stream that needs no repair is
@@ -144,6 +147,8 @@ pub struct LockRepair<S> {
     holders: Vec<Vec<(ThreadId, u32)>>,
     /// Events held back, in logged order.
     held: VecDeque<Held>,
+    /// How many of `held` are requests.
+    held_requests: usize,
     /// Events freed by the last release, to be handed out before reading on.
     ready: VecDeque<Held>,
     /// What depends on the held events: their threads, the messages they send, the locks they
@@ -184,6 +189,7 @@ impl<S: EventSource> LockRepair<S> {
             tolerated_releases: 0,
             holders: Vec::new(),
             held: VecDeque::new(),
+            held_requests: 0,
             ready: VecDeque::new(),
             blocked_threads: Vec::new(),
             pending_sends: Vec::new(),
@@ -422,8 +428,9 @@ impl<S: EventSource> LockRepair<S> {
             &mut self.pending_sends,
             &mut self.pending_locks,
         );
+        self.held_requests += matches!(h.event.op, Op::Request(_)) as usize;
         self.held.push_back(h);
-        if self.held.len() > MAX_HELD {
+        if self.held.len() - self.held_requests > MAX_HELD || self.held_requests > MAX_HELD {
             self.flush();
         }
     }
@@ -537,6 +544,10 @@ impl<S: EventSource> LockRepair<S> {
                     self.hand_out_later(h);
                 }
             }
+            self.held_requests = stay
+                .iter()
+                .filter(|h| matches!(h.event.op, Op::Request(_)))
+                .count();
             self.held = stay;
             self.blocked_threads = threads;
             self.pending_sends = sends;
@@ -553,6 +564,7 @@ impl<S: EventSource> LockRepair<S> {
             let h = Held { late: None, ..h };
             self.hand_out_later(h);
         }
+        self.held_requests = 0;
         self.blocked_threads.clear();
         self.pending_sends.clear();
         self.pending_locks.clear();

@@ -373,3 +373,20 @@ proptest! {
         prop_assert_eq!(per_thread(&events), per_thread(&original.events));
     }
 }
+
+/// Requests order nothing, so a log is repaired alike with and without them: they do not count
+/// toward the bound on held events. T1 waits for T0's late release of `L` behind fewer than
+/// `MAX_HELD` other events but more than `MAX_HELD` events with their requests; the release
+/// still comes in time.
+#[test]
+fn requests_do_not_count_toward_the_bound_on_held_events() {
+    use hindsight_trace::repair::MAX_HELD;
+    let mut text = String::from("T0|fork(T1)\nT0|acq(L)\nT1|acq(L)\n");
+    for _ in 0..MAX_HELD - 10 {
+        text.push_str("T1|req(M)\nT1|w(x)\n");
+    }
+    text.push_str("T0|rel(L)\nT1|rel(L)\n");
+    let mut source = LockRepair::new(TextReader::new(text.as_bytes()), true);
+    while source.advance().expect("reads") {}
+    assert_eq!((source.repaired(), source.tolerated()), (1, 0));
+}
