@@ -80,7 +80,10 @@ fn report(
         }
         let mut run = run?;
         if crate::output::wants_html(format) {
-            draw_timelines(&input.trace, &mut run.reports, false)?;
+            // Read as logged, the events are numbered in logged order (tolerance renumbers
+            // nothing): the pictures read them so too.
+            let as_logged = input.lock_records == crate::args::LockRecordsArg::AsLogged;
+            draw_timelines(&input.trace, &mut run.reports, as_logged)?;
         }
         let options = render_options(findings);
         if check {
