@@ -72,6 +72,7 @@ fn child(job: &str, path: &Path) {
         strict: false,
         // As the command does: two threads when there is an analysis and a second core.
         pipeline: !analyses.is_empty() && hindsight_stream::pipeline::worthwhile(),
+        lock_records: Default::default(),
     };
     let run = analyse_trace(&mut reader, "bench", analyses, options).expect("valid trace");
     let mut findings = 0;

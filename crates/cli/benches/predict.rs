@@ -36,6 +36,7 @@ fn run(path: &Path, model: Model) -> (u64, u64) {
     let options = RunOptions {
         strict: false,
         pipeline: true,
+        lock_records: Default::default(),
     };
     let outcome =
         run_any(&mut r, vec![analysis(model, Options::default())], options).expect("valid trace");

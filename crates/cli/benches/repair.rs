@@ -25,6 +25,7 @@ fn races(path: &Path, repair: bool) -> (f64, usize) {
     let options = RunOptions {
         strict: !repair,
         pipeline: false,
+        lock_records: Default::default(),
     };
     let out = run_any(&mut r, vec![Box::new(Races::new())], options).expect("valid trace");
     (

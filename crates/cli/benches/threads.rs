@@ -58,6 +58,7 @@ fn child(job: &str, path: &Path) {
     let options = RunOptions {
         strict: false,
         pipeline: !analyses.is_empty() && hindsight_stream::pipeline::worthwhile(),
+        lock_records: Default::default(),
     };
     let run = analyse_trace(&mut reader, "bench", analyses, options).expect("valid trace");
     for r in &run.reports {

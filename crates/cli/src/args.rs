@@ -125,6 +125,28 @@ pub struct InputArgs {
     /// Treat every warning about the trace as an error (exit status 2).
     #[arg(long)]
     pub strict: bool,
+    /// How lock records are read: `repair` puts late releases back and tolerates what cannot
+    /// be put back (each tolerated record a warning); `as-logged` reads them in logged order,
+    /// as RAPID does, for side-by-side comparisons.
+    #[arg(long, value_enum, default_value_t = LockRecordsArg::Repair)]
+    pub lock_records: LockRecordsArg,
+}
+
+/// `--lock-records`.
+#[derive(Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum LockRecordsArg {
+    #[default]
+    Repair,
+    AsLogged,
+}
+
+impl From<LockRecordsArg> for hindsight_trace::LockRecords {
+    fn from(a: LockRecordsArg) -> Self {
+        match a {
+            LockRecordsArg::Repair => hindsight_trace::LockRecords::Repair,
+            LockRecordsArg::AsLogged => hindsight_trace::LockRecords::AsLogged,
+        }
+    }
 }
 
 #[derive(Subcommand)]

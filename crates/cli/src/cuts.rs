@@ -174,6 +174,7 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
             let run = RunOptions {
                 strict: args.strict,
                 pipeline: pipelined(1),
+                lock_records: Default::default(),
             };
             let input = Input::Trace(&mut reader, run);
             let mut report = detect(input, &name, &options, &PrintWarnings, budget)?;

@@ -57,6 +57,7 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
     let run = RunOptions {
         strict: a.input.strict,
         pipeline: pipelined(1),
+        lock_records: Default::default(),
     };
     let running = a.budget.start("reach");
     let name = input_name(path);

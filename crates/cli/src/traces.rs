@@ -41,6 +41,7 @@ fn run(
     let mut reader = open_trace(&input.trace)?;
     let options = RunOptions {
         strict: input.strict,
+        lock_records: input.lock_records.into(),
         pipeline: pipelined(analyses.len()),
     };
     let name = input_name(&input.trace);
@@ -79,7 +80,10 @@ fn report(
         }
         let mut run = run?;
         if crate::output::wants_html(format) {
-            draw_timelines(&input.trace, &mut run.reports, false)?;
+            // Read as logged, the events are numbered in logged order (tolerance renumbers
+            // nothing): the pictures read them so too.
+            let as_logged = input.lock_records == crate::args::LockRecordsArg::AsLogged;
+            draw_timelines(&input.trace, &mut run.reports, as_logged)?;
         }
         let options = render_options(findings);
         if check {
@@ -235,6 +239,7 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
     let input = InputArgs {
         trace: trace.to_owned(),
         strict: a.strict,
+        lock_records: Default::default(),
     };
     let analysis = Commute::new(loaded.specs, binding)
         .with_granularity(granularity(&a.findings))
@@ -298,6 +303,7 @@ pub fn views(
     let input = InputArgs {
         trace: path.clone(),
         strict,
+        lock_records: Default::default(),
     };
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
         let running = budget.start("views");

@@ -131,11 +131,6 @@ fn bad_input_is_exit_two_with_file_and_line() {
             "T0|w(x)\nT0|join(T9)|4\nT0|r(x)\n",
             "join.std:2: error: T0 joins thread `T9`, which never appears",
         ),
-        (
-            "release.std",
-            "T0|fork(T1)\nT0|acq(L)\nT1|rel(L)\n",
-            "release.std:3: error: T1 releases lock `L`, which it does not hold",
-        ),
     ];
     for (name, text, expected) in cases {
         let p = write_temp(name, text);
@@ -150,6 +145,28 @@ fn bad_input_is_exit_two_with_file_and_line() {
         );
         assert!(out.stderr.contains(expected), "{name}: {}", out.stderr);
     }
+}
+
+#[test]
+fn a_release_without_acquire_is_a_warning_and_an_error_only_under_strict() {
+    let p = write_temp("release.std", "T0|fork(T1)\nT0|acq(L)\nT1|rel(L)\n");
+    let out = hindsight(&["races", &p]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "release.std:3: warning: T1 releases lock `L` with no acquire of it before; ignored"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = hindsight(&["races", &p, "--strict"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("release.std:3: error: T1 releases lock `L`, which it does not hold"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

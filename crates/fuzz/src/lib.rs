@@ -55,6 +55,7 @@ fn analyse(mut reader: AnyReader) {
     let options = RunOptions {
         strict: false,
         pipeline: false,
+        lock_records: Default::default(),
     };
     if let Ok(run) = analyse_trace(&mut reader, "fuzz", analyses, options) {
         for r in &run.reports {

@@ -7,8 +7,8 @@ use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Rule};
 use hindsight_syntax::{Diagnostic, Severity};
 use hindsight_trace::{
-    AnyReader, CallRef, ErrorKind, Event, EventSource, LockRepair, Names, Op, Position, TraceError,
-    Validator, Warning,
+    AnyReader, CallRef, ErrorKind, Event, EventSource, LockHandling, LockRecordCounts, LockRecords,
+    LockRepair, Names, Op, Position, TraceError, Validator, Warning,
 };
 use serde_json::{Map, Value};
 use std::cell::{Cell, Ref, RefCell};
@@ -211,6 +211,9 @@ pub struct TraceStats {
     pub atomic_loads: u64,
     pub atomic_stores: u64,
     pub atomic_rmws: u64,
+    /// What the pass did to lock records ([`LockRepair`]). The counts of operations above
+    /// are the log's: a tolerated record counts as the acquire or release it was logged as.
+    pub lock_records: LockRecordCounts,
 }
 
 /// Events counted by operation kind ([`Op::kind`]), to be turned into [`TraceStats`] at the
@@ -243,7 +246,18 @@ impl TraceStats {
         }
     }
 
-    /// The counts as a JSON object, in a fixed order.
+    /// Notes what the pass did to lock records, counting tolerated records (handed to the
+    /// analyses as requests) as what they were logged as.
+    pub(crate) fn note_lock_records(&mut self, counts: LockRecordCounts) {
+        self.lock_records = counts;
+        self.acquires += counts.tolerated_acquires;
+        self.releases += counts.tolerated_releases;
+        self.requests -= counts.tolerated();
+    }
+
+    /// The counts as a JSON object, in a fixed order. The lock records repaired and tolerated
+    /// are each report's summary's to say ([`crate::reports::analyse_trace_within`]): they
+    /// tell how the analyses read the trace, not what it holds.
     pub fn to_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
         let mut put = |k: &str, v: u64| {
@@ -287,6 +301,8 @@ impl TraceStats {
 pub struct RunOptions {
     /// Every warning is an error.
     pub strict: bool,
+    /// How lock records are read: repaired and tolerated (the default), or as logged.
+    pub lock_records: LockRecords,
     /// [`run_any`] reads and validates in a second thread while this one runs happens-before
     /// and the analyses ([`crate::pipeline`]); the outcome is the same either way.
     pub pipeline: bool,
@@ -514,7 +530,7 @@ pub fn observe_within<S: EventSource>(
     let mut hb_read = true;
     let mut since_asked = 0;
     let mut by_op = OpCounts::default();
-    let mut source = LockRepair::new(source, repairs(observers, options));
+    let mut source = LockRepair::with(source, lock_handling(observers, options));
     while source.advance()? {
         for w in source.take_repairs() {
             validator.warn(w.pos, w.kind)?;
@@ -570,6 +586,7 @@ pub fn observe_within<S: EventSource>(
         validator.warnings().to_vec(),
         validator.warning_counts().to_vec(),
     );
+    pass.stats.note_lock_records(source.counts());
     pass.stopped = stopped;
     Ok(pass)
 }
@@ -584,10 +601,14 @@ pub(crate) fn still_read(observers: &[&mut dyn Observer], hb: &mut HappensBefore
     read
 }
 
-/// Whether a pass repairs late lock releases: unless `--strict` (which makes them errors) or an
-/// observer keeps the logged lock order.
-pub(crate) fn repairs(observers: &[&mut dyn Observer], options: RunOptions) -> bool {
-    !options.strict && !observers.iter().any(|a| a.keeps_lock_order())
+/// What a pass does with lock records ([`LockRecords::handling`]): nothing under `--strict`
+/// (which makes every oddity an error) or when an observer keeps the logged lock order.
+pub(crate) fn lock_handling(observers: &[&mut dyn Observer], options: RunOptions) -> LockHandling {
+    options.lock_records.handling(
+        options.strict,
+        observers.iter().any(|a| a.keeps_lock_order()),
+        observers.iter().any(|a| a.needs_lock_valid()),
+    )
 }
 
 /// Builds the findings every observer hands over, into `sink`.
@@ -667,25 +688,57 @@ mod tests {
     const LATE_RELEASE: &str = "T0|fork(T2)\nT0|acq(L)\nT2|acq(L)\nT0|rel(L)\nT2|rel(L)\n";
 
     #[test]
-    fn lock_invalid_traces_are_refused_by_analyses_that_need_them() {
-        let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
-        let err = run(&mut r, vec![Box::new(NeedsLocks(0))], RunOptions::default())
-            .err()
-            .expect("refused");
-        assert_eq!(err.pos, Position::Line(3));
-        assert_eq!(
-            err.to_string(),
-            "line 3: `needs-locks` needs a lock-valid trace: T2 acquires lock `L` while T0 holds it (lock records out of order)"
-        );
+    fn lock_invalid_traces_are_tolerated_for_every_analysis() {
+        for pipeline in [false, true] {
+            let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
+            let options = RunOptions {
+                pipeline,
+                ..RunOptions::default()
+            };
+            let out = if pipeline {
+                crate::pipeline::run_pipelined(&mut r, vec![Box::new(NeedsLocks(0))], options, 2)
+            } else {
+                run(&mut r, vec![Box::new(NeedsLocks(0))], options)
+            }
+            .expect("tolerated");
+            assert_eq!(out.outputs[0].1.summary["seen"], 4);
+            assert_eq!(out.warning_counts, [("unprotected-section", 1)]);
+            // T2's section is read as requests.
+            // Counted as logged, and as tolerated.
+            assert_eq!((out.stats.acquires, out.stats.requests), (2, 0));
+            assert_eq!(out.stats.lock_records.tolerated(), 2);
+        }
     }
 
     #[test]
-    fn other_analyses_accept_them_with_a_warning() {
+    fn as_logged_they_are_read_literally_unless_an_analysis_needs_lock_validity() {
+        let as_logged = RunOptions {
+            lock_records: LockRecords::AsLogged,
+            ..RunOptions::default()
+        };
         let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
-        let out = run(&mut r, Vec::new(), RunOptions::default()).expect("accepted");
-        assert_eq!(out.warnings.len(), 1);
-        assert_eq!(out.stats.events, 4);
-        assert_eq!(out.stats.acquires, 2);
+        let out = run(&mut r, Vec::new(), as_logged).expect("accepted");
+        assert_eq!(out.warning_counts, [("acquire-held-lock", 1)]);
+        assert_eq!(
+            (out.stats.acquires, out.stats.lock_records.tolerated()),
+            (2, 0)
+        );
+        let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
+        let out = run(&mut r, vec![Box::new(NeedsLocks(0))], as_logged).expect("tolerated");
+        assert_eq!(out.warning_counts, [("unprotected-section", 1)]);
+    }
+
+    #[test]
+    fn under_strict_they_are_an_error() {
+        let mut r = TextReader::new(OUT_OF_ORDER.as_bytes());
+        let strict = RunOptions {
+            strict: true,
+            ..RunOptions::default()
+        };
+        let err = run(&mut r, vec![Box::new(NeedsLocks(0))], strict)
+            .err()
+            .expect("refused");
+        assert_eq!(err.pos, Position::Line(3));
     }
 
     #[test]
@@ -695,6 +748,7 @@ mod tests {
             let options = RunOptions {
                 strict: false,
                 pipeline,
+                lock_records: Default::default(),
             };
             let out = if pipeline {
                 crate::pipeline::run_pipelined(&mut r, vec![Box::new(NeedsLocks(0))], options, 2)
@@ -710,6 +764,7 @@ mod tests {
         let strict = RunOptions {
             strict: true,
             pipeline: false,
+            lock_records: Default::default(),
         };
         let err = run(&mut r, vec![Box::new(NeedsLocks(0))], strict)
             .err()

@@ -150,6 +150,8 @@ enum ReadEnd {
         built: Vec<Vec<Finding>>,
         warnings: Vec<Warning>,
         warning_counts: Vec<(&'static str, u64)>,
+        /// What was done to lock records ([`LockRepair`]).
+        lock_records: hindsight_trace::LockRecordCounts,
     },
     /// Reading or validation failed; the events before the error were sent.
     Failed(TraceError),
@@ -211,7 +213,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
         .iter()
         .find(|a| a.needs_lock_valid())
         .map(|a| a.name());
-    let repair = crate::driver::repairs(observers, options);
+    let handling = crate::driver::lock_handling(observers, options);
     let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES);
     let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES);
     for _ in 0..BATCHES {
@@ -222,7 +224,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut stage = ReadStage {
-                source: LockRepair::new(source, repair),
+                source: LockRepair::with(source, handling),
                 validator: Validator::new(options.strict),
                 by_op: OpCounts::default(),
                 needs_lock_valid,
@@ -248,8 +250,10 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
                 built,
                 warnings,
                 warning_counts,
+                lock_records,
             } => {
                 let mut pass = finish_pass(&by_op, *names, built, warnings, warning_counts);
+                pass.stats.note_lock_records(lock_records);
                 pass.stopped = stopped;
                 Ok(pass)
             }
@@ -325,6 +329,7 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
                         built: std::mem::take(&mut self.built),
                         warnings: self.validator.warnings().to_vec(),
                         warning_counts: self.validator.warning_counts().to_vec(),
+                        lock_records: self.source.counts(),
                     };
                 }
                 Err(e) => {

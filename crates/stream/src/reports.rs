@@ -70,6 +70,7 @@ pub fn analyse_trace_within(
     let trace_lines = warnings.clone();
     let warning_total = pass.warning_counts.iter().map(|c| c.1).sum();
     let info = trace_info(input, format, &pass.stats);
+    let lock_records = pass.stats.lock_records;
     let outcome = pass.finish(analyses);
     let mut reports = Vec::with_capacity(outcome.outputs.len());
     for (name, output) in outcome.outputs {
@@ -79,6 +80,15 @@ pub fn analyse_trace_within(
         report.summary = output.summary;
         report.rules = output.rules;
         report.unknown = output.unknown;
+        // How the log's lock records were read changes the answer: said beside it.
+        for (key, n) in [
+            ("lock_records_repaired", lock_records.repaired),
+            ("lock_records_tolerated", lock_records.tolerated()),
+        ] {
+            if n > 0 {
+                report.summary.insert(key.into(), Value::from(n));
+            }
+        }
         if let (Some(stopped), Some(budget)) = (stopped, budget) {
             report
                 .summary

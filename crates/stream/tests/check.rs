@@ -57,6 +57,7 @@ fn analyse(text: &[u8], chain: &[usize], pipeline: bool) -> Result<TraceRun, Str
     let options = RunOptions {
         strict: false,
         pipeline,
+        lock_records: Default::default(),
     };
     analyse_trace(&mut reader, "t.std", analyses, options).map_err(|d| d.to_string())
 }

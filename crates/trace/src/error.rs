@@ -75,6 +75,23 @@ pub enum WarningKind {
         lock: String,
         holder: String,
     },
+    /// Tolerated by [`crate::repair::LockRepair`] where the repair cannot put the release
+    /// back: the section this acquire opens is read as not protected by the lock.
+    #[error("{thread} acquires lock `{lock}` while {holder} holds it (lock records out of order, no reordering frees it); tolerated: the section {thread} opens here is taken as not protected by `{lock}`")]
+    UnprotectedSection {
+        thread: String,
+        lock: String,
+        holder: String,
+    },
+    /// A release with no acquire of the lock before it in its thread: a log that starts
+    /// while the lock is held, or one that lost the acquire.
+    #[error("{thread} releases lock `{lock}` with no acquire of it before; {treatment}")]
+    ReleaseWithoutAcquire {
+        thread: String,
+        lock: String,
+        /// What the pass does with it: ignored, or read as logged.
+        treatment: &'static str,
+    },
     #[error("thread `{thread}` has events after it was joined (the join orders only its earlier events)")]
     EventAfterJoin { thread: String },
     #[error("{thread}: `end` without a matching `begin`")]
@@ -93,6 +110,8 @@ impl WarningKind {
             WarningKind::ForkedTwice { .. } => "forked-twice",
             WarningKind::AcquireHeld { .. } => "acquire-held-lock",
             WarningKind::LateRelease { .. } => "late-release",
+            WarningKind::UnprotectedSection { .. } => "unprotected-section",
+            WarningKind::ReleaseWithoutAcquire { .. } => "release-without-acquire",
             WarningKind::EventAfterJoin { .. } => "event-after-join",
             WarningKind::EndWithoutBegin { .. } => "end-without-begin",
             WarningKind::Empty => "empty",

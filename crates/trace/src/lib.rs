@@ -31,7 +31,7 @@ pub use files::{remove_unfinished, same_file, OutputFile};
 pub use names::{LocId, LockId, MsgId, NameKind, Names, ObjId, SymId, ThreadId, VarId};
 pub use rapid::{write_rapid, RapidWriter};
 pub use rapidbin::{RapidBinReader, RapidBinWriter};
-pub use repair::LockRepair;
+pub use repair::{LockHandling, LockRecordCounts, LockRecords, LockRepair};
 pub use roadrunner::{RoadRunnerOptions, RoadRunnerReader, RoadRunnerWriter};
 pub use source::{CallHead, EventSource, MemorySource, Step, Trace};
 pub use text::{TextReader, TextWriter};
@@ -156,31 +156,159 @@ pub struct OpenOptions {
 /// How many bytes [`sniff`] looks at, at most.
 pub const SNIFF_LEN: usize = 4096;
 
-/// The format of a trace that starts with `head` (up to [`SNIFF_LEN`] bytes of it):
+/// An input of another kind than a trace, told by its first bytes: the commands that read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OtherInput {
+    /// A client history: JSON Lines, Jepsen/Knossos EDN (Porcupine's logs included), Jepsen's
+    /// log.
+    History,
+    /// A poset file (`PID:(c1,...,cn)` lines).
+    Poset,
+    /// A program: Java source or the views language (`.mv`).
+    Program,
+}
+
+impl OtherInput {
+    /// What the input is, and the command that reads it.
+    pub fn message(self) -> &'static str {
+        match self {
+            OtherInput::History => {
+                "this looks like a history (JSON Lines, EDN or a Jepsen log), not a trace: use \
+                 `hindsight lin`"
+            }
+            OtherInput::Poset => {
+                "this looks like a poset file, not a trace: use `hindsight cuts` (with `--poset` \
+                 when it comes on standard input)"
+            }
+            OtherInput::Program => {
+                "this looks like a program (Java or the views language), not a trace: use \
+                 `hindsight views` (or `hindsight composed` for Java)"
+            }
+        }
+    }
+}
+
+/// What the first bytes of an input say it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniffed {
+    Trace(Format),
+    Other(OtherInput),
+}
+
+/// The format of a trace that starts with `head` (up to [`SNIFF_LEN`] bytes of it); text when
+/// the input is of another kind (see [`sniff_input`]).
+pub fn sniff(head: &[u8]) -> Format {
+    match sniff_input(head) {
+        Sniffed::Trace(f) => f,
+        Sniffed::Other(_) => Format::Text,
+    }
+}
+
+/// What an input that starts with `head` (up to [`SNIFF_LEN`] bytes of it) is:
 ///
 /// - `.hst` by its magic number;
 /// - RapidBin by its first byte, below 8: the high byte of a big-endian thread count, which
-///   RapidBin's 10-bit thread ids keep below 4, and a byte no text trace starts with;
-/// - a RoadRunner log when its first line that is neither blank nor a `#` comment starts with
-///   `@` (an event line) or `[` (RoadRunner's own messages, which open every log);
+///   RapidBin's 10-bit thread ids keep below 4, and a byte no text input starts with;
+/// - a RoadRunner log by its grammar: a line of the head is an event line (`@`, spaces, one
+///   of RAPID's keywords and `(`), or, before any, the first significant line is `@` and a
+///   space, or one of RoadRunner's own messages (`[RR: ...]`, `[main: RoadRunner ...]`);
+/// - a history when the first significant line (neither blank nor a `#` or `;` comment) opens
+///   a map (`{`, `#jepsen.history.Op{`) or a vector of maps or keywords (`[{`, `[:`), or a
+///   line is Jepsen's log (`jepsen.util`, or tab-separated `:invoke`/`:ok`/`:fail`/`:info`);
+/// - a poset file when it is `PID:(`...;
+/// - a program when it starts with `//`, `/*`, an annotation or a Java or views-language
+///   declaration;
 /// - text otherwise (an empty input included).
-pub fn sniff(head: &[u8]) -> Format {
+pub fn sniff_input(head: &[u8]) -> Sniffed {
     if head.starts_with(&binary::MAGIC) {
-        return Format::Binary;
+        return Sniffed::Trace(Format::Binary);
     }
     if head.first().is_some_and(|&b| b < 8) {
-        return Format::RapidBin;
+        return Sniffed::Trace(Format::RapidBin);
     }
     // A byte-order mark says the text is UTF-8, not which format it is.
     let head = head.strip_prefix(text::BOM).unwrap_or(head);
-    let first = head
-        .split(|&b| b == b'\n')
-        .map(text::trim)
-        .find(|l| !l.is_empty() && l[0] != b'#');
-    match first {
-        Some([b'@' | b'[', ..]) => Format::RoadRunner,
-        _ => Format::Text,
+    let lines = || head.split(|&b| b == b'\n').map(text::trim);
+    if lines().any(is_roadrunner_event) {
+        return Sniffed::Trace(Format::RoadRunner);
     }
+    let jepsen_log = |l: &[u8]| {
+        // Jepsen's tagged operations (`#jepsen.history.Op{...}`) start like a comment.
+        l.starts_with(b"#jepsen")
+            || memchr::memmem::find(l, b"jepsen.util").is_some()
+            || [&b"\t:invoke\t"[..], b"\t:ok\t", b"\t:fail\t", b"\t:info\t"]
+                .iter()
+                .any(|k| memchr::memmem::find(l, k).is_some())
+    };
+    if lines().any(jepsen_log) {
+        return Sniffed::Other(OtherInput::History);
+    }
+    let first = lines().find(|l| !l.is_empty() && l[0] != b'#' && l[0] != b';');
+    let Some(first) = first else {
+        return Sniffed::Trace(Format::Text);
+    };
+    let after = |l: &[u8], n: usize| -> Option<u8> {
+        l[n..].iter().copied().find(|b| !b.is_ascii_whitespace())
+    };
+    match first[0] {
+        b'{' => return Sniffed::Other(OtherInput::History),
+        b'[' if matches!(after(first, 1), Some(b'{' | b':' | b']' | b'#') | None) => {
+            return Sniffed::Other(OtherInput::History)
+        }
+        // `@` then a space opens RoadRunner's lines; `@` then a name, a Java annotation.
+        b'@' if first.get(1).is_some_and(u8::is_ascii_whitespace) => {
+            return Sniffed::Trace(Format::RoadRunner)
+        }
+        b'@' => return Sniffed::Other(OtherInput::Program),
+        // RoadRunner's own messages (`[RR: ...]`, `[main: RoadRunner Agent Loaded.]`) before
+        // its first event line; any other bracket is no RoadRunner log.
+        b'[' if memchr::memmem::find(first, b"RR:").is_some()
+            || memchr::memmem::find(first, b"RoadRunner").is_some() =>
+        {
+            return Sniffed::Trace(Format::RoadRunner)
+        }
+        _ => {}
+    }
+    let digits = first.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 {
+        let rest = text::trim(&first[digits..]);
+        if rest.starts_with(b":") && text::trim(&rest[1..]).starts_with(b"(") {
+            return Sniffed::Other(OtherInput::Poset);
+        }
+    }
+    const PROGRAM_STARTS: [&[u8]; 9] = [
+        b"//",
+        b"/*",
+        b"package ",
+        b"import ",
+        b"class ",
+        b"public ",
+        b"final ",
+        b"abstract ",
+        b"global ",
+    ];
+    if PROGRAM_STARTS.iter().any(|p| first.starts_with(p)) {
+        return Sniffed::Other(OtherInput::Program);
+    }
+    Sniffed::Trace(Format::Text)
+}
+
+/// Whether `line` is one of the event lines of a RoadRunner log, as RAPID's `rr` parser
+/// matches them: `@`, whitespace, a keyword, `(`.
+fn is_roadrunner_event(line: &[u8]) -> bool {
+    const KEYWORDS: [&[u8]; 10] = [
+        b"Acquire", b"Release", b"Rd", b"ARd", b"Wr", b"AWr", b"Start", b"Join", b"Enter", b"Exit",
+    ];
+    let Some(rest) = line.strip_prefix(b"@") else {
+        return false;
+    };
+    let word = text::trim(rest);
+    if word.len() == rest.len() {
+        return false;
+    }
+    KEYWORDS
+        .iter()
+        .any(|k| word.strip_prefix(*k).is_some_and(|r| r.starts_with(b"(")))
 }
 
 /// Opens a trace: `-` is standard input. The format is sniffed from the first bytes (see
@@ -206,7 +334,15 @@ pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceE
     let format = match options.format {
         Some(f) => f,
         None if Format::from_extension(path) == Format::Binary => Format::Binary,
-        None => sniff(&head),
+        None => match sniff_input(&head) {
+            Sniffed::Trace(f) => f,
+            Sniffed::Other(other) => {
+                return Err(TraceError::new(
+                    Position::File,
+                    ErrorKind::Unsupported(other.message().to_owned()),
+                ))
+            }
+        },
     };
     let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(input));
     Ok(match format {

@@ -16,11 +16,31 @@
 //! A held acquire whose lock is never released before the trace ends (or that waits for a
 //! release which itself depends on a held event) cannot be repaired this way; it is then handed
 //! out where it was logged, and the validator reports the lock violation as before. So does
-//! everything held when more than [`MAX_HELD`] events wait, which bounds memory.
+//! everything held when more than [`MAX_HELD`] events wait, which bounds memory. Requests
+//! (`req`) are counted apart, against a bound of their own: they order nothing, and a log with
+//! or without them must be repaired alike (in RAPID's logs each acquire follows its request, so
+//! the other events reach the bound first).
 //!
 //! Events keep their positions in the file; their indices are renumbered to count the repaired
 //! stream (which every analysis takes as the trace's order). A stream that needs no repair is
 //! handed out untouched: the wrapper then costs a look at each acquire and release.
+//!
+//! ## Tolerance
+//!
+//! What the repair cannot put back is *tolerated*, so that every analysis answers on every
+//! log (see `docs/lock-records.md` for why each analysis keeps its claims on the rest):
+//!
+//! - an acquire of a lock another thread still holds in the stream handed out opens an
+//!   **unprotected section**: that acquire, the thread's nested acquires of the lock inside
+//!   it and the release that closes it are handed out as requests (`req`), which order
+//!   nothing, so the section is read as not protected by that lock;
+//! - a release by a thread that does not hold the lock (a log that starts while a lock is
+//!   held, a lost acquire, a release by the wrong thread) is handed out as a request too:
+//!   ignored.
+//!
+//! Each tolerated record keeps its position and its index; the stream handed out is then
+//! lock-valid whatever the log. A warning names each unprotected section and each ignored
+//! release; [`LockRepair::tolerated`] counts the records.
 
 use crate::error::{Position, TraceError, Warning, WarningKind};
 use crate::event::{Event, Op, Value};
@@ -39,16 +59,96 @@ struct Held {
     late: Option<ThreadId>,
 }
 
-/// Wraps an [`EventSource`], restoring the order of late lock releases (see the module
-/// documentation). Disabled (under `--strict`), it hands out the stream as it is.
+/// What [`LockRepair`] does with a log's lock records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LockHandling {
+    /// Restore the order of late releases (the module documentation).
+    pub repair: bool,
+    /// Tolerate what is left (the module documentation's "Tolerance").
+    pub tolerate: bool,
+}
+
+impl LockHandling {
+    /// Both: the default of every pass.
+    pub const ALL: LockHandling = LockHandling {
+        repair: true,
+        tolerate: true,
+    };
+    /// Neither: the stream as logged (under `--strict`, or for an observer that keeps the
+    /// logged lock order).
+    pub const NONE: LockHandling = LockHandling {
+        repair: false,
+        tolerate: false,
+    };
+}
+
+/// What [`LockRepair`] did to a log's lock records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LockRecordCounts {
+    /// Acquires that waited for a late release.
+    pub repaired: u64,
+    /// Acquires handed out as requests (unprotected sections, and acquires nested in them).
+    pub tolerated_acquires: u64,
+    /// Releases handed out as requests (closing unprotected sections, or without an acquire).
+    pub tolerated_releases: u64,
+}
+
+impl LockRecordCounts {
+    /// The records tolerated, acquires and releases.
+    pub fn tolerated(&self) -> u64 {
+        self.tolerated_acquires + self.tolerated_releases
+    }
+}
+
+/// How a pass reads a log's lock records (`--lock-records`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockRecords {
+    /// Late releases put back ([`LockRepair`]), what cannot be put back tolerated.
+    #[default]
+    Repair,
+    /// In logged order, as RAPID reads them, for side-by-side comparisons: nothing repaired,
+    /// and nothing tolerated either unless an analysis of the pass needs lock-valid traces
+    /// (its theory has no reading of a log that is not).
+    AsLogged,
+}
+
+impl LockRecords {
+    /// What a pass does with lock records: `strict` passes and passes that keep the logged
+    /// lock order (they consider every lock order themselves) take them as they are;
+    /// `needs_lock_valid` says whether an analysis of the pass needs lock-valid traces.
+    pub fn handling(self, strict: bool, keeps_order: bool, needs_lock_valid: bool) -> LockHandling {
+        if strict || keeps_order {
+            return LockHandling::NONE;
+        }
+        match self {
+            LockRecords::Repair => LockHandling::ALL,
+            LockRecords::AsLogged => LockHandling {
+                repair: false,
+                tolerate: needs_lock_valid,
+            },
+        }
+    }
+}
+
+/// Wraps an [`EventSource`], restoring the order of late lock releases and tolerating what
+/// cannot be restored (see the module documentation). With neither (under `--strict`), it
+/// hands out the stream as it is.
 pub struct LockRepair<S> {
     inner: S,
-    enabled: bool,
+    repair: bool,
+    tolerate: bool,
+    /// The unprotected sections open in the stream handed out: thread, lock, nesting depth.
+    /// Rare: a list.
+    unprotected: Vec<(ThreadId, LockId, u32)>,
+    tolerated_acquires: u64,
+    tolerated_releases: u64,
     /// Per lock, the threads holding it in the stream handed out, with their re-entrancy
     /// counts: one at most while the repair keeps the stream lock-valid.
     holders: Vec<Vec<(ThreadId, u32)>>,
     /// Events held back, in logged order.
     held: VecDeque<Held>,
+    /// How many of `held` are requests.
+    held_requests: usize,
     /// Events freed by the last release, to be handed out before reading on.
     ready: VecDeque<Held>,
     /// What depends on the held events: their threads, the messages they send, the locks they
@@ -68,13 +168,28 @@ pub struct LockRepair<S> {
 }
 
 impl<S: EventSource> LockRepair<S> {
-    /// Repairs `inner` if `enabled`.
+    /// Repairs and tolerates `inner` if `enabled`.
     pub fn new(inner: S, enabled: bool) -> LockRepair<S> {
+        let handling = if enabled {
+            LockHandling::ALL
+        } else {
+            LockHandling::NONE
+        };
+        LockRepair::with(inner, handling)
+    }
+
+    /// Wraps `inner`, doing what `handling` says.
+    pub fn with(inner: S, handling: LockHandling) -> LockRepair<S> {
         LockRepair {
             inner,
-            enabled,
+            repair: handling.repair,
+            tolerate: handling.tolerate,
+            unprotected: Vec::new(),
+            tolerated_acquires: 0,
+            tolerated_releases: 0,
             holders: Vec::new(),
             held: VecDeque::new(),
+            held_requests: 0,
             ready: VecDeque::new(),
             blocked_threads: Vec::new(),
             pending_sends: Vec::new(),
@@ -87,8 +202,9 @@ impl<S: EventSource> LockRepair<S> {
         }
     }
 
-    /// The warnings about repairs made since the last call: one per acquire that waited for a
-    /// late release, at the acquire's position.
+    /// The warnings about repairs and tolerated records since the last call: one per acquire
+    /// that waited for a late release, per unprotected section and per release ignored, at
+    /// the record's position.
     pub fn take_repairs(&mut self) -> impl Iterator<Item = Warning> + '_ {
         self.repairs.drain(..)
     }
@@ -96,6 +212,107 @@ impl<S: EventSource> LockRepair<S> {
     /// How many acquires waited for a late release so far.
     pub fn repaired(&self) -> u64 {
         self.repaired
+    }
+
+    /// How many lock records were tolerated so far (handed out as requests).
+    pub fn tolerated(&self) -> u64 {
+        self.tolerated_acquires + self.tolerated_releases
+    }
+
+    /// What was done to lock records so far.
+    pub fn counts(&self) -> LockRecordCounts {
+        LockRecordCounts {
+            repaired: self.repaired,
+            tolerated_acquires: self.tolerated_acquires,
+            tolerated_releases: self.tolerated_releases,
+        }
+    }
+
+    /// How deep `t` is in an unprotected section of `l`.
+    #[inline]
+    fn unprotected_depth(&mut self, t: ThreadId, l: LockId) -> Option<&mut u32> {
+        self.unprotected
+            .iter_mut()
+            .find(|(u, m, _)| *u == t && *m == l)
+            .map(|(_, _, d)| d)
+    }
+
+    fn holds(&self, l: LockId, t: ThreadId) -> bool {
+        self.holders
+            .get(l.index())
+            .is_some_and(|hs| hs.iter().any(|&(h, _)| h == t))
+    }
+
+    /// Tolerates `e`, handed out next at `pos`, if it must be: `true` if it was rewritten
+    /// into a request. Keeps the lock holders of the stream handed out for the records it
+    /// lets through.
+    fn tolerate_or_pass(&mut self, e: &mut Event, pos: Position) -> bool {
+        let t = e.thread;
+        match e.op {
+            Op::Acquire(l) => {
+                if self.tolerate {
+                    if let Some(d) = self.unprotected_depth(t, l) {
+                        *d += 1;
+                        return self.tolerated_record(e, l);
+                    }
+                    if let Some(holder) = self.other_holder(l, t) {
+                        self.unprotected.push((t, l, 1));
+                        let names = self.inner.names();
+                        self.repairs.push(Warning {
+                            pos,
+                            kind: WarningKind::UnprotectedSection {
+                                thread: names.thread(t).to_owned(),
+                                lock: names.lock(l).to_owned(),
+                                holder: names.thread(holder).to_owned(),
+                            },
+                        });
+                        return self.tolerated_record(e, l);
+                    }
+                }
+                self.take(l, t);
+                false
+            }
+            Op::Release(l) => {
+                if self.tolerate {
+                    if let Some(i) = self
+                        .unprotected
+                        .iter()
+                        .position(|&(u, m, _)| u == t && m == l)
+                    {
+                        self.unprotected[i].2 -= 1;
+                        if self.unprotected[i].2 == 0 {
+                            self.unprotected.swap_remove(i);
+                        }
+                        return self.tolerated_record(e, l);
+                    }
+                    if !self.holds(l, t) {
+                        let names = self.inner.names();
+                        self.repairs.push(Warning {
+                            pos,
+                            kind: WarningKind::ReleaseWithoutAcquire {
+                                thread: names.thread(t).to_owned(),
+                                lock: names.lock(l).to_owned(),
+                                treatment: "ignored (it orders nothing)",
+                            },
+                        });
+                        return self.tolerated_record(e, l);
+                    }
+                }
+                self.give_back(l, t);
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Rewrites a tolerated record of `l` into a request, which orders nothing.
+    fn tolerated_record(&mut self, e: &mut Event, l: LockId) -> bool {
+        match e.op {
+            Op::Acquire(_) => self.tolerated_acquires += 1,
+            _ => self.tolerated_releases += 1,
+        }
+        e.op = Op::Request(l);
+        true
     }
 
     /// Whether the next event can come straight from the inner source.
@@ -109,29 +326,64 @@ impl<S: EventSource> LockRepair<S> {
     #[inline]
     fn pass_inner(&mut self) -> bool {
         let e = self.inner.current();
-        match e.op {
-            Op::Acquire(l) => {
-                if let Some(holder) = self.other_holder(l, e.thread) {
-                    let held = Held {
-                        event: e.clone(),
-                        pos: self.inner.position(),
-                        late: Some(holder),
-                    };
-                    self.indices.push_back(held.event.index);
-                    self.hold(held);
-                    return false;
-                }
-                let t = e.thread;
-                self.take(l, t);
+        let (l, t, acquire) = match e.op {
+            Op::Acquire(l) => (l, e.thread, true),
+            Op::Release(l) => (l, e.thread, false),
+            _ => {
+                self.slot = None;
+                return true;
             }
-            Op::Release(l) => {
-                let t = e.thread;
+        };
+        if acquire && self.repair && !self.in_unprotected(t, l) {
+            if let Some(holder) = self.other_holder(l, t) {
+                let held = Held {
+                    event: e.clone(),
+                    pos: self.inner.position(),
+                    late: Some(holder),
+                };
+                self.indices.push_back(held.event.index);
+                self.hold(held);
+                return false;
+            }
+        }
+        if !self.is_tolerated(l, t, acquire) {
+            // Kept as logged; without tolerance two threads may hold a lock, as the
+            // validator also keeps them.
+            if acquire {
+                self.take(l, t);
+            } else {
                 self.give_back(l, t);
             }
-            _ => {}
+            self.slot = None;
+            return true;
         }
-        self.slot = None;
+        let pos = self.inner.position();
+        let mut event = e.clone();
+        self.tolerate_or_pass(&mut event, pos);
+        self.slot = Some(Held {
+            event,
+            pos,
+            late: None,
+        });
         true
+    }
+
+    /// Whether `t` is in an unprotected section of `l`.
+    #[inline]
+    fn in_unprotected(&self, t: ThreadId, l: LockId) -> bool {
+        !self.unprotected.is_empty() && self.unprotected.iter().any(|&(u, m, _)| u == t && m == l)
+    }
+
+    /// Whether an acquire (or release) of `l` by `t`, handed out next, is tolerated.
+    #[inline]
+    fn is_tolerated(&self, l: LockId, t: ThreadId, acquire: bool) -> bool {
+        self.tolerate
+            && (self.in_unprotected(t, l)
+                || if acquire {
+                    self.other_holder(l, t).is_some()
+                } else {
+                    !self.holds(l, t)
+                })
     }
 
     /// A thread other than `t` that holds `l` in the stream handed out.
@@ -176,8 +428,9 @@ impl<S: EventSource> LockRepair<S> {
             &mut self.pending_sends,
             &mut self.pending_locks,
         );
+        self.held_requests += matches!(h.event.op, Op::Request(_)) as usize;
         self.held.push_back(h);
-        if self.held.len() > MAX_HELD {
+        if self.held.len() - self.held_requests > MAX_HELD || self.held_requests > MAX_HELD {
             self.flush();
         }
     }
@@ -189,7 +442,14 @@ impl<S: EventSource> LockRepair<S> {
             &self.blocked_threads,
             &self.pending_sends,
             &self.pending_locks,
-        ) || matches!(e.op, Op::Acquire(l) if self.other_holder(l, e.thread).is_some())
+        ) || matches!(e.op, Op::Acquire(l) if self.waits_for_lock(l, e.thread))
+    }
+
+    /// Whether an acquire of `l` by `t` waits for another thread's release: not if it is
+    /// nested in an unprotected section of `t`, which tolerance hands out as it comes.
+    #[inline]
+    fn waits_for_lock(&self, l: LockId, t: ThreadId) -> bool {
+        self.other_holder(l, t).is_some() && !self.in_unprotected(t, l)
     }
 
     /// Takes in one event read while events are held.
@@ -227,7 +487,20 @@ impl<S: EventSource> LockRepair<S> {
     }
 
     /// Queues `h` to be handed out, keeping the lock holders of the stream handed out.
-    fn hand_out_later(&mut self, h: Held) {
+    fn hand_out_later(&mut self, mut h: Held) {
+        let l = match h.event.op {
+            Op::Acquire(l) | Op::Release(l) => l,
+            _ => {
+                self.ready.push_back(h);
+                return;
+            }
+        };
+        let acquire = matches!(h.event.op, Op::Acquire(_));
+        if self.is_tolerated(l, h.event.thread, acquire) {
+            self.tolerate_or_pass(&mut h.event, h.pos);
+            self.ready.push_back(h);
+            return;
+        }
         match h.event.op {
             Op::Acquire(l) => {
                 if let Some(holder) = h.late {
@@ -262,7 +535,7 @@ impl<S: EventSource> LockRepair<S> {
             for h in std::mem::take(&mut self.held) {
                 let blocked = waits(&h.event, &threads, &sends, &locks)
                     || matches!(h.event.op,
-                        Op::Acquire(l) if self.other_holder(l, h.event.thread).is_some());
+                        Op::Acquire(l) if self.waits_for_lock(l, h.event.thread));
                 if blocked {
                     mark(&h.event, &mut threads, &mut sends, &mut locks);
                     stay.push_back(h);
@@ -271,6 +544,10 @@ impl<S: EventSource> LockRepair<S> {
                     self.hand_out_later(h);
                 }
             }
+            self.held_requests = stay
+                .iter()
+                .filter(|h| matches!(h.event.op, Op::Request(_)))
+                .count();
             self.held = stay;
             self.blocked_threads = threads;
             self.pending_sends = sends;
@@ -287,6 +564,7 @@ impl<S: EventSource> LockRepair<S> {
             let h = Held { late: None, ..h };
             self.hand_out_later(h);
         }
+        self.held_requests = 0;
         self.blocked_threads.clear();
         self.pending_sends.clear();
         self.pending_locks.clear();
@@ -355,7 +633,7 @@ fn mark(e: &Event, threads: &mut Vec<u32>, sends: &mut Vec<u32>, locks: &mut Vec
 impl<S: EventSource> EventSource for LockRepair<S> {
     #[inline]
     fn advance(&mut self) -> Result<bool, TraceError> {
-        if !self.enabled {
+        if !self.repair && !self.tolerate {
             return self.inner.advance();
         }
         if self.passing_through() {
@@ -371,7 +649,7 @@ impl<S: EventSource> EventSource for LockRepair<S> {
 
     #[inline]
     fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
-        if !self.enabled {
+        if !self.repair && !self.tolerate {
             return self.inner.advance_splitting_calls(values);
         }
         if self.passing_through() {

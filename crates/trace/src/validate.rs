@@ -226,16 +226,31 @@ impl Validator {
             }
             Some(())
         });
-        if held.is_none() {
+        if held.is_some() {
+            return Ok(());
+        }
+        let (thread, lock) = (names.thread(t).to_owned(), names.lock(l).to_owned());
+        if self.strict {
             return Err(TraceError::new(
                 pos,
-                ErrorKind::ReleaseNotHeld {
-                    thread: names.thread(t).to_owned(),
-                    lock: names.lock(l).to_owned(),
-                },
+                ErrorKind::ReleaseNotHeld { thread, lock },
             ));
         }
-        Ok(())
+        // Reaches here only from a stream read as logged (no tolerance in front): the
+        // release is kept, with its vector-clock meaning (later acquires of the lock are
+        // ordered after it), as RAPID reads it.
+        let w = WarningKind::ReleaseWithoutAcquire {
+            thread,
+            lock,
+            treatment: "read as logged (later acquires of the lock are ordered after it)",
+        };
+        if self.lock_violation.is_none() {
+            self.lock_violation = Some(Warning {
+                pos,
+                kind: w.clone(),
+            });
+        }
+        self.warn(pos, w)
     }
 
     fn acquire(
@@ -313,8 +328,9 @@ impl Validator {
         &self.warning_counts
     }
 
-    /// The first acquisition of a lock held by another thread, if any: analyses whose theory
-    /// needs lock-valid traces refuse the trace with it.
+    /// The first acquisition of a lock held by another thread, or release of one not held,
+    /// if any: analyses whose theory needs lock-valid traces refuse the trace with it (a
+    /// stream tolerated by [`crate::LockRepair`] has none).
     pub fn lock_violation(&self) -> Option<&Warning> {
         self.lock_violation.as_ref()
     }

@@ -158,6 +158,60 @@ fn sniffing_rules() {
     assert_eq!(sniff(&hindsight_trace::binary::MAGIC), Format::Binary);
 }
 
+/// Inputs of other kinds are told by their grammar, not by a leading `[`: a Knossos history
+/// opens a vector of maps, RoadRunner's log has event lines (after any output of the program).
+#[test]
+fn inputs_of_other_kinds_are_told_apart() {
+    use hindsight_trace::{sniff_input, OtherInput, Sniffed};
+    let other = |k| Sniffed::Other(k);
+    let cases: [(&[u8], Sniffed); 14] = [
+        (
+            b"[{:process 0, :type :invoke, :f :read, :value nil}\n",
+            other(OtherInput::History),
+        ),
+        (
+            b"{:process 0, :type :invoke, :f :write, :value 1}\n",
+            other(OtherInput::History),
+        ),
+        (
+            b"{\"process\":0,\"type\":\"invoke\",\"f\":\"read\"}\n",
+            other(OtherInput::History),
+        ),
+        (
+            b"; Knossos\n[\n {:process 0, :type :invoke}]\n",
+            other(OtherInput::History),
+        ),
+        (
+            b"INFO  jepsen.util - 0\t:invoke\t:read\tnil\n",
+            other(OtherInput::History),
+        ),
+        (
+            b"#jepsen.history.Op{:index 0, :type :invoke}\n",
+            other(OtherInput::History),
+        ),
+        (b"# fig\n0:(1,0,0)\n1:(0,1,0)\n", other(OtherInput::Poset)),
+        (b"// a test\nclass A { x; }\n", other(OtherInput::Program)),
+        (
+            b"package a;\nimport java.util.*;\n",
+            other(OtherInput::Program),
+        ),
+        (b"@Deprecated\nclass A {}\n", other(OtherInput::Program)),
+        (
+            b"program output\n@   Start(0,1)\n",
+            Sniffed::Trace(Format::RoadRunner),
+        ),
+        (
+            b"[RR: Creating Fresh Meta Data]\n",
+            Sniffed::Trace(Format::RoadRunner),
+        ),
+        (b"T0|w(x)|A.java:3\n", Sniffed::Trace(Format::Text)),
+        (b"# only a comment\n", Sniffed::Trace(Format::Text)),
+    ];
+    for (head, want) in cases {
+        assert_eq!(sniff_input(head), want, "{}", String::from_utf8_lossy(head));
+    }
+}
+
 #[test]
 fn readers_survive_input_in_small_pieces() {
     let bytes = std::fs::read(fixture("blocks.rapidbin")).unwrap();

@@ -152,7 +152,10 @@ fn release_not_held() {
         ("T0|acq(M)\nT0|rel(L)", 2, "T0"),
     ];
     for (text, line, thread) in cases {
-        let e = error(text);
+        // An error under --strict...
+        let e = validate(text, true)
+            .result
+            .expect_err(&format!("{text:?} should be refused under --strict"));
         assert_eq!(e.pos, Position::Line(line), "{text:?}");
         assert_eq!(
             e.kind,
@@ -162,6 +165,22 @@ fn release_not_held() {
             },
             "{text:?}"
         );
+        // ...and otherwise a warning, the release read as logged; analyses that need
+        // lock-valid traces see it as a lock violation.
+        let v = ok(text);
+        assert_eq!(
+            v.validator.warnings(),
+            [w(
+                line,
+                WarningKind::ReleaseWithoutAcquire {
+                    thread: s(thread),
+                    lock: s("L"),
+                    treatment: "read as logged (later acquires of the lock are ordered after it)",
+                }
+            )],
+            "{text:?}"
+        );
+        assert!(v.validator.lock_violation().is_some(), "{text:?}");
     }
 }
 
@@ -357,7 +376,7 @@ fn warnings_beyond_the_cap_are_counted_not_kept() {
 fn memory_traces_report_event_positions() {
     let t = read_text("T0|w(x)\n\n# c\nT0|fork(T1)\nT1|rel(L)\n").unwrap();
     let mut src = t.source();
-    let mut v = Validator::new(false);
+    let mut v = Validator::new(true);
     let mut result = Ok(());
     while src.advance().unwrap() {
         result = v.check(src.current(), src.position(), src.names());

@@ -183,6 +183,10 @@ pub struct Atomicity {
     non_nested_count: u64,
     kept: Vec<Kept>,
     events: u64,
+    /// Per lock, whether some thread acquired it: the summary counts the locks taken, not the
+    /// names a trace mentions (a `req` names a lock and takes none).
+    acquired: Vec<bool>,
+    locks_acquired: u64,
     /// The budget of `--schedule`'s searches (none: unlimited, and not reported).
     budget: Option<Arc<Budget>>,
     /// Whether joined threads at rest are reduced (always, but for the tests that hold the
@@ -214,6 +218,8 @@ impl Atomicity {
             non_nested_count: 0,
             kept: Vec::new(),
             events: 0,
+            acquired: Vec::new(),
+            locks_acquired: 0,
             budget: None,
             rests: true,
         }
@@ -282,9 +288,22 @@ impl Atomicity {
     pub fn step(&mut self, e: &Event, names: &Names) -> Result<(), ErrorKind> {
         let t = e.thread;
         self.events += 1;
+        if let Op::Request(_) = e.op {
+            // A request orders nothing and touches no variable: it neither starts its thread
+            // nor gives it a lock profile, nor stands in a transaction's recent events.
+            return Ok(());
+        }
         self.thread(t).started = true;
         match &e.op {
-            Op::Acquire(l) => self.thread(t).locks.acquire(*l),
+            Op::Acquire(l) => {
+                if l.index() >= self.acquired.len() {
+                    self.acquired.resize(l.index() + 1, false);
+                }
+                if !std::mem::replace(&mut self.acquired[l.index()], true) {
+                    self.locks_acquired += 1;
+                }
+                self.thread(t).locks.acquire(*l)
+            }
             Op::Release(l) => {
                 if let Some(v) = self.thread(t).locks.release(t, *l) {
                     if !self.options.ignore_non_nested {
@@ -689,7 +708,7 @@ impl Analysis for Atomicity {
             .collect::<FxHashSet<_>>()
             .len();
         s.insert("entities".into(), Value::from(entities));
-        s.insert("locks".into(), Value::from(names.locks.len()));
+        s.insert("locks".into(), Value::from(self.locks_acquired));
         s.insert("events".into(), Value::from(self.events));
         s.insert("transactions".into(), Value::from(self.transactions));
         s.insert("profiles".into(), Value::from(self.profiles.len()));
