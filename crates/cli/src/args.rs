@@ -351,8 +351,9 @@ pub enum AnalysisArg {
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The analyses to run, in the order their reports are printed.
-    #[arg(long, value_enum, value_delimiter = ',', required = true)]
+    /// The analyses to run, in the order their reports are printed (default: races,
+    /// atomicity, views, and commute when --builtin or --spec gives it a spec).
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub analyses: Vec<AnalysisArg>,
     /// races: the race model, and witnesses.
     #[command(flatten)]
@@ -392,6 +393,25 @@ pub struct CheckArgs {
     /// or sarif (one run per analysis).
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
+}
+
+impl CheckArgs {
+    /// `--analyses`, or every trace analysis that applies to any trace: commutativity needs a
+    /// spec, so it runs only when one is given.
+    pub fn chosen_analyses(&self) -> Vec<AnalysisArg> {
+        if !self.analyses.is_empty() {
+            return self.analyses.clone();
+        }
+        let mut all = vec![
+            AnalysisArg::Races,
+            AnalysisArg::Atomicity,
+            AnalysisArg::Views,
+        ];
+        if self.spec.is_some() || self.builtin.is_some() {
+            all.push(AnalysisArg::Commute);
+        }
+        all
+    }
 }
 
 /// The most worker threads an option may ask for: far more than any machine's cores, and few
