@@ -33,8 +33,8 @@ pub struct CutsArgs {
     /// (`PID:(c1,...,cn)` per line; recognised by its first line, or forced with --poset).
     pub input: PathBuf,
     /// The predicate to detect, e.g. `race`, `atleast(3, method == stop)`,
-    /// `at(T1, op == w && var == x) && at(T2, op == r)`; `@FILE` reads it from a file. See the
-    /// README section "What `cuts` reports" for the language.
+    /// `at(T1, op == w && var == x) && at(T2, op == r)`; `@FILE` reads it from a file. The language:
+    /// docs/cuts.md, "Predicates".
     #[arg(long)]
     predicate: Option<String>,
     /// How the predicate is decided: by a detector that does not enumerate (`race` from a racy
