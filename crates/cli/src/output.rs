@@ -100,6 +100,14 @@ pub fn open_trace(path: &Path) -> Result<AnyReader, Diagnostic> {
 
 /// A trace opened for reading as `format`, or as its content says.
 pub fn open_trace_as(path: &Path, format: Option<Format>) -> Result<AnyReader, Diagnostic> {
+    // A poset file would fail at its first line as a trace that does not parse: say what it is.
+    if format.is_none() && is_poset_file(path) {
+        return Err(Diagnostic::error(
+            &input_name(path),
+            hindsight_syntax::Position::File,
+            "this is a poset file (`PID:(c1,...,cn)` lines), which only `hindsight cuts` reads; this command needs a trace".to_string(),
+        ));
+    }
     let options = OpenOptions {
         format,
         roadrunner: RoadRunnerOptions {
