@@ -346,7 +346,7 @@ fn package_args(options: &Options, c: &mut Command) {
     if let Some(p) = &options.package {
         c.args(["--package", p]);
     }
-    // Enables the optional dependency too, if it is one (see README, "cargo hindsight").
+    // Enables the optional dependency too, if it is one (see docs/record.md, "cargo hindsight").
     c.args(["--features", "hindsight-record/record"]);
 }
 

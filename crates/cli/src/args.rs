@@ -350,6 +350,108 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
     },
+    /// Prints a completion script for a shell on standard output.
+    Completions {
+        /// bash, zsh, fish, powershell or elvish.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Prints the manual page (roff, section 1) on standard output.
+    Man,
+}
+
+/// The options declared once for every command, and the commands each applies to: the others
+/// neither show nor accept it.
+const GLOBAL_OPTIONS: [(&str, &[&str]); 3] = [
+    (
+        "one_thread",
+        &[
+            "races",
+            "atomicity",
+            "commute",
+            "views",
+            "check",
+            "cuts",
+            "reach",
+            "lin",
+            "composed",
+        ],
+    ),
+    (
+        "rr_exclude",
+        &[
+            "races",
+            "atomicity",
+            "commute",
+            "views",
+            "check",
+            "cuts",
+            "reach",
+            "stats",
+            "convert",
+        ],
+    ),
+    (
+        "html",
+        &[
+            "races",
+            "atomicity",
+            "commute",
+            "views",
+            "check",
+            "cuts",
+            "reach",
+            "lin",
+            "composed",
+        ],
+    ),
+];
+
+/// The command line as clap builds it, each global option shown only under the commands it
+/// applies to (clap's `global` puts it under every one).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for (option, applies) in GLOBAL_OPTIONS {
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_id() == option)
+            .expect("a global option of Cli")
+            .clone();
+        // A subcommand that declares the option itself is not given the global one: there it
+        // is declared hidden (and refused by `parse`).
+        for name in names.iter().filter(|n| !applies.contains(&n.as_str())) {
+            cmd = cmd.mut_subcommand(name, |s| s.arg(arg.clone().hide(true)));
+        }
+    }
+    cmd
+}
+
+/// Parses the command line; an option given to a command it does not apply to is a usage
+/// error (exit status 2), as an unknown option is.
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let matches = cmd.clone().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some((name, sub)) = matches.subcommand() {
+        for (option, applies) in GLOBAL_OPTIONS {
+            let given = sub.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
+            if given && !applies.contains(&name) {
+                let flag = format!("--{}", option.replace('_', "-"));
+                cmd.error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("`{flag}` does not apply to `hindsight {name}`"),
+                )
+                .exit();
+            }
+        }
+    }
+    cli
 }
 
 /// `--regions`.
@@ -376,8 +478,9 @@ pub enum AnalysisArg {
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The analyses to run, in the order their reports are printed.
-    #[arg(long, value_enum, value_delimiter = ',', required = true)]
+    /// The analyses to run, in the order their reports are printed (default: races,
+    /// atomicity, views, and commute when --builtin or --spec gives it a spec).
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub analyses: Vec<AnalysisArg>,
     /// races: the race model, and witnesses.
     #[command(flatten)]
@@ -417,6 +520,25 @@ pub struct CheckArgs {
     /// or sarif (one run per analysis).
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
+}
+
+impl CheckArgs {
+    /// `--analyses`, or every trace analysis that applies to any trace: commutativity needs a
+    /// spec, so it runs only when one is given.
+    pub fn chosen_analyses(&self) -> Vec<AnalysisArg> {
+        if !self.analyses.is_empty() {
+            return self.analyses.clone();
+        }
+        let mut all = vec![
+            AnalysisArg::Races,
+            AnalysisArg::Atomicity,
+            AnalysisArg::Views,
+        ];
+        if self.spec.is_some() || self.builtin.is_some() {
+            all.push(AnalysisArg::Commute);
+        }
+        all
+    }
 }
 
 /// The most worker threads an option may ask for: far more than any machine's cores, and few

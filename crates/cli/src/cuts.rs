@@ -33,8 +33,8 @@ pub struct CutsArgs {
     /// (`PID:(c1,...,cn)` per line; recognised by its first line, or forced with --poset).
     pub input: PathBuf,
     /// The predicate to detect, e.g. `race`, `atleast(3, method == stop)`,
-    /// `at(T1, op == w && var == x) && at(T2, op == r)`; `@FILE` reads it from a file. See the
-    /// README section "What `cuts` reports" for the language.
+    /// `at(T1, op == w && var == x) && at(T2, op == r)`; `@FILE` reads it from a file. The language:
+    /// docs/cuts.md, "Predicates".
     #[arg(long)]
     predicate: Option<String>,
     /// How the predicate is decided: by a detector that does not enumerate (`race` from a racy
@@ -49,12 +49,20 @@ pub struct CutsArgs {
     /// Just count the consistent global states (and, with --predicate, those satisfying it).
     #[arg(long)]
     count: bool,
-    /// Report every satisfying state (up to --limit) instead of the first.
+    /// Report every satisfying state (up to --max-states) instead of the first.
     #[arg(long)]
     all: bool,
     /// The most states --all reports.
-    #[arg(long, default_value_t = 100)]
-    limit: u64,
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    max_states: u64,
+    /// The old name of --max-states (`--limit` shows finding groups everywhere else).
+    #[arg(
+        long = "limit",
+        value_name = "N",
+        hide = true,
+        conflicts_with = "max_states"
+    )]
+    old_limit: Option<u64>,
     /// The input is a poset file, whatever it looks like.
     #[arg(long)]
     poset: bool,
@@ -66,7 +74,11 @@ pub struct CutsArgs {
     online: bool,
     /// Every event of the trace enters the poset, not only those the predicate looks at.
     #[arg(long)]
-    every_event: bool,
+    full_poset: bool,
+    /// The old name of --full-poset (`--every-event` reports every occurrence of a finding
+    /// everywhere else).
+    #[arg(long = "every-event", hide = true)]
+    old_every_event: bool,
     /// Run ParaMount across this many processes (timely dataflow), each started with the
     /// same arguments but its own --process, on one machine or several; needs --algo
     /// paramount, --process and --hostfile. Every process prints the same report.
@@ -135,6 +147,15 @@ fn cluster(args: &CutsArgs) -> anyhow::Result<Option<Cluster>> {
 }
 
 pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
+    // Scripts written before the renames keep working, and are told.
+    if args.old_limit.is_some() {
+        eprintln!("hindsight: warning: `cuts --limit` is now `--max-states`; the old name will go");
+    }
+    if args.old_every_event {
+        eprintln!(
+            "hindsight: warning: `cuts --every-event` is now `--full-poset`; the old name will go"
+        );
+    }
     let options = Options {
         predicate: args.predicate.as_deref().map(read_predicate).transpose()?,
         enumerator: match args.algo {
@@ -151,8 +172,8 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
         threads: args.threads,
         count: args.count,
         all: args.all,
-        limit: args.limit,
-        every_event: args.every_event,
+        limit: args.old_limit.unwrap_or(args.max_states),
+        every_event: args.full_poset || args.old_every_event,
         online: args.online,
         cluster: cluster(args)?,
     };

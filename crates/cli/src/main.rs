@@ -16,8 +16,7 @@ mod reach;
 mod record;
 mod traces;
 
-use args::{Cli, Command};
-use clap::Parser;
+use args::Command;
 use hindsight_syntax::{input_name, Diagnostic};
 use output::{print_report, print_warnings, read_text};
 use std::io;
@@ -25,7 +24,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let _ = output::STARTED.set(std::time::Instant::now());
-    let cli = Cli::parse();
+    let cli = args::parse();
     remove_temporaries_on_signals();
     output::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
     // Before the first file is read: every read is checked against these.
@@ -146,7 +145,9 @@ fn html_inputs(command: &Command) -> Result<Vec<std::path::PathBuf>, String> {
         | Command::Gen(_)
         | Command::GenPoset(_)
         | Command::GenHistory(_)
-        | Command::Record(_) => return refuse("this command prints no report"),
+        | Command::Record(_)
+        | Command::Completions { .. }
+        | Command::Man => return refuse("this command prints no report"),
     })
 }
 
@@ -225,6 +226,16 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
         ),
         Command::Check(a) => traces::check(&a),
         Command::Stats { input, format } => traces::stats(&input, format),
+        Command::Completions { shell } => {
+            let mut out = io::stdout().lock();
+            clap_complete::generate(shell, &mut args::command(), "hindsight", &mut out);
+            io::Write::flush(&mut out)?;
+            Ok(0)
+        }
+        Command::Man => {
+            clap_mangen::Man::new(args::command()).render(&mut io::stdout().lock())?;
+            Ok(0)
+        }
         Command::Convert {
             input,
             output,

@@ -391,9 +391,10 @@ fn java_views(
 
 pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
     let running = a.budget.start_counting("check", "events");
+    let chosen = a.chosen_analyses();
     let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
-    for (i, which) in a.analyses.iter().enumerate() {
-        if a.analyses[..i].contains(which) {
+    for (i, which) in chosen.iter().enumerate() {
+        if chosen[..i].contains(which) {
             bail!("--analyses names `{which:?}` twice");
         }
         analyses.push(match which {

@@ -102,7 +102,7 @@ fn two_processes_of_two_workers_agree_with_one_process() {
     let floors = "count(method == at by arg0, arg1) >= 3";
     let cases: Vec<Vec<&str>> = vec![
         vec![poset, "--count"],
-        vec![poset, "--predicate", "true", "--all", "--limit", "7"],
+        vec![poset, "--predicate", "true", "--all", "--max-states", "7"],
         vec![elevator, "--predicate", floors],
         vec![elevator, "--predicate", floors, "--count"],
         vec![
@@ -110,7 +110,7 @@ fn two_processes_of_two_workers_agree_with_one_process() {
             "--predicate",
             "exists(method == at)",
             "--all",
-            "--limit",
+            "--max-states",
             "1000",
         ],
         vec![elevator, "--predicate", "count(method == at) >= 9"],

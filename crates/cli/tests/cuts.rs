@@ -53,7 +53,7 @@ fn figure_1_1_has_eight_states_and_one_racy_one() {
         "examples/cuts/fig1.txt",
         "--predicate",
         "race",
-        "--every-event",
+        "--full-poset",
         "--count",
         "--format",
         "json",
@@ -116,7 +116,7 @@ fn elevators_algorithm_10() {
         "examples/cuts/elevator.txt",
         "--predicate",
         "atleast(3, arg1 == down)",
-        "--every-event",
+        "--full-poset",
     ]);
     assert_eq!(every.code, 0, "{}", every.stdout);
 }
@@ -166,7 +166,7 @@ fn all_with_limit_and_sarif() {
         "--predicate",
         "exists(method == at)",
         "--all",
-        "--limit",
+        "--max-states",
         "3",
         "--format",
         "json",
@@ -382,7 +382,7 @@ fn online_first_state_stops_reading() {
         "--predicate",
         "true",
         "--all",
-        "--limit",
+        "--max-states",
         "5",
     ]);
     assert_eq!(code, 1);

@@ -232,7 +232,7 @@ fn cuts() {
             check(&["cuts", t, "--predicate", "race", "--all", "--format", f]);
         }
         check(&["cuts", t, "--count"]);
-        check(&["cuts", t, "--count", "--predicate", "race", "--every-event"]);
+        check(&["cuts", t, "--count", "--predicate", "race", "--full-poset"]);
     }
     let elevator = "count(method == at by arg0, arg1) >= 3";
     for f in FORMATS {

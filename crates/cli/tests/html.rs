@@ -80,7 +80,8 @@ fn commands_without_a_kept_report_refuse_html() {
     let out = hindsight(&["gen", "--events", "5", "--html", "x.html"]);
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr.contains("this command prints no report"),
+        out.stderr
+            .contains("`--html` does not apply to `hindsight gen`"),
         "{}",
         out.stderr
     );

@@ -179,7 +179,7 @@ pub fn analyse(
         let key = history.ops[p.ops[0]].key.clone();
         let stuck: Vec<String> = p.stuck.iter().map(|&i| describe(&history.ops[i])).collect();
         let message = format!(
-            "{}not linearizable: the longest linearizable prefix has {} of {} operations and leaves the {} in state {state}; none of the operations that may come next fits: {}",
+            "{}the longest linearizable prefix has {} of {} operations and leaves the {} in state {state}; none of the operations that may come next fits: {}",
             key.as_ref().map(|k| format!("key {k}: ")).unwrap_or_default(),
             p.prefix.len(),
             p.ops.len(),
@@ -260,7 +260,7 @@ pub fn analyse(
     }
     report.summary.insert(
         "milliseconds".into(),
-        Value::from(elapsed.as_secs_f64() * 1e3),
+        Value::from(hindsight_report::milliseconds(elapsed)),
     );
     report.unknown = outcome.verdict == Verdict::Unknown;
     report.note_budget(budget);

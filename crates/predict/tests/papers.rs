@@ -710,7 +710,7 @@ fn compose_with_hb_races_one_reversed_one_sync_preserving() {
 
 /// The WDP artifact's `test/VolatileRace.java` and `test/VolatileNoRace.java`: `x` is
 /// `volatile`, so its store is a release and its load an acquire, written as our recorder
-/// writes them (README, "Atomics"): `astore(x) snd(x)` and `rcv(x) aload(x)`. The two differ
+/// writes them (docs/format-std.md, "Atomics"): `astore(x) snd(x)` and `rcv(x) aload(x)`. The two differ
 /// in whether T2 reads y under a branch on the x it read (`NoRace`) or unconditionally
 /// (`Race`); without branches their traces are the same.
 const VOLATILE: &str = "\

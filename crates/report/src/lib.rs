@@ -279,6 +279,12 @@ pub fn render_all(
     }
 }
 
+/// A duration as the milliseconds a summary reports, to the microsecond: a figure to read, not
+/// `3.2557810000000003` (the float `secs * 1e3` gives), and no finer than the clock is worth.
+pub fn milliseconds(elapsed: std::time::Duration) -> f64 {
+    (elapsed.as_secs_f64() * 1e6).round() / 1e3
+}
+
 /// The exit status of several reports together: 1 if any has findings, else 3 if any is
 /// unknown, else 0.
 pub fn exit_code_of_all(reports: &[Report]) -> i32 {

@@ -1,5 +1,5 @@
 //! What the end-to-end tests of the `hindsight` binary share: running it from the repository
-//! root (so example paths read as in the README), its JSON output, temporary inputs.
+//! root (so example paths read as in the README and docs/), its JSON output, temporary inputs.
 
 #![allow(dead_code)]
 

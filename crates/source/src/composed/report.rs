@@ -105,7 +105,7 @@ pub fn analyse_sources(
                 results.push(Row {
                     file: (*file).to_owned(),
                     analysed: a,
-                    milliseconds: started.elapsed().as_secs_f64() * 1e3,
+                    milliseconds: hindsight_report::milliseconds(started.elapsed()),
                 });
                 budget.add_done(1);
             }

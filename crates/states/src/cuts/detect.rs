@@ -166,6 +166,12 @@ impl Options {
                 Ok::<_, Diagnostic>(parsed)
             })
             .transpose()?;
+        if let Some(p) = predicate.as_ref().filter(|p| poset && p.looks_at_events()) {
+            return Err(Diagnostic::usage(format!(
+                "`{}` looks at what events do, but a poset file's events carry no operation, variable or lock: only a process (P0, P1, ...) and a clock. Ask about the processes (`events(P0) >= 2 && events(P1) == 0`), or give cuts the trace itself",
+                p.text
+            )));
+        }
         if predicate.is_none() && !self.count {
             return Err(Diagnostic::usage(
                 "give a predicate to detect (--predicate EXPR) or ask for --count",

@@ -276,10 +276,7 @@ impl Predicate {
         let mut threads = Vec::new();
         for (who, _, pos) in at {
             let Some(p) = process_named(poset, &who) else {
-                return Err(SyntaxError::new(
-                    pos,
-                    format!("no thread `{who}` has an event relevant to the predicate"),
-                ));
+                return Err(unknown_thread(poset, &who, pos));
             };
             threads.push((who, p));
         }
@@ -290,10 +287,7 @@ impl Predicate {
         let mut event_counts = Vec::with_capacity(terms.len());
         for (who, cond, _, pos) in terms {
             let Some(p) = process_named(poset, &who) else {
-                return Err(SyntaxError::new(
-                    pos,
-                    format!("no thread `{who}` has an event relevant to the predicate"),
-                ));
+                return Err(unknown_thread(poset, &who, pos));
             };
             let mut prefix = Vec::with_capacity(poset.poset.len(p) as usize + 1);
             prefix.push(0u32);
@@ -314,6 +308,35 @@ impl Predicate {
             event_counts,
         })
     }
+}
+
+/// The error for a thread (or process) the predicate names that has no element, with the
+/// names it could have used.
+fn unknown_thread(poset: &TracePoset, who: &Literal, pos: Pos) -> SyntaxError {
+    const SHOWN: usize = 20;
+    let n = poset.poset.processes();
+    let mut known: Vec<&str> = poset
+        .threads
+        .iter()
+        .take(SHOWN)
+        .map(|&th| poset.names.thread(th))
+        .collect();
+    let more = if n > SHOWN {
+        format!(" and {} more", n - SHOWN)
+    } else {
+        String::new()
+    };
+    if known.is_empty() {
+        known.push("none");
+    }
+    SyntaxError::new(
+        pos,
+        format!(
+            "no thread `{who}` has an event relevant to the predicate; those that do: {}{more} (or their numbers, 0 to {})",
+            known.join(", "),
+            n.saturating_sub(1)
+        ),
+    )
 }
 
 /// The process a thread name or process number names, if it has elements.
@@ -352,6 +375,14 @@ fn collect_events(e: &Expr, out: &mut Vec<(Literal, Option<usize>, usize, Pos)>)
             collect_events(b, out);
         }
         Expr::Bool(_) | Expr::Race(_) | Expr::At(..) => {}
+    }
+}
+
+impl Predicate {
+    /// Whether it looks inside events (`race`, or a condition on their fields), which the
+    /// elements of a poset file do not have: they are a process and a clock, nothing more.
+    pub fn looks_at_events(&self) -> bool {
+        !self.conds.is_empty() || uses_race(&self.expr)
     }
 }
 

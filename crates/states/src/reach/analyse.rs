@@ -181,7 +181,7 @@ pub fn analyse(
     }
     report.summary.insert(
         "milliseconds".into(),
-        Value::from(started.elapsed().as_secs_f64() * 1e3),
+        Value::from(hindsight_report::milliseconds(started.elapsed())),
     );
     report.note_budget(budget);
     Ok(report)

@@ -1,4 +1,4 @@
-//! Recursive-descent parser of the views language (grammar in `mod.rs`'s example and the README).
+//! Recursive-descent parser of the views language (grammar in `mod.rs`'s example and docs/views.md).
 
 use super::lexer::lex;
 use super::*;
