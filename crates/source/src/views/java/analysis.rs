@@ -26,6 +26,13 @@
 //!    if the child may have been started and is not surely joined there; two children run in
 //!    parallel unless one is surely joined before the other starts. A thread started in a loop
 //!    (or by a thread that is) has two copies that run in parallel.
+//! 5. **Threads of their own class** (Knight): along a chain of starts at most
+//!    [`SPAWN_COPIES`] threads run one method; a deeper one is folded onto the nearest of them
+//!    (`Analysis::fold` argues why the warnings stay sound), so the walk ends.
+//!
+//! The walk polls the run's budget at every statement: calls are followed as deep as the
+//! program's chains go (recursion, a method already on the stack, is not followed), and the
+//! budget, not a fixed depth, bounds the work.
 //!
 //! Library mode (no second thread, or asked for): each public instance method of every class
 //! is a client thread (with a copy, for the method run concurrently with itself) on one shared
