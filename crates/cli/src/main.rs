@@ -16,7 +16,7 @@ mod reach;
 mod record;
 mod traces;
 
-use args::Command;
+use args::{Cli, Command};
 use hindsight_syntax::{input_name, Diagnostic};
 use output::{print_report, print_warnings, read_text};
 use std::io;

@@ -16,7 +16,7 @@ use anyhow::{bail, Context};
 use hindsight_budget::Budget;
 use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_report::RenderOptions;
-use hindsight_source::views::analyse_program;
+use hindsight_source::views::analyse_program_within;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
 use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
 use hindsight_stream::commute::Commute;
@@ -285,14 +285,8 @@ pub fn views(
     budget: &BudgetArgs,
     format: FormatArg,
 ) -> anyhow::Result<u8> {
-    let budgeted = budget.timeout.is_some() || budget.memory_limit.is_some() || budget.progress;
     if inputs.iter().any(|p| is_java(p)) {
-        if budgeted {
-            bail!(
-                "`--timeout`, `--memory-limit` and `--progress` apply to traces, not to programs"
-            );
-        }
-        return java_views(inputs, strict, o, format);
+        return java_views(inputs, strict, o, budget, format);
     }
     if o.library || o.models.is_some() {
         bail!("`--library` and `--models` apply to Java programs");
@@ -323,11 +317,11 @@ pub fn views(
     if o.regions.is_some() || o.no_mhp {
         bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
     }
-    if budgeted {
-        bail!("`--timeout`, `--memory-limit` and `--progress` apply to traces, not to programs");
-    }
     let text = read_text(path)?;
-    let run = analyse_program(&text, &input_name(path))?;
+    let running = budget.start("views");
+    let run = analyse_program_within(&text, &input_name(path), &running.budget);
+    running.done();
+    let run = run?;
     print_warnings(&run.warnings);
     if strict {
         if let Some(e) = run.strict_error() {
@@ -342,6 +336,7 @@ fn java_views(
     inputs: &[std::path::PathBuf],
     strict: bool,
     o: &ViewsOptions,
+    budget: &BudgetArgs,
     format: FormatArg,
 ) -> anyhow::Result<u8> {
     if let Some(p) = inputs.iter().find(|p| !is_java(p)) {
@@ -374,7 +369,10 @@ fn java_views(
         library: o.library,
         models,
     };
-    let run = hindsight_source::views::java::analyse_java(&texts, &options)?;
+    let running = budget.start("views");
+    let run = hindsight_source::views::java::analyse_java_within(&texts, &options, &running.budget);
+    running.done();
+    let run = run?;
     print_warnings(&run.warnings);
     if strict {
         if let Some(w) = run.warnings.first() {

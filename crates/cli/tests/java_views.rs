@@ -104,7 +104,13 @@ fn every_java_program_gives_exactly_its_stated_findings() {
 fn text_output_shows_both_region_bodies() {
     let out = hindsight(&["views", "examples/views/java/Account.java"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    insta::assert_snapshot!(out.stdout);
+    // The default memory limit is a share of the machine's memory.
+    let (summary, limit) = out
+        .stdout
+        .rsplit_once(", memory_limit ")
+        .expect("a memory limit");
+    assert!(limit.trim().parse::<u64>().is_ok(), "{limit}");
+    insta::assert_snapshot!(format!("{summary}\n"));
 }
 
 #[test]
@@ -216,4 +222,140 @@ fn unparsable_java_is_located_and_the_next_file_analysed() {
     let out = hindsight(&["views", dir.join("C.java").to_str().unwrap()]);
     assert_eq!(out.code, 2);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
+/// A program whose one worker calls a chain of `depth` methods, each calling the next twice:
+/// `2^depth` calls in all, each context of the last one a region of its own.
+fn doubling_chain(depth: usize) -> String {
+    let mut text = String::from(
+        "class Cell {\n    int x;\n    @Atomic void bump() { x = x + 1; }\n}\n\npublic class Doubling {\n",
+    );
+    for i in 0..depth {
+        text.push_str(&format!(
+            "    static void m{i}(Cell c) {{ m{}(c); m{}(c); }}\n",
+            i + 1,
+            i + 1
+        ));
+    }
+    text.push_str(&format!(
+        "    static void m{depth}(Cell c) {{ c.bump(); }}\n    public static void main(String[] args) throws InterruptedException {{\n        Cell c = new Cell();\n        Thread t = new Thread(() -> m0(c));\n        t.start();\n        t.join();\n    }}\n}}\n\n@interface Atomic {{}}\n"
+    ));
+    text
+}
+
+#[test]
+fn a_program_past_its_timeout_stops_with_unknown() {
+    // 2^40 calls: hours of walking without the budget.
+    let path = write_temp("Doubling.java", &doubling_chain(40));
+    let started = std::time::Instant::now();
+    let (code, v) = json(&["views", &path, "--timeout", "1"]);
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(v["summary"]["budget_spent"], "timeout", "{v:#}");
+    assert_eq!(v["summary"]["timeout"], 1.0, "{v:#}");
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    let out = hindsight(&["views", &path, "--timeout", "1", "--progress"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("views: unknown: the budget ran out (--timeout)"),
+        "{}",
+        out.stdout
+    );
+    // The memory limit stops it too (the regions of each context are held).
+    let (code, v) = json(&["views", &path, "--memory-limit", "1M"]);
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(v["summary"]["budget_spent"], "memory-limit", "{v:#}");
+}
+
+#[test]
+fn a_program_within_its_budget_answers_as_without() {
+    let path = write_temp("Doubling8.java", &doubling_chain(8));
+    let (code, v) = json(&["views", &path, "--timeout", "60"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["summary"]["timeout"], 60.0, "{v:#}");
+    assert!(v["summary"].get("budget_spent").is_none(), "{v:#}");
+    // `.mv` programs take the budget options too.
+    let (code, v) = json(&[
+        "views",
+        "examples/views/coordinates.mv",
+        "--timeout",
+        "60",
+        "--memory-limit",
+        "1G",
+    ]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(v["summary"]["timeout"], 60.0, "{v:#}");
+    assert_eq!(v["summary"]["memory_limit"], 1u64 << 30, "{v:#}");
+}
+
+#[test]
+fn threads_that_start_their_own_class_are_bounded_and_said() {
+    let started = std::time::Instant::now();
+    let (code, v) = json(&["views", "examples/views/java/SpawnTree.java"]);
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    assert_eq!(code, 1, "{v:#}");
+    let s = &v["summary"];
+    assert_eq!(s["spawn_copies"], 2, "{v:#}");
+    assert_eq!(
+        s["spawn_bounded"],
+        serde_json::json!(["Solver@SpawnTree.java:50", "Solver@SpawnTree.java:51"]),
+        "{v:#}"
+    );
+    // main, the root solver, its two children and their copies.
+    assert_eq!(s["threads"], 6, "{v:#}");
+    let out = hindsight(&["views", "examples/views/java/SpawnTree.java"]);
+    assert!(
+        out.stdout
+            .contains("start threads of their own class: at most 2 threads of one class"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// `depth` methods each calling the next once; the last reads `Cell.x` in one region and
+/// writes back a value computed from it in another, in two threads: one stale value.
+fn plain_chain(depth: usize) -> String {
+    let mut text = String::from(
+        "class Cell {\n    int x;\n    @Atomic int get() { return x; }\n    @Atomic void set(int v) { x = v; }\n}\n\npublic class Chain {\n",
+    );
+    for i in 0..depth {
+        text.push_str(&format!(
+            "    static void m{i}(Cell c) {{ m{}(c); }}\n",
+            i + 1
+        ));
+    }
+    text.push_str(&format!(
+        "    static void m{depth}(Cell c) {{ int v = c.get(); c.set(v + 1); }}\n    public static void main(String[] args) throws InterruptedException {{\n        Cell c = new Cell();\n        Thread a = new Thread(() -> m0(c));\n        Thread b = new Thread(() -> m0(c));\n        a.start();\n        b.start();\n        a.join();\n        b.join();\n    }}\n}}\n\n@interface Atomic {{}}\n"
+    ));
+    text
+}
+
+#[test]
+fn deep_call_chains_are_followed_and_recursion_is_not() {
+    for depth in [30, 200] {
+        let path = write_temp(&format!("Chain{depth}.java"), &plain_chain(depth));
+        let out = hindsight(&["views", &path]);
+        assert_eq!(out.code, 1, "{depth}: {}{}", out.stdout, out.stderr);
+        assert!(
+            !out.stderr.contains("not followed"),
+            "{depth}: {}",
+            out.stderr
+        );
+        let (_, v) = json(&["views", &path]);
+        assert_eq!(v["summary"]["stale_values"], 1, "{depth}: {v:#}");
+    }
+    // Real recursion: the method is on the stack when it is called again.
+    let text = plain_chain(3).replace(
+        "static void m1(Cell c) { m2(c); }",
+        "static void m1(Cell c) { m2(c); m0(c); }",
+    );
+    assert!(text.contains("m0(c); }"), "{text}");
+    let path = write_temp("Recursive.java", &text);
+    let out = hindsight(&["views", &path]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("recursive call of `m0` not followed"),
+        "{}",
+        out.stderr
+    );
 }

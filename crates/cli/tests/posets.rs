@@ -72,7 +72,7 @@ fn a_trace_command_given_a_poset_file_names_cuts() {
         assert_eq!(out.code, 2, "{command}");
         assert_eq!(
             out.stderr.trim(),
-            "examples/cuts/fig2.poset: error: this is a poset file (`PID:(c1,...,cn)` lines), which only `hindsight cuts` reads; this command needs a trace",
+            "examples/cuts/fig2.poset: error: this looks like a poset file, not a trace: use `hindsight cuts` (with `--poset` when it comes on standard input)",
             "{command}"
         );
     }

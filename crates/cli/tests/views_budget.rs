@@ -125,10 +125,22 @@ fn views_findings_within_the_limit_are_reported() {
 }
 
 #[test]
-fn views_budget_options_are_for_traces() {
-    let out = hindsight(&["views", "examples/views/coordinates.mv", "--timeout", "1"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains("apply to traces"), "{}", out.stderr);
+fn views_budget_options_apply_to_programs() {
+    // Within the budget: the answer of a run without one, the limits in the summary.
+    let (code, v) = json(&["views", "examples/views/coordinates.mv", "--timeout", "60"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(v["summary"]["timeout"], 60.0, "{v:#}");
+    assert!(v["summary"].get("budget_spent").is_none(), "{v:#}");
+    // Past it: thousands of statements, the clock read after the first 1024.
+    let mut text = String::from("class C { a; }\nglobal g: C;\nthread T1 {\n");
+    for _ in 0..5000 {
+        text.push_str("  atomic { g.a := 1; }\n");
+    }
+    text.push_str("}\nthread T2 { atomic { g.a := 2; } }\n");
+    let path = write_temp("long.mv", &text);
+    let (code, v) = json(&["views", &path, "--timeout", "0"]);
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(v["summary"]["budget_spent"], "timeout", "{v:#}");
     let out = hindsight(&[
         "views",
         "examples/views/coordinates.mv",

@@ -7,6 +7,7 @@ pub mod java;
 pub mod lang;
 pub mod symbolic;
 
+use hindsight_budget::Budget;
 use hindsight_report::Report;
 use hindsight_syntax::{Diagnostic, Position, Severity};
 use hindsight_views::sensors::LIMIT;
@@ -33,9 +34,20 @@ impl ProgramRun {
 /// Parses the program `text` (named `input`), computes the views of its threads and runs the
 /// sensors over them.
 pub fn analyse_program(text: &str, input: &str) -> Result<ProgramRun, Diagnostic> {
+    analyse_program_within(text, input, &Budget::unlimited())
+}
+
+/// [`analyse_program`] within `budget`: once it is spent the symbolic run stops and the views
+/// seen so far are analysed; the report says which limit was reached (and is *unknown*
+/// without findings).
+pub fn analyse_program_within(
+    text: &str,
+    input: &str,
+    budget: &Budget,
+) -> Result<ProgramRun, Diagnostic> {
     let located = |e: lang::SyntaxError| e.in_input(input);
     let prog = lang::parse(text).map_err(located)?;
-    let views = symbolic::analyse(&prog, input).map_err(located)?;
+    let views = symbolic::analyse_within(&prog, input, budget).map_err(located)?;
     let k = &views.knowledge;
     let (warnings, truncated) = detect_counted(k);
     let (races, stale) = count_kinds(&warnings);
@@ -61,6 +73,7 @@ pub fn analyse_program(text: &str, input: &str) -> Result<ProgramRun, Diagnostic
             .summary
             .insert("sensor_limit_reached".into(), Value::from(LIMIT));
     }
+    report.note_budget(budget);
     let mut warnings = views.warnings;
     if prog.threads.is_empty() {
         // A program without threads has no run to analyse: more likely a wrong file than a

@@ -13,6 +13,7 @@
 //! This module knows the language's AST and views; it does not parse, and knows no sensor.
 
 use super::lang::{Call, Class, Expr, Native, Pos, Proc, Program, Stmt, SyntaxError, Type};
+use hindsight_budget::{Budget, Meter};
 use hindsight_report::EventRef;
 use hindsight_syntax::{Diagnostic, Position};
 use hindsight_views::view::{Access, Kind, Mark, View};
@@ -52,6 +53,9 @@ enum Mode<'a> {
 type Env = FxHashMap<String, Type>;
 
 struct Exec<'p> {
+    meter: Meter<'p>,
+    /// The budget was spent: the statements left are skipped.
+    stopped: bool,
     file: &'p str,
     classes: FxHashMap<&'p str, &'p Class>,
     globals: FxHashMap<&'p str, &'p str>,
@@ -74,7 +78,17 @@ fn err(pos: Pos, m: impl Into<String>) -> SyntaxError {
 /// Runs the symbolic execution of every thread of `prog`; `file` names the program in
 /// origins and warnings.
 pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, SyntaxError> {
-    let mut x = Exec::new(prog, file)?;
+    analyse_within(prog, file, &Budget::unlimited())
+}
+
+/// [`analyse`] within `budget`: once it is spent every statement left is skipped (the views
+/// seen so far are kept) and no further round is run.
+pub fn analyse_within(
+    prog: &Program,
+    file: &str,
+    budget: &Budget,
+) -> Result<StaticViews, SyntaxError> {
+    let mut x = Exec::new(prog, file, budget)?;
     let mut per_thread: Vec<(String, Vec<Region>)> = Vec::new();
     for round in 0.. {
         x.recursive = false;
@@ -99,7 +113,7 @@ pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, SyntaxError> {
                 per_thread.push((n.name.clone(), copy));
             }
         }
-        if !x.recursive || x.specs == x.previous {
+        if !x.recursive || x.specs == x.previous || x.stopped {
             break;
         }
         if round == MAX_ROUNDS {
@@ -152,8 +166,10 @@ pub fn analyse(prog: &Program, file: &str) -> Result<StaticViews, SyntaxError> {
 }
 
 impl<'p> Exec<'p> {
-    fn new(prog: &'p Program, file: &'p str) -> Result<Exec<'p>, SyntaxError> {
+    fn new(prog: &'p Program, file: &'p str, budget: &'p Budget) -> Result<Exec<'p>, SyntaxError> {
         let mut x = Exec {
+            meter: Meter::new(budget),
+            stopped: false,
             file,
             classes: FxHashMap::default(),
             globals: FxHashMap::default(),
@@ -315,6 +331,10 @@ impl<'p> Exec<'p> {
     }
 
     fn stmt(&mut self, s: &'p Stmt, env: &mut Env, mode: &mut Mode) -> Result<(), SyntaxError> {
+        if self.stopped || self.meter.step().is_err() {
+            self.stopped = true;
+            return Ok(());
+        }
         match s {
             Stmt::Skip => {}
             Stmt::Var(name, ty) => {

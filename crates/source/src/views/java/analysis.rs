@@ -26,6 +26,13 @@
 //!    if the child may have been started and is not surely joined there; two children run in
 //!    parallel unless one is surely joined before the other starts. A thread started in a loop
 //!    (or by a thread that is) has two copies that run in parallel.
+//! 5. **Threads of their own class** (Knight): along a chain of starts at most
+//!    [`SPAWN_COPIES`] threads run one method; a deeper one is folded onto the nearest of them
+//!    (`Analysis::fold` argues why the warnings stay sound), so the walk ends.
+//!
+//! The walk polls the run's budget at every statement: calls are followed as deep as the
+//! program's chains go (recursion, a method already on the stack, is not followed), and the
+//! budget, not a fixed depth, bounds the work.
 //!
 //! Library mode (no second thread, or asked for): each public instance method of every class
 //! is a client thread (with a copy, for the method run concurrently with itself) on one shared
@@ -33,6 +40,7 @@
 
 use super::ir::*;
 use super::models::{Effect, Models};
+use hindsight_budget::{Account, Budget, Meter};
 use hindsight_report::EventRef;
 use hindsight_views::sensors::{merge, Sensor, ViewConsistency, Warning, Witness, STALE_VALUE};
 use hindsight_views::view::{Access, Kind, Mark, View};
@@ -48,8 +56,17 @@ type Dep = (RegionId, u32, bool);
 
 const MAX_ROUNDS: usize = 8;
 const MAX_LOOP_ROUNDS: usize = 64;
-/// Calls nested deeper than this are not followed (their value is unknown).
-const MAX_DEPTH: usize = 24;
+/// How many threads running one method (a `Thread` subclass's or `Runnable`'s `run`, a
+/// lambda) one chain of starts gets: a thread started by a thread that already has this many
+/// threads of its method above it (itself included) is not walked but folded onto the nearest
+/// one (see `Analysis::fold` for why the warnings stay sound).
+pub const SPAWN_COPIES: usize = 2;
+/// The deepest chain of calls followed: beyond it the call's value is unknown (a note says
+/// so). Not a precision bound — the run's budget bounds the work — but the stack the walk
+/// runs on ([`STACK_BYTES`]) holds this many nested calls with room to spare.
+pub const MAX_CALL_DEPTH: usize = 2000;
+/// The stack of the thread the analysis runs on: deep call chains are walked recursively.
+pub const STACK_BYTES: usize = 1 << 30;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Val {
@@ -186,6 +203,9 @@ pub struct ThreadInfo {
     /// The thread whose walk this one shares (a copy of a thread started in a loop).
     pub origin: u32,
     key: Option<KeyId>,
+    /// Threads of its creation site started below it were folded onto it (it spawns its
+    /// own kind past [`SPAWN_COPIES`]).
+    pub folded: bool,
     walked: bool,
     fully_joined: bool,
 }
@@ -196,6 +216,13 @@ pub struct Options {
     /// Library mode even if the program starts threads.
     pub library: bool,
 }
+
+/// The size an entry of the growing structures is accounted at (a region with its view and
+/// sets, a fact, a heap edge): a rough upper bound, enough for `--memory-limit` to stop a
+/// walk that keeps growing.
+const REGION_BYTES: u64 = 512;
+const FACT_BYTES: u64 = 48;
+const HEAP_BYTES: u64 = 96;
 
 /// What the analysis found.
 pub struct Analysed {
@@ -213,6 +240,11 @@ pub struct Analysed {
     pub library: bool,
     pub removed_by_mhp: usize,
     pub notes: Vec<String>,
+    /// The threads that spawn threads of their own creation site past [`SPAWN_COPIES`]: the
+    /// deeper ones are folded onto them.
+    pub spawn_bounded: Vec<String>,
+    /// The walk stopped because the budget was spent: what was found so far.
+    pub stopped: bool,
     lines: Vec<(String, String)>,
     keys: Vec<KeyInfo>,
 }
@@ -241,10 +273,17 @@ struct Analysis<'p> {
     loop_depth: u32,
     recording: bool,
     notes: Vec<String>,
+    /// Per method, the entry values of the threads folded (kept across rounds).
+    folded_entries: FxHashMap<MethodId, Vec<Val>>,
+    meter: Meter<'p>,
+    account: Account<'p>,
+    /// The budget was spent: every statement left is skipped.
+    stopped: bool,
 }
 
-/// Runs the analysis of `p`.
-pub fn analyse(p: &Program, models: &Models, options: Options) -> Analysed {
+/// Runs the analysis of `p` within `budget`: once it is spent the walk stops (every statement
+/// left is skipped) and the threads and regions seen so far are analysed.
+pub fn analyse(p: &Program, models: &Models, options: Options, budget: &Budget) -> Analysed {
     let mut a = Analysis {
         p,
         models,
@@ -268,6 +307,10 @@ pub fn analyse(p: &Program, models: &Models, options: Options) -> Analysed {
         loop_depth: 0,
         recording: true,
         notes: Vec::new(),
+        folded_entries: FxHashMap::default(),
+        meter: Meter::new(budget),
+        account: Account::new(budget),
+        stopped: false,
     };
     for c in 0..p.classes.len() {
         let s = a.sites.len() as SiteId;
@@ -293,7 +336,7 @@ pub fn analyse(p: &Program, models: &Models, options: Options) -> Analysed {
         if library {
             a.run_library();
         }
-        if !a.heap_changed {
+        if !a.heap_changed || a.stopped {
             break;
         }
     }
@@ -309,6 +352,23 @@ impl<'p> Analysis<'p> {
         self.key_ids.clear();
         self.threads.clear();
         self.notes.clear();
+    }
+
+    /// Counts one step of the walk and, at each poll, says how much the walk holds; false
+    /// once the budget is spent.
+    fn step(&mut self) -> bool {
+        if self.stopped {
+            return false;
+        }
+        let mut ok = self.meter.step().is_ok();
+        if ok && self.meter.polled() {
+            let held = self.regions.len() as u64 * REGION_BYTES
+                + self.facts.len() as u64 * FACT_BYTES
+                + self.heap.values().map(|v| v.len() as u64 + 1).sum::<u64>() * HEAP_BYTES;
+            ok = self.account.hold(held).is_ok();
+        }
+        self.stopped = !ok;
+        ok
     }
 
     fn note(&mut self, n: String) {
@@ -359,6 +419,7 @@ impl<'p> Analysis<'p> {
             name,
             origin: copy_of.unwrap_or(id),
             key,
+            folded: false,
             walked: copy_of.is_some(),
             fully_joined: true,
         });
@@ -636,6 +697,10 @@ impl<'p> Analysis<'p> {
     }
 
     fn stmt(&mut self, s: &Stmt, st: St) -> Out {
+        if !self.step() {
+            // The budget is spent: the rest of the walk is skipped, what was seen is kept.
+            return Out::normal(st);
+        }
         match s {
             Stmt::Set(l, e) => {
                 let (v, mut st) = self.eval(e, st);
@@ -1228,6 +1293,16 @@ impl<'p> Analysis<'p> {
                 key
             }
             None => {
+                if let Some(onto) = self.fold_onto(entry.method) {
+                    self.fold(onto, entry);
+                    return;
+                }
+                let mut entry = entry;
+                if let Some(extra) = self.folded_entries.get(&entry.method) {
+                    for (a, b) in entry.locals.iter_mut().zip(extra) {
+                        a.union(b);
+                    }
+                }
                 let key = self.keys.len() as KeyId;
                 let label = match &self.sites[target as usize].kind {
                     SiteKind::Object(c) | SiteKind::Library(c) => {
@@ -1257,6 +1332,64 @@ impl<'p> Analysis<'p> {
             }
         };
         st.started.insert(key);
+    }
+
+    /// The thread a new thread running `method` is folded onto: the nearest on the current
+    /// chain of starts (the current thread, its parent, ...) that runs `method`, if the chain
+    /// already holds [`SPAWN_COPIES`] of them.
+    fn fold_onto(&self, method: MethodId) -> Option<u32> {
+        let mut nearest = None;
+        let mut count = 0;
+        let mut t = self.cur;
+        // Each hop goes to an earlier thread, so the walk ends; the bound is a guard.
+        for _ in 0..=self.threads.len() {
+            let Some(k) = self.threads.get(t as usize).and_then(|th| th.key) else {
+                break;
+            };
+            let key = &self.keys[k as usize];
+            if key.entry.method == method {
+                count += 1;
+                nearest.get_or_insert(t);
+            }
+            t = key.parent;
+        }
+        (count >= SPAWN_COPIES).then_some(nearest).flatten()
+    }
+
+    /// Folds a thread about to be started onto `onto`, a thread running the same method above
+    /// it. Soundness for the warnings given: the folded thread runs the same method on the
+    /// same abstract objects (allocation sites; its entry values are added to those of every
+    /// thread of that method, from the next round on), so its regions have the views and
+    /// dependences of `onto`'s regions, and so do the threads it would start (those of `onto`,
+    /// or folded likewise). `onto` gets a copy (`[2]`), a
+    /// thread with its views that runs in parallel with it, and every thread at or below
+    /// `onto` is taken to run in parallel with every other thread ([`Analysed::parallel`]):
+    /// any pair of regions the folded threads could form with any thread is then a pair of
+    /// `onto`'s copy (or of a thread below `onto`) with that thread, and view consistency and
+    /// stale values are pairwise. What it gives up is precision: the start/join order inside
+    /// and around that subtree is not used.
+    fn fold(&mut self, onto: u32, entry: Entry) {
+        let Some(key) = self.threads[onto as usize].key else {
+            return;
+        };
+        self.threads[onto as usize].folded = true;
+        let extra = self
+            .folded_entries
+            .entry(entry.method)
+            .or_insert_with(|| vec![Val::default(); entry.locals.len()]);
+        for (a, b) in extra.iter_mut().zip(&entry.locals) {
+            let before = a.sites.len();
+            a.union(b);
+            if a.sites.len() != before {
+                // The threads of this method were walked without these objects: again.
+                self.heap_changed = true;
+            }
+        }
+        let info = &mut self.keys[key as usize];
+        if !info.multi {
+            info.multi = true;
+            self.add_copy(key);
+        }
     }
 
     fn add_copy(&mut self, key: KeyId) {
@@ -1320,12 +1453,20 @@ impl<'p> Analysis<'p> {
         id: CallId,
     ) -> (St, Val) {
         let method = &self.p.methods[m as usize];
-        if self.stack.contains(&m) || self.stack.len() >= MAX_DEPTH {
-            let what = format!(
-                "{}:{}: recursive call of `{}` not followed",
-                self.p.files[method.file as usize].name, method.line, method.name
+        let recursive = self.stack.contains(&m);
+        if recursive || self.stack.len() >= MAX_CALL_DEPTH {
+            let at = format!(
+                "{}:{}",
+                self.p.files[method.file as usize].name, method.line
             );
-            self.note(what);
+            self.note(if recursive {
+                format!("{at}: recursive call of `{}` not followed", method.name)
+            } else {
+                format!(
+                    "{at}: call of `{}` {MAX_CALL_DEPTH} calls deep not followed",
+                    method.name
+                )
+            });
             let mut v = Val::default();
             for l in &locals {
                 v.taint.extend(l.taint.iter().copied());
@@ -1424,6 +1565,13 @@ impl Analysis<'_> {
             library,
             removed_by_mhp: 0,
             notes: self.notes.clone(),
+            spawn_bounded: self
+                .threads
+                .iter()
+                .filter(|t| t.folded)
+                .map(|t| t.name.clone())
+                .collect(),
+            stopped: self.stopped,
             lines: Vec::new(),
             keys: self.keys.clone(),
         };
@@ -1479,6 +1627,11 @@ impl Analysed {
         }
         let a1 = self.ancestors(t1);
         let a2 = self.ancestors(t2);
+        // Threads folded onto a thread at or above either one stand for it: no order is known.
+        let folded = |chain: &[usize]| chain.iter().any(|&x| self.threads[x].folded);
+        if folded(&a1) || folded(&a2) {
+            return true;
+        }
         let below = |chain: &[usize], top: usize| -> Option<usize> {
             let i = chain.iter().position(|&x| x == top)?;
             (i > 0).then(|| chain[i - 1])

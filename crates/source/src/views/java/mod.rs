@@ -14,6 +14,7 @@ pub mod ir;
 pub mod lower;
 pub mod models;
 
+use hindsight_budget::Budget;
 use hindsight_report::Report;
 use hindsight_syntax::{Diagnostic, Position};
 use hindsight_views::sensors::{HIGH_LEVEL_RACE, STALE_VALUE};
@@ -92,6 +93,16 @@ pub fn analyse_java(
     inputs: &[(String, String)],
     options: &JavaOptions,
 ) -> Result<JavaRun, Diagnostic> {
+    analyse_java_within(inputs, options, &Budget::unlimited())
+}
+
+/// [`analyse_java`] within `budget`: once it is spent the walk stops and what it saw is
+/// analysed; the report says which limit was reached (and is *unknown* without findings).
+pub fn analyse_java_within(
+    inputs: &[(String, String)],
+    options: &JavaOptions,
+    budget: &Budget,
+) -> Result<JavaRun, Diagnostic> {
     let models = load_models(options)?;
     let mut warnings = Vec::new();
     let Some(program) = lower_files(inputs, options, &models, &mut warnings)? else {
@@ -104,13 +115,22 @@ pub fn analyse_java(
             None => Diagnostic::error("views", Position::File, "no Java file given"),
         });
     };
-    let mut a = analysis::analyse(
-        &program,
-        &models,
-        analysis::Options {
-            library: options.library,
-        },
-    );
+    let analysis_options = analysis::Options {
+        library: options.library,
+    };
+    // Call chains are walked recursively, as deep as the program's (up to
+    // `analysis::MAX_CALL_DEPTH`): on a thread whose stack holds them.
+    let mut a = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("views-java".into())
+            .stack_size(analysis::STACK_BYTES)
+            .spawn_scoped(scope, || {
+                analysis::analyse(&program, &models, analysis_options, budget)
+            })
+            .expect("the analysis thread starts")
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    });
     a.set_lines(
         program
             .files
@@ -121,7 +141,7 @@ pub fn analyse_java(
     for n in program.notes.iter().chain(&a.notes) {
         warnings.push(Diagnostic::warning("views", Position::File, n.clone()));
     }
-    let report = report(&a, inputs);
+    let report = report(&a, inputs, budget);
     let mut run = JavaRun { report, warnings };
     run.report.warnings = run.warnings.iter().map(Diagnostic::to_string).collect();
     Ok(run)
@@ -130,7 +150,7 @@ pub fn analyse_java(
 /// The line saying what library mode assumes.
 pub const LIBRARY_NOTE: &str = "library mode: no second thread is started, so every public method of the analysed classes is taken to run concurrently with every other and with itself (MoTH's assumption)";
 
-fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
+fn report(a: &analysis::Analysed, inputs: &[(String, String)], budget: &Budget) -> Report {
     let k = &a.knowledge;
     let mut report = Report::new("views");
     let names: Vec<Value> = inputs.iter().map(|i| Value::from(i.0.clone())).collect();
@@ -236,11 +256,31 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)]) -> Report {
     report
         .summary
         .insert("removed_by_mhp".into(), Value::from(a.removed_by_mhp));
+    if !a.spawn_bounded.is_empty() {
+        text.push_str(&format!(
+            "{} start threads of their own class: at most {} threads of one class (of what they run) are walked along a chain of starts, deeper ones are folded onto the nearest (its copy ` [2]` stands for them) and every thread from it down is taken to run in parallel with every other\n",
+            a.spawn_bounded.join(", "),
+            analysis::SPAWN_COPIES
+        ));
+        report
+            .summary
+            .insert("spawn_copies".into(), Value::from(analysis::SPAWN_COPIES));
+        report
+            .summary
+            .insert("spawn_bounded".into(), Value::from(a.spawn_bounded.clone()));
+    }
     if a.library {
         text.push_str(&format!("{LIBRARY_NOTE}\n"));
         report
             .summary
             .insert("library_mode".into(), Value::from(LIBRARY_NOTE));
+    }
+    report.note_budget(budget);
+    if let Some(spent) = budget.spent() {
+        text.push_str(&format!(
+            "views: unknown: the budget ran out (--{}); what was not walked was not analysed\n",
+            spent.name()
+        ));
     }
     let summary: Vec<String> = report
         .summary
