@@ -76,7 +76,7 @@ pub trait Observer {
     /// overridden: the default, compiled for each observer, walks the batch calling its own
     /// `on_event` and `on_call` directly, which spares one dynamic call per event and lets
     /// them be inlined into the walk.
-    fn on_batch(&mut self, batch: &mut BatchCursor<'_>) -> Result<(), BatchError> {
+    fn on_batch(&mut self, batch: &mut BatchCursor<'_, '_>) -> Result<(), BatchError> {
         batch.run(self)
     }
 
@@ -316,7 +316,7 @@ pub struct Stopped {
 /// The budget of a pass ([`observe_any_within`]): its clock is polled and the observers'
 /// memory charged every [`hindsight_budget::CHECK_EVERY`] events.
 pub(crate) struct PassBudget<'b> {
-    meter: Meter<'b>,
+    pub(crate) meter: Meter<'b>,
     account: Account<'b>,
     pub(crate) events: u64,
 }
@@ -330,25 +330,31 @@ impl<'b> PassBudget<'b> {
         }
     }
 
-    /// `events` more events were seen: the limit reached, if it was.
+    /// One more event was seen: the limit reached, if it was.
     #[inline]
-    pub(crate) fn seen(
+    pub(crate) fn seen(&mut self, observers: &[&mut dyn Observer]) -> Result<(), Spent> {
+        self.events += 1;
+        self.meter.step()?;
+        if !self.meter.polled() {
+            return Ok(());
+        }
+        let held = observers.iter().map(|o| o.held_bytes()).sum();
+        self.account.hold(held)
+    }
+
+    /// The pipelined pass saw `events` more, the meter stepped at each of them (and `spent`
+    /// the limit that stopped the batch, if one did): the limit reached, if it was.
+    pub(crate) fn seen_batch(
         &mut self,
         events: u64,
+        spent: Option<Spent>,
         observers: &[&mut dyn Observer],
     ) -> Result<(), Spent> {
         self.events += events;
-        if events == 1 {
-            self.meter.step()?;
-            if !self.meter.polled() {
-                return Ok(());
-            }
-        } else {
-            // A batch of the pipelined pass: one poll for all its events.
-            let budget = self.meter.budget();
-            budget.add_steps(events);
-            budget.check()?;
+        if let Some(spent) = spent {
+            return Err(spent);
         }
+        self.meter.poll()?;
         let held = observers.iter().map(|o| o.held_bytes()).sum();
         self.account.hold(held)
     }
@@ -547,7 +553,7 @@ pub fn observe_within<S: EventSource>(
             }
         }
         if let Some(w) = within.as_mut() {
-            if let Err(spent) = w.seen(1, observers) {
+            if let Err(spent) = w.seen(observers) {
                 stopped = Some(Stopped {
                     spent,
                     events: w.events,
