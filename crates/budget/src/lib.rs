@@ -129,6 +129,11 @@ impl Budget {
         self.limits
     }
 
+    /// When the timeout runs out, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// Time since the budget started.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()

@@ -29,6 +29,8 @@ pub struct Accesses {
     writes: Vec<LatestPerThread<Last>>,
     /// What the sets hold, counted as they change.
     bytes: usize,
+    #[cfg(feature = "oracle")]
+    shadow: shadow::Shadow,
 }
 
 impl Accesses {
@@ -45,7 +47,11 @@ impl Accesses {
     /// Checks the access `e` (a write when `write`) of `x` against the earlier ones, `ordered(u)`
     /// being the component for thread `u` of the access's clock in the model's order (which
     /// only grows along a thread), and returns the race with the latest unordered earlier
-    /// access, if any.
+    /// access, if any. The access must then be recorded ([`Accesses::record`]): the check
+    /// drops the last accesses it passes that the access covers (ordered before it, and
+    /// conflicting with all it conflicts with: a write covers reads and writes, a read
+    /// reads), since the models' orders are transitive and agree with the trace's, whatever
+    /// later races with a covered access races with the later access that covers it.
     pub fn check(
         &mut self,
         x: VarId,
@@ -57,21 +63,31 @@ impl Accesses {
         self.ensure(x);
         let t = e.thread;
         let before = |l: &Entry<Last>| l.value.time <= ordered(l.thread);
+        #[cfg(feature = "oracle")]
+        let expected = self.shadow.expected(x, write, t, &before);
         let writes = &mut self.writes[x.index()];
         let mut partner = counted(writes, &mut self.bytes, |w| {
-            w.latest_unordered(t, &before, false)
+            w.latest_unordered(t, &before, write)
         })
         .map(|w| (w, true));
+        let reads = &mut self.reads[x.index()];
+        let r = counted(reads, &mut self.bytes, |r| {
+            r.latest_unordered(t, &before, true)
+        });
         if write {
-            let reads = &mut self.reads[x.index()];
-            let r = counted(reads, &mut self.bytes, |r| {
-                r.latest_unordered(t, &before, false)
-            });
             if let Some(r) = r {
                 if partner.is_none_or(|(w, _)| r.index > w.index) {
                     partner = Some((r, false));
                 }
             }
+        }
+        #[cfg(feature = "oracle")]
+        if let Some(expected) = expected {
+            assert_eq!(
+                partner.map(|(p, w)| (p.index, w)),
+                expected,
+                "the walk's partner is the scan's"
+            );
         }
         let (p, partner_writes) = partner?;
         Some(Race {
@@ -109,6 +125,8 @@ impl Accesses {
                 loc: e.loc,
             },
         };
+        #[cfg(feature = "oracle")]
+        self.shadow.record(x, write, entry);
         counted(lasts, &mut self.bytes, |l| l.record(entry));
     }
 
@@ -251,5 +269,70 @@ impl Locksets {
     /// The bytes the interned sets take (counted: budgets poll it).
     pub fn bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+/// The scan the walk replaced, kept beside it in the test builds (feature `oracle`) while a
+/// trace has few threads: every check asserts that both find the same partner.
+#[cfg(feature = "oracle")]
+mod shadow {
+    use super::Last;
+    use hindsight_order::Entry;
+    use hindsight_trace::{ThreadId, VarId};
+    use rustc_hash::FxHashMap;
+
+    /// Past this many threads the scan is given up (it would make the tests quadratic).
+    const THREADS: usize = 64;
+
+    #[derive(Default)]
+    pub struct Shadow {
+        lasts: FxHashMap<(VarId, bool), Vec<Option<Entry<Last>>>>,
+        off: bool,
+    }
+
+    impl Shadow {
+        /// The partner of the scan of every thread's last access, unless the shadow is off.
+        pub fn expected(
+            &mut self,
+            x: VarId,
+            write: bool,
+            t: ThreadId,
+            before: &impl Fn(&Entry<Last>) -> bool,
+        ) -> Option<Option<(u64, bool)>> {
+            if self.off {
+                return None;
+            }
+            let latest = |writes: bool| {
+                self.lasts
+                    .get(&(x, writes))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|l| l.thread != t && !before(l))
+                    .max_by_key(|l| l.index)
+                    .map(|l| (l.index, writes))
+            };
+            let w = latest(true);
+            let r = if write { latest(false) } else { None };
+            Some(match (w, r) {
+                (Some(w), Some(r)) => Some(if r.0 > w.0 { r } else { w }),
+                (w, r) => w.or(r),
+            })
+        }
+
+        pub fn record(&mut self, x: VarId, write: bool, entry: Entry<Last>) {
+            if entry.thread.index() >= THREADS {
+                self.off = true;
+                self.lasts.clear();
+            }
+            if self.off {
+                return;
+            }
+            let lasts = self.lasts.entry((x, write)).or_default();
+            if lasts.len() <= entry.thread.index() {
+                lasts.resize(entry.thread.index() + 1, None);
+            }
+            lasts[entry.thread.index()] = Some(entry);
+        }
     }
 }

@@ -12,6 +12,7 @@ use hindsight_trace::{
 };
 use serde_json::{Map, Value};
 use std::cell::{Cell, Ref, RefCell};
+use std::time::Instant;
 
 /// What the streaming pass hands events to. `on_event` sees events in trace order, each with
 /// the happens-before state positioned at it (`hb.clock(e.thread)` is the event's vector
@@ -54,6 +55,12 @@ pub trait Observer {
     fn reads_happens_before(&self) -> bool {
         true
     }
+
+    /// The deadline of the pass's budget, told before the first event: for an observer whose
+    /// single event may take long (a check against every thread's accesses), to stop its
+    /// work on that event once the deadline has passed, leaving that event unreported; the
+    /// pass sees the spent budget at its next poll. The default ignores it.
+    fn set_deadline(&mut self, _deadline: Option<Instant>) {}
 
     /// Sees one event. An error (e.g. a call of a method the analysis' spec does not declare)
     /// stops the run; the driver adds the event's position.
@@ -313,6 +320,15 @@ pub struct Stopped {
     pub events: u64,
 }
 
+/// Tells every observer the deadline of `budget`, if there is one.
+pub(crate) fn tell_deadline(observers: &mut [&mut dyn Observer], budget: Option<&Budget>) {
+    if let Some(deadline) = budget.and_then(Budget::deadline) {
+        for o in observers.iter_mut() {
+            o.set_deadline(Some(deadline));
+        }
+    }
+}
+
 /// The budget of a pass ([`observe_any_within`]): its clock is polled and the observers'
 /// memory charged every [`hindsight_budget::CHECK_EVERY`] events.
 pub(crate) struct PassBudget<'b> {
@@ -510,6 +526,7 @@ pub fn observe_within<S: EventSource>(
     budget: Option<&Budget>,
 ) -> Result<Pass, TraceError> {
     let mut within = budget.map(PassBudget::new);
+    tell_deadline(observers, budget);
     let mut stopped = None;
     let needs_lock_valid = observers
         .iter()

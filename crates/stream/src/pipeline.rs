@@ -205,6 +205,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
     budget: Option<&Budget>,
 ) -> Result<Pass, TraceError> {
     let batch_events = batch_events.max(1);
+    crate::driver::tell_deadline(observers, budget);
     let stop = Arc::new(AtomicBool::new(false));
     let stop_reading = Arc::clone(&stop);
     let needs_lock_valid = observers
