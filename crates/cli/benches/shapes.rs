@@ -41,7 +41,7 @@ const ANALYSES: [&str; 9] = [
 fn analyses(name: &str) -> Vec<Box<dyn Analysis>> {
     let options = Options {
         granularity: Granularity::Grouped,
-        witnesses: true,
+        witnesses: false,
     };
     let commute = || {
         let loaded = load(builtin("map").expect("shipped"), "map", false).expect("loads");

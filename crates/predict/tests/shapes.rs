@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 fn analyses(name: &str) -> Vec<Box<dyn Analysis>> {
     let options = Options {
         granularity: Granularity::Grouped,
-        witnesses: true,
+        witnesses: false,
     };
     let commute = || {
         let loaded = load(builtin("map").expect("shipped"), "map", false).expect("loads");
