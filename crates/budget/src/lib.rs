@@ -129,6 +129,11 @@ impl Budget {
         self.limits
     }
 
+    /// When the timeout runs out, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// Time since the budget started.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
@@ -166,6 +171,17 @@ impl Budget {
         }
         match self.deadline {
             Some(d) if Instant::now() >= d => Err(self.mark(Spent::Time)),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Budget::check`] with the clock read already.
+    fn check_at(&self, now: Instant) -> Result<(), Spent> {
+        if let Some(spent) = self.spent() {
+            return Err(spent);
+        }
+        match self.deadline {
+            Some(d) if now >= d => Err(self.mark(Spent::Time)),
             _ => Ok(()),
         }
     }
@@ -239,27 +255,39 @@ impl Reading {
 }
 
 /// Counts the steps of one loop on one thread and polls the budget every [`CHECK_EVERY`]
-/// of them; the steps not yet added to the budget are added when it is dropped.
+/// of them, or sooner where steps are slow: when the steps between two polls took longer than
+/// [`POLL_GAP`], the meter polls after fewer steps (down to every step), and back up to
+/// [`CHECK_EVERY`] as they speed up again, so that a loop whose steps grow costly (an access
+/// checked against a hundred thousand threads) still sees its deadline on time. The steps not
+/// yet added to the budget are added when it is dropped.
 #[derive(Debug)]
 pub struct Meter<'a> {
     budget: &'a Budget,
     unpolled: u64,
+    /// Steps between two polls.
+    every: u64,
+    last_poll: Option<Instant>,
 }
+
+/// The longest a [`Meter`] aims to go without reading the clock.
+pub const POLL_GAP: Duration = Duration::from_millis(10);
 
 impl<'a> Meter<'a> {
     pub fn new(budget: &'a Budget) -> Meter<'a> {
         Meter {
             budget,
             unpolled: 0,
+            every: CHECK_EVERY,
+            last_poll: None,
         }
     }
 
     /// One more step: an error once the budget is spent (seen at most [`CHECK_EVERY`] steps
-    /// late).
+    /// late, and about [`POLL_GAP`] late when steps are slow).
     #[inline(always)]
     pub fn step(&mut self) -> Result<(), Spent> {
         self.unpolled += 1;
-        if self.unpolled >= CHECK_EVERY {
+        if self.unpolled >= self.every {
             return self.poll();
         }
         Ok(())
@@ -279,7 +307,17 @@ impl<'a> Meter<'a> {
     pub fn poll(&mut self) -> Result<(), Spent> {
         self.budget.add_steps(self.unpolled);
         self.unpolled = 0;
-        self.budget.check()
+        let now = Instant::now();
+        if let Some(last) = self.last_poll {
+            let gap = now.saturating_duration_since(last);
+            if gap > POLL_GAP {
+                self.every = (self.every / 8).max(1);
+            } else if gap < POLL_GAP / 8 && self.every < CHECK_EVERY {
+                self.every = (self.every * 2).min(CHECK_EVERY);
+            }
+        }
+        self.last_poll = Some(now);
+        self.budget.check_at(now)
     }
 
     /// Whether the last step polled the budget: the moment for the loop's rarer duties (saying

@@ -245,6 +245,11 @@ pub enum Command {
         /// Treat a history without operations as an error (exit status 2), not a warning.
         #[arg(long)]
         strict: bool,
+        /// Check every key (every independent part) even once one key is not linearizable,
+        /// which decides the history: by default the keys not yet checked then are listed as
+        /// not checked (`parts_not_checked`, `keys_not_checked`). Every key is on the budget.
+        #[arg(long)]
+        all_keys: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,

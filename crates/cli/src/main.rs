@@ -249,17 +249,38 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             init,
             budget,
             strict,
+            all_keys,
             format,
         } => {
-            let text = read_text(&history)?;
             let running = budget.start("lin");
-            let report = hindsight_history::analyse(
+            // Standard input may never end: it is read on the budget.
+            let text = if history.as_os_str() == "-" {
+                let read = hindsight_history::read_within(&mut std::io::stdin(), &running.budget)
+                    .map_err(|e| anyhow::anyhow!("<stdin>: error: {e}"))?;
+                match read {
+                    Some(text) => text,
+                    None => {
+                        let report = hindsight_history::unread_report(&running.budget);
+                        running.done();
+                        print_report(&report, format)?;
+                        return Ok(report.exit_code() as u8);
+                    }
+                }
+            } else {
+                read_text(&history)?
+            };
+            let options = hindsight_history::CheckOptions {
+                all_parts: all_keys,
+                ..Default::default()
+            };
+            let report = hindsight_history::analyse_with(
                 &text,
                 &input_name(&history),
                 &model,
                 init.as_deref(),
                 &running.budget,
                 strict,
+                &options,
             );
             running.done();
             let report = report?;

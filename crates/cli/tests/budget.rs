@@ -652,3 +652,54 @@ fn trace_commands_show_events_per_second() {
         out.stderr
     );
 }
+
+/// An endless history on standard input (a generator that never stops writing): `lin` reads
+/// it on the budget, and stops at the timeout with exit 3 rather than reading until the
+/// machine's memory runs out; the same under a memory limit.
+#[test]
+fn lin_reads_an_endless_standard_input_on_the_budget() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    for limit in [["--timeout", "1"], ["--memory-limit", "20M"]] {
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+            .args(["lin", "-", "--format", "json"])
+            .args(limit)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start hindsight");
+        let mut stdin = child.stdin.take().expect("piped");
+        let writer = std::thread::spawn(move || {
+            let mut line = 0u64;
+            let mut batch = String::new();
+            loop {
+                batch.clear();
+                for _ in 0..1000 {
+                    line += 1;
+                    batch.push_str(&format!(
+                        "{{\"process\":{},\"type\":\"invoke\",\"f\":\"write\",\"value\":{line}}}\n",
+                        line % 7
+                    ));
+                }
+                // The reader stops and closes the pipe: the generator ends there.
+                if stdin.write_all(batch.as_bytes()).is_err() {
+                    return;
+                }
+            }
+        });
+        let out = child.wait_with_output().expect("hindsight ends");
+        let took = started.elapsed();
+        writer.join().expect("the generator ends");
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{limit:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(took < Duration::from_secs(8), "{limit:?}: {took:?}");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        assert_eq!(report["summary"]["verdict"], "unknown", "{report}");
+    }
+}

@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How to search. Time and memory are the [`Budget`]'s, which all parts share: the memory
 /// limit is one total across the parts that run in parallel, not one per part.
@@ -39,6 +40,10 @@ pub struct CheckOptions {
     pub parallel: bool,
     /// Give up with [`Verdict::Unknown`] once a part has memoized this many states.
     pub max_states: usize,
+    /// Check every part even once one is not linearizable (which decides the history): by
+    /// default the parts not yet checked then are [`Verdict::NotChecked`], and those being
+    /// checked stop.
+    pub all_parts: bool,
 }
 
 impl Default for CheckOptions {
@@ -46,6 +51,7 @@ impl Default for CheckOptions {
         CheckOptions {
             parallel: true,
             max_states: 20_000_000,
+            all_parts: false,
         }
     }
 }
@@ -57,6 +63,9 @@ pub enum Verdict {
     NotLinearizable,
     /// The search stopped (timeout or state limit) before deciding.
     Unknown,
+    /// A part not checked, or not to the end: another part had decided the history (it is
+    /// not linearizable). Never the verdict of a whole history.
+    NotChecked,
 }
 
 /// The answer for one independent part of the history.
@@ -82,6 +91,22 @@ pub struct PartitionResult {
     pub spent: Option<Spent>,
 }
 
+impl PartitionResult {
+    /// A part left unchecked (see [`Verdict::NotChecked`]).
+    fn not_checked(ops: Vec<usize>) -> PartitionResult {
+        PartitionResult {
+            ops,
+            verdict: Verdict::NotChecked,
+            prefix: Vec::new(),
+            state: None,
+            stuck: Vec::new(),
+            explored: 0,
+            memory: 0,
+            spent: None,
+        }
+    }
+}
+
 /// The answer for a history.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -99,8 +124,15 @@ pub fn check(
 ) -> Outcome {
     let parts = model.partition(history);
     budget.add_total(parts.len() as u64);
+    // Set once a part is not linearizable: the history is decided.
+    let decided = AtomicBool::new(false);
+    let stop = (!options.all_parts).then_some(&decided);
     let run = |ops: &Vec<usize>| {
         let part: Vec<&Op> = ops.iter().map(|&i| &history.ops[i]).collect();
+        if stop.is_some_and(|d| d.load(Ordering::Relaxed)) {
+            budget.add_done(1);
+            return PartitionResult::not_checked(ops.clone());
+        }
         let mut r = match budget.check() {
             // A part that never started once the budget is spent costs no allocation.
             Err(spent) => PartitionResult {
@@ -113,8 +145,11 @@ pub fn check(
                 memory: 0,
                 spent: Some(spent),
             },
-            Ok(()) => Search::new(&part, model).run(budget, options.max_states),
+            Ok(()) => Search::new(&part, model).run(budget, options.max_states, stop),
         };
+        if r.verdict == Verdict::NotLinearizable {
+            decided.store(true, Ordering::Relaxed);
+        }
         r.memory = r.explored * per_state(part.len()) as u64;
         budget.add_done(1);
         r
@@ -531,7 +566,14 @@ impl<'a> Search<'a> {
         (memo + transitions + states) as u64
     }
 
-    fn run(mut self, budget: &Budget, max_states: usize) -> PartitionResult {
+    /// Searches until the part is decided, the budget is spent or `decided` (another part
+    /// decided the history) is set.
+    fn run(
+        mut self,
+        budget: &Budget,
+        max_states: usize,
+        decided: Option<&AtomicBool>,
+    ) -> PartitionResult {
         let mut meter = Meter::new(budget);
         let mut account = Account::new(budget);
         // At a point of the search not visited before: read-only operations go first.
@@ -546,6 +588,9 @@ impl<'a> Search<'a> {
                 }
                 if self.memo.len() >= max_states {
                     return self.stopped(None);
+                }
+                if decided.is_some_and(|d| d.load(Ordering::Relaxed)) {
+                    return self.result(Verdict::NotChecked);
                 }
             }
             if fresh {

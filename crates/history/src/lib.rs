@@ -20,4 +20,4 @@ pub mod simulate;
 pub use check::{check, CheckOptions, Outcome, PartitionResult, Verdict};
 pub use models::{choose_model, model_by_name, Model, MODELS};
 pub use parse::{History, Op, Val};
-pub use report::{analyse, parse_init};
+pub use report::{analyse, analyse_with, parse_init, read_within, unread_report};

@@ -98,6 +98,28 @@ pub fn analyse(
     budget: &Budget,
     strict: bool,
 ) -> Result<Report, Diagnostic> {
+    analyse_with(
+        text,
+        input,
+        model_name,
+        init,
+        budget,
+        strict,
+        &CheckOptions::default(),
+    )
+}
+
+/// [`analyse`] searching as `options` say (`all_parts`: every key checked, even once one has
+/// decided the history).
+pub fn analyse_with(
+    text: &str,
+    input: &str,
+    model_name: &str,
+    init: Option<&str>,
+    budget: &Budget,
+    strict: bool,
+    options: &CheckOptions,
+) -> Result<Report, Diagnostic> {
     let auto = model_name == "auto";
     if !auto && !MODELS.contains(&model_name) {
         return Err(Diagnostic::usage(format!(
@@ -137,7 +159,7 @@ pub fn analyse(
         }
     }
     let started = Instant::now();
-    let outcome = check(&history, model.as_ref(), &CheckOptions::default(), budget);
+    let outcome = check(&history, model.as_ref(), options, budget);
     let elapsed = started.elapsed();
 
     let mut report = Report::new("lin");
@@ -217,6 +239,7 @@ pub fn analyse(
         Verdict::Linearizable => "linearizable",
         Verdict::NotLinearizable => "not-linearizable",
         Verdict::Unknown => "unknown",
+        Verdict::NotChecked => unreachable!("a history is decided or unknown"),
     };
     report
         .summary
@@ -245,6 +268,28 @@ pub fn analyse(
         .iter()
         .filter(|p| p.verdict == Verdict::Unknown)
         .collect();
+    let not_checked: Vec<&PartitionResult> = outcome
+        .partitions
+        .iter()
+        .filter(|p| p.verdict == Verdict::NotChecked)
+        .collect();
+    if !not_checked.is_empty() {
+        // The history was decided by a part not linearizable; `--all-keys` checks these too.
+        report
+            .summary
+            .insert("parts_not_checked".into(), Value::from(not_checked.len()));
+        let keys: Vec<String> = not_checked
+            .iter()
+            .filter_map(|p| p.ops.first().and_then(|&i| history.ops[i].key.as_ref()))
+            .take(NOT_CHECKED_SHOWN)
+            .map(|k| k.to_string())
+            .collect();
+        if !keys.is_empty() {
+            report
+                .summary
+                .insert("keys_not_checked".into(), Value::from(keys));
+        }
+    }
     if !unknown.is_empty() {
         report.summary.insert(
             "parts_decided".into(),
@@ -274,6 +319,10 @@ pub fn analyse(
     }
     Ok(report)
 }
+
+/// The most keys of parts not checked named in the summary (`parts_not_checked` counts them
+/// all).
+const NOT_CHECKED_SHOWN: usize = 20;
 
 /// The most parts of a history drawn, and operations drawn of one part.
 const PARTS_DRAWN: usize = 20;
@@ -345,6 +394,7 @@ fn figures(
                     Verdict::Linearizable => "linearizable",
                     Verdict::NotLinearizable => "not linearizable",
                     Verdict::Unknown => "unknown",
+                    Verdict::NotChecked => "not checked",
                 }
                 .to_owned(),
                 clients: clients.iter().map(|c| format!("process {c}")).collect(),
@@ -377,4 +427,58 @@ fn undecided(history: &History, unknown: &[&PartitionResult]) -> Vec<Value> {
             Value::Object(part)
         })
         .collect()
+}
+
+/// The bytes read at a time from a history stream between two polls of the budget.
+const READ_CHUNK: usize = 1 << 16;
+
+/// Reads a history from `source` (standard input, say) within `budget`: its clock polled and
+/// the bytes read charged to its memory limit as they arrive, so that an endless stream stops
+/// at the limit rather than growing until the machine runs out. `Ok(None)`: the budget ran
+/// out while reading (the report is then [`unread_report`]). A byte-order mark is dropped.
+pub fn read_within(
+    source: &mut dyn std::io::Read,
+    budget: &Budget,
+) -> std::io::Result<Option<String>> {
+    let mut account = hindsight_budget::Account::new(budget);
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        let n = match source.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        if account.hold(bytes.capacity() as u64).is_err() || budget.check().is_err() {
+            return Ok(None);
+        }
+    }
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("byte {}: not UTF-8", e.utf8_error().valid_up_to()),
+        )
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(Some(text))
+}
+
+/// The report of a history whose reading the budget stopped ([`read_within`]): unknown, with
+/// the limits and the one reached.
+pub fn unread_report(budget: &Budget) -> Report {
+    let mut report = Report::new("lin");
+    report
+        .summary
+        .insert("verdict".into(), Value::from("unknown"));
+    report.summary.insert(
+        "stopped".into(),
+        Value::from("while reading the history: the budget ran out"),
+    );
+    report.unknown = true;
+    report.note_budget(budget);
+    report
 }

@@ -9,8 +9,10 @@
 
 pub mod clock;
 pub mod hb;
+pub mod latest;
 #[cfg(feature = "oracle")]
 pub mod reference;
 
 pub use clock::{join_into, Epoch, VectorClock};
 pub use hb::HappensBefore;
+pub use latest::{Entry, LatestPerThread};

@@ -1,63 +1,57 @@
 //! What the vector-clock models keep per variable: each thread's last read and last write,
 //! stamped with the thread's local time in the model's order and in happens-before. A later
 //! access races with some earlier access of thread `u` exactly when it races with `u`'s last
-//! one (an earlier access of `u` is ordered before that one by thread order), so the check is a
-//! scan of one entry per thread.
+//! one (an earlier access of `u` is ordered before that one by thread order). The last accesses
+//! are kept in trace order, and the check walks them from the latest down to the first one
+//! unordered with the access ([`hindsight_order::latest`]): concurrent threads are found at
+//! once, and what the walk passes is remembered for the thread, so that many threads on one
+//! variable cost no scan of them all at every access.
 
 use crate::found::{Access, Race};
-use hindsight_order::HappensBefore;
+use hindsight_order::{Entry, HappensBefore, LatestPerThread};
 use hindsight_trace::{Event, LocId, LockId, Op, ThreadId, VarId};
 use rustc_hash::FxHashMap;
 
-/// The last access of one thread to one variable (`time == 0`: none).
-#[derive(Clone, Copy, Debug, Default)]
+/// The last access of one thread to one variable (its thread and index are the entry's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Last {
     /// The thread's own component of its clock in the model's order.
     time: u32,
     /// The same in happens-before (FastTrack's epoch).
     hb: u32,
-    index: u64,
     loc: Option<LocId>,
 }
 
 /// The last reads and writes of every variable, per thread.
 #[derive(Default)]
 pub struct Accesses {
-    reads: Vec<Vec<Last>>,
-    writes: Vec<Vec<Last>>,
-    /// What the vectors have allocated, counted as they grow.
+    reads: Vec<LatestPerThread<Last>>,
+    writes: Vec<LatestPerThread<Last>>,
+    /// What the sets hold, counted as they change.
     bytes: usize,
-}
-
-fn latest_unordered(
-    lasts: &[Last],
-    t: ThreadId,
-    ordered: &impl Fn(ThreadId) -> u32,
-) -> Option<(ThreadId, Last)> {
-    let mut best: Option<(ThreadId, Last)> = None;
-    for (u, last) in lasts.iter().enumerate() {
-        let u = ThreadId(u as u32);
-        if u != t && last.time > ordered(u) && best.is_none_or(|(_, b)| last.index > b.index) {
-            best = Some((u, *last));
-        }
-    }
-    best
+    #[cfg(feature = "oracle")]
+    shadow: shadow::Shadow,
 }
 
 impl Accesses {
     fn ensure(&mut self, x: VarId) {
         if x.index() >= self.reads.len() {
             let before = self.reads.capacity() + self.writes.capacity();
-            self.reads.resize_with(x.index() + 1, Vec::new);
-            self.writes.resize_with(x.index() + 1, Vec::new);
+            self.reads.resize_with(x.index() + 1, Default::default);
+            self.writes.resize_with(x.index() + 1, Default::default);
             let after = self.reads.capacity() + self.writes.capacity();
-            self.bytes += (after - before) * std::mem::size_of::<Vec<Last>>();
+            self.bytes += (after - before) * std::mem::size_of::<LatestPerThread<Last>>();
         }
     }
 
     /// Checks the access `e` (a write when `write`) of `x` against the earlier ones, `ordered(u)`
-    /// being the component for thread `u` of the access's clock in the model's order, and
-    /// returns the race with the latest unordered earlier access, if any.
+    /// being the component for thread `u` of the access's clock in the model's order (which
+    /// only grows along a thread), and returns the race with the latest unordered earlier
+    /// access, if any. The access must then be recorded ([`Accesses::record`]): the check
+    /// drops the last accesses it passes that the access covers (ordered before it, and
+    /// conflicting with all it conflicts with: a write covers reads and writes, a read
+    /// reads), since the models' orders are transitive and agree with the trace's, whatever
+    /// later races with a covered access races with the later access that covers it.
     pub fn check(
         &mut self,
         x: VarId,
@@ -68,21 +62,40 @@ impl Accesses {
     ) -> Option<Race> {
         self.ensure(x);
         let t = e.thread;
-        let mut partner = latest_unordered(&self.writes[x.index()], t, &ordered).map(|w| (w, true));
+        let before = |l: &Entry<Last>| l.value.time <= ordered(l.thread);
+        #[cfg(feature = "oracle")]
+        let expected = self.shadow.expected(x, write, t, &before);
+        let writes = &mut self.writes[x.index()];
+        let mut partner = counted(writes, &mut self.bytes, |w| {
+            w.latest_unordered(t, &before, write)
+        })
+        .map(|w| (w, true));
+        let reads = &mut self.reads[x.index()];
+        let r = counted(reads, &mut self.bytes, |r| {
+            r.latest_unordered(t, &before, true)
+        });
         if write {
-            if let Some(r) = latest_unordered(&self.reads[x.index()], t, &ordered) {
-                if partner.is_none_or(|((_, w), _)| r.1.index > w.index) {
+            if let Some(r) = r {
+                if partner.is_none_or(|(w, _)| r.index > w.index) {
                     partner = Some((r, false));
                 }
             }
         }
-        let ((u, p), partner_writes) = partner?;
+        #[cfg(feature = "oracle")]
+        if let Some(expected) = expected {
+            assert_eq!(
+                partner.map(|(p, w)| (p.index, w)),
+                expected,
+                "the walk's partner is the scan's"
+            );
+        }
+        let (p, partner_writes) = partner?;
         Some(Race {
             var: x,
             partner: Access {
-                thread: u,
+                thread: p.thread,
                 index: p.index,
-                loc: p.loc,
+                loc: p.value.loc,
                 write: partner_writes,
             },
             racy: Access {
@@ -91,7 +104,7 @@ impl Accesses {
                 loc: e.loc,
                 write,
             },
-            hb_ordered: p.hb <= hb.clock(t).get(u),
+            hb_ordered: p.value.hb <= hb.clock(t).get(p.thread),
         })
     }
 
@@ -103,24 +116,36 @@ impl Accesses {
         } else {
             &mut self.reads[x.index()]
         };
-        let t = e.thread.index();
-        if t >= lasts.len() {
-            let before = lasts.capacity();
-            lasts.resize(t + 1, Last::default());
-            self.bytes += (lasts.capacity() - before) * std::mem::size_of::<Last>();
-        }
-        lasts[t] = Last {
-            time,
-            hb: hb.epoch(e.thread).clock,
+        let entry = Entry {
+            thread: e.thread,
             index: e.index,
-            loc: e.loc,
+            value: Last {
+                time,
+                hb: hb.epoch(e.thread).clock,
+                loc: e.loc,
+            },
         };
+        #[cfg(feature = "oracle")]
+        self.shadow.record(x, write, entry);
+        counted(lasts, &mut self.bytes, |l| l.record(entry));
     }
 
-    /// The bytes held, counted as the vectors grew (no walk: budgets poll it).
+    /// The bytes held, counted as the sets changed (no walk: budgets poll it).
     pub fn bytes(&self) -> usize {
         self.bytes
     }
+}
+
+/// `change(set)`, with `bytes` following what the set holds.
+fn counted<R>(
+    set: &mut LatestPerThread<Last>,
+    bytes: &mut usize,
+    change: impl FnOnce(&mut LatestPerThread<Last>) -> R,
+) -> R {
+    let before = set.bytes();
+    let r = change(set);
+    *bytes = *bytes + set.bytes() - before;
+    r
 }
 
 /// Lock depths per thread: which acquires and releases change whether a thread holds a lock.
@@ -244,5 +269,70 @@ impl Locksets {
     /// The bytes the interned sets take (counted: budgets poll it).
     pub fn bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+/// The scan the walk replaced, kept beside it in the test builds (feature `oracle`) while a
+/// trace has few threads: every check asserts that both find the same partner.
+#[cfg(feature = "oracle")]
+mod shadow {
+    use super::Last;
+    use hindsight_order::Entry;
+    use hindsight_trace::{ThreadId, VarId};
+    use rustc_hash::FxHashMap;
+
+    /// Past this many threads the scan is given up (it would make the tests quadratic).
+    const THREADS: usize = 64;
+
+    #[derive(Default)]
+    pub struct Shadow {
+        lasts: FxHashMap<(VarId, bool), Vec<Option<Entry<Last>>>>,
+        off: bool,
+    }
+
+    impl Shadow {
+        /// The partner of the scan of every thread's last access, unless the shadow is off.
+        pub fn expected(
+            &mut self,
+            x: VarId,
+            write: bool,
+            t: ThreadId,
+            before: &impl Fn(&Entry<Last>) -> bool,
+        ) -> Option<Option<(u64, bool)>> {
+            if self.off {
+                return None;
+            }
+            let latest = |writes: bool| {
+                self.lasts
+                    .get(&(x, writes))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|l| l.thread != t && !before(l))
+                    .max_by_key(|l| l.index)
+                    .map(|l| (l.index, writes))
+            };
+            let w = latest(true);
+            let r = if write { latest(false) } else { None };
+            Some(match (w, r) {
+                (Some(w), Some(r)) => Some(if r.0 > w.0 { r } else { w }),
+                (w, r) => w.or(r),
+            })
+        }
+
+        pub fn record(&mut self, x: VarId, write: bool, entry: Entry<Last>) {
+            if entry.thread.index() >= THREADS {
+                self.off = true;
+                self.lasts.clear();
+            }
+            if self.off {
+                return;
+            }
+            let lasts = self.lasts.entry((x, write)).or_default();
+            if lasts.len() <= entry.thread.index() {
+                lasts.resize(entry.thread.index() + 1, None);
+            }
+            lasts[entry.thread.index()] = Some(entry);
+        }
     }
 }

@@ -12,6 +12,7 @@ use hindsight_trace::{
 };
 use serde_json::{Map, Value};
 use std::cell::{Cell, Ref, RefCell};
+use std::time::Instant;
 
 /// What the streaming pass hands events to. `on_event` sees events in trace order, each with
 /// the happens-before state positioned at it (`hb.clock(e.thread)` is the event's vector
@@ -55,6 +56,12 @@ pub trait Observer {
         true
     }
 
+    /// The deadline of the pass's budget, told before the first event: for an observer whose
+    /// single event may take long (a check against every thread's accesses), to stop its
+    /// work on that event once the deadline has passed, leaving that event unreported; the
+    /// pass sees the spent budget at its next poll. The default ignores it.
+    fn set_deadline(&mut self, _deadline: Option<Instant>) {}
+
     /// Sees one event. An error (e.g. a call of a method the analysis' spec does not declare)
     /// stops the run; the driver adds the event's position.
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind>;
@@ -76,7 +83,7 @@ pub trait Observer {
     /// overridden: the default, compiled for each observer, walks the batch calling its own
     /// `on_event` and `on_call` directly, which spares one dynamic call per event and lets
     /// them be inlined into the walk.
-    fn on_batch(&mut self, batch: &mut BatchCursor<'_>) -> Result<(), BatchError> {
+    fn on_batch(&mut self, batch: &mut BatchCursor<'_, '_>) -> Result<(), BatchError> {
         batch.run(self)
     }
 
@@ -329,10 +336,19 @@ pub struct Stopped {
     pub events: u64,
 }
 
+/// Tells every observer the deadline of `budget`, if there is one.
+pub(crate) fn tell_deadline(observers: &mut [&mut dyn Observer], budget: Option<&Budget>) {
+    if let Some(deadline) = budget.and_then(Budget::deadline) {
+        for o in observers.iter_mut() {
+            o.set_deadline(Some(deadline));
+        }
+    }
+}
+
 /// The budget of a pass ([`observe_any_within`]): its clock is polled and the observers'
 /// memory charged every [`hindsight_budget::CHECK_EVERY`] events.
 pub(crate) struct PassBudget<'b> {
-    meter: Meter<'b>,
+    pub(crate) meter: Meter<'b>,
     account: Account<'b>,
     pub(crate) events: u64,
 }
@@ -346,25 +362,31 @@ impl<'b> PassBudget<'b> {
         }
     }
 
-    /// `events` more events were seen: the limit reached, if it was.
+    /// One more event was seen: the limit reached, if it was.
     #[inline]
-    pub(crate) fn seen(
+    pub(crate) fn seen(&mut self, observers: &[&mut dyn Observer]) -> Result<(), Spent> {
+        self.events += 1;
+        self.meter.step()?;
+        if !self.meter.polled() {
+            return Ok(());
+        }
+        let held = observers.iter().map(|o| o.held_bytes()).sum();
+        self.account.hold(held)
+    }
+
+    /// The pipelined pass saw `events` more, the meter stepped at each of them (and `spent`
+    /// the limit that stopped the batch, if one did): the limit reached, if it was.
+    pub(crate) fn seen_batch(
         &mut self,
         events: u64,
+        spent: Option<Spent>,
         observers: &[&mut dyn Observer],
     ) -> Result<(), Spent> {
         self.events += events;
-        if events == 1 {
-            self.meter.step()?;
-            if !self.meter.polled() {
-                return Ok(());
-            }
-        } else {
-            // A batch of the pipelined pass: one poll for all its events.
-            let budget = self.meter.budget();
-            budget.add_steps(events);
-            budget.check()?;
+        if let Some(spent) = spent {
+            return Err(spent);
         }
+        self.meter.poll()?;
         let held = observers.iter().map(|o| o.held_bytes()).sum();
         self.account.hold(held)
     }
@@ -520,6 +542,7 @@ pub fn observe_within<S: EventSource>(
     budget: Option<&Budget>,
 ) -> Result<Pass, TraceError> {
     let mut within = budget.map(PassBudget::new);
+    tell_deadline(observers, budget);
     let mut stopped = None;
     let needs_lock_valid = observers
         .iter()
@@ -563,7 +586,7 @@ pub fn observe_within<S: EventSource>(
             }
         }
         if let Some(w) = within.as_mut() {
-            if let Err(spent) = w.seen(1, observers) {
+            if let Err(spent) = w.seen(observers) {
                 stopped = Some(Stopped {
                     spent,
                     events: w.events,

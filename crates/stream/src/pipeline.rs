@@ -47,7 +47,7 @@ use crate::driver::{
     finish_pass, lock_invalid, observers, Analysis, FindingSink, FindingsJob, LentCall, Observer,
     OpCounts, Pass, PassBudget, RunOptions, RunOutcome, Stopped,
 };
-use hindsight_budget::Budget;
+use hindsight_budget::{Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::Finding;
 use hindsight_trace::{
@@ -207,6 +207,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
     budget: Option<&Budget>,
 ) -> Result<Pass, TraceError> {
     let batch_events = batch_events.max(1);
+    crate::driver::tell_deadline(observers, budget);
     let stop = Arc::new(AtomicBool::new(false));
     let stop_reading = Arc::clone(&stop);
     let needs_lock_valid = observers
@@ -526,11 +527,15 @@ fn analyse(
             hb_read,
             names: &mut names,
             whole_call: &whole_call,
+            meter: within.as_deref_mut().map(|w| &mut w.meter),
+            seen: 0,
+            spent: None,
         };
         let done = match &mut *observers {
             [one] => one.on_batch(&mut cursor),
             several => cursor.run(&mut Several(several)),
         };
+        let (seen, spent_in_batch) = (cursor.seen, cursor.spent);
         if let Err((i, kind)) = done {
             return Err(TraceError::new(batch.positions[i], kind));
         }
@@ -543,7 +548,7 @@ fn analyse(
             hb_read = crate::driver::still_read(observers, &mut hb);
         }
         if let Some(w) = within.as_deref_mut() {
-            if let Err(spent) = w.seen(batch.len as u64, observers) {
+            if let Err(spent) = w.seen_batch(seen as u64, spent_in_batch, observers) {
                 stop.store(true, Ordering::Relaxed);
                 stopped = Some(Stopped {
                     spent,
@@ -565,7 +570,7 @@ fn analyse(
 /// replica of the reader's names. With a single analysis, stage 2 hands it the whole batch
 /// ([`Analysis::on_batch`]), so that the per-event calls are static and inlined rather than
 /// one dynamic call per event and analysis.
-pub struct BatchCursor<'b> {
+pub struct BatchCursor<'b, 'm> {
     batch: &'b Batch,
     hb: &'b mut HappensBefore,
     /// Whether an observer still reads `hb` (see `Observer::reads_happens_before`); if none
@@ -573,6 +578,13 @@ pub struct BatchCursor<'b> {
     hb_read: bool,
     names: &'b mut Names,
     whole_call: &'b RefCell<Event>,
+    /// The pass's meter, when it runs within a budget: stepped at every event, so that a batch
+    /// of slow events stops at the deadline rather than at the batch's end.
+    meter: Option<&'b mut Meter<'m>>,
+    /// Where the walk stopped: the events of the batch the analyses saw, and the limit reached
+    /// if that stopped it.
+    seen: usize,
+    spent: Option<Spent>,
 }
 
 /// An event the analysis refused: its place in the batch, and why.
@@ -662,7 +674,7 @@ impl EventSink for Several<'_, '_> {
     }
 }
 
-impl BatchCursor<'_> {
+impl BatchCursor<'_, '_> {
     /// Orders every event of the batch and hands it to `sink`, interning each new name just
     /// before the event that defined it.
     #[inline(always)]
@@ -673,8 +685,19 @@ impl BatchCursor<'_> {
             hb_read,
             names,
             whole_call,
+            meter,
+            seen,
+            spent,
         } = self;
         let hb_read = *hb_read;
+        let mut step = |i: usize| match meter.as_deref_mut().map(Meter::step) {
+            Some(Err(limit)) => {
+                *seen = i;
+                *spent = Some(limit);
+                true
+            }
+            _ => false,
+        };
         let events = &batch.events[..batch.len];
         let mut feed = NameFeed::new(batch);
         let mut values = &batch.values[..];
@@ -696,6 +719,9 @@ impl BatchCursor<'_> {
                 }
                 done.map_err(|kind| (i, kind))?;
                 i += 1;
+                if step(i) {
+                    return Ok(());
+                }
             }
             let Some(&BatchCall { head, .. }) = call else {
                 break;
@@ -717,7 +743,11 @@ impl BatchCursor<'_> {
             sink.call(&LentCall::new(place, call, whole_call), hb, names)
                 .map_err(|kind| (i, kind))?;
             i += 1;
+            if step(i) {
+                return Ok(());
+            }
         }
+        *seen = i;
         Ok(())
     }
 }

@@ -3,13 +3,15 @@
 //! happens-before. Every racy access is reported once, with the latest such earlier access.
 //!
 //! The per-variable state keeps, for reads and for writes, only the accesses that a later access
-//! could still race with: an access is dropped once a later access covers it (it happens before
-//! that access, and that access conflicts with everything it conflicts with: a write covers
-//! reads and writes, a read covers reads). Dropping is exact: whenever a dropped access would
-//! race with a future access, so does the access that covered it, which is later in the trace,
-//! so neither the verdict nor the latest partner changes. In the common race-free case each set
-//! is a single FastTrack epoch; it grows only with accesses that really race (or with concurrent
-//! reads, FastTrack's read-shared mode).
+//! could still race with: an access may be dropped once a later access covers it (it happens
+//! before that access, and that access conflicts with everything it conflicts with: a write
+//! covers reads and writes, a read covers reads). Dropping is exact: whenever a dropped access
+//! would race with a future access, so does the access that covered it, which is later in the
+//! trace, so neither the verdict nor the latest partner changes. In the common race-free case
+//! each set is a single FastTrack epoch; it grows only with accesses that really race (or with
+//! concurrent reads, FastTrack's read-shared mode), to one access per thread, and the check of
+//! a set of several walks it from the latest access down and stops at the first unordered one
+//! ([`hindsight_order::latest`]): many threads on one variable cost no scan of them all.
 //!
 //! Racy accesses are reported grouped by default: one finding per distinct (variable, source
 //! location of the earlier access, source location of the racy one), with how many racy
@@ -19,7 +21,7 @@
 
 use crate::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use crate::groups::{count, Granularity, Group, Groups, Site};
-use hindsight_order::{HappensBefore, VectorClock};
+use hindsight_order::{Entry, HappensBefore, LatestPerThread, VectorClock};
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -33,14 +35,6 @@ struct Access {
     clock: u32,
     index: u64,
     loc: Option<LocId>,
-}
-
-impl Access {
-    /// Whether this access happens before an access of thread `t` with clock `vc`.
-    #[inline]
-    fn ordered_before(&self, t: ThreadId, vc: &VectorClock) -> bool {
-        self.thread == t || self.clock <= vc.get(self.thread)
-    }
 }
 
 /// The hot half of a set of accesses: what the check of every access reads. `clock == 0` is the
@@ -86,11 +80,57 @@ struct ColdPair {
     writes: Cold,
 }
 
+/// What a set of several accesses keeps of each (the thread and index are the entry's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kept {
+    clock: u32,
+    loc: Option<LocId>,
+}
+
+/// A set of several accesses: each thread's latest, in trace order (see
+/// [`hindsight_order::latest`] for why the check does not scan them all).
+type Many = LatestPerThread<Kept>;
+
+fn access_of(e: Entry<Kept>) -> Access {
+    Access {
+        thread: e.thread,
+        clock: e.value.clock,
+        index: e.index,
+        loc: e.value.loc,
+    }
+}
+
+fn entry_of(a: Access) -> Entry<Kept> {
+    Entry {
+        thread: a.thread,
+        index: a.index,
+        value: Kept {
+            clock: a.clock,
+            loc: a.loc,
+        },
+    }
+}
+
+/// The sets of several accesses, keyed by variable and "is the write set", and the bytes they
+/// hold (kept up to date as they change, so that a budget may poll it).
+#[derive(Default)]
+struct ManySets {
+    sets: FxHashMap<(VarId, bool), Many>,
+    bytes: usize,
+}
+
 /// One set of accesses (the reads or the writes of a variable), spread over its three homes.
+///
+/// A set of several accesses keeps, besides the accesses no later one covers, some that a
+/// later one does (an access is dropped when a check passes over it, not whenever it becomes
+/// covered, which would take a scan of the set): a covered access never changes an answer,
+/// since the access that covers it is later in the trace and unordered with every access it
+/// is unordered with. The set keeps one access per thread, so what it holds stays bounded by
+/// the threads.
 struct Set<'a> {
     slot: &'a mut Slot,
     cold: &'a mut Cold,
-    many: &'a mut FxHashMap<(VarId, bool), Vec<Access>>,
+    many: &'a mut ManySets,
     key: (VarId, bool),
 }
 
@@ -117,95 +157,124 @@ impl Set<'_> {
         };
     }
 
-    /// Leaves the several-access state if `list` has shrunk to one access or none.
-    fn settle(&mut self, list: Vec<Access>) {
-        match list.as_slice() {
-            [] => *self.slot = Slot::default(),
-            [a] => self.set_single(*a),
-            _ => {
-                self.many.insert(self.key, list);
-            }
-        }
-    }
-
-    fn take_many(&mut self) -> Vec<Access> {
-        self.many.remove(&self.key).unwrap_or_default()
-    }
-
     /// Whether the set is empty or its single access happens before an access of `t` at
     /// `vc`: the common case, decided from the hot half alone.
     #[inline(always)]
     fn single_or_empty_ordered(&self, t: ThreadId, vc: &VectorClock) -> bool {
-        let s = *self.slot;
-        s.clock == 0
-            || (s.thread != MANY && (s.thread == t.0 || s.clock <= vc.get(ThreadId(s.thread))))
+        single_or_empty_ordered(*self.slot, t, vc)
     }
 
-    /// The latest access of the set unordered with an access of `t` at `vc`.
+    /// The latest access of the set unordered with an access of `t` at `vc`. With `covers`
+    /// (the access covers the set's), the accesses the check passes over are dropped.
     #[inline(always)]
-    fn latest_unordered(&self, t: ThreadId, vc: &VectorClock) -> Option<Access> {
+    fn latest_unordered(&mut self, t: ThreadId, vc: &VectorClock, covers: bool) -> Option<Access> {
         if self.single_or_empty_ordered(t, vc) {
+            if covers {
+                *self.slot = Slot::default();
+            }
             None
         } else if self.slot.thread != MANY {
             Some(self.single())
         } else {
-            self.latest_unordered_of_many(t, vc)
+            self.latest_unordered_of_many(t, vc, covers)
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn latest_unordered_of_many(&self, t: ThreadId, vc: &VectorClock) -> Option<Access> {
-        self.many
-            .get(&self.key)
-            .into_iter()
-            .flatten()
-            .filter(|a| !a.ordered_before(t, vc))
-            .max_by_key(|a| a.index)
-            .copied()
+    fn latest_unordered_of_many(
+        &mut self,
+        t: ThreadId,
+        vc: &VectorClock,
+        covers: bool,
+    ) -> Option<Access> {
+        let set = self
+            .many
+            .sets
+            .get_mut(&self.key)
+            .expect("a set of several accesses is kept");
+        let before = set.bytes();
+        let ordered = |e: &Entry<Kept>| e.value.clock <= vc.get(e.thread);
+        let found = set.latest_unordered(t, ordered, covers).map(access_of);
+        let (after, len) = (set.bytes(), set.len());
+        self.many.bytes = self.many.bytes + after - before;
+        if len <= 1 {
+            self.settle();
+        }
+        found
     }
 
-    /// Drops the accesses covered by `new` (ordered before it) and adds `new`.
+    /// Adds `new`, the latest access; the set holds no access of its thread but those the
+    /// set may keep (see [`Set`]).
     #[inline(always)]
-    fn cover_with(&mut self, new: Access, vc: &VectorClock) {
-        if self.single_or_empty_ordered(new.thread, vc) {
+    fn add(&mut self, new: Access) {
+        if self.slot.clock == 0 || (self.slot.thread == new.thread.0) {
             self.set_single(new);
         } else {
-            self.add_to_many(new, vc);
+            self.add_to_many(new);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn add_to_many(&mut self, new: Access, vc: &VectorClock) {
-        let mut list = if self.slot.thread == MANY {
-            let mut list = self.take_many();
-            list.retain(|a| !a.ordered_before(new.thread, vc));
-            list
+    fn add_to_many(&mut self, new: Access) {
+        let (set, before) = if self.slot.thread == MANY {
+            let set = self
+                .many
+                .sets
+                .get_mut(&self.key)
+                .expect("a set of several accesses is kept");
+            let before = set.bytes();
+            (set, before)
         } else {
-            vec![self.single()]
+            let mut set = Many::default();
+            set.record(entry_of(self.single()));
+            self.slot.thread = MANY;
+            (self.many.sets.entry(self.key).or_insert(set), 0)
         };
-        list.push(new);
-        self.slot.thread = MANY;
-        self.settle(list);
+        set.record(entry_of(new));
+        self.many.bytes = self.many.bytes + set.bytes() - before;
     }
 
-    /// Drops the accesses ordered before an access of `t` at `vc` (a write covers reads).
+    /// Drops `t`'s access, covered by an access of `t` that conflicts with it.
     #[inline(always)]
-    fn drop_covered(&mut self, t: ThreadId, vc: &VectorClock) {
-        if self.single_or_empty_ordered(t, vc) {
+    fn drop_thread(&mut self, t: ThreadId) {
+        if self.slot.thread == t.0 {
             *self.slot = Slot::default();
         } else if self.slot.thread == MANY {
-            self.drop_covered_of_many(t, vc);
+            self.drop_thread_of_many(t);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn drop_covered_of_many(&mut self, t: ThreadId, vc: &VectorClock) {
-        let mut list = self.take_many();
-        list.retain(|a| !a.ordered_before(t, vc));
-        self.settle(list);
+    fn drop_thread_of_many(&mut self, t: ThreadId) {
+        let set = self
+            .many
+            .sets
+            .get_mut(&self.key)
+            .expect("a set of several accesses is kept");
+        let before = set.bytes();
+        set.remove(t);
+        let (after, len) = (set.bytes(), set.len());
+        self.many.bytes = self.many.bytes + after - before;
+        if len <= 1 {
+            self.settle();
+        }
+    }
+
+    /// Leaves the several-access state for the single access or the empty set it shrank to.
+    fn settle(&mut self) {
+        let set = self
+            .many
+            .sets
+            .remove(&self.key)
+            .expect("a set of several accesses is kept");
+        self.many.bytes -= set.bytes();
+        match set.last() {
+            None => *self.slot = Slot::default(),
+            Some(e) => self.set_single(access_of(e)),
+        }
     }
 }
 
@@ -232,8 +301,8 @@ type RaceKey = (VarId, Site, Site);
 pub struct Races {
     hot: Vec<Hot>,
     cold: Vec<ColdPair>,
-    /// Sets of several accesses, keyed by variable and "is the write set".
-    many: FxHashMap<(VarId, bool), Vec<Access>>,
+    /// Sets of several accesses.
+    many: ManySets,
     granularity: Granularity,
     /// Every racy access not yet handed over to a findings job (every-event reports only).
     races: Vec<Race>,
@@ -324,9 +393,10 @@ impl Races {
             many: &mut self.many,
             key: (x, true),
         };
-        let mut partner = writes.latest_unordered(t, vc).map(|w| (w, true));
+        // A write covers the writes it is ordered after; a read covers none of them.
+        let mut partner = writes.latest_unordered(t, vc, write).map(|w| (w, true));
         if write {
-            writes.cover_with(me, vc);
+            writes.add(me);
         }
         let mut reads = Set {
             slot: &mut hot.reads,
@@ -334,15 +404,17 @@ impl Races {
             many: &mut self.many,
             key: (x, false),
         };
+        // Either access covers the reads it is ordered after; only a write races with them.
+        let r = reads.latest_unordered(t, vc, true);
         if write {
-            if let Some(r) = reads.latest_unordered(t, vc) {
+            if let Some(r) = r {
                 if partner.is_none_or(|(w, _)| r.index > w.index) {
                     partner = Some((r, false));
                 }
             }
-            reads.drop_covered(t, vc);
+            reads.drop_thread(t);
         } else {
-            reads.cover_with(me, vc);
+            reads.add(me);
         }
         if let Some(p) = partner {
             self.found(Race {
@@ -450,14 +522,15 @@ impl Observer for Races {
         "races"
     }
 
-    /// The per-variable tables, the access sets' table (not the sets in it), the racy
-    /// accesses not yet handed over and the groups.
+    /// The per-variable tables, the sets of several accesses, the racy accesses not yet
+    /// handed over and the groups.
     fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
-        let many = size_of::<((VarId, bool), Vec<Access>)>() + 1 + 2 * size_of::<Access>();
+        let many = size_of::<((VarId, bool), Many)>() + 1;
         (self.hot.capacity() * size_of::<Hot>()
             + self.cold.capacity() * size_of::<ColdPair>()
-            + self.many.capacity() * many
+            + self.many.sets.capacity() * many
+            + self.many.bytes
             + self.races.capacity() * size_of::<Race>()
             + (self.racy_variables.capacity() + self.racy_locations.capacity()) * 5) as u64
             + self.groups.bytes()

@@ -120,3 +120,25 @@ fn long_random_traces_match() {
         assert_eq!(fast(&trace), brute_force(&trace), "round {round}");
     }
 }
+
+/// Many short threads on one or two variables, the shape of a fork of n workers or a thread per
+/// request: the sets of concurrent accesses grow past `hindsight_order::latest::SMALL`, and the
+/// check's walk from the latest access down (and what it remembers having passed) must give
+/// the definition's latest partner, pair for pair.
+#[test]
+fn many_short_threads_match() {
+    let mut rng = SplitMix64::new(0x7EAD5);
+    let mut next = || rng.next_u64() as u8;
+    for round in 0..300 {
+        let choices: Vec<(u8, u8, u8)> = (0..250).map(|_| (next(), next(), next())).collect();
+        let shape = Shape {
+            threads: 9 + (round % 40) as u8,
+            vars: 1 + (round % 2) as u8,
+            locks: 1,
+            msgs: 1,
+            odd: round % 3 == 0,
+        };
+        let trace = trace_from_choices(&choices, shape);
+        assert_eq!(fast(&trace), brute_force(&trace), "round {round}");
+    }
+}

@@ -20,6 +20,7 @@ pub mod rapid;
 pub mod rapidbin;
 pub mod repair;
 pub mod roadrunner;
+pub mod shapes;
 pub mod source;
 pub mod text;
 pub mod validate;

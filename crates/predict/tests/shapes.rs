@@ -1,0 +1,196 @@
+//! The shapes of real programs that once made an analysis quadratic (#38): many threads on
+//! one variable, many threads holding locks at once, deep lock nesting, many locks, many
+//! variables, a thread per request. Each runs every trace analysis on a size that takes well
+//! under a second per analysis when the work is linear in the trace, and minutes when it is
+//! quadratic (these run unoptimised, so the sizes are modest; `--bench shapes` measures the
+//! growth from n to 2n on larger ones). Each shape lists the analyses that are linear on it;
+//! the others are in BENCHMARKS.md ("Shapes") with their figures, still to be made linear. The
+//! sync-preserving and OSR models check each access against every thread (the papers' T² per
+//! access); the deadline test below holds them to `--timeout` instead.
+
+use hindsight_budget::{Budget, Limits};
+use hindsight_predict::{analysis, Model, Options};
+use hindsight_stream::atomicity::{self, Atomicity};
+use hindsight_stream::commute::builtin::builtin;
+use hindsight_stream::commute::load::load;
+use hindsight_stream::commute::{Binding, Commute};
+use hindsight_stream::groups::Granularity;
+use hindsight_stream::views::{DynamicViews, Regions};
+use hindsight_stream::{analyse_trace_within, Analysis, RunOptions};
+use hindsight_trace::shapes::shape;
+use hindsight_trace::{AnyReader, TextReader};
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+/// The trace analyses by name, as the commands build them (`check` is several at once).
+fn analyses(name: &str) -> Vec<Box<dyn Analysis>> {
+    let options = Options {
+        granularity: Granularity::Grouped,
+        witnesses: false,
+    };
+    let commute = || {
+        let loaded = load(builtin("map").expect("shipped"), "map", false).expect("loads");
+        Box::new(Commute::new(loaded.specs, Binding::All(0))) as Box<dyn Analysis>
+    };
+    let views = || Box::new(DynamicViews::new(Regions::Auto, true)) as Box<dyn Analysis>;
+    let atomicity = || Box::new(Atomicity::new(atomicity::Options::default())) as Box<dyn Analysis>;
+    match name {
+        "races" => vec![analysis(Model::Hb, options)],
+        "shb" => vec![analysis(Model::Shb, options)],
+        "wcp" => vec![analysis(Model::Wcp, options)],
+        "syncp" => vec![analysis(Model::SyncP, options)],
+        "osr" => vec![analysis(Model::Osr, options)],
+        "commute" => vec![commute()],
+        "atomicity" => vec![atomicity()],
+        "views" => vec![views()],
+        "check" => vec![
+            analysis(Model::Hb, options),
+            commute(),
+            atomicity(),
+            views(),
+        ],
+        other => panic!("no analysis {other}"),
+    }
+}
+
+/// Runs `analysis` on `text` within `budget`; the time it took.
+fn run(text: &str, analysis: &str, budget: &Budget) -> Duration {
+    let source: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+    let mut reader = AnyReader::Text(TextReader::new(source));
+    let started = Instant::now();
+    analyse_trace_within(
+        &mut reader,
+        "shape",
+        analyses(analysis),
+        RunOptions::default(),
+        None,
+        Some(budget),
+    )
+    .expect("the shapes are valid traces");
+    started.elapsed()
+}
+
+const LINEAR: [&str; 7] = [
+    "races",
+    "shb",
+    "wcp",
+    "commute",
+    "atomicity",
+    "views",
+    "check",
+];
+
+/// Each of `names` on `shape` at size `n`, each well within `limit` (a quadratic one, at these
+/// sizes, takes minutes).
+fn linear_on(shape_name: &str, n: usize, names: &[&str], limit: Duration) {
+    let text = shape(shape_name, n).expect("a shape");
+    let slow: Vec<String> = names
+        .iter()
+        .map(|a| (a, run(&text, a, &Budget::unlimited())))
+        .filter(|(_, took)| *took >= limit)
+        .map(|(a, took)| format!("{a} {took:?}"))
+        .collect();
+    assert!(slow.is_empty(), "on {shape_name} ({n}): {slow:?}");
+}
+
+#[test]
+fn many_threads_on_one_variable() {
+    linear_on(
+        "one-variable",
+        12_000,
+        &["races", "commute", "atomicity", "views", "check"],
+        Duration::from_secs(3),
+    );
+}
+
+#[test]
+fn many_threads_holding_locks_at_once() {
+    linear_on(
+        "locks-held",
+        12_000,
+        &["races", "commute", "atomicity"],
+        Duration::from_secs(3),
+    );
+}
+
+#[test]
+fn deep_lock_nesting() {
+    linear_on("nesting", 2_000, &LINEAR, Duration::from_secs(3));
+}
+
+#[test]
+fn many_locks() {
+    linear_on(
+        "many-locks",
+        30_000,
+        &["races", "shb", "wcp", "commute", "atomicity"],
+        Duration::from_secs(3),
+    );
+}
+
+#[test]
+fn many_variables() {
+    linear_on("many-variables", 60_000, &LINEAR, Duration::from_secs(3));
+}
+
+#[test]
+fn a_thread_per_request() {
+    linear_on(
+        "thread-per-request",
+        12_000,
+        &["races", "commute", "atomicity", "views", "check"],
+        Duration::from_secs(3),
+    );
+}
+
+/// The sync-preserving model checks each access against every other thread, each check a
+/// closure of the trace's ideal: a single access of a trace of thousands of threads takes
+/// long, and the pass's deadline must stop it within the access, not after it.
+#[test]
+fn the_models_of_every_thread_hold_the_deadline() {
+    let text = shape("one-variable", 4_000).expect("a shape");
+    for model in ["syncp", "osr"] {
+        let budget = Budget::new(Limits::new(Some(Duration::from_millis(300)), None));
+        let took = run(&text, model, &budget);
+        assert!(
+            took < Duration::from_millis(600),
+            "{model} ran {took:?} past a 300 ms timeout"
+        );
+    }
+}
+
+/// Random traces of many short threads through the vector-clock models: the sets of last
+/// accesses pass their small form, and in the test builds every check is held against the
+/// scan of every thread's last access it replaced (`accesses::shadow`), pair for pair.
+#[test]
+fn many_short_threads_give_the_scans_partners() {
+    use hindsight_rng::SplitMix64;
+    use hindsight_stream::Observer;
+    use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+    let mut rng = SplitMix64::new(0x5_4A9E);
+    let mut next = || rng.next_u64() as u8;
+    let options = Options {
+        granularity: Granularity::EveryEvent,
+        witnesses: false,
+    };
+    for round in 0..200 {
+        let choices: Vec<(u8, u8, u8)> = (0..250).map(|_| (next(), next(), next())).collect();
+        let shape = Shape {
+            threads: 9 + (round % 40) as u8,
+            vars: 1 + (round % 2) as u8,
+            locks: 1 + (round % 2) as u8,
+            msgs: 1,
+            odd: false,
+        };
+        let trace = trace_from_choices(&choices, shape);
+        let mut shb = hindsight_predict::shb::Shb::new(options);
+        let mut wcp = hindsight_predict::wcp::Wcp::new(options);
+        let mut hb = hindsight_order::HappensBefore::new();
+        for e in &trace.events {
+            hb.before(e);
+            shb.on_event(e, &hb, &trace.names).expect("accepted");
+            wcp.on_event(e, &hb, &trace.names).expect("accepted");
+            hb.after(e);
+        }
+    }
+}
