@@ -465,60 +465,15 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 /// The issue's validator cache: the value stored comes from a call the tool cannot see
 /// (`owner.create(key)`), an arbitrary value. The environment's put between the put and the
 /// second get makes it return a value no atomic run returns: not linearizable, never proved.
-const VALIDATORS: &str = r#"package p;
-import java.util.concurrent.*;
-
-public class Validators {
-    private final ConcurrentMap<String, Validator> validators = new ConcurrentHashMap<>();
-    private final Factory owner;
-
-    Validators(Factory owner) { this.owner = owner; }
-
-    public Validator get(String key) {
-        Validator v = validators.get(key);
-        if (v == null) {
-            validators.put(key, owner.create(key));
-            v = validators.get(key);
-        }
-        return v;
-    }
-
-    public Validator single(String key) {
-        return validators.computeIfAbsent(key, k -> owner.create(k));
-    }
-
-    public Validator byUrl(URL url) {
-        String key = url.toFullString();
-        Validator v = validators.get(key);
-        if (v == null) {
-            Validator created = owner.create(key);
-            v = validators.putIfAbsent(key, created);
-            if (v == null) v = created;
-        }
-        return v;
-    }
-
-    public Validator twice(URL url) {
-        Validator v = validators.get(url.toFullString());
-        if (v == null) {
-            validators.putIfAbsent(url.toFullString(), owner.create(url));
-        }
-        return v;
-    }
-
-    public void dump() {
-        for (Validator v : validators.values()) {
-            validators.remove(v.name());
-        }
-    }
+fn validators() -> String {
+    std::fs::read_to_string(root().join("examples/validators/Validators.java")).expect("example")
 }
-"#;
 
 #[test]
 fn unknown_calls_give_fresh_values_and_derived_keys_are_inputs() {
     let dir = temp_dir("validators");
     let path = dir.join("Validators.java");
-    std::fs::write(&path, VALIDATORS).expect("write");
+    std::fs::write(&path, validators()).expect("write");
     let out = hindsight(&[
         "composed",
         path.to_str().expect("utf-8"),
@@ -580,7 +535,7 @@ fn unknown_calls_give_fresh_values_and_derived_keys_are_inputs() {
 fn directories_are_searched_recursively_and_syntax_errors_skip_one_file() {
     let dir = temp_dir("tree");
     std::fs::create_dir_all(dir.join("a/b")).expect("dirs");
-    std::fs::write(dir.join("a/b/Validators.java"), VALIDATORS).expect("write");
+    std::fs::write(dir.join("a/b/Validators.java"), validators()).expect("write");
     std::fs::write(dir.join("a/Broken.java"), "class Broken { void f( }\n").expect("write");
     std::fs::write(dir.join("a/notes.txt"), "not java").expect("write");
     std::fs::write(
