@@ -9,8 +9,10 @@
 //!   had made when it last acquired it;
 //! - the acquisition history, stored once for the whole stack: under nested locking the
 //!   histories of the held locks form a chain, `AH(l_1) ⊇ AH(l_2) ⊇ ... ⊇ AH(l_k)`, so each lock
-//!   `m` is stored with `depth(m)`, the number of held locks whose history contains it
-//!   (`m ∈ AH(l_a)` iff `a < depth(m)`, 0-based from the outermost);
+//!   `m` has `depth(m)`, the number of held locks whose history contains it
+//!   (`m ∈ AH(l_a)` iff `a < depth(m)`, 0-based from the outermost), and is kept in the layer of
+//!   the `depth(m)`-th held lock. Stacks with their layers are shared between profiles (see
+//!   [`Profile`]): a profile costs a few nodes, not a copy of its stack;
 //! - the fork/join epoch (how many fork/join edges touched the thread), which fixes its
 //!   fork/join clock, and the number of forks it made;
 //! - the *guarded* locks it ever acquired: locks that an ancestor held while forking towards
@@ -34,110 +36,103 @@ pub struct HeldLock {
     pub forks_at_acquire: u32,
 }
 
+/// No stack node or layer cell (the empty stack, the empty layer).
+const NONE: u32 = u32::MAX;
+
 /// The key of Phase I: what one thread's prefix looks like to the pairwise check.
 ///
-/// A trace of a thread per request has a few profiles per thread, hundreds of thousands in
-/// all, so the three lock lists share one allocation (none when all are empty): `locks` is
-/// `[k, h, (lock, forks at acquire) x k, (lock, depth) x h, guarded acquired...]`.
+/// The held locks and the acquisition history are one node of [`Profiles`]' shared tree of
+/// stacks: a thread nesting n locks has about n profiles each holding up to n locks, and a
+/// copy of its stack per profile would be quadratic in n. Each node is a held lock with its
+/// *layer*, the locks of depth exactly its position + 1 (in its history and in no history of
+/// a lock above it); nodes and layers are hash-consed, so a profile's `stack` names its held
+/// locks and history exactly, and equal profiles are equal structs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Profile {
     pub thread: ThreadId,
     pub epoch: u32,
     pub forks: u32,
-    locks: Box<[u32]>,
+    /// The innermost held lock's node (`NONE`: no lock held).
+    stack: u32,
+    /// The guarded locks the thread acquired, sorted.
+    guarded_acquired: Box<[u32]>,
 }
 
-impl Profile {
-    /// The profile of `thread` holding `held` (outermost first), with the acquisition history
-    /// `history` (`(lock, depth)`, sorted by lock, `depth >= 1`: `lock` is in the history of
-    /// the `depth` outermost held locks) and the guarded locks `guarded_acquired` (sorted).
-    pub fn new(
-        thread: ThreadId,
-        held: &[HeldLock],
-        history: &[(LockId, u32)],
-        epoch: u32,
-        forks: u32,
-        guarded_acquired: &[LockId],
-    ) -> Profile {
-        let locks: Box<[u32]> =
-            if held.is_empty() && history.is_empty() && guarded_acquired.is_empty() {
-                Box::default()
-            } else {
-                [held.len() as u32, history.len() as u32]
-                    .into_iter()
-                    .chain(held.iter().flat_map(|h| [h.lock.0, h.forks_at_acquire]))
-                    .chain(history.iter().flat_map(|&(l, d)| [l.0, d]))
-                    .chain(guarded_acquired.iter().map(|l| l.0))
-                    .collect()
-            };
-        Profile {
-            thread,
-            epoch,
-            forks,
-            locks,
-        }
+/// A held lock in the shared tree of stacks, keyed by everything in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Node {
+    parent: u32,
+    held: HeldLock,
+    /// The first cell of its layer (sorted by lock), `NONE` if empty.
+    layer: u32,
+    /// Its position + 1 (the depth of a lock in its layer).
+    depth: u32,
+}
+
+/// A profile with the shared tree it lives in, for its queries.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileRef<'a> {
+    pub thread: ThreadId,
+    pub epoch: u32,
+    pub forks: u32,
+    profile: &'a Profile,
+    profiles: &'a Profiles,
+}
+
+impl<'a> ProfileRef<'a> {
+    /// The nodes of the held locks, innermost first.
+    fn nodes(&self) -> impl Iterator<Item = &'a Node> + 'a {
+        let nodes = &self.profiles.nodes;
+        std::iter::successors(
+            (self.profile.stack != NONE).then(|| &nodes[self.profile.stack as usize]),
+            move |n| (n.parent != NONE).then(|| &nodes[n.parent as usize]),
+        )
     }
 
-    fn lengths(&self) -> (usize, usize) {
-        match *self.locks {
-            [k, h, ..] => (k as usize, h as usize),
-            _ => (0, 0),
-        }
+    /// The locks of the layer starting at `cell`, ascending.
+    fn layer(&self, cell: u32) -> impl Iterator<Item = u32> + 'a {
+        let cells = &self.profiles.cells;
+        std::iter::successors((cell != NONE).then(|| cells[cell as usize]), move |c| {
+            (c.1 != NONE).then(|| cells[c.1 as usize])
+        })
+        .map(|c| c.0)
     }
 
     /// The held locks, outermost first (the lockset).
-    #[inline]
-    pub fn held(&self) -> impl ExactSizeIterator<Item = HeldLock> + Clone + '_ {
-        let (k, _) = self.lengths();
-        self.locks
-            .get(2..2 + 2 * k)
-            .unwrap_or(&[])
-            .chunks_exact(2)
-            .map(|c| HeldLock {
-                lock: LockId(c[0]),
-                forks_at_acquire: c[1],
+    pub fn held(&self) -> std::vec::IntoIter<HeldLock> {
+        let mut held: Vec<HeldLock> = self.nodes().map(|n| n.held).collect();
+        held.reverse();
+        held.into_iter()
+    }
+
+    pub fn holds(&self, l: LockId) -> bool {
+        self.nodes().any(|n| n.held.lock == l)
+    }
+
+    /// `depth(m)`: in how many histories of held locks (outermost first) `m` is.
+    pub fn depth_of(&self, m: LockId) -> u32 {
+        self.nodes()
+            .find(|n| {
+                self.layer(n.layer)
+                    .take_while(|&l| l <= m.0)
+                    .any(|l| l == m.0)
             })
+            .map_or(0, |n| n.depth)
     }
 
     /// The acquisition history as `(lock, depth)`, sorted by lock.
-    fn history(&self) -> &[u32] {
-        let (k, h) = self.lengths();
-        self.locks.get(2 + 2 * k..2 + 2 * k + 2 * h).unwrap_or(&[])
+    pub fn history(&self) -> Vec<(LockId, u32)> {
+        let mut history: Vec<(LockId, u32)> = self
+            .nodes()
+            .flat_map(|n| self.layer(n.layer).map(move |l| (LockId(l), n.depth)))
+            .collect();
+        history.sort_unstable();
+        history
     }
 
     /// Whether the thread acquired `l`, a lock an ancestor held while forking towards it.
     pub fn acquired_guarded(&self, l: LockId) -> bool {
-        let (k, h) = self.lengths();
-        self.locks
-            .get(2 + 2 * k + 2 * h..)
-            .unwrap_or(&[])
-            .binary_search(&l.0)
-            .is_ok()
-    }
-
-    /// `depth(m)`: in how many histories of held locks (outermost first) `m` is.
-    #[inline]
-    pub fn depth_of(&self, m: LockId) -> u32 {
-        let history = self.history();
-        let (mut lo, mut hi) = (0, history.len() / 2);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match history[2 * mid].cmp(&m.0) {
-                std::cmp::Ordering::Equal => return history[2 * mid + 1],
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-            }
-        }
-        0
-    }
-
-    pub fn holds(&self, l: LockId) -> bool {
-        self.held().any(|h| h.lock == l)
-    }
-
-    /// Bytes of the lock lists.
-    fn list_bytes(&self) -> usize {
-        std::mem::size_of_val(&*self.locks)
+        self.profile.guarded_acquired.binary_search(&l.0).is_ok()
     }
 }
 
@@ -311,7 +306,8 @@ impl ThreadLocks {
         match self.current {
             Some(p) => (p, false),
             None => {
-                let p = profiles.intern(self.snapshot(thread));
+                let profile = self.snapshot(thread, profiles);
+                let p = profiles.intern(profile);
                 self.current = Some(p);
                 if let Some(from) = self.missed.take() {
                     self.transitions.insert(from, p);
@@ -321,18 +317,17 @@ impl ThreadLocks {
         }
     }
 
-    fn snapshot(&self, thread: ThreadId) -> Profile {
+    fn snapshot(&self, thread: ThreadId, profiles: &mut Profiles) -> Profile {
         let mut history = self.history.clone();
         history.sort_unstable();
         let held: Vec<HeldLock> = self.stack.iter().map(|(h, _)| *h).collect();
-        Profile::new(
+        Profile {
             thread,
-            &held,
-            &history,
-            self.epoch,
-            self.forks,
-            &self.guarded_acquired,
-        )
+            epoch: self.epoch,
+            forks: self.forks,
+            stack: profiles.stack_node(&held, &history),
+            guarded_acquired: self.guarded_acquired.iter().map(|l| l.0).collect(),
+        }
     }
 
     /// The state of a thread that holds no lock and was forked under no guarded lock,
@@ -366,7 +361,8 @@ pub struct Rest {
     pub forks: u32,
 }
 
-/// The interned profiles of all threads, each stored once (its index in the set is its id).
+/// The interned profiles of all threads, each stored once (its index in the set is its id),
+/// and the shared tree of held-lock stacks they point into.
 #[derive(Debug, Default)]
 pub struct Profiles {
     all: IndexSet<Profile, FxBuildHasher>,
@@ -374,14 +370,23 @@ pub struct Profiles {
     /// keep small per-thread numbers in bit masks.
     local: Vec<u32>,
     per_thread: Vec<u32>,
-    /// Bytes of the profiles' lock lists.
+    /// Bytes of the profiles' guarded-lock lists.
     list_bytes: usize,
+    /// Stack nodes, hash-consed: a profile shares the nodes of the locks held since its
+    /// thread's previous profile.
+    nodes: Vec<Node>,
+    node_ids: FxHashMap<Node, u32>,
+    /// Layer cells `(lock, next cell)`, layers sorted by lock and hash-consed: layers share
+    /// their tails (under nested locking, a release merges the top layer into the one below,
+    /// which mostly holds fewer and older, so smaller, locks).
+    cells: Vec<(u32, u32)>,
+    cell_ids: FxHashMap<(u32, u32), u32>,
 }
 
 impl Profiles {
     pub fn intern(&mut self, p: Profile) -> Pid {
         let t = p.thread.index();
-        let lists = p.list_bytes();
+        let lists = std::mem::size_of_val(&*p.guarded_acquired);
         let (id, new) = self.all.insert_full(p);
         if new {
             self.list_bytes += lists;
@@ -394,17 +399,68 @@ impl Profiles {
         id as Pid
     }
 
-    #[inline]
-    pub fn get(&self, id: Pid) -> &Profile {
-        &self.all[id as usize]
+    /// The node of the stack `held` (outermost first) with the acquisition history `history`
+    /// (`(lock, depth)`, sorted by lock, `1 <= depth <= held.len()`), made if new.
+    fn stack_node(&mut self, held: &[HeldLock], history: &[(LockId, u32)]) -> u32 {
+        let mut layers = vec![NONE; held.len()];
+        // From the largest lock down, so that each layer is built from its tail.
+        for &(m, depth) in history.iter().rev() {
+            let layer = &mut layers[depth as usize - 1];
+            let key = (m.0, *layer);
+            *layer = match self.cell_ids.get(&key) {
+                Some(&c) => c,
+                None => {
+                    let c = self.cells.len() as u32;
+                    self.cells.push(key);
+                    self.cell_ids.insert(key, c);
+                    c
+                }
+            };
+        }
+        let mut parent = NONE;
+        for (a, (h, layer)) in held.iter().zip(layers).enumerate() {
+            let node = Node {
+                parent,
+                held: *h,
+                layer,
+                depth: a as u32 + 1,
+            };
+            parent = match self.node_ids.get(&node) {
+                Some(&n) => n,
+                None => {
+                    let n = self.nodes.len() as u32;
+                    self.nodes.push(node);
+                    self.node_ids.insert(node, n);
+                    n
+                }
+            };
+        }
+        parent
     }
 
-    /// Bytes held, roughly: each profile once with its index entry, and the locks it lists.
+    #[inline]
+    pub fn get(&self, id: Pid) -> ProfileRef<'_> {
+        let profile = &self.all[id as usize];
+        ProfileRef {
+            thread: profile.thread,
+            epoch: profile.epoch,
+            forks: profile.forks,
+            profile,
+            profiles: self,
+        }
+    }
+
+    /// Bytes held, roughly: each profile once with its index entry, the guarded locks it
+    /// lists, and the shared stack nodes and layer cells with their indexes.
     pub fn held_bytes(&self) -> usize {
         use std::mem::size_of;
         self.all.capacity() * (size_of::<Profile>() + 2 * size_of::<usize>())
             + self.list_bytes
             + (self.local.capacity() + self.per_thread.capacity()) * 4
+            + self.nodes.capacity() * size_of::<Node>()
+            + self.node_ids.capacity() * (size_of::<(Node, u32)>() + 1)
+            + self.cells.capacity() * size_of::<(u32, u32)>()
+            + self.cell_ids.capacity() * (size_of::<((u32, u32), u32)>() + 1)
     }
 
     pub fn len(&self) -> usize {

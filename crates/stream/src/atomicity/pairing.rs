@@ -38,7 +38,7 @@
 //!
 //! This module knows nothing of the trace or of output.
 
-use super::nesting::{Pid, Profile, Profiles};
+use super::nesting::{Pid, ProfileRef, Profiles};
 use super::witness::{Occurrence, VarWitnesses, READ, WRITE};
 use hindsight_order::clock::SHARE_DENSE_FROM;
 use hindsight_order::VectorClock;
@@ -203,7 +203,7 @@ impl ForkJoin {
 
 /// Whether `p` (of thread `T`) and `q` (of thread `T'`) can be the ends of the two threads'
 /// prefixes in one inferred run: Lemma 3, plus the fork/join order.
-pub fn compatible(p: &Profile, q: &Profile, fj: &ForkJoin) -> bool {
+pub fn compatible(p: &ProfileRef, q: &ProfileRef, fj: &ForkJoin) -> bool {
     let (t, u) = (p.thread, q.thread);
     let q_needs = fj.component(u, q.epoch, t);
     let p_needs = fj.component(t, p.epoch, u);
@@ -219,28 +219,35 @@ pub fn compatible(p: &Profile, q: &Profile, fj: &ForkJoin) -> bool {
 }
 
 /// No `l_a` of `p` and `m_b` of `q` with `m_b ∈ AH_p(l_a)` and `l_a ∈ AH_q(m_b)`.
-pub fn histories_compatible(p: &Profile, q: &Profile) -> bool {
+pub fn histories_compatible(p: &ProfileRef, q: &ProfileRef) -> bool {
     let (p_held, q_held) = (p.held(), q.held());
     if p_held.len() == 0 || q_held.len() == 0 {
         return true;
     }
     let q_len = q_held.len();
+    // The histories once, each a walk of the shared stack: one lookup per held lock after.
+    let (p_history, q_history) = (p.history(), q.history());
+    let depth = |history: &[(LockId, u32)], m: LockId| {
+        history
+            .binary_search_by_key(&m, |&(l, _)| l)
+            .map_or(0, |i| history[i].1)
+    };
     // prefix_max[y] = max over b < y of depth_p(m_b).
     let mut prefix_max = Vec::with_capacity(q_len + 1);
     prefix_max.push(0u32);
     for h in q_held {
         let last = *prefix_max.last().expect("non-empty");
-        prefix_max.push(last.max(p.depth_of(h.lock)));
+        prefix_max.push(last.max(depth(&p_history, h.lock)));
     }
     p_held.enumerate().all(|(a, h)| {
-        let y = (q.depth_of(h.lock) as usize).min(q_len);
+        let y = (depth(&q_history, h.lock) as usize).min(q_len);
         prefix_max[y] <= a as u32
     })
 }
 
 /// Whether `parent` holds, since before its `rank`-th fork (which `child`'s thread needs to have
 /// started), a lock that the child's thread has acquired.
-fn held_across_fork(parent: &Profile, rank: u32, child: &Profile) -> bool {
+fn held_across_fork(parent: &ProfileRef, rank: u32, child: &ProfileRef) -> bool {
     rank != 0
         && rank != COMPLETE
         && parent
@@ -286,7 +293,7 @@ impl Pairing {
             return c;
         }
         self.checks += 1;
-        let c = compatible(profiles.get(p), profiles.get(q), fj);
+        let c = compatible(&profiles.get(p), &profiles.get(q), fj);
         self.memo.insert((p, q), c);
         c
     }
@@ -409,7 +416,7 @@ pub fn pair_literal(
                 for (k1, kf, k2) in combos {
                     for (pe, s) in mine.sandwiched(k1, k2) {
                         for &(pf, f) in &theirs.single[kf] {
-                            if compatible(profiles.get(pe), profiles.get(pf), fj) {
+                            if compatible(&profiles.get(pe), &profiles.get(pf), fj) {
                                 out.push(Violation {
                                     thread: *t,
                                     other: *u,
