@@ -520,6 +520,58 @@ mod tests {
         assert_eq!(s.held().count(), 1);
     }
 
+    proptest::proptest! {
+        /// The shared tree of stacks against the thread's flat state: each interned profile
+        /// reads back the held locks and history it was made from, and two states get one
+        /// profile id exactly when they are equal (the ids the flat profiles had). Lock events
+        /// re-enter, re-acquire, release out of order and fork.
+        #[test]
+        fn shared_stacks_read_back_the_flat_state(
+            ops in proptest::collection::vec((0u8..4, 0u32..6), 0..80),
+        ) {
+            type Flat = (Vec<HeldLock>, Vec<(LockId, u32)>, u32, u32);
+            let mut threads = [ThreadLocks::default(), ThreadLocks::default()];
+            let mut ps = Profiles::default();
+            let mut seen: Vec<(ThreadId, Flat, Pid)> = Vec::new();
+            for (i, &(kind, l)) in ops.iter().enumerate() {
+                let t = ThreadId(i as u32 % 2);
+                let s = &mut threads[t.index()];
+                let l = LockId(l);
+                match kind {
+                    0 | 1 => s.acquire(l),
+                    2 => {
+                        if s.held().any(|h| h == l) {
+                            s.release(t, l);
+                        }
+                    }
+                    _ => s.fork(),
+                }
+                let mut history = s.history.clone();
+                history.sort_unstable();
+                let flat: Flat = (
+                    s.stack.iter().map(|(h, _)| *h).collect(),
+                    history,
+                    s.epoch,
+                    s.forks,
+                );
+                let (id, _) = s.pid(t, &mut ps);
+                let p = ps.get(id);
+                proptest::prop_assert_eq!(p.held().collect::<Vec<_>>(), flat.0.clone());
+                proptest::prop_assert_eq!(p.history(), flat.1.clone());
+                for m in 0..6 {
+                    let m = LockId(m);
+                    let depth = flat.1.iter().find(|(l, _)| *l == m).map_or(0, |e| e.1);
+                    proptest::prop_assert_eq!(p.depth_of(m), depth);
+                    proptest::prop_assert_eq!(p.holds(m), flat.0.iter().any(|h| h.lock == m));
+                }
+                for (u, other, q) in &seen {
+                    proptest::prop_assert_eq!(*u == t && *other == flat, *q == id);
+                }
+                seen.push((t, flat, id));
+            }
+        }
+    }
+
     #[test]
     fn out_of_order_releases_are_reported() {
         let (a, b) = (LockId(0), LockId(1));
