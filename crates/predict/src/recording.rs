@@ -78,8 +78,18 @@ struct ThreadLog {
     clock: Vec<(u64, u32)>,
     /// The locks the thread holds after each event (an id of `Recording::locksets`), by rank.
     held: Vec<u32>,
-    /// The fork that creates the thread: (parent, rank of the fork).
-    fork: Option<(ThreadId, u32)>,
+    /// The fork that creates the thread: the parent, the rank of the fork, and how many
+    /// events the thread had already logged then (0 unless a logger wrote the child's first
+    /// events before the fork; the fork then orders only the child's later events).
+    fork: Option<Fork>,
+}
+
+/// Where a thread was forked: the parent's fork event and the child's first event after it.
+#[derive(Clone, Copy, Debug)]
+struct Fork {
+    parent: ThreadId,
+    parent_rank: u32,
+    child_rank: u32,
 }
 
 /// The bytes a section takes in [`Sections`]: its acquire's and release's ranks and its
@@ -198,7 +208,12 @@ impl Recording {
             Step::Send(m) => self.last_send.entry(m).or_default().copy_from(&clock),
             Step::Fork(u) => {
                 self.current[u.index()].join(&clock);
-                self.threads[u.index()].fork.get_or_insert((t, rank));
+                let child_rank = self.threads[u.index()].index.len() as u32;
+                self.threads[u.index()].fork.get_or_insert(Fork {
+                    parent: t,
+                    parent_rank: rank,
+                    child_rank,
+                });
             }
             Step::Acquire(l) => {
                 if l.index() >= self.users.len() {
@@ -337,8 +352,14 @@ impl Recording {
     pub fn join_predecessors(&self, t: ThreadId, rank: u32, into: &mut Frontier) {
         if rank > 0 {
             self.join_closure_of(t, rank - 1, into);
-        } else if let Some((parent, fork_rank)) = self.threads[t.index()].fork {
-            self.join_closure_of(parent, fork_rank, into);
+        }
+        // The fork precedes the child's first event after it: its first event, or a later one
+        // where the log shows the child running before its fork (the earlier events' closures
+        // do not hold the fork then).
+        if let Some(fork) = self.threads[t.index()].fork {
+            if fork.child_rank == rank {
+                self.join_closure_of(fork.parent, fork.parent_rank, into);
+            }
         }
     }
 

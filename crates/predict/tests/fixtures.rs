@@ -211,3 +211,20 @@ T2|r(d)
     assert_eq!(wcp(early), [(0, 3)]);
     assert_eq!(osr(early), [(0, 3)]);
 }
+
+/// A logger that wrote a child's first event before the fork that creates it (docs/errors.md: the
+/// fork then orders the parent's earlier events before the child's *later* events only):
+/// `T0`'s write of `x` comes before the fork, `T1`'s write after it, so no reordering that
+/// keeps the fork enables both. syncp and osr took the fork only as the predecessor of the
+/// child's first event and reported the pair (found by `requests.rs`: a `req` after the fork
+/// carried it to the write and hid the race).
+const CHILD_BEFORE_FORK: &str = "T1|r(y)\nT0|w(x)\nT0|fork(T1)\nT1|w(x)\n";
+
+#[test]
+fn a_fork_after_the_child_s_first_events_orders_its_later_ones() {
+    assert!(hb(CHILD_BEFORE_FORK).is_empty());
+    assert!(shb(CHILD_BEFORE_FORK).is_empty());
+    assert!(wcp(CHILD_BEFORE_FORK).is_empty());
+    assert!(syncp(CHILD_BEFORE_FORK).is_empty());
+    assert!(osr(CHILD_BEFORE_FORK).is_empty());
+}
