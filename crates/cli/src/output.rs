@@ -31,8 +31,13 @@ pub fn pipelined(analyses: usize) -> bool {
 
 /// The whole text of an input (`-`: standard input).
 pub fn read_text(path: &Path) -> anyhow::Result<String> {
-    let mut text = hindsight_syntax::decode_utf8(&input_name(path), read_bytes(path)?)?;
-    // A byte-order mark (editors on Windows write one) is not part of the text.
+    Ok(decode_text(&input_name(path), read_bytes(path)?)?)
+}
+
+/// `bytes` as text, or an error at the first byte that is not UTF-8; a byte-order mark
+/// (editors on Windows write one) is not part of the text.
+fn decode_text(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+    let mut text = hindsight_syntax::decode_utf8(name, bytes)?;
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
@@ -74,11 +79,8 @@ pub fn read_java_sources(paths: &[std::path::PathBuf]) -> anyhow::Result<JavaSou
             files.sort();
             for f in files {
                 let name = input_name(&f);
-                match hindsight_syntax::decode_utf8(&name, read_bytes(&f)?) {
-                    Ok(mut text) => {
-                        if text.starts_with('\u{feff}') {
-                            text.drain(..'\u{feff}'.len_utf8());
-                        }
+                match decode_text(&name, read_bytes(&f)?) {
+                    Ok(text) => {
                         out.sources
                             .push(hindsight_source::composed::Source { name, text });
                     }
