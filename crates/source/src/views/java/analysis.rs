@@ -319,6 +319,7 @@ pub fn analyse(p: &Program, models: &Models, options: Options, budget: &Budget) 
             name: format!("{}.<static>", p.classes[c].name),
             file: 0,
             line: 0,
+            state: false,
         });
         a.statics.insert(c as ClassId, s);
     }
@@ -386,7 +387,7 @@ impl<'p> Analysis<'p> {
             SiteKind::Object(c) | SiteKind::Library(c) => {
                 format!("{}.{field}", self.p.field_owner(*c, field))
             }
-            _ => format!("{}[]", self.sites[site as usize].name),
+            _ => self.sites[site as usize].contents_var(),
         };
         let id = self.var_names.len() as u32;
         self.var_names.push(name);
@@ -495,6 +496,7 @@ impl<'p> Analysis<'p> {
                 name: self.p.classes[c].name.clone(),
                 file: 0,
                 line: 0,
+                state: false,
             });
             objects.insert(c as ClassId, s);
         }
@@ -1210,6 +1212,14 @@ impl<'p> Analysis<'p> {
                     self.store(&mut st, site, "[]", &w);
                 }
                 v.taint.extend(arg.taint);
+                if let Some(n) = self.models.fills(&ty, name) {
+                    // `getChars(.., dst, ..)`: the array passed fills with what the call read
+                    // and was given, a write of a value that depends on both.
+                    let filled = Val::tainted(v.taint.clone());
+                    for s in args.get(n).map(|a| a.sites.clone()).unwrap_or_default() {
+                        self.store(&mut st, s, "[]", &filled);
+                    }
+                }
                 if own {
                     st = self.close(st);
                 }

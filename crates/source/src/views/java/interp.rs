@@ -208,6 +208,7 @@ impl Interp<'_> {
             SiteKind::Object(c) | SiteKind::Library(c) => {
                 format!("{}#{o}.{field}", self.p.field_owner(*c, field))
             }
+            _ if site.state => format!("{}#{o}.<state>", site.name),
             _ => format!("{}#{o}.[]", site.name),
         };
         self.var(name)

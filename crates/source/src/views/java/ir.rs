@@ -73,6 +73,20 @@ pub struct Site {
     pub name: String,
     pub file: u32,
     pub line: u32,
+    /// A JDK object whose variable is its state (`state` in the models table).
+    pub state: bool,
+}
+
+impl Site {
+    /// The name of the one variable of an array or JDK object: `Buffer.items[]` for elements
+    /// or contents, `Connection.socket.<state>` for the state of a socket or stream.
+    pub fn contents_var(&self) -> String {
+        if self.state {
+            format!("{}.<state>", self.name)
+        } else {
+            format!("{}[]", self.name)
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -256,7 +270,7 @@ impl Program {
             SiteKind::Object(c) | SiteKind::Library(c) => {
                 format!("{}.{field}", self.field_owner(*c, field))
             }
-            _ => format!("{}[]", s.name),
+            _ => s.contents_var(),
         }
     }
 

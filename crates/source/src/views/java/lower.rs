@@ -1088,11 +1088,13 @@ impl<'a> Lower<'a> {
     }
 
     fn site(&mut self, kind: SiteKind, name: String, file: u32, line: u32) -> SiteId {
+        let state = matches!(&kind, SiteKind::Collection(ty) if self.models.is_state(ty));
         self.p.sites.push(Site {
             kind,
             name,
             file,
             line,
+            state,
         });
         (self.p.sites.len() - 1) as SiteId
     }

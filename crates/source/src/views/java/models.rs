@@ -20,8 +20,13 @@ pub enum Effect {
 #[derive(Clone, Debug, Default)]
 pub struct Models {
     effects: FxHashMap<(String, String), Effect>,
+    /// `read+argN`: the method also fills the array given as its `N`-th argument (from 1).
+    fills: FxHashMap<(String, String), usize>,
     types: FxHashSet<String>,
     synchronized: FxHashSet<String>,
+    /// Types whose one variable is the object's state (`Connection.socket.<state>`), not
+    /// the contents of a collection (`Buffer.items[]`).
+    state: FxHashSet<String>,
 }
 
 /// The shipped table.
@@ -46,13 +51,17 @@ impl Models {
                 continue;
             }
             let words: Vec<&str> = line.split_whitespace().collect();
-            if words[0] == "synchronized" {
+            if words[0] == "synchronized" || words[0] == "state" {
                 if words.len() != 2 {
-                    return Err(at(1, "expected `synchronized TYPES`".into()));
+                    return Err(at(1, format!("expected `{} TYPES`", words[0])));
                 }
                 for t in words[1].split(',').filter(|t| !t.is_empty()) {
                     self.types.insert(t.to_owned());
-                    self.synchronized.insert(t.to_owned());
+                    if words[0] == "state" {
+                        self.state.insert(t.to_owned());
+                    } else {
+                        self.synchronized.insert(t.to_owned());
+                    }
                 }
                 continue;
             }
@@ -65,21 +74,40 @@ impl Models {
                     ),
                 ));
             }
-            let effect = match words[2] {
+            let (word, fill) = match words[2].split_once("+arg") {
+                Some((w, n)) => match n.parse::<usize>() {
+                    Ok(n) if n >= 1 => (w, Some(n)),
+                    _ => {
+                        return Err(at(
+                            line.find(words[2]).unwrap_or(0) + 1,
+                            format!("`{}`: `+argN` takes an argument number from 1", words[2]),
+                        ))
+                    }
+                },
+                None => (words[2], None),
+            };
+            let effect = match word {
                 "read" => Effect::Read,
                 "write" => Effect::Write,
                 "update" => Effect::Update,
                 other => {
                     return Err(at(
                         line.find(other).unwrap_or(0) + 1,
-                        format!("unknown effect `{other}` (read, write or update)"),
+                        format!(
+                            "unknown effect `{other}` (read, write or update, optionally +argN)"
+                        ),
                     ))
                 }
             };
             for t in words[0].split(',').filter(|t| !t.is_empty()) {
                 self.types.insert(t.to_owned());
                 for m in words[1].split(',').filter(|m| !m.is_empty()) {
-                    self.effects.insert((t.to_owned(), m.to_owned()), effect);
+                    let key = (t.to_owned(), m.to_owned());
+                    match fill {
+                        Some(n) => self.fills.insert(key.clone(), n),
+                        None => self.fills.remove(&key),
+                    };
+                    self.effects.insert(key, effect);
                 }
             }
         }
@@ -92,6 +120,18 @@ impl Models {
 
     pub fn is_synchronized(&self, ty: &str) -> bool {
         self.synchronized.contains(ty)
+    }
+
+    /// A type whose variable is its state (`state TYPES`), not a collection's contents.
+    pub fn is_state(&self, ty: &str) -> bool {
+        self.state.contains(ty)
+    }
+
+    /// The argument (counted from 0) whose array `ty.method` fills, if it fills one.
+    pub fn fills(&self, ty: &str, method: &str) -> Option<usize> {
+        self.fills
+            .get(&(ty.to_owned(), method.to_owned()))
+            .map(|n| n - 1)
     }
 
     /// The effect of `ty.method`; a method the table does not name reads and writes.
@@ -121,8 +161,22 @@ mod tests {
         let e = m.extend("\nA b sometimes\n").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "2:5: unknown effect `sometimes` (read, write or update)"
+            "2:5: unknown effect `sometimes` (read, write or update, optionally +argN)"
         );
         assert!(m.extend("A b\n").is_err());
+        assert_eq!(m.fills("StringBuffer", "getChars"), Some(2));
+        assert_eq!(m.fills("StringBuffer", "length"), None);
+        assert!(m.is_state("Socket") && !m.is_state("ArrayList"));
+        assert_eq!(m.effect("Socket", "isClosed"), Effect::Read);
+        assert_eq!(m.effect("Socket", "close"), Effect::Write);
+        m.extend("Gauge sample read+arg1\nstate Gauge\n").unwrap();
+        assert!(m.is_state("Gauge") && m.is_model("Gauge"));
+        assert_eq!(m.fills("Gauge", "sample"), Some(0));
+        let e = m.extend("Gauge sample read+arg0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "1:14: `read+arg0`: `+argN` takes an argument number from 1"
+        );
+        assert!(m.extend("state\n").is_err());
     }
 }
