@@ -320,6 +320,7 @@ pub fn analyse(p: &Program, models: &Models, options: Options, budget: &Budget) 
             file: 0,
             line: 0,
             state: false,
+            elem: None,
         });
         a.statics.insert(c as ClassId, s);
     }
@@ -497,6 +498,7 @@ impl<'p> Analysis<'p> {
                 file: 0,
                 line: 0,
                 state: false,
+                elem: None,
             });
             objects.insert(c as ClassId, s);
         }
@@ -869,6 +871,15 @@ impl<'p> Analysis<'p> {
                 v.taint.extend(iv.taint);
                 for &s in &av.sites {
                     self.load(&mut st, s, "[]", &mut v);
+                    // An array the program stores no element into: its elements are the
+                    // object of its element class (or the inner array) that stands for them
+                    // (`Site::elem`). Once a store is seen (the walk reruns until the heap
+                    // is stable) the stored elements are its elements.
+                    if let Some(e) = self.sites[s as usize].elem {
+                        if self.heap_get(s, "[]").is_empty() {
+                            v.sites.insert(e);
+                        }
+                    }
                 }
                 (v, st)
             }

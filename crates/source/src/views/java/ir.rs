@@ -75,6 +75,11 @@ pub struct Site {
     pub line: u32,
     /// A JDK object whose variable is its state (`state` in the models table).
     pub state: bool,
+    /// For an array made with its sizes (`new Cell[n]`, `new int[w][w]`): what its elements
+    /// are while the program stores none (an object of the element class, or the inner
+    /// array), so that `table[i].value` reaches `Cell.value` as MoTH's class-and-field
+    /// variables do.
+    pub elem: Option<SiteId>,
 }
 
 impl Site {

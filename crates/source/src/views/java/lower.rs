@@ -1095,8 +1095,33 @@ impl<'a> Lower<'a> {
             file,
             line,
             state,
+            elem: None,
         });
         (self.p.sites.len() - 1) as SiteId
+    }
+
+    /// What stands for the elements of an array of `depth` dimensions of `ty` that the
+    /// program stores none into: the inner array (named `name[]`, so its elements are
+    /// `name[][]`), or for the last dimension one object of the element class (its
+    /// constructor not run: it stands for elements never made). `None` for elements of a
+    /// primitive or unknown type, which are values, not objects.
+    fn default_elements(
+        &mut self,
+        ty: &str,
+        depth: usize,
+        name: &str,
+        file: u32,
+        line: u32,
+    ) -> Option<SiteId> {
+        if depth >= 2 {
+            let inner = format!("{name}[]");
+            let s = self.site(SiteKind::Array, inner.clone(), file, line);
+            self.p.sites[s as usize].elem =
+                self.default_elements(ty, depth - 1, &inner, file, line);
+            return Some(s);
+        }
+        let c = self.p.class_named(ty)?;
+        Some(self.site(SiteKind::Object(c), name.to_owned(), file, line))
     }
 
     fn expr_inner(
@@ -1297,12 +1322,19 @@ impl<'a> Lower<'a> {
                 let mut dims = Vec::new();
                 let mut c = e.walk();
                 let parts: Vec<Node> = e.named_children(&mut c).collect();
+                // Dimensions: sized ones (`[n]`) and empty ones (`[]`, in `dimensions`).
+                let mut depth = 0usize;
+                let mut initialised = false;
                 for p in parts {
                     if p.kind() == "dimensions_expr" {
+                        depth += 1;
                         if let Some(x) = p.named_child(0) {
                             dims.push(self.expr(b, x, pre, None)?);
                         }
+                    } else if p.kind() == "dimensions" {
+                        depth += f.text_of(p).matches('[').count();
                     } else if p.kind() == "array_initializer" {
+                        initialised = true;
                         let mut c2 = p.walk();
                         let items: Vec<Node> = p.named_children(&mut c2).collect();
                         for i in items {
@@ -1311,7 +1343,15 @@ impl<'a> Lower<'a> {
                     }
                 }
                 let name = hint.map(str::to_owned).unwrap_or_else(default_hint);
-                let s = self.site(SiteKind::Array, name, b.file, at);
+                let s = self.site(SiteKind::Array, name.clone(), b.file, at);
+                if !initialised {
+                    let ty = e
+                        .child_by_field_name("type")
+                        .map(|t| base_type(f.text_of(t)).to_owned())
+                        .unwrap_or_default();
+                    self.p.sites[s as usize].elem =
+                        self.default_elements(&ty, depth, &name, b.file, at);
+                }
                 Expr::NewArray(s, dims)
             }
             "array_initializer" => {
