@@ -1,4 +1,5 @@
 // expect: high-level-race 0, stale-value 1
+// finding: stale-value Board.best[][]
 // A two-dimensional array whose rows are never stored (issue #41, item 2; the shape of MoTH's
 // Knight test, written anew): `best = new int[8][8]` makes the rows with the array, so the
 // analysis takes one inner array to stand for them (`Board.best[][]`, the cells). Each searcher

@@ -1,4 +1,6 @@
 // expect: high-level-race 0, stale-value 1
+// finding: stale-value CopyLength.chars[]
+// mode: library
 // State inside a JDK object read by one atomic method and used by the next (issue #41, item 1;
 // the shape of MoTH's StringBuffer test, written anew): `copyOf` asks the other text's length
 // in one atomic method and passes it to `copyInto`, which copies that many characters with

@@ -1,4 +1,5 @@
 // expect: high-level-race 1, stale-value 0
+// finding: high-level-race Goal.reached,Goal.value
 // Arrays of objects shared through two classes (issue #41, item 2; the shape of MoTH's NASA
 // test, written anew): `main` makes one `Goal[]` and hands it to a monitor and a worker.
 // No element is ever stored, so the analysis takes one `Goal` object to stand for the elements

@@ -1,4 +1,6 @@
 // expect: high-level-race 1, stale-value 1
+// finding: high-level-race Meter.bytes,Session.socket.<state>
+// finding: stale-value Session.socket.<state>
 // State inside a JDK object (issue #41, item 1; the shape of MoTH's Connection test, written
 // anew): a session keeps a `Socket` and counts the bytes sent. The socket's open or closed state
 // lives inside the JDK object; the models table (`state Socket`) gives it one variable,

@@ -1104,6 +1104,21 @@ impl<'p> Analysis<'p> {
                         _ => {}
                     }
                 }
+                if found.is_none() && matches!(name, "<size>" | "<at>") {
+                    // `for (x : obj)` over an `Iterable` of the program: its `iterator()`
+                    // runs, and what that reads (a collection's contents, its elements) is
+                    // what the loop reads and gets.
+                    if let Some(it) = self.p.find_method(c, "iterator", 0) {
+                        let (st, mut v) = self.invoke(it, Some(this), Vec::new(), st, id);
+                        if name == "<size>" {
+                            v.sites.clear();
+                        }
+                        for a in &args {
+                            v.taint.extend(a.taint.iter().copied());
+                        }
+                        return (v, st);
+                    }
+                }
                 match found {
                     Some(m) => {
                         let (st, v) = self.invoke(m, Some(this), args, st, id);
