@@ -256,6 +256,15 @@ struct Analysis<'p> {
     srcs: Vec<RegionSrc>,
     model_srcs: FxHashMap<CallId, RegionSrcId>,
     heap: BTreeMap<(SiteId, String), BTreeSet<SiteId>>,
+    /// What the values a thread stored in a heap variable outside any atomic region depend
+    /// on, per (thread, site, field): an index found in one region, kept in an array
+    /// (`resultBuf[i] = find()`) and read back outside regions to be passed to a later region
+    /// of the same thread, is a value flowing between them. Only outside regions: a variable
+    /// stored and read there holds what the thread put in it (data it keeps for itself),
+    /// while a read inside a region is a read of the variable itself, which the views and
+    /// the region's own dependence judge. Per thread, since a dependence names regions of one
+    /// thread; rebuilt every round with the regions.
+    heap_taint: FxHashMap<(u32, SiteId, String), BTreeSet<Dep>>,
     heap_changed: bool,
     statics: FxHashMap<ClassId, SiteId>,
     var_ids: FxHashMap<(SiteId, String), u32>,
@@ -291,6 +300,7 @@ pub fn analyse(p: &Program, models: &Models, options: Options, budget: &Budget) 
         srcs: p.regions.clone(),
         model_srcs: FxHashMap::default(),
         heap: BTreeMap::new(),
+        heap_taint: FxHashMap::default(),
         heap_changed: false,
         statics: FxHashMap::default(),
         var_ids: FxHashMap::default(),
@@ -354,6 +364,7 @@ impl<'p> Analysis<'p> {
         self.key_ids.clear();
         self.threads.clear();
         self.notes.clear();
+        self.heap_taint.clear();
     }
 
     /// Counts one step of the walk and, at each poll, says how much the walk holds; false
@@ -631,6 +642,10 @@ impl<'p> Analysis<'p> {
                 age(&mut l.taint);
             }
             age(&mut st.pc);
+            let cur = self.cur;
+            for (_, t) in self.heap_taint.iter_mut().filter(|(k, _)| k.0 == cur) {
+                age(t);
+            }
             st.region = Some(OpenRegion {
                 id,
                 view: View::new(),
@@ -834,6 +849,12 @@ impl<'p> Analysis<'p> {
         self.access(st, Kind::Write, var);
         self.write_deps(st, &v.taint);
         self.heap_add(site, field, &v.sites);
+        if !v.taint.is_empty() && st.region.is_none() {
+            self.heap_taint
+                .entry((self.cur, site, field.to_owned()))
+                .or_default()
+                .extend(v.taint.iter().copied());
+        }
     }
 
     fn load(&mut self, st: &mut St, site: SiteId, field: &str, out: &mut Val) {
@@ -843,6 +864,11 @@ impl<'p> Analysis<'p> {
             out.taint.insert((r.id, var, false));
         }
         out.sites.extend(self.heap_get(site, field));
+        if st.region.is_none() {
+            if let Some(t) = self.heap_taint.get(&(self.cur, site, field.to_owned())) {
+                out.taint.extend(t.iter().copied());
+            }
+        }
     }
 
     fn eval(&mut self, e: &Expr, st: St) -> (Val, St) {
