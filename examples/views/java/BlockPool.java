@@ -1,0 +1,75 @@
+// expect: high-level-race 0, stale-value 1
+// finding: stale-value Pool.state[]
+// An index found in one region, kept in an array and used by another (issue #41, item 2; the
+// shape of MoTH's Allocate Vector as published, written anew): each client finds a free block
+// in one synchronized method, keeps its index in its own `taken[k]` (an array no region
+// touches), and later passes `taken[k]` to `claim` and then to `release`. The index depends on
+// the read of `Pool.state[]` in `findFree`; it reaches `claim` through the client's array, and
+// `claim` writes the element it names (`state[i] = 'A'`): the element written is chosen by the
+// stale index, so one stale value on `Pool.state[]` (the other client claims blocks too). The
+// re-check inside `claim` (`state[i] != 'A'`) does not undo it: the write's index, not its
+// value, is what is stale, and `release` later frees a block the client may never have got.
+// One variable: no high-level race.
+class Pool {
+    private final char[] state = new char[16];
+
+    Pool() {
+        for (int i = 0; i < state.length; i++) {
+            state[i] = 'F';
+        }
+    }
+
+    synchronized int findFree() {
+        for (int i = 0; i < state.length; i++) {
+            if (state[i] == 'F') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    synchronized void claim(int i) {
+        if (state[i] != 'A') {
+            state[i] = 'A';
+        }
+    }
+
+    synchronized void release(int i) {
+        if (state[i] != 'F') {
+            state[i] = 'F';
+        }
+    }
+}
+
+class Client extends Thread {
+    private final Pool pool;
+    private final int[] taken = new int[4];
+
+    Client(Pool pool) { this.pool = pool; }
+
+    public void run() {
+        for (int k = 0; k < taken.length; k++) {
+            taken[k] = pool.findFree();
+            if (taken[k] != -1) {
+                pool.claim(taken[k]);
+            }
+        }
+        for (int k = 0; k < taken.length; k++) {
+            if (taken[k] != -1) {
+                pool.release(taken[k]);
+            }
+        }
+    }
+}
+
+public class BlockPool {
+    public static void main(String[] args) throws InterruptedException {
+        Pool pool = new Pool();
+        Client a = new Client(pool);
+        Client b = new Client(pool);
+        a.start();
+        b.start();
+        a.join();
+        b.join();
+    }
+}
