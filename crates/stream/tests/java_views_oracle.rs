@@ -1,6 +1,7 @@
 //! `views` on Java, held against runs: random small Java programs (threads started and joined
 //! in a random order, synchronized getters, setters and blocks, branches on values read, early
-//! returns, loops) are analysed statically, and run by the interpreter of their lowered form
+//! returns, loops; a shared array indexed by values read, a `StringBuilder`'s state, values
+//! kept in a thread's own array between regions) are analysed statically, and run by the interpreter of their lowered form
 //! under several schedules; each run's trace goes through the trace-based views
 //! (`DynamicViews`, may-happen-in-parallel filter on). The static verdict must contain every
 //! dynamic one: each dynamic finding has a static finding of the same kind, between the same
@@ -67,7 +68,13 @@ impl Gen {
     }
 
     fn stmt(&mut self, indent: usize, depth: usize) {
-        let choice = self.pick(if depth >= 2 { 4 } else { 7 });
+        // The array, JDK-state and kept-index statements (7 to 10) one time in three, at any
+        // depth; the others as before, so that runs still find anomalies often.
+        let choice = if self.pick(3) == 0 {
+            7 + self.pick(4)
+        } else {
+            self.pick(if depth >= 2 { 4 } else { 7 })
+        };
         match choice {
             0 => {
                 let f = self.pick(FIELDS);
@@ -126,6 +133,41 @@ impl Gen {
                 let k = self.pick(3);
                 self.line(indent, &format!("if ({c} == {k}) return;"));
             }
+            7 => {
+                // An element of the shared array, at an index that may come from a value
+                // read in another region.
+                let v = format!("v{}", self.next_local);
+                self.next_local += 1;
+                let i = self.operand();
+                self.line(indent, &format!("int {v} = s.at(({i}) % {FIELDS});"));
+                self.locals.push(v);
+            }
+            8 => {
+                let (i, e) = (self.operand(), self.expr());
+                self.line(indent, &format!("s.put(({i}) % {FIELDS}, {e});"));
+            }
+            9 => {
+                // State inside a JDK object (a StringBuilder's contents): its length read,
+                // or text appended.
+                if self.pick(2) == 0 {
+                    let v = format!("v{}", self.next_local);
+                    self.next_local += 1;
+                    self.line(indent, &format!("int {v} = s.length();"));
+                    self.locals.push(v);
+                } else {
+                    let e = self.expr();
+                    self.line(indent, &format!("s.append({e});"));
+                }
+            }
+            10 => {
+                // A value kept in the thread's own array between regions.
+                let v = format!("v{}", self.next_local);
+                self.next_local += 1;
+                let e = self.expr();
+                self.line(indent, &format!("keep[1] = {e};"));
+                self.line(indent, &format!("int {v} = keep[1];"));
+                self.locals.push(v);
+            }
             _ => {
                 let i = format!("i{}", self.next_local);
                 self.next_local += 1;
@@ -158,6 +200,12 @@ fn program(seed: u64) -> String {
             &format!("synchronized void set{f}(int v) {{ f{f} = v; }}"),
         );
     }
+    g.line(1, &format!("int[] a = new int[{FIELDS}];"));
+    g.line(1, "synchronized int at(int i) { return a[i]; }");
+    g.line(1, "synchronized void put(int i, int v) { a[i] = v; }");
+    g.line(1, "StringBuilder text = new StringBuilder();");
+    g.line(1, "synchronized int length() { return text.length(); }");
+    g.line(1, "synchronized void append(int v) { text.append(v); }");
     g.line(0, "}");
     let workers = 2 + g.pick(2);
     for w in 0..workers {
@@ -165,6 +213,7 @@ fn program(seed: u64) -> String {
         g.line(1, "S s;");
         g.line(1, &format!("W{w}(S s) {{ this.s = s; }}"));
         g.line(1, "public void run() {");
+        g.line(2, "int[] keep = new int[2];");
         g.locals.clear();
         let n = 2 + g.pick(4);
         g.body(2, 0, n);
@@ -291,11 +340,13 @@ proptest! {
 }
 
 /// The dynamic side finds something on a good share of the programs (the property is not
-/// vacuous), and the static side is not everything.
+/// vacuous), some of it on the array or the StringBuilder, and the static side is not
+/// everything.
 #[test]
 fn runs_find_anomalies_often_enough() {
-    let (mut found, mut static_only) = (0, 0);
-    for seed in 0..60u64 {
+    const SEEDS: u64 = 120;
+    let (mut found, mut static_only, mut new_kinds) = (0, 0, 0);
+    for seed in 0..SEEDS {
         let text = program(seed);
         let inputs = vec![("Main.java".to_owned(), text)];
         let options = JavaOptions::default();
@@ -310,11 +361,21 @@ fn runs_find_anomalies_often_enough() {
         if !d.is_empty() {
             found += 1;
         }
+        if d.iter().any(|k| k.2.iter().any(|v| v.contains("[]"))) {
+            new_kinds += 1;
+        }
         if d.len() < s.report.findings.len() {
             static_only += 1;
         }
     }
-    eprintln!("{found} of 60 runs found anomalies; {static_only} static verdicts larger");
-    assert!(found >= 10, "{found} of 60 runs found anomalies");
+    eprintln!(
+        "{found} of {SEEDS} runs found anomalies, {new_kinds} on the array or the \
+         StringBuilder; {static_only} static verdicts larger"
+    );
+    assert!(found >= 10, "{found} of {SEEDS} runs found anomalies");
+    assert!(
+        new_kinds >= 2,
+        "{new_kinds} runs found anomalies on the array or the StringBuilder"
+    );
     assert!(static_only >= 5, "{static_only}");
 }
