@@ -187,6 +187,48 @@ fn a_directory_is_one_program_and_models_extend_the_table() {
     assert!(out.stderr.contains("models.txt:1:"), "{}", out.stderr);
 }
 
+/// `--models` adds a JDK-like type with a state (`state TYPES`) and a method that fills an
+/// array argument (`read+argN`); a bad argument number is an input error at its line.
+#[test]
+fn models_add_state_variables_and_filled_arguments() {
+    let dir = temp("java-gauge");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("Main.java"),
+        "class Meter {\n  Gauge g = new Gauge();\n  synchronized int level() { return g.level(); }\n  synchronized void copy(int[] dst, int n) { g.sample(n, dst); }\n  synchronized void drain() { g.drain(); }\n}\npublic class Main {\n  public static void main(String[] a) throws Exception {\n    Meter m = new Meter();\n    Thread t = new Thread(() -> { int n = m.level(); int[] d = new int[4]; m.copy(d, n); });\n    Thread u = new Thread(() -> m.drain());\n    t.start(); u.start(); t.join(); u.join();\n  }\n}\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let models = temp("gauge-models.txt");
+    let m = models.to_str().unwrap();
+    // Without the fill, copy() only reads the gauge: no region acts on the level read.
+    std::fs::write(
+        &models,
+        "Gauge level,sample read\nGauge drain update\nstate Gauge\n",
+    )
+    .unwrap();
+    let (code, v) = json(&["views", d, "--models", m]);
+    assert_eq!(code, 0, "{v}");
+    // sample() fills its second argument: copy() writes a value computed from the stale level.
+    std::fs::write(
+        &models,
+        "Gauge level read\nGauge sample read+arg2\nGauge drain update\nstate Gauge\n",
+    )
+    .unwrap();
+    let (code, v) = json(&["views", d, "--models", m]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["findings"][0]["kind"], "stale-value", "{v}");
+    assert_eq!(v["findings"][0]["variables"][0], "Meter.g.<state>", "{v}");
+    std::fs::write(&models, "Gauge level read\nGauge sample read+arg0\n").unwrap();
+    let out = hindsight(&["views", d, "--models", m]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("gauge-models.txt:2:") && out.stderr.contains("+argN"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn unparsable_java_is_located_and_the_next_file_analysed() {
     let dir = temp("java-bad");
