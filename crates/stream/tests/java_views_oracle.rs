@@ -1,7 +1,8 @@
 //! `views` on Java, held against runs: random small Java programs (threads started and joined
 //! in a random order, synchronized getters, setters and blocks, branches on values read, early
 //! returns, loops; a shared array indexed by values read, a `StringBuilder`'s state, values
-//! kept in a thread's own array between regions) are analysed statically, and run by the interpreter of their lowered form
+//! kept in a thread's own array between regions; workers that start copies of themselves,
+//! deeper than the analysis walks) are analysed statically, and run by the interpreter of their lowered form
 //! under several schedules; each run's trace goes through the trace-based views
 //! (`DynamicViews`, may-happen-in-parallel filter on). The static verdict must contain every
 //! dynamic one: each dynamic finding has a static finding of the same kind, between the same
@@ -208,15 +209,43 @@ fn program(seed: u64) -> String {
     g.line(1, "synchronized void append(int v) { text.append(v); }");
     g.line(0, "}");
     let workers = 2 + g.pick(2);
-    for w in 0..workers {
+    // A recursive worker starts a copy of itself at the end of its run, `depth` levels deep
+    // (past the analysis's bound on threads of one class, so the fold is exercised), and
+    // joins it or not.
+    let mut recursive = vec![false; workers];
+    for (w, rec) in recursive.iter_mut().enumerate() {
+        *rec = g.pick(3) == 0;
         g.line(0, &format!("class W{w} implements Runnable {{"));
         g.line(1, "S s;");
-        g.line(1, &format!("W{w}(S s) {{ this.s = s; }}"));
+        if *rec {
+            g.line(1, "int depth;");
+            g.line(
+                1,
+                &format!("W{w}(S s, int depth) {{ this.s = s; this.depth = depth; }}"),
+            );
+        } else {
+            g.line(1, &format!("W{w}(S s) {{ this.s = s; }}"));
+        }
         g.line(1, "public void run() {");
         g.line(2, "int[] keep = new int[2];");
         g.locals.clear();
         let n = 2 + g.pick(4);
         g.body(2, 0, n);
+        if *rec {
+            g.line(2, "if (depth > 0) {");
+            g.line(
+                3,
+                &format!("Thread child = new Thread(new W{w}(s, depth - 1));"),
+            );
+            g.line(3, "child.start();");
+            if g.pick(2) == 0 {
+                g.line(
+                    3,
+                    "try { child.join(); } catch (InterruptedException e) { return; }",
+                );
+            }
+            g.line(2, "}");
+        }
         g.line(1, "}");
         g.line(0, "}");
     }
@@ -227,7 +256,8 @@ fn program(seed: u64) -> String {
     );
     g.line(2, "S s = new S();");
     for w in 0..workers {
-        g.line(2, &format!("Thread t{w} = new Thread(new W{w}(s));"));
+        let args = if recursive[w] { "s, 3" } else { "s" };
+        g.line(2, &format!("Thread t{w} = new Thread(new W{w}({args}));"));
     }
     let mut joined = vec![false; workers];
     for (w, j) in joined.iter_mut().enumerate() {
@@ -292,9 +322,35 @@ fn dynamic(trace: &str, acted_on: &BTreeSet<(String, String)>) -> Vec<Key> {
                 continue;
             }
         }
-        keys.push(k);
+        keys.push(folded(k));
     }
     keys
+}
+
+/// A run's threads as the static analysis names them: along a chain of starts of one class
+/// the run names the levels `X`, `X [2]`, `X [3]`, ...; the analysis walks `X` and folds every
+/// deeper level onto it (its copy `X [2]` stands for them all, and a copy's warnings with
+/// other threads are its original's). So `X [k]`, k >= 2, is `X`; two such levels are the
+/// pair `X`, `X [2]` (two threads running `X`'s method).
+fn folded(mut k: Key) -> Key {
+    let level = |t: &str| -> Option<(String, u32)> {
+        let (base, rest) = t.rsplit_once(" [")?;
+        let n = rest.strip_suffix(']')?.parse::<u32>().ok()?;
+        Some((base.to_owned(), n))
+    };
+    let before = k.1.len();
+    k.1 =
+        k.1.iter()
+            .map(|t| match level(t) {
+                Some((base, n)) if n >= 2 => base,
+                _ => t.clone(),
+            })
+            .collect();
+    if k.1.len() < before {
+        let original = k.1.iter().next().cloned().expect("a thread");
+        k.1.insert(format!("{original} [2]"));
+    }
+    k
 }
 
 fn check(seed: u64) -> Result<(), TestCaseError> {
@@ -340,12 +396,12 @@ proptest! {
 }
 
 /// The dynamic side finds something on a good share of the programs (the property is not
-/// vacuous), some of it on the array or the StringBuilder, and the static side is not
-/// everything.
+/// vacuous), some of it on the array or the StringBuilder or with recursive workers deeper
+/// than the analysis walks, and the static side is not everything.
 #[test]
 fn runs_find_anomalies_often_enough() {
     const SEEDS: u64 = 120;
-    let (mut found, mut static_only, mut new_kinds) = (0, 0, 0);
+    let (mut found, mut static_only, mut new_kinds, mut deep) = (0, 0, 0, 0);
     for seed in 0..SEEDS {
         let text = program(seed);
         let inputs = vec![("Main.java".to_owned(), text)];
@@ -364,13 +420,22 @@ fn runs_find_anomalies_often_enough() {
         if d.iter().any(|k| k.2.iter().any(|v| v.contains("[]"))) {
             new_kinds += 1;
         }
+        // A run that went past the levels the analysis walks (a thread `X [3]` ran) and found
+        // something: the folded threads are held to the run.
+        if run.trace.contains(" [3]|") && !d.is_empty() {
+            deep += 1;
+        }
         if d.len() < s.report.findings.len() {
             static_only += 1;
         }
     }
     eprintln!(
         "{found} of {SEEDS} runs found anomalies, {new_kinds} on the array or the \
-         StringBuilder; {static_only} static verdicts larger"
+         StringBuilder, {deep} with threads past the fold; {static_only} static verdicts larger"
+    );
+    assert!(
+        deep >= 2,
+        "{deep} runs with threads past the fold found anomalies"
     );
     assert!(found >= 10, "{found} of {SEEDS} runs found anomalies");
     assert!(

@@ -820,7 +820,20 @@ impl Interp<'_> {
         let file = &self.p.files[self.p.sites[site as usize].file as usize].name;
         let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
         let _ = site;
-        let name = format!("{label}@{file}:{line}");
+        let mut name = format!("{label}@{file}:{line}");
+        // A thread started at the site that started the thread starting it (a thread of its
+        // own class, Knight's recursion) is the next level down: `X [2]`, `X [3]`, ... so that
+        // every thread along a chain of starts has a name of its own.
+        let parent = &self.threads[self.cur].name;
+        if *parent == name {
+            name = format!("{name} [2]");
+        } else if let Some(level) = parent
+            .strip_prefix(&format!("{name} ["))
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|k| k.parse::<u32>().ok())
+        {
+            name = format!("{name} [{}]", level + 1);
+        }
         let id = self.threads.len();
         self.threads.push(DynThread {
             name: name.clone(),
