@@ -377,7 +377,13 @@ impl<'p> Analysis<'p> {
         if ok && self.meter.polled() {
             let held = self.regions.len() as u64 * REGION_BYTES
                 + self.facts.len() as u64 * FACT_BYTES
-                + self.heap.values().map(|v| v.len() as u64 + 1).sum::<u64>() * HEAP_BYTES;
+                + self.heap.values().map(|v| v.len() as u64 + 1).sum::<u64>() * HEAP_BYTES
+                + self
+                    .heap_taint
+                    .values()
+                    .map(|t| t.len() as u64 + 1)
+                    .sum::<u64>()
+                    * FACT_BYTES;
             ok = self.account.hold(held).is_ok();
         }
         self.stopped = !ok;
