@@ -255,8 +255,8 @@ fn program(seed: u64) -> String {
         "public static void main(String[] args) throws Exception {",
     );
     g.line(2, "S s = new S();");
-    for w in 0..workers {
-        let args = if recursive[w] { "s, 3" } else { "s" };
+    for (w, &rec) in recursive.iter().enumerate() {
+        let args = if rec { "s, 3" } else { "s" };
         g.line(2, &format!("Thread t{w} = new Thread(new W{w}({args}));"));
     }
     let mut joined = vec![false; workers];
