@@ -78,10 +78,12 @@ struct ThreadLog {
     clock: Vec<(u64, u32)>,
     /// The locks the thread holds after each event (an id of `Recording::locksets`), by rank.
     held: Vec<u32>,
-    /// The fork that creates the thread: the parent, the rank of the fork, and how many
-    /// events the thread had already logged then (0 unless a logger wrote the child's first
-    /// events before the fork; the fork then orders only the child's later events).
-    fork: Option<Fork>,
+    /// The forks of the thread: the parent, the rank of the fork, and how many events the
+    /// thread had already logged then (0 unless a logger wrote the child's first events before
+    /// the fork; the fork then orders only the child's later events). One in a well-formed
+    /// trace; a log that forks a thread again (a warning) has every fork order the child's
+    /// later events, as happens-before has it.
+    forks: Vec<Fork>,
 }
 
 /// Where a thread was forked: the parent's fork event and the child's first event after it.
@@ -209,7 +211,7 @@ impl Recording {
             Step::Fork(u) => {
                 self.current[u.index()].join(&clock);
                 let child_rank = self.threads[u.index()].index.len() as u32;
-                self.threads[u.index()].fork.get_or_insert(Fork {
+                self.threads[u.index()].forks.push(Fork {
                     parent: t,
                     parent_rank: rank,
                     child_rank,
@@ -348,7 +350,7 @@ impl Recording {
     }
 
     /// Joins into `into` what every reordering in which the event of `t` at `rank` is enabled
-    /// must hold: the closures of the events before it in its thread, and of its thread's fork.
+    /// must hold: the closures of the events before it in its thread, and of its thread's forks.
     pub fn join_predecessors(&self, t: ThreadId, rank: u32, into: &mut Frontier) {
         if rank > 0 {
             self.join_closure_of(t, rank - 1, into);
@@ -356,7 +358,7 @@ impl Recording {
         // The fork precedes the child's first event after it: its first event, or a later one
         // where the log shows the child running before its fork (the earlier events' closures
         // do not hold the fork then).
-        if let Some(fork) = self.threads[t.index()].fork {
+        for fork in &self.threads[t.index()].forks {
             if fork.child_rank == rank {
                 self.join_closure_of(fork.parent, fork.parent_rank, into);
             }

@@ -228,3 +228,19 @@ fn a_fork_after_the_child_s_first_events_orders_its_later_ones() {
     assert!(syncp(CHILD_BEFORE_FORK).is_empty());
     assert!(osr(CHILD_BEFORE_FORK).is_empty());
 }
+
+/// A log that forks a thread twice (a warning): `T2` forks `T1`, `T1` reads `y`, `T2` writes
+/// `x` and forks `T1` again, then `T1` writes `x`. Happens-before has every fork order the
+/// child's later events, so the second fork orders `T2`'s write before `T1`'s. syncp and osr
+/// kept only the first fork and reported the pair — unless another event of `T1` came between
+/// (its closure held the second fork): found by `requests.rs`, a `req` hid the race.
+const FORKED_TWICE: &str = "T2|fork(T1)\nT1|r(y)\nT2|w(x)\nT2|fork(T1)\nT1|w(x)\n";
+
+#[test]
+fn every_fork_of_a_thread_forked_twice_orders_its_later_events() {
+    assert!(hb(FORKED_TWICE).is_empty());
+    assert!(shb(FORKED_TWICE).is_empty());
+    assert!(wcp(FORKED_TWICE).is_empty());
+    assert!(syncp(FORKED_TWICE).is_empty());
+    assert!(osr(FORKED_TWICE).is_empty());
+}
