@@ -1,14 +1,15 @@
 //! `views` on recorded Java runs against `views` on the same Java sources: every program of
 //! `examples/views/java` is compiled on its own, recorded with the agent (`synchronized`
 //! methods as atomic blocks, as the static front end takes them) and analysed with
-//! `views --regions both` (blocks and lock spans: `synchronized` blocks and `lock()` spans are
-//! regions statically too). Each run's answer must be one of the outcomes the program's header
-//! states with `// dynamic:` (counts) and the `// dynamic-finding: KIND VARS` lines after it
-//! (variables without the agent's per-run object numbers `@ID`); a program has several such
-//! outcomes when the answer depends on the schedule the run took. Where no outcome is the
-//! static answer (`// expect:` and `// finding:`), the header explains the difference in a
-//! paragraph starting `// Dynamic`. Skipped where no JDK or no agent is built, unless
-//! `HINDSIGHT_REQUIRE_JAVA=1` (CI), where that is a failure.
+//! `views --regions both` (blocks and lock spans: `synchronized` blocks are regions statically
+//! too, and the program using `lock()` is analysed statically with `--regions locks`). Each
+//! run's answer must be one of the outcomes the program states at its end with `// dynamic:`
+//! (counts) and the `// dynamic-finding: KIND VARS` lines after it (variables without the
+//! agent's per-run object numbers `@ID`); a program has several such outcomes when the answer
+//! depends on the schedule the run took. Where no outcome is the static answer (`// expect:`
+//! and `// finding:`), the program explains the difference in a paragraph starting
+//! `// Dynamic`. Skipped where no JDK or no agent is built, unless `HINDSIGHT_REQUIRE_JAVA=1`
+//! (CI), where that is a failure.
 
 mod common;
 
