@@ -162,6 +162,27 @@ fn compile(path: &Path, class: &str) -> PathBuf {
     dir
 }
 
+/// Records `class` with `synchronized` methods as atomic blocks; the trace's path.
+fn record(classes: &Path, class: &str, run: usize) -> String {
+    let trace = temp(&format!("dynviews-{class}-{run}.hst"));
+    let trace = trace.to_str().unwrap().to_string();
+    let r = hindsight(&[
+        "record",
+        "--out",
+        &trace,
+        "--agent",
+        "synchronized-atomic",
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        classes.to_str().unwrap(),
+        class,
+    ]);
+    assert_eq!(r.code, 0, "{class}: {}", r.stderr);
+    trace
+}
+
 /// Runs per program: a program whose answer depends on the schedule shows which outcomes the
 /// runs here take; every run must be one of those stated.
 const RUNS: usize = 2;
@@ -206,22 +227,8 @@ fn every_recorded_program_gives_a_stated_dynamic_answer_and_explains_a_differenc
         );
         let classes = compile(path, &class);
         for run in 0..RUNS {
-            let trace = temp(&format!("dynviews-{class}-{run}.hst"));
-            let trace = trace.to_str().unwrap();
-            let r = hindsight(&[
-                "record",
-                "--out",
-                trace,
-                "--agent",
-                "synchronized-atomic",
-                "--",
-                "java",
-                "-Xshare:off",
-                "-cp",
-                classes.to_str().unwrap(),
-                &class,
-            ]);
-            assert_eq!(r.code, 0, "{class}: {}", r.stderr);
+            let trace = record(&classes, &class, run);
+            let trace = trace.as_str();
             let got = observed(trace, &class);
             if !dynamic.contains(&got) {
                 failures.push(format!("{class} (run {run}): {got:?}, stated {dynamic:?}"));
@@ -229,6 +236,22 @@ fn every_recorded_program_gives_a_stated_dynamic_answer_and_explains_a_differenc
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn objects_kept_apart_remove_the_class_level_warning_moth_gives() {
+    if !java_here() {
+        return;
+    }
+    let path = root().join("examples/views/java/Instances.java");
+    let classes = compile(&path, "Instances");
+    let trace = record(&classes, "Instances", 0);
+    let (code, v) = json(&["views", "--regions", "both", &trace]);
+    assert_eq!(code, 0);
+    // MoTH's class-level `Pair.x`, `Pair.y` give the high-level race the header describes;
+    // the run's two objects do not share them.
+    assert_eq!(v["summary"]["removed_by_instances"], 1, "{v}");
+    assert_eq!(v["summary"]["high_level_races"], 0);
 }
 
 #[test]

@@ -10,9 +10,11 @@
 //! the regions.
 //!
 //! Beyond the paper (Section 4.3):
-//! - *object instances kept apart*: a trace variable `Class#id.field` is its own variable; the
-//!   paper's class-level variable `Class.field` is used only to count the warnings that
-//!   separating instances removed;
+//! - *object instances kept apart*: a trace variable `Class#id.field` (the Java agent's
+//!   `Class.field@ID`) is its own variable; the paper's class-level variable `Class.field` is
+//!   used only to count the warnings that separating instances removed;
+//! - *arrays*: the Java agent's element variables `T[]@ID[i]` are one variable per array, as
+//!   the static front end's element variable is (see `element_variable`);
 //! - *may happen in parallel*: a warning needs a region of one thread to run between two
 //!   regions of another. Regions ordered in every schedule cannot: the analysis runs its own
 //!   happens-before pass (the same `HappensBefore`) over the edges that order every schedule,
@@ -865,12 +867,17 @@ fn java_array_of(var: &str) -> Option<&str> {
     (digits(index) && digits(id) && ty.ends_with("[]")).then_some(array)
 }
 
-/// The class-level name of a trace variable: `Class#id.field` is `Class.field`; any other name
-/// is its own.
+/// The class-level name of a trace variable: `Class#id.field` and the Java agent's
+/// `Class.field@ID` are `Class.field`; any other name is its own.
 pub fn class_name(var: &str) -> String {
     if let Some(dot) = var.rfind('.') {
         if let Some(hash) = var[..dot].find('#') {
             return format!("{}{}", &var[..hash], &var[dot..]);
+        }
+        if let Some((field, id)) = var[dot..].rsplit_once('@') {
+            if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+                return format!("{}{field}", &var[..dot]);
+            }
         }
     }
     var.to_owned()
@@ -1146,7 +1153,17 @@ impl Provenance for Context<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::java_array_of;
+    use super::{class_name, java_array_of};
+
+    #[test]
+    fn instance_variables_have_their_class_level_name() {
+        assert_eq!(class_name("Account#3.balance"), "Account.balance");
+        assert_eq!(class_name("Account.balance@12"), "Account.balance");
+        assert_eq!(class_name("Account.balance"), "Account.balance");
+        assert_eq!(class_name("mail.host@example"), "mail.host@example");
+        assert_eq!(class_name("boolean[]@2[0]"), "boolean[]@2[0]");
+        assert_eq!(class_name("x"), "x");
+    }
 
     #[test]
     fn java_array_elements_name_their_array_and_nothing_else_does() {
