@@ -10,9 +10,11 @@
 //! the regions.
 //!
 //! Beyond the paper (Section 4.3):
-//! - *object instances kept apart*: a trace variable `Class#id.field` is its own variable; the
-//!   paper's class-level variable `Class.field` is used only to count the warnings that
-//!   separating instances removed;
+//! - *object instances kept apart*: a trace variable `Class#id.field` (the Java agent's
+//!   `Class.field@ID`) is its own variable; the paper's class-level variable `Class.field` is
+//!   used only to count the warnings that separating instances removed;
+//! - *arrays*: the Java agent's element variables `T[]@ID[i]` are one variable per array, as
+//!   the static front end's element variable is (see `element_variable`);
 //! - *may happen in parallel*: a warning needs a region of one thread to run between two
 //!   regions of another. Regions ordered in every schedule cannot: the analysis runs its own
 //!   happens-before pass (the same `HappensBefore`) over the edges that order every schedule,
@@ -275,6 +277,13 @@ pub struct DynamicViews {
     class_names: Vec<String>,
     class_ids: FxHashMap<String, u32>,
     class: Option<ClassLevel>,
+    /// Per trace variable, the variable that stands for it in views (`NONE`: not seen yet):
+    /// itself, or for an element of a Java array the array's first element seen.
+    element_of: Vec<u32>,
+    /// Per Java array (`T[]@ID`), the variable standing for all its elements.
+    arrays: FxHashMap<String, u32>,
+    /// The name each array's standing variable is reported by: `T[]@ID[]`.
+    array_names: FxHashMap<u32, String>,
     scratch: Vec<(u32, u8)>,
     scratch_threads: Vec<u32>,
     /// Entries of all the slots' `first_events`.
@@ -338,6 +347,9 @@ impl DynamicViews {
             class_names: Vec::new(),
             class_ids: FxHashMap::default(),
             class: None,
+            element_of: Vec::new(),
+            arrays: FxHashMap::default(),
+            array_names: FxHashMap::default(),
             scratch: Vec::new(),
             scratch_threads: Vec::new(),
             slot_events: 0,
@@ -530,8 +542,52 @@ impl DynamicViews {
         self.class = Some(level);
     }
 
+    /// The variable standing for `x` in views. MoTH's views hold one variable per class and
+    /// field (HEAP READ, HEAP WRITE), and the static front end one element variable per array
+    /// (`C.f[]`), whose index a region may have chosen from what another read: the recorded
+    /// run's element variables (`T[]@ID[i]`, the Java agent's, one per element for `races`) are
+    /// therefore one variable per array here, or a slot found free in one region and marked in
+    /// another by a second thread (index 1, after the first thread took 0) would be two
+    /// unrelated variables and the stale value invisible.
+    #[inline]
+    fn element_variable(&mut self, x: VarId, names: &Names) -> VarId {
+        match self.element_of.get(x.index()) {
+            Some(&v) if v != NONE => VarId(v),
+            _ => self.new_element_variable(x, names),
+        }
+    }
+
+    #[cold]
+    fn new_element_variable(&mut self, x: VarId, names: &Names) -> VarId {
+        if x.index() >= self.element_of.len() {
+            self.element_of.resize(x.index() + 1, NONE);
+        }
+        let rep = match java_array_of(names.var(x)) {
+            Some(array) => match self.arrays.get(array) {
+                Some(&rep) => rep,
+                None => {
+                    self.arrays.insert(array.to_owned(), x.0);
+                    self.array_names.insert(x.0, format!("{array}[]"));
+                    x.0
+                }
+            },
+            None => x.0,
+        };
+        self.element_of[x.index()] = rep;
+        VarId(rep)
+    }
+
+    /// The name a variable of the views is reported by.
+    fn var_name<'n>(&'n self, v: u32, names: &'n Names) -> &'n str {
+        match self.array_names.get(&v) {
+            Some(name) => name,
+            None => names.var(VarId(v)),
+        }
+    }
+
     #[inline]
     fn access(&mut self, e: &Event, x: VarId, kind: Kind, names: &Names) {
+        let x = self.element_variable(x, names);
         self.class_of(x, names);
         let th = &mut self.open_regions[self.threads[e.thread.index()].region as usize];
         th.log.push((x.0, kind));
@@ -801,12 +857,27 @@ impl DynamicViews {
     }
 }
 
-/// The class-level name of a trace variable: `Class#id.field` is `Class.field`; any other name
-/// is its own.
+/// The array of a Java array element variable as the agent names it, `T[]@ID[INDEX]`: `T[]@ID`.
+fn java_array_of(var: &str) -> Option<&str> {
+    let open = var.strip_suffix(']')?.rfind('[')?;
+    let index = &var[open + 1..var.len() - 1];
+    let array = &var[..open];
+    let (ty, id) = array.rsplit_once('@')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(index) && digits(id) && ty.ends_with("[]")).then_some(array)
+}
+
+/// The class-level name of a trace variable: `Class#id.field` and the Java agent's
+/// `Class.field@ID` are `Class.field`; any other name is its own.
 pub fn class_name(var: &str) -> String {
     if let Some(dot) = var.rfind('.') {
         if let Some(hash) = var[..dot].find('#') {
             return format!("{}{}", &var[..hash], &var[dot..]);
+        }
+        if let Some((field, id)) = var[dot..].rsplit_once('@') {
+            if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+                return format!("{}{field}", &var[..dot]);
+            }
         }
     }
     var.to_owned()
@@ -887,7 +958,7 @@ impl Analysis for DynamicViews {
             });
         }
         let var_names: Vec<String> = (0..names.vars.len())
-            .map(|v| names.var(VarId(v as u32)).to_owned())
+            .map(|v| this.var_name(v as u32, names).to_owned())
             .collect();
         let k = Knowledge {
             var_names,
@@ -1064,7 +1135,7 @@ impl Provenance for Context<'_> {
         let thread = self.names.thread(ThreadId(s.thread)).to_owned();
         let mut out = Vec::new();
         for en in s.first_events.iter().filter(|en| vars.contains(&en.var)) {
-            let var = self.names.var(VarId(en.var));
+            let var = self.this.var_name(en.var, self.names);
             for (at, op) in [(en.read, "r"), (en.write, "w")] {
                 if let Some((index, loc)) = at {
                     out.push(EventRef {
@@ -1077,5 +1148,38 @@ impl Provenance for Context<'_> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{class_name, java_array_of};
+
+    #[test]
+    fn instance_variables_have_their_class_level_name() {
+        assert_eq!(class_name("Account#3.balance"), "Account.balance");
+        assert_eq!(class_name("Account.balance@12"), "Account.balance");
+        assert_eq!(class_name("Account.balance"), "Account.balance");
+        assert_eq!(class_name("mail.host@example"), "mail.host@example");
+        assert_eq!(class_name("boolean[]@2[0]"), "boolean[]@2[0]");
+        assert_eq!(class_name("x"), "x");
+    }
+
+    #[test]
+    fn java_array_elements_name_their_array_and_nothing_else_does() {
+        assert_eq!(java_array_of("boolean[]@2[0]"), Some("boolean[]@2"));
+        assert_eq!(java_array_of("Cell[][]@17[12]"), Some("Cell[][]@17"));
+        for other in [
+            "Account.balance@1",
+            "AtomicIntegerArray@3[1]",
+            "boolean[]@2[]",
+            "boolean[]@x[0]",
+            "boolean[]@2[i]",
+            "a[0]",
+            "[0]",
+            "]",
+        ] {
+            assert_eq!(java_array_of(other), None, "{other}");
+        }
     }
 }

@@ -32,3 +32,8 @@ public class Account {
         t2.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value Account.balance

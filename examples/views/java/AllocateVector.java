@@ -39,3 +39,11 @@ public class AllocateVector {
         b.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value boolean[][]
+// Dynamic (recorded run): the same stale value, named `boolean[]@ID[]`: the agent names an array
+// by its type and object (the field `used` is final, so no access names it), and `views` on a
+// trace takes every element of a Java array as one variable, as the static side does.

@@ -41,3 +41,16 @@ public class ArithmeticDb {
         auditor.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 2, stale-value 2
+// dynamic-finding: high-level-race Table.size,Table.sum
+// dynamic-finding: stale-value Table.size
+// dynamic-finding: stale-value Table.sum
+// dynamic: high-level-race 0, stale-value 2
+// dynamic-finding: stale-value Table.size
+// dynamic-finding: stale-value Table.sum
+// Dynamic (recorded run): the static answer when the auditor runs after an insert; when it runs
+// before both (`size` is 0), average() does not read `sum`: its view is {size}, and the
+// high-level races, which need its consistent view {size, sum}, do not show.

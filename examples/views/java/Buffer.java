@@ -33,3 +33,14 @@ public class Buffer {
         consumer.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value Buffer.count
+// Dynamic (recorded run): MoTH's answer, which depends on the schedule. When the consumer runs
+// after the producer, size() reads `count` and take() reads and writes it in a second region
+// while the producer writes it: MoTH's false positive of Table 2 (the re-check rule is the
+// static side's, it needs the branch, which a trace does not hold). When the consumer runs
+// first, size() sees 0, take() does not run: nothing.

@@ -43,3 +43,11 @@ public class CheckThenActMap {
         b.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): nothing. `Hashtable` is JDK code, which the agent does not instrument,
+// and the agent models no `Hashtable` call (only `ConcurrentHashMap`'s, for `commute`): the
+// trace has no region and no variable for the table's contents. Not yet built: the models
+// table's JDK state recorded as `Cache.table[]` accesses inside one region per call.

@@ -42,3 +42,14 @@ public class Connection {
 }
 
 @interface Atomic {}
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// dynamic: high-level-race 1, stale-value 0
+// dynamic-finding: high-level-race Connection.buffer,Connection.connected
+// Dynamic (recorded run): MoTH's answer, which depends on the schedule. Sender first: its
+// views {connected} and {buffer} against the closer's {connected, buffer}: the high-level
+// race. Closer first: isConnected() sees false and send() does not run: nothing. The stale
+// value of `connected` is never reported: the sender never writes `connected`, and a trace
+// holds no control dependence (MoTH's false negative, as the static side explains).

@@ -36,3 +36,9 @@ public class Coord04 {
         res.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 2
+// dynamic-finding: stale-value Coord04.x
+// dynamic-finding: stale-value Coord04.y

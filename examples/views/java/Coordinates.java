@@ -33,3 +33,8 @@ public class Coordinates {
         resetter.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 1, stale-value 0
+// dynamic-finding: high-level-race Coord.x,Coord.y

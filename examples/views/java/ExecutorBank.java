@@ -34,3 +34,14 @@ public class ExecutorBank {
         pool.awaitTermination(1, TimeUnit.SECONDS);
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value BankAccount.balance
+// Dynamic (recorded run): depends on the schedule. The usual run: the first task debits (20
+// left), the second sees 20 < 60 and returns, never writing: nothing (also when one pool thread
+// runs both tasks). Only when both tasks pass the check before either debits does each thread
+// read the balance in one region and write it in another while the other writes it: the stale
+// value.

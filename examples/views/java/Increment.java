@@ -33,3 +33,10 @@ public class Increment {
         bumper.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): nothing, MoTH's answer: both calls are regions of the same view
+// {r(value), w(value)} and the stale-value sensor needs two different views; the data flow
+// between the calls (the static side's rule) is not in a trace.

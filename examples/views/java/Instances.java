@@ -30,3 +30,10 @@ public class Instances {
         resetter.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Recorded, the two pairs are two objects (`Pair.x@1`, `Pair.x@2`): nothing, and the summary's
+// `removed_by_instances` 1 counts MoTH's class-level high-level race that keeping them apart
+// removed.

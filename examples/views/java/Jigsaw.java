@@ -40,3 +40,15 @@ public class Jigsaw {
         ResourceStore.main(args);
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// dynamic: high-level-race 1, stale-value 1
+// dynamic-finding: high-level-race ResourceStore.entry,ResourceStore.loaded
+// dynamic-finding: stale-value ResourceStore.entry
+// Dynamic (recorded run): depends on the schedule. The usual run: the second loader finds the
+// entry and does not add: its one view {entry} gives nothing. When both loaders look up before
+// either adds, the static answer: each reads `entry` in lookup() and writes it in add() while
+// the other writes it (the stale value), and each add() writes {entry, loaded} together while
+// the other loader reads {entry} and {loaded} in separate regions (the high-level race).

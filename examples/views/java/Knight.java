@@ -41,3 +41,15 @@ public class Knight {
 }
 
 @interface Atomic {}
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 1, stale-value 0
+// dynamic-finding: high-level-race Board.moves,Board.visited
+// dynamic: high-level-race 1, stale-value 1
+// dynamic-finding: high-level-race Board.moves,Board.visited
+// dynamic-finding: stale-value Board.visited
+// Dynamic (recorded run): the high-level race in every run (the second solver reads {visited}
+// and {moves} apart, the first writes them together); the stale value of `visited` only when
+// both solvers find the square free before either takes it (otherwise the second never writes
+// `visited`).

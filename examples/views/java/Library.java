@@ -29,3 +29,9 @@ public class Library {
         w.addTip(10);
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): nothing. Library mode has no counterpart in a run: main calls the
+// library from one thread, and a trace's views are only those of the threads that ran.

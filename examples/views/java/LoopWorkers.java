@@ -36,3 +36,10 @@ public class LoopWorkers {
         }
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 6
+// dynamic-finding: stale-value Hits.total
+// Dynamic (recorded run): the same stale value once per pair of the four workers that ran (6);
+// the static side folds the loop's threads into two copies and reports it once.

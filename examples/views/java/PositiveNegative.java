@@ -43,3 +43,7 @@ public class PositiveNegative {
         new Thread(new Negative()).start();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0

@@ -67,3 +67,11 @@ public class SpawnTree {
 }
 
 @interface Atomic {}
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 9999
+// dynamic-finding: stale-value Tally.explored
+// Dynamic (recorded run): the stale value of `Tally.explored` once per pair of the 8,191
+// solvers that ran, up to the sensors' limit (the report says `sensor_limit_reached`; the
+// 9,999th is the last before it); the static side bounds the copies and reports five.

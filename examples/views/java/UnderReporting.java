@@ -30,3 +30,8 @@ public class UnderReporting {
         t2.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value Under.x
