@@ -2,7 +2,9 @@
 //! source location) becomes a dense `u32` id of its own kind, so that analyses index plain
 //! vectors by id and never hash a string on the hot path.
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::BuildHasher;
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -83,11 +85,27 @@ impl NameKind {
 /// by a `u128` holding their bytes and length, which hashes in two multiplications and compares
 /// in one instruction; longer names go through a map keyed by their bytes. Interning is most
 /// of the cost of reading a text trace.
+///
+/// The short names' table holds only ids (4 bytes a slot); their keys lie in `short_keys`, in id
+/// order. A map of `u128` to `u32` takes 32 bytes a slot, and on a trace of 10,000 variables
+/// accessed at random its lookups were mostly cache misses: the smaller table, plus a dense
+/// array that the first accesses of a name fill in order, misses less (`BENCHMARKS.md`, #43).
 #[derive(Default, Debug, Clone)]
 pub struct Interner {
-    short: FxHashMap<u128, u32>,
+    /// Ids of the short names, hashed by their key.
+    short: HashTable<u32>,
+    /// Each id's short key; [`LONG`] for a long name.
+    short_keys: Vec<u128>,
     long: FxHashMap<Box<[u8]>, u32>,
     names: Vec<Box<str>>,
+}
+
+/// The key of a long name in `short_keys`: no short key has a length byte of 255.
+const LONG: u128 = u128::MAX;
+
+#[inline]
+fn hash_short(key: u128) -> u64 {
+    FxBuildHasher.hash_one(key)
 }
 
 /// The bytes and length of a name of at most 15 bytes, as one number.
@@ -131,6 +149,35 @@ pub struct NotUtf8;
 mod tests {
     use super::*;
 
+    /// Against a literal reference (a list searched from the start): ids in first-appearance
+    /// order, short and long names mixed, across the table's growth and rehashing.
+    #[test]
+    fn ids_follow_first_appearance_like_a_list_search() {
+        let mut rng = hindsight_rng::SplitMix64::new(43);
+        let mut interner = Interner::default();
+        let mut reference: Vec<Vec<u8>> = Vec::new();
+        for _ in 0..4_000 {
+            let len = rng.below(24) as usize;
+            // Few distinct bytes, so names repeat and share prefixes and suffixes.
+            let name: Vec<u8> = (0..len).map(|_| b'a' + rng.below(3) as u8).collect();
+            let expected = match reference.iter().position(|n| *n == name) {
+                Some(i) => i as u32,
+                None => {
+                    reference.push(name.clone());
+                    reference.len() as u32 - 1
+                }
+            };
+            assert_eq!(interner.intern(&name), Ok(expected), "{name:?}");
+        }
+        assert_eq!(interner.len(), reference.len());
+        for (i, name) in reference.iter().enumerate() {
+            let text = std::str::from_utf8(name).expect("ascii");
+            assert_eq!(interner.lookup(text), Some(i as u32));
+            assert_eq!(interner.name(i as u32), text);
+        }
+        assert_eq!(interner.lookup("z"), None);
+    }
+
     #[test]
     fn short_keys_are_injective_and_match_long_lookups() {
         let names: Vec<Vec<u8>> = (0..=20)
@@ -160,29 +207,45 @@ impl Interner {
     #[inline]
     pub fn intern(&mut self, bytes: &[u8]) -> Result<u32, NotUtf8> {
         let key = short_key(bytes);
-        let known = match key {
-            Some(k) => self.short.get(&k),
-            None => self.long.get(bytes),
+        // The hash is computed once, for the lookup and for the insertion.
+        let hash = key.map(hash_short);
+        let known = match (key, hash) {
+            (Some(k), Some(h)) => self.find_short(k, h),
+            _ => self.long.get(bytes).copied(),
         };
-        if let Some(&id) = known {
+        if let Some(id) = known {
             return Ok(id);
         }
         let name = std::str::from_utf8(bytes).map_err(|_| NotUtf8)?;
         let id = self.names.len() as u32;
-        match key {
-            Some(k) => self.short.insert(k, id),
-            None => self.long.insert(bytes.into(), id),
-        };
+        match (key, hash) {
+            (Some(k), Some(h)) => {
+                let keys = &self.short_keys;
+                self.short
+                    .insert_unique(h, id, |&i| hash_short(keys[i as usize]));
+                self.short_keys.push(k);
+            }
+            _ => {
+                self.long.insert(bytes.into(), id);
+                self.short_keys.push(LONG);
+            }
+        }
         self.names.push(name.into());
         Ok(id)
     }
 
+    #[inline]
+    fn find_short(&self, key: u128, hash: u64) -> Option<u32> {
+        self.short
+            .find(hash, |&i| self.short_keys[i as usize] == key)
+            .copied()
+    }
+
     pub fn lookup(&self, name: &str) -> Option<u32> {
         match short_key(name.as_bytes()) {
-            Some(k) => self.short.get(&k),
-            None => self.long.get(name.as_bytes()),
+            Some(k) => self.find_short(k, hash_short(k)),
+            None => self.long.get(name.as_bytes()).copied(),
         }
-        .copied()
     }
 
     /// The name of `id`; ids come from this interner, so an unknown one is a bug.
