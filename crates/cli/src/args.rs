@@ -108,8 +108,8 @@ pub struct ModelArgs {
 /// How the trace analyses that count occurrences report them.
 #[derive(clap::Args, Clone, Copy, Default)]
 pub struct FindingsArgs {
-    /// One finding per racy event (per violation for atomicity), as found, instead of one per
-    /// distinct pair of source locations.
+    /// One finding per racy event (per violation for atomicity, per warning for views), as
+    /// found, instead of one per distinct pair (views: set) of source locations.
     #[arg(long)]
     pub every_event: bool,
     /// Text output shows the first N groups (most occurrences first), then a line for the rest.
@@ -303,6 +303,8 @@ pub enum Command {
         /// Treat every warning about the input as an error (exit status 2).
         #[arg(long)]
         strict: bool,
+        #[command(flatten)]
+        findings: FindingsArgs,
         /// The budget of the views, the relation of views that may run in parallel and the
         /// sensors (traces).
         #[command(flatten)]

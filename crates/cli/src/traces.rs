@@ -272,6 +272,7 @@ pub struct ViewsOptions {
     pub library: bool,
     pub models: Option<std::path::PathBuf>,
     pub no_mhp: bool,
+    pub findings: FindingsArgs,
 }
 
 fn is_java(path: &Path) -> bool {
@@ -303,19 +304,20 @@ pub fn views(
         let running = budget.start("views");
         // Views charges its relation to the budget itself, so the pass gets none.
         let analysis = DynamicViews::new(regions(o.regions), !o.no_mhp)
+            .with_granularity(granularity(&o.findings))
             .within(std::sync::Arc::clone(&running.budget));
         let code = analyse(
             &input,
             format,
-            &FindingsArgs::default(),
+            &o.findings,
             Box::new(analysis),
             None,
         );
         running.done();
         return code;
     }
-    if o.regions.is_some() || o.no_mhp {
-        bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
+    if o.regions.is_some() || o.no_mhp || o.findings.every_event {
+        bail!("`--regions`, `--no-mhp` and `--every-event` apply to traces, not to programs");
     }
     let text = read_text(path)?;
     let running = budget.start("views");
@@ -345,8 +347,8 @@ fn java_views(
             input_name(p)
         );
     }
-    if o.no_mhp {
-        bail!("`--no-mhp` applies to traces");
+    if o.no_mhp || o.findings.every_event {
+        bail!("`--no-mhp` and `--every-event` apply to traces");
     }
     let java = read_java_sources(inputs)?;
     print_warnings(&java.skipped);
@@ -411,6 +413,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
             }
             AnalysisArg::Views => Box::new(
                 DynamicViews::new(regions(a.regions), !a.no_mhp)
+                    .with_granularity(granularity(&a.findings))
                     .within(std::sync::Arc::clone(&running.budget)),
             ),
             AnalysisArg::Commute => {
