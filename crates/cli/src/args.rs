@@ -103,6 +103,17 @@ pub struct ModelArgs {
     /// an independent replayer before it is shown.
     #[arg(long)]
     pub witness: bool,
+    /// Report only the races the model adds to MODEL (happens-before, `hb`: the races whose
+    /// accesses it orders); without it, those are marked `predicted`.
+    #[arg(long, value_enum, value_name = "MODEL")]
+    pub beyond: Option<BeyondArg>,
+}
+
+/// `races --beyond`: the model whose races are left out.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum BeyondArg {
+    /// Happens-before.
+    Hb,
 }
 
 /// How the trace analyses that count occurrences report them.

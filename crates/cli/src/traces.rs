@@ -161,9 +161,13 @@ fn race_analysis(findings: &FindingsArgs, args: ModelArgs) -> anyhow::Result<Box
     if args.witness && !model.predicts() {
         bail!("`--witness` needs a predictive `--model` (shb, wcp, syncp or osr): the run itself shows happens-before races");
     }
+    if args.beyond.is_some() && !model.predicts() {
+        bail!("`--beyond hb` needs a predictive `--model` (shb, wcp, syncp or osr): happens-before adds nothing to itself");
+    }
     let options = PredictOptions {
         granularity: granularity(findings),
         witnesses: args.witness,
+        beyond_hb: args.beyond == Some(crate::args::BeyondArg::Hb),
     };
     Ok(hindsight_predict::analysis(model, options))
 }
