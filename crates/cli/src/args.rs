@@ -100,13 +100,31 @@ pub struct ModelArgs {
     pub model: ModelArg,
     /// Give each predicted race that happens-before does not report a witness: a correct
     /// reordering of a prefix of the trace after which both accesses are enabled, checked by
-    /// an independent replayer before it is shown.
-    #[arg(long)]
-    pub witness: bool,
+    /// an independent replayer before it is shown. Text shows it `short` (the default: where
+    /// threads hand over, the rest of each thread's run folded into a count) or `full`; JSON
+    /// and SARIF have every event.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORM",
+        num_args = 0..=1,
+        default_missing_value = "short"
+    )]
+    pub witness: Option<WitnessArg>,
     /// Report only the races the model adds to MODEL (happens-before, `hb`: the races whose
     /// accesses it orders); without it, those are marked `predicted`.
     #[arg(long, value_enum, value_name = "MODEL")]
     pub beyond: Option<BeyondArg>,
+}
+
+/// `races --witness`: how text shows a witness.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum WitnessArg {
+    /// The first event of each thread's run and its last two, and every fork, join, send and
+    /// receive; the events between as one line with their count.
+    Short,
+    /// Every event.
+    Full,
 }
 
 /// `races --beyond`: the model whose races are left out.
