@@ -159,7 +159,10 @@ T1|w(z)|A.java:11
         let marked: Vec<&str> = all
             .findings
             .iter()
-            .filter(|f| f.message.ends_with("; predicted: not a happens-before race"))
+            .filter(|f| {
+                f.message
+                    .ends_with("; predicted: not a happens-before race")
+            })
             .map(|f| f.fields["variable"].as_str().unwrap())
             .collect();
         assert_eq!(all.findings.len(), 2, "{:#?}", all.findings);
@@ -168,7 +171,10 @@ T1|w(z)|A.java:11
         let only = report(true, granularity);
         assert_eq!(only.findings.len(), 1);
         assert_eq!(only.findings[0].fields["variable"], "x");
-        assert_eq!(only.findings[0].fields["beyond_hb"], all.findings[0].fields["beyond_hb"]);
+        assert_eq!(
+            only.findings[0].fields["beyond_hb"],
+            all.findings[0].fields["beyond_hb"]
+        );
         assert_eq!(only.summary["racy_events"], 1);
         assert_eq!(only.summary["only"], "beyond hb");
     }

@@ -67,7 +67,12 @@ pub struct Elided {
 
 impl std::fmt::Display for Elided {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "... {} event(s) of {}", thousands(self.events), self.thread)?;
+        write!(
+            f,
+            "... {} event(s) of {}",
+            thousands(self.events),
+            self.thread
+        )?;
         if self.acquires > 0 {
             write!(f, ", {} lock acquire(s)", thousands(self.acquires))?;
         }
@@ -299,10 +304,7 @@ mod tests {
             churn.extend(["acq(L1)", "r(x)", "rel(L1)"]);
         }
         churn.push("w(y)");
-        let s = schedule(&[
-            ("T1", &churn),
-            ("T2", &["acq(L2)", "rel(L2)", "r(z)"]),
-        ]);
+        let s = schedule(&[("T1", &churn), ("T2", &["acq(L2)", "rel(L2)", "r(z)"])]);
         let short = short_schedule(&s);
         let lines: Vec<String> = short
             .iter()

@@ -221,7 +221,9 @@ fn dynamic(trace: &str, acted_on: &BTreeSet<(String, String)>) -> Vec<Key> {
     let mut r = TextReader::new(trace.as_bytes());
     let mut out = run(
         &mut r,
-        vec![Box::new(DynamicViews::new(Regions::Auto, true).with_granularity(Granularity::EveryEvent))],
+        vec![Box::new(
+            DynamicViews::new(Regions::Auto, true).with_granularity(Granularity::EveryEvent),
+        )],
         RunOptions::default(),
     )
     .unwrap_or_else(|e| panic!("the interpreter's trace reads: {e:?}\n{trace}"));

@@ -747,7 +747,9 @@ fn dynamic(text: &str, mhp: bool) -> (Verdict, serde_json::Map<String, Value>) {
     let mut r = TextReader::new(text.as_bytes());
     let mut out = run(
         &mut r,
-        vec![Box::new(DynamicViews::new(Regions::Auto, mhp).with_granularity(Granularity::EveryEvent))],
+        vec![Box::new(
+            DynamicViews::new(Regions::Auto, mhp).with_granularity(Granularity::EveryEvent),
+        )],
         RunOptions::default(),
     )
     .expect("valid trace");

@@ -16,7 +16,9 @@ fn views(text: &str, regions: Regions) -> (Vec<String>, String) {
     let mut r = TextReader::new(text.as_bytes());
     let mut out = run(
         &mut r,
-        vec![Box::new(DynamicViews::new(regions, true).with_granularity(Granularity::EveryEvent))],
+        vec![Box::new(
+            DynamicViews::new(regions, true).with_granularity(Granularity::EveryEvent),
+        )],
         RunOptions::default(),
     )
     .expect("valid trace");
