@@ -44,12 +44,11 @@ fn happens_before(trace: &Trace) -> Vec<Vec<bool>> {
     }
     // Warshall's closure; edges only go forward in the trace.
     for k in 0..n {
-        for i in 0..k {
-            if before[i][k] {
-                for j in k + 1..n {
-                    if before[k][j] {
-                        before[i][j] = true;
-                    }
+        let after_k = before[k].clone();
+        for row in before.iter_mut().take(k) {
+            if row[k] {
+                for (b, &r) in row.iter_mut().zip(&after_k).skip(k + 1) {
+                    *b |= r;
                 }
             }
         }
