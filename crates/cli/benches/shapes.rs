@@ -42,6 +42,7 @@ fn analyses(name: &str) -> Vec<Box<dyn Analysis>> {
     let options = Options {
         granularity: Granularity::Grouped,
         witnesses: false,
+        beyond_hb: false,
     };
     let commute = || {
         let loaded = load(builtin("map").expect("shipped"), "map", false).expect("loads");

@@ -100,16 +100,45 @@ pub struct ModelArgs {
     pub model: ModelArg,
     /// Give each predicted race that happens-before does not report a witness: a correct
     /// reordering of a prefix of the trace after which both accesses are enabled, checked by
-    /// an independent replayer before it is shown.
-    #[arg(long)]
-    pub witness: bool,
+    /// an independent replayer before it is shown. Text shows it `short` (the default: where
+    /// threads hand over, the rest of each thread's run folded into a count) or `full`; JSON
+    /// and SARIF have every event.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORM",
+        num_args = 0..=1,
+        default_missing_value = "short"
+    )]
+    pub witness: Option<WitnessArg>,
+    /// Report only the races the model adds to MODEL (happens-before, `hb`: the races whose
+    /// accesses it orders); without it, those are marked `predicted`.
+    #[arg(long, value_enum, value_name = "MODEL")]
+    pub beyond: Option<BeyondArg>,
+}
+
+/// `races --witness`: how text shows a witness.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum WitnessArg {
+    /// The first event of each thread's run and its last two, and every fork, join, send and
+    /// receive; the events between as one line with their count.
+    Short,
+    /// Every event.
+    Full,
+}
+
+/// `races --beyond`: the model whose races are left out.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum BeyondArg {
+    /// Happens-before.
+    Hb,
 }
 
 /// How the trace analyses that count occurrences report them.
 #[derive(clap::Args, Clone, Copy, Default)]
 pub struct FindingsArgs {
-    /// One finding per racy event (per violation for atomicity), as found, instead of one per
-    /// distinct pair of source locations.
+    /// One finding per racy event (per violation for atomicity, per warning for views), as
+    /// found, instead of one per distinct pair (views: set) of source locations.
     #[arg(long)]
     pub every_event: bool,
     /// Text output shows the first N groups (most occurrences first), then a line for the rest.
@@ -303,6 +332,8 @@ pub enum Command {
         /// Treat every warning about the input as an error (exit status 2).
         #[arg(long)]
         strict: bool,
+        #[command(flatten)]
+        findings: FindingsArgs,
         /// The budget of the views, the relation of views that may run in parallel and the
         /// sensors (traces).
         #[command(flatten)]

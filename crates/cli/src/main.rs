@@ -210,6 +210,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             models,
             no_mhp,
             strict,
+            findings,
             budget,
             format,
         } => traces::views(
@@ -220,6 +221,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                 library,
                 models,
                 no_mhp,
+                findings,
             },
             &budget,
             format,

@@ -5,7 +5,7 @@
 
 use crate::args::{
     AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, ModelArg,
-    ModelArgs, RegionsArg, TraceFormatArg,
+    ModelArgs, RegionsArg, TraceFormatArg, WitnessArg,
 };
 use crate::budget::{BudgetArgs, Running};
 use crate::output::{
@@ -58,7 +58,7 @@ fn report(
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     format: FormatArg,
-    findings: &FindingsArgs,
+    options: RenderOptions,
     check: bool,
     running: Option<Running>,
 ) -> anyhow::Result<u8> {
@@ -85,7 +85,6 @@ fn report(
             let as_logged = input.lock_records == crate::args::LockRecordsArg::AsLogged;
             draw_timelines(&input.trace, &mut run.reports, as_logged)?;
         }
-        let options = render_options(findings);
         if check {
             print_reports(&run.reports, format, &options)?;
         } else {
@@ -129,11 +128,11 @@ pub fn draw_timelines(
 pub fn analyse(
     input: &InputArgs,
     format: FormatArg,
-    findings: &FindingsArgs,
+    options: RenderOptions,
     analysis: Box<dyn Analysis>,
     running: Option<Running>,
 ) -> anyhow::Result<u8> {
-    report(input, vec![analysis], format, findings, false, running)
+    report(input, vec![analysis], format, options, false, running)
 }
 
 fn granularity(findings: &FindingsArgs) -> Granularity {
@@ -144,9 +143,11 @@ fn granularity(findings: &FindingsArgs) -> Granularity {
     }
 }
 
-fn render_options(findings: &FindingsArgs) -> RenderOptions {
+/// How text shows the findings: `--limit`, and witnesses short unless `--witness full`.
+fn render_options(findings: &FindingsArgs, model: Option<&ModelArgs>) -> RenderOptions {
     RenderOptions {
         limit: Some(findings.limit),
+        full_witness: model.is_some_and(|m| m.witness == Some(WitnessArg::Full)),
     }
 }
 
@@ -158,12 +159,16 @@ fn race_analysis(findings: &FindingsArgs, args: ModelArgs) -> anyhow::Result<Box
         ModelArg::Syncp => Model::SyncP,
         ModelArg::Osr => Model::Osr,
     };
-    if args.witness && !model.predicts() {
+    if args.witness.is_some() && !model.predicts() {
         bail!("`--witness` needs a predictive `--model` (shb, wcp, syncp or osr): the run itself shows happens-before races");
+    }
+    if args.beyond.is_some() && !model.predicts() {
+        bail!("`--beyond hb` needs a predictive `--model` (shb, wcp, syncp or osr): happens-before adds nothing to itself");
     }
     let options = PredictOptions {
         granularity: granularity(findings),
-        witnesses: args.witness,
+        witnesses: args.witness.is_some(),
+        beyond_hb: args.beyond == Some(crate::args::BeyondArg::Hb),
     };
     Ok(hindsight_predict::analysis(model, options))
 }
@@ -177,7 +182,8 @@ pub fn races(
 ) -> anyhow::Result<u8> {
     let analysis = race_analysis(findings, model)?;
     let running = budget.start_counting("races", "events");
-    analyse(input, format, findings, analysis, Some(running))
+    let options = render_options(findings, Some(&model));
+    analyse(input, format, options, analysis, Some(running))
 }
 
 pub fn atomicity(
@@ -197,7 +203,8 @@ pub fn atomicity(
     if options.schedule {
         analysis = analysis.within(std::sync::Arc::clone(&running.budget));
     }
-    analyse(input, format, findings, Box::new(analysis), Some(running))
+    let options = render_options(findings, None);
+    analyse(input, format, options, Box::new(analysis), Some(running))
 }
 
 /// The spec `--spec` or `--builtin` names, loaded, with its warnings printed.
@@ -248,7 +255,7 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
     analyse(
         &input,
         a.format,
-        &a.findings,
+        render_options(&a.findings, None),
         Box::new(analysis),
         Some(running),
     )
@@ -272,6 +279,7 @@ pub struct ViewsOptions {
     pub library: bool,
     pub models: Option<std::path::PathBuf>,
     pub no_mhp: bool,
+    pub findings: FindingsArgs,
 }
 
 fn is_java(path: &Path) -> bool {
@@ -303,19 +311,20 @@ pub fn views(
         let running = budget.start("views");
         // Views charges its relation to the budget itself, so the pass gets none.
         let analysis = DynamicViews::new(regions(o.regions), !o.no_mhp)
+            .with_granularity(granularity(&o.findings))
             .within(std::sync::Arc::clone(&running.budget));
         let code = analyse(
             &input,
             format,
-            &FindingsArgs::default(),
+            render_options(&o.findings, None),
             Box::new(analysis),
             None,
         );
         running.done();
         return code;
     }
-    if o.regions.is_some() || o.no_mhp {
-        bail!("`--regions` and `--no-mhp` apply to traces, not to programs");
+    if o.regions.is_some() || o.no_mhp || o.findings.every_event {
+        bail!("`--regions`, `--no-mhp` and `--every-event` apply to traces, not to programs");
     }
     let text = read_text(path)?;
     let running = budget.start("views");
@@ -345,8 +354,8 @@ fn java_views(
             input_name(p)
         );
     }
-    if o.no_mhp {
-        bail!("`--no-mhp` applies to traces");
+    if o.no_mhp || o.findings.every_event {
+        bail!("`--no-mhp` and `--every-event` apply to traces");
     }
     let java = read_java_sources(inputs)?;
     print_warnings(&java.skipped);
@@ -411,6 +420,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
             }
             AnalysisArg::Views => Box::new(
                 DynamicViews::new(regions(a.regions), !a.no_mhp)
+                    .with_granularity(granularity(&a.findings))
                     .within(std::sync::Arc::clone(&running.budget)),
             ),
             AnalysisArg::Commute => {
@@ -428,7 +438,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
         &a.input,
         analyses,
         a.format,
-        &a.findings,
+        render_options(&a.findings, Some(&a.model)),
         true,
         Some(running),
     )

@@ -8,7 +8,7 @@ use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_stream::driver::{AnalysisOutput, FindingsJob};
 use hindsight_stream::groups::{count, Granularity, Group, Groups, Site};
 use hindsight_trace::{LocId, Names, ThreadId, VarId};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 /// One side of a race: an access as a report names it.
@@ -45,6 +45,12 @@ pub struct Found {
     racy_locations: FxHashSet<LocId>,
     /// Whether each race happens-before does not report gets a witness.
     witnesses_wanted: bool,
+    /// Whether only the races happens-before does not report are kept (`--beyond hb`).
+    only_beyond_hb: bool,
+    /// The racy accesses whose pair happens-before orders: what the model adds to it.
+    beyond_hb_events: u64,
+    /// Per group, how many of its racy accesses happens-before orders.
+    beyond_hb: FxHashMap<RaceKey, u64>,
 }
 
 fn site(a: &Access) -> Site {
@@ -62,6 +68,17 @@ impl Found {
             racy_variables: FxHashSet::default(),
             racy_locations: FxHashSet::default(),
             witnesses_wanted,
+            only_beyond_hb: false,
+            beyond_hb_events: 0,
+            beyond_hb: FxHashMap::default(),
+        }
+    }
+
+    /// Keeps only the races happens-before does not report (`only`), or all of them.
+    pub fn only_beyond_hb(self, only: bool) -> Found {
+        Found {
+            only_beyond_hb: only,
+            ..self
         }
     }
 
@@ -72,7 +89,11 @@ impl Found {
 
     #[cold]
     pub fn found(&mut self, race: Race) {
+        if self.only_beyond_hb && !race.hb_ordered {
+            return;
+        }
         self.racy_events += 1;
+        self.beyond_hb_events += u64::from(race.hb_ordered);
         match self.granularity {
             Granularity::EveryEvent => {
                 self.racy_variables.insert(race.var);
@@ -81,6 +102,9 @@ impl Found {
             }
             Granularity::Grouped => {
                 let key = (race.var, site(&race.partner), site(&race.racy));
+                if race.hb_ordered {
+                    *self.beyond_hb.entry(key).or_default() += 1;
+                }
                 self.groups
                     .add(key, &[race.partner.thread, race.racy.thread], race);
             }
@@ -92,6 +116,7 @@ impl Found {
         self.races.capacity() * std::mem::size_of::<Race>()
             + self.groups.bytes() as usize
             + (self.racy_variables.capacity() + self.racy_locations.capacity()) * 5
+            + self.beyond_hb.capacity() * (std::mem::size_of::<(RaceKey, u64)>() + 1)
     }
 
     /// Every-event findings so far, built elsewhere; none while witnesses are wanted, since a
@@ -119,6 +144,7 @@ impl Found {
     ) -> AnalysisOutput {
         let mut out = AnalysisOutput::default();
         let groups = self.groups.len();
+        let beyond_hb_groups = self.beyond_hb.len();
         let (mut racy_variables, mut racy_locations) = (self.racy_variables, self.racy_locations);
         for g in self.groups.iter() {
             let (x, _, racy) = g.key;
@@ -147,7 +173,9 @@ impl Found {
         }
         for g in self.groups.into_sorted() {
             let w = with_witness(&g.first);
-            out.findings.push(group_finding(model, &g, names, w));
+            let beyond = self.beyond_hb.get(&g.key).copied().unwrap_or(0);
+            out.findings
+                .push(group_finding(model, &g, beyond, names, w));
         }
         let s = &mut out.summary;
         s.insert("model".into(), Value::from(model));
@@ -156,6 +184,18 @@ impl Found {
         s.insert("racy_variables".into(), Value::from(racy_variables.len()));
         if self.granularity == Granularity::Grouped {
             s.insert("groups".into(), Value::from(groups));
+        }
+        // What the model adds to happens-before: the racy accesses whose pair it orders, and
+        // the groups holding any.
+        s.insert(
+            "beyond_hb_events".into(),
+            Value::from(self.beyond_hb_events),
+        );
+        if self.granularity == Granularity::Grouped {
+            s.insert("beyond_hb_groups".into(), Value::from(beyond_hb_groups));
+        }
+        if self.only_beyond_hb {
+            s.insert("only".into(), Value::from("beyond hb"));
         }
         if self.witnesses_wanted {
             s.insert("witnesses".into(), Value::from(witnessed));
@@ -210,6 +250,19 @@ fn attach(f: &mut Finding, witness: Option<Option<Witness>>, names: &Names) {
     }
 }
 
+/// `message`, marked when `beyond_hb` of its `occurrences` racy accesses are races
+/// happens-before does not report (it orders their pairs): what the model predicts.
+fn mark(mut message: String, beyond_hb: u64, occurrences: u64) -> String {
+    if beyond_hb == occurrences {
+        message.push_str("; predicted: not a happens-before race");
+    } else if beyond_hb > 0 {
+        message.push_str(&format!(
+            "; predicted: {beyond_hb} of them not happens-before races"
+        ));
+    }
+    message
+}
+
 fn race_finding(model: &str, r: &Race, names: &Names, witness: Option<Option<Witness>>) -> Finding {
     let var = names.var(r.var);
     let (p, a) = (&r.partner, &r.racy);
@@ -224,9 +277,10 @@ fn race_finding(model: &str, r: &Race, names: &Names, witness: Option<Option<Wit
     );
     let mut fields = serde_json::Map::new();
     fields.insert("variable".into(), Value::from(var));
+    fields.insert("beyond_hb".into(), Value::from(r.hb_ordered));
     let mut f = Finding {
         kind: "data-race".into(),
-        message,
+        message: mark(message, u64::from(r.hb_ordered), 1),
         occurrences: None,
         events: vec![event_ref(p, r.var, names), event_ref(a, r.var, names)],
         fields,
@@ -239,6 +293,7 @@ fn race_finding(model: &str, r: &Race, names: &Names, witness: Option<Option<Wit
 fn group_finding(
     model: &str,
     g: &Group<RaceKey, Race>,
+    beyond_hb: u64,
     names: &Names,
     witness: Option<Option<Witness>>,
 ) -> Finding {
@@ -257,6 +312,7 @@ fn group_finding(
     let mut fields = serde_json::Map::new();
     fields.insert("variable".into(), Value::from(var));
     fields.insert("threads".into(), Value::from(threads));
+    fields.insert("beyond_hb".into(), Value::from(beyond_hb));
     if let Some(l) = &g.last {
         let last = [
             event_ref(&l.partner, l.var, names),
@@ -269,7 +325,7 @@ fn group_finding(
     }
     let mut f = Finding {
         kind: "data-race".into(),
-        message,
+        message: mark(message, beyond_hb, g.occurrences),
         occurrences: Some(g.occurrences),
         events: vec![
             event_ref(&r.partner, r.var, names),

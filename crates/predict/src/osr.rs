@@ -465,7 +465,8 @@ impl Osr {
         Osr {
             recording: Recording::new(),
             vars: Vec::new(),
-            found: Found::new("osr", options.granularity, options.witnesses),
+            found: Found::new("osr", options.granularity, options.witnesses)
+                .only_beyond_hb(options.beyond_hb),
             scratch: Scratch::default(),
             before: Vec::new(),
             locksets: Locksets::default(),

@@ -30,6 +30,8 @@ pub struct Options {
     pub granularity: Granularity,
     /// Keep the trace and give each race happens-before does not report a checked witness.
     pub witnesses: bool,
+    /// Report only the races happens-before does not report (`races --beyond hb`).
+    pub beyond_hb: bool,
 }
 
 /// The SHB analysis.
@@ -60,7 +62,8 @@ impl Shb {
             last_write: Vec::new(),
             accesses: Accesses::default(),
             nesting: Nesting::default(),
-            found: Found::new("shb", options.granularity, options.witnesses),
+            found: Found::new("shb", options.granularity, options.witnesses)
+                .only_beyond_hb(options.beyond_hb),
             recording: options.witnesses.then(Recording::new),
         }
     }

@@ -98,7 +98,8 @@ impl SyncP {
         SyncP {
             recording: Recording::new(),
             vars: Vec::new(),
-            found: Found::new("syncp", options.granularity, options.witnesses),
+            found: Found::new("syncp", options.granularity, options.witnesses)
+                .only_beyond_hb(options.beyond_hb),
             before: Vec::new(),
             ideal: Vec::new(),
             closures: 0,

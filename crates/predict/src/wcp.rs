@@ -341,7 +341,8 @@ impl Wcp {
             atomics: Vec::new(),
             accesses: Accesses::default(),
             nesting: Nesting::default(),
-            found: Found::new("wcp", options.granularity, options.witnesses),
+            found: Found::new("wcp", options.granularity, options.witnesses)
+                .only_beyond_hb(options.beyond_hb),
             recording: options.witnesses.then(Recording::new),
             queue_bytes: 0,
             peak_bytes: 0,

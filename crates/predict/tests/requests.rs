@@ -49,6 +49,7 @@ fn analysis(name: &str) -> Box<dyn Analysis> {
             PredictOptions {
                 granularity: Granularity::EveryEvent,
                 witnesses: false,
+                beyond_hb: false,
             },
         )
     };

@@ -27,6 +27,7 @@ fn analyses(name: &str) -> Vec<Box<dyn Analysis>> {
     let options = Options {
         granularity: Granularity::Grouped,
         witnesses: false,
+        beyond_hb: false,
     };
     let commute = || {
         let loaded = load(builtin("map").expect("shipped"), "map", false).expect("loads");
@@ -172,6 +173,7 @@ fn many_short_threads_give_the_scans_partners() {
     let options = Options {
         granularity: Granularity::EveryEvent,
         witnesses: false,
+        beyond_hb: false,
     };
     for round in 0..200 {
         let choices: Vec<(u8, u8, u8)> = (0..250).map(|_| (next(), next(), next())).collect();

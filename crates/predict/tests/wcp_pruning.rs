@@ -25,6 +25,7 @@ fn pruned(trace: &Trace) -> (Vec<(u64, u64)>, usize) {
     let mut a = Wcp::new(Options {
         granularity: Granularity::EveryEvent,
         witnesses: false,
+        beyond_hb: false,
     });
     drive(trace, &mut a);
     let races = a
@@ -267,6 +268,7 @@ fn a_burst_of_live_sections_is_given_back() {
     let mut a = Wcp::new(Options {
         granularity: Granularity::EveryEvent,
         witnesses: false,
+        beyond_hb: false,
     });
     let mut hb = HappensBefore::new();
     let mut peak = (0, 0);

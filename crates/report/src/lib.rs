@@ -176,6 +176,8 @@ pub struct RenderOptions {
     /// Text shows at most this many findings that stand for groups (those come sorted by
     /// occurrences, most first), then one line for the rest.
     pub limit: Option<usize>,
+    /// Text shows every event of a witness, not its short form (see `text::short_schedule`).
+    pub full_witness: bool,
 }
 
 /// Renders `report` in `format`.

@@ -49,6 +49,109 @@ impl<W: Write> Write for EscapeControls<W> {
     }
 }
 
+/// A line of a witness's short form: an event, or the events left out between two shown ones.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ScheduleLine<'a> {
+    Event(&'a EventRef),
+    Elided(Elided),
+}
+
+/// Consecutive events of one thread a witness's short form leaves out.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Elided {
+    pub events: usize,
+    pub thread: String,
+    /// How many of them acquire a lock: the critical sections the run passes through.
+    pub acquires: usize,
+}
+
+impl std::fmt::Display for Elided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "... {} event(s) of {}",
+            thousands(self.events),
+            self.thread
+        )?;
+        if self.acquires > 0 {
+            write!(f, ", {} lock acquire(s)", thousands(self.acquires))?;
+        }
+        write!(f, " ...")
+    }
+}
+
+/// `n` with a comma between groups of three digits: `3,712`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The operation name of an event (`acq` of `acq(L1)`).
+fn op_name(e: &EventRef) -> &str {
+    e.op.split('(').next().unwrap_or(&e.op)
+}
+
+/// How many events a short witness keeps at the end of each run of one thread: what that
+/// thread did just before the next one takes over (the release another thread's acquire
+/// waits for, the write a read is to see).
+const RUN_TAIL: usize = 2;
+
+/// The short form of a witness's schedule: it runs thread by thread, in runs of consecutive
+/// events of one thread, and what orders the racy pair is where the runs meet. Of each run it
+/// shows the first event and the last [`RUN_TAIL`], and every fork, join, send and receive
+/// (what orders threads besides locks); the events between, mostly the critical sections of
+/// locks no other thread of the witness touches, are folded into one line with their count.
+pub fn short_schedule(schedule: &[EventRef]) -> Vec<ScheduleLine<'_>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < schedule.len() {
+        let thread = &schedule[start].thread;
+        let end = schedule[start..]
+            .iter()
+            .position(|e| &e.thread != thread)
+            .map_or(schedule.len(), |n| start + n);
+        let mut folded: Option<Elided> = None;
+        for (i, e) in schedule.iter().enumerate().take(end).skip(start) {
+            let shown = i == start
+                || i + RUN_TAIL >= end
+                || matches!(op_name(e), "fork" | "join" | "snd" | "rcv");
+            if shown {
+                if let Some(run) = folded.take() {
+                    let from = i - run.events;
+                    out.extend(fold_or_show(run, &schedule[from..i]));
+                }
+                out.push(ScheduleLine::Event(e));
+            } else {
+                let run = folded.get_or_insert_with(|| Elided {
+                    events: 0,
+                    thread: thread.clone(),
+                    acquires: 0,
+                });
+                run.events += 1;
+                run.acquires += usize::from(op_name(e) == "acq");
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+/// A run of left-out events as one line, or, when it is a single event, the event itself (a
+/// line saying "1 event" takes as much room as the event).
+fn fold_or_show(run: Elided, events: &[EventRef]) -> Vec<ScheduleLine<'_>> {
+    match events {
+        [e] => vec![ScheduleLine::Event(e)],
+        _ => vec![ScheduleLine::Elided(run)],
+    }
+}
+
 /// Findings in the order of their groups' first appearance, each group under a heading;
 /// past `options.limit` findings that stand for occurrence groups, one line for the rest.
 pub fn render_text(
@@ -90,8 +193,19 @@ pub fn render_text(
                     "{indent}    witness: run these {} event(s), then both accesses are enabled:",
                     w.schedule.len()
                 )?;
-                for e in &w.schedule {
-                    writeln!(out, "{indent}      {}", event_line(e))?;
+                if options.full_witness {
+                    for e in &w.schedule {
+                        writeln!(out, "{indent}      {}", event_line(e))?;
+                    }
+                } else {
+                    for line in short_schedule(&w.schedule) {
+                        match line {
+                            ScheduleLine::Event(e) => {
+                                writeln!(out, "{indent}      {}", event_line(e))?
+                            }
+                            ScheduleLine::Elided(run) => writeln!(out, "{indent}      {run}")?,
+                        }
+                    }
                 }
             }
         }
@@ -114,4 +228,130 @@ pub fn render_text(
         report.findings.len(),
         summary.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(index: u64, thread: &str, op: &str) -> EventRef {
+        EventRef {
+            index,
+            thread: thread.to_owned(),
+            op: op.to_owned(),
+            location: None,
+        }
+    }
+
+    /// A schedule from a compact description: per run, the thread and its operations.
+    fn schedule(runs: &[(&str, &[&str])]) -> Vec<EventRef> {
+        let mut out = Vec::new();
+        for (t, ops) in runs {
+            for op in *ops {
+                out.push(event(out.len() as u64, t, op));
+            }
+        }
+        out
+    }
+
+    /// What a reader recovers from the short form: every event, shown or counted, in order;
+    /// per thread run, the first and last two events and every fork, join, send and receive
+    /// are shown, and folded lines stand for at least two events.
+    fn check(s: &[EventRef]) {
+        let short = short_schedule(s);
+        let mut at = 0;
+        for line in &short {
+            match line {
+                ScheduleLine::Event(e) => {
+                    assert_eq!(e.index, s[at].index, "{short:?}");
+                    at += 1;
+                }
+                ScheduleLine::Elided(run) => {
+                    assert!(run.events >= 2, "{short:?}");
+                    let folded = &s[at..at + run.events];
+                    assert!(folded.iter().all(|e| e.thread == run.thread));
+                    let acquires = folded.iter().filter(|e| e.op.starts_with("acq(")).count();
+                    assert_eq!(run.acquires, acquires);
+                    assert!(folded
+                        .iter()
+                        .all(|e| !matches!(op_name(e), "fork" | "join" | "snd" | "rcv")));
+                    at += run.events;
+                }
+            }
+        }
+        assert_eq!(at, s.len());
+        let shown: Vec<u64> = short
+            .iter()
+            .filter_map(|l| match l {
+                ScheduleLine::Event(e) => Some(e.index),
+                ScheduleLine::Elided(_) => None,
+            })
+            .collect();
+        for (i, e) in s.iter().enumerate() {
+            let run_starts = i == 0 || s[i - 1].thread != e.thread;
+            let run_ends_soon = s[i..].iter().take(RUN_TAIL).any(|n| n.thread != e.thread)
+                || i + RUN_TAIL >= s.len();
+            if run_starts || run_ends_soon {
+                assert!(shown.contains(&e.index), "#{i} hidden: {short:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lock_churn_of_a_long_run_folds_into_a_count() {
+        let mut churn: Vec<&str> = vec!["fork(T2)"];
+        for _ in 0..1000 {
+            churn.extend(["acq(L1)", "r(x)", "rel(L1)"]);
+        }
+        churn.push("w(y)");
+        let s = schedule(&[("T1", &churn), ("T2", &["acq(L2)", "rel(L2)", "r(z)"])]);
+        let short = short_schedule(&s);
+        let lines: Vec<String> = short
+            .iter()
+            .map(|l| match l {
+                ScheduleLine::Event(e) => format!("#{} {} {}", e.index, e.thread, e.op),
+                ScheduleLine::Elided(run) => run.to_string(),
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "#0 T1 fork(T2)",
+                "... 2,999 event(s) of T1, 1,000 lock acquire(s) ...",
+                "#3000 T1 rel(L1)",
+                "#3001 T1 w(y)",
+                "#3002 T2 acq(L2)",
+                "#3003 T2 rel(L2)",
+                "#3004 T2 r(z)",
+            ]
+        );
+        check(&s);
+    }
+
+    #[test]
+    fn short_forms_account_for_every_event() {
+        // Every schedule of up to 6 events over two threads and four operations.
+        let ops = ["r(x)", "acq(L)", "fork(T9)", "w(x)"];
+        for n in 0..=6u32 {
+            for code in 0..8u32.pow(n) {
+                let s: Vec<EventRef> = (0..n)
+                    .map(|i| {
+                        let c = code / 8u32.pow(i) % 8;
+                        let t = if c % 2 == 0 { "T1" } else { "T2" };
+                        event(u64::from(i), t, ops[(c / 2) as usize])
+                    })
+                    .collect();
+                check(&s);
+            }
+        }
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(3712), "3,712");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
 }

@@ -37,9 +37,10 @@
 //! This module knows events, happens-before and views; the sensors know none of that.
 
 use crate::driver::{Analysis, AnalysisOutput, Observer};
+use crate::groups::{count, Granularity, Groups};
 use hindsight_budget::{Account, Budget, Spent};
 use hindsight_order::{HappensBefore, VectorClock};
-use hindsight_report::EventRef;
+use hindsight_report::{EventRef, Finding};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
 use hindsight_views::sensors::{Warning, LIMIT};
 use hindsight_views::view::{add_bits, Kind, Mark, View};
@@ -293,6 +294,9 @@ pub struct DynamicViews {
     /// release it is the pass's own happens-before (`None`), from there on a copy of it that
     /// leaves lock edges out.
     must: Option<HappensBefore>,
+    /// One finding per group of warnings with the same kind and source locations, or one per
+    /// warning.
+    granularity: Granularity,
     /// The run's budget, and what this analysis has charged to it.
     budget: Option<Charge>,
     /// Events seen; past the budget, the pass stops here and the report is unknown.
@@ -355,9 +359,18 @@ impl DynamicViews {
             slot_events: 0,
             region_count: 0,
             must: None,
+            granularity: Granularity::Grouped,
             budget: None,
             events: 0,
             stopped: false,
+        }
+    }
+
+    /// The analysis reporting at `granularity`.
+    pub fn with_granularity(self, granularity: Granularity) -> DynamicViews {
+        DynamicViews {
+            granularity,
+            ..self
         }
     }
 
@@ -447,7 +460,7 @@ impl DynamicViews {
     /// blocks otherwise.
     #[cold]
     fn switch_to(&mut self, regions: Regions) {
-        let mhp = self.mhp;
+        let (mhp, granularity) = (self.mhp, self.granularity);
         let var_class = std::mem::take(&mut self.var_class);
         let (names, ids) = (
             std::mem::take(&mut self.class_names),
@@ -455,7 +468,7 @@ impl DynamicViews {
         );
         let must = std::mem::take(&mut self.must);
         let (budget, events) = (self.budget.take(), self.events);
-        *self = DynamicViews::new(regions, mhp);
+        *self = DynamicViews::new(regions, mhp).with_granularity(granularity);
         self.provisional = regions == Regions::Blocks;
         self.seen_lock = regions == Regions::Locks;
         self.must = must;
@@ -1022,8 +1035,15 @@ impl Analysis for DynamicViews {
             warnings = kept;
             removed_by_mhp = removed;
         }
+        let mut found = findings(&k, &warnings, &ctx);
+        if this.granularity == Granularity::Grouped {
+            let threads = warnings
+                .iter()
+                .map(|w| w.threads.map(|t| ThreadId(order[t])));
+            found = grouped(found, threads, names);
+        }
         let mut out = AnalysisOutput {
-            findings: findings(&k, &warnings, &ctx),
+            findings: found,
             rules: rules(),
             ..AnalysisOutput::default()
         };
@@ -1088,6 +1108,90 @@ fn summary(
     if unclosed > 0 {
         s.insert("unclosed_regions".into(), Value::from(unclosed));
     }
+}
+
+/// Where an event of a warning stands in the code: its source location, or, for an event with
+/// none, what it does and its thread.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Place {
+    At(String),
+    Unlocated { op: String, thread: String },
+}
+
+/// What the warnings of one group share: their kind and the places of their events.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct WarningKey {
+    kind: String,
+    places: Vec<Place>,
+}
+
+impl WarningKey {
+    fn of(f: &Finding) -> WarningKey {
+        let mut places: Vec<Place> = f
+            .events
+            .iter()
+            .map(|e| match &e.location {
+                Some(l) => Place::At(l.clone()),
+                None => Place::Unlocated {
+                    // Reads and writes of different variables at one place are alike: the
+                    // operation without its variable.
+                    op: e.op.split('(').next().unwrap_or(&e.op).to_owned(),
+                    thread: e.thread.clone(),
+                },
+            })
+            .collect();
+        places.sort_unstable();
+        places.dedup();
+        WarningKey {
+            kind: f.kind.clone(),
+            places,
+        }
+    }
+}
+
+/// The findings of warnings folded into one per kind and set of source locations, as `races`
+/// folds racy accesses per pair of locations: the variables of a warning are object instances
+/// (`V908`, `Account#3.balance`), so one piece of code running on many objects gives as many
+/// warnings, each its own variable set, that a reader takes in as one. A group keeps its first
+/// warning's events and variables, counts its warnings, lists the threads of all of them and
+/// keeps the last one's events (`last`); `threads` are the two threads of each warning.
+/// Most warnings first, ties in the order of the warnings.
+fn grouped(
+    findings: Vec<Finding>,
+    threads: impl Iterator<Item = [ThreadId; 2]>,
+    names: &Names,
+) -> Vec<Finding> {
+    // Keys are interned: `Groups` keys are small copies.
+    let mut ids: FxHashMap<WarningKey, u32> = FxHashMap::default();
+    let mut groups: Groups<u32, Finding> = Groups::default();
+    for (f, pair) in findings.into_iter().zip(threads) {
+        let next = ids.len() as u32;
+        let id = *ids.entry(WarningKey::of(&f)).or_insert(next);
+        groups.add(id, &pair, f);
+    }
+    groups
+        .into_sorted()
+        .into_iter()
+        .map(|g| {
+            let mut f = g.first;
+            let threads: Vec<&str> = g.threads.iter().map(|&t| names.thread(t)).collect();
+            f.message = format!(
+                "{} ({} with these source locations; threads {})",
+                f.message,
+                count(g.occurrences, "warning", "warnings"),
+                threads.join(", ")
+            );
+            f.fields.insert("threads".into(), Value::from(threads));
+            if let Some(last) = g.last {
+                f.fields.insert(
+                    "last".into(),
+                    serde_json::to_value(last.events).expect("event references serialize"),
+                );
+            }
+            f.occurrences = Some(g.occurrences);
+            f
+        })
+        .collect()
 }
 
 /// Class-level variables of trace variables, sorted and without repeats.

@@ -15,6 +15,7 @@
 
 use hindsight_rng::SplitMix64;
 use hindsight_source::views::java::{self, interp, JavaOptions};
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{run, RunOptions};
 use hindsight_trace::TextReader;
@@ -299,7 +300,9 @@ fn dynamic(trace: &str, acted_on: &BTreeSet<(String, String)>) -> Vec<Key> {
     let mut r = TextReader::new(trace.as_bytes());
     let mut out = run(
         &mut r,
-        vec![Box::new(DynamicViews::new(Regions::Auto, true))],
+        vec![Box::new(
+            DynamicViews::new(Regions::Auto, true).with_granularity(Granularity::EveryEvent),
+        )],
         RunOptions::default(),
     )
     .unwrap_or_else(|e| panic!("the interpreter's trace reads: {e:?}\n{trace}"));

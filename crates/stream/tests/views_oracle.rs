@@ -7,6 +7,7 @@
 use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_rng::SplitMix64;
 use hindsight_source::views::{lang, symbolic};
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::views::{class_name, DynamicViews, Regions};
 use hindsight_stream::{run, Observer, RunOptions};
 use hindsight_trace::arbitrary::{requests_from_choices, trace_from_choices, Requests, Shape};
@@ -746,7 +747,9 @@ fn dynamic(text: &str, mhp: bool) -> (Verdict, serde_json::Map<String, Value>) {
     let mut r = TextReader::new(text.as_bytes());
     let mut out = run(
         &mut r,
-        vec![Box::new(DynamicViews::new(Regions::Auto, mhp))],
+        vec![Box::new(
+            DynamicViews::new(Regions::Auto, mhp).with_granularity(Granularity::EveryEvent),
+        )],
         RunOptions::default(),
     )
     .expect("valid trace");

@@ -5,6 +5,7 @@
 //! whether the first block comes before the first acquire or after it; only a trace with no
 //! lock takes its blocks.
 
+use hindsight_stream::groups::Granularity;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{run, RunOptions};
 use hindsight_trace::TextReader;
@@ -15,7 +16,9 @@ fn views(text: &str, regions: Regions) -> (Vec<String>, String) {
     let mut r = TextReader::new(text.as_bytes());
     let mut out = run(
         &mut r,
-        vec![Box::new(DynamicViews::new(regions, true))],
+        vec![Box::new(
+            DynamicViews::new(regions, true).with_granularity(Granularity::EveryEvent),
+        )],
         RunOptions::default(),
     )
     .expect("valid trace");

@@ -19,6 +19,7 @@ pub fn every_event() -> Options {
     Options {
         granularity: Granularity::EveryEvent,
         witnesses: false,
+        beyond_hb: false,
     }
 }
 
