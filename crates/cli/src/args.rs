@@ -101,13 +101,15 @@ pub struct ModelArgs {
     /// Give each predicted race that happens-before does not report a witness: a correct
     /// reordering of a prefix of the trace after which both accesses are enabled, checked by
     /// an independent replayer before it is shown. Text shows it `short` (the default: where
-    /// threads hand over, the rest of each thread's run folded into a count) or `full`; JSON
-    /// and SARIF have every event.
+    /// threads hand over, the rest of each thread's run folded into a count) or, with
+    /// `--witness=full`, every event; JSON and SARIF have every event.
+    // `=` required so that `--witness TRACE` still reads TRACE as the trace.
     #[arg(
         long,
         value_enum,
         value_name = "FORM",
         num_args = 0..=1,
+        require_equals = true,
         default_missing_value = "short"
     )]
     pub witness: Option<WitnessArg>,

@@ -143,7 +143,7 @@ fn granularity(findings: &FindingsArgs) -> Granularity {
     }
 }
 
-/// How text shows the findings: `--limit`, and witnesses short unless `--witness full`.
+/// How text shows the findings: `--limit`, and witnesses short unless `--witness=full`.
 fn render_options(findings: &FindingsArgs, model: Option<&ModelArgs>) -> RenderOptions {
     RenderOptions {
         limit: Some(findings.limit),
