@@ -44,6 +44,10 @@ pub struct CheckOptions {
     /// default the parts not yet checked then are [`Verdict::NotChecked`], and those being
     /// checked stop.
     pub all_parts: bool,
+    /// Steps of each part's first slice of search when there are several parts (see
+    /// [`check`]); each round doubles it. Any value gives the same verdicts: tests make it
+    /// tiny, to pause and resume every search at every point.
+    pub first_slice: u64,
 }
 
 impl Default for CheckOptions {
@@ -52,6 +56,7 @@ impl Default for CheckOptions {
             parallel: true,
             max_states: 20_000_000,
             all_parts: false,
+            first_slice: FIRST_SLICE,
         }
     }
 }
@@ -149,7 +154,7 @@ pub fn check<'a>(
     let mut slice = if runs.len() == 1 {
         u64::MAX
     } else {
-        FIRST_SLICE
+        options.first_slice.max(1)
     };
     let mut first_round = true;
     loop {
@@ -191,8 +196,8 @@ pub fn check<'a>(
     }
 }
 
-/// Steps of a part's first slice: about a millisecond of search.
-const FIRST_SLICE: u64 = 1 << 14;
+/// Steps of a part's first slice by default: about a millisecond of search.
+pub const FIRST_SLICE: u64 = 1 << 14;
 
 /// One independent part between rounds: not started (`search` and `result` empty), paused
 /// (`search`), or decided (`result`).
@@ -218,6 +223,15 @@ impl<'a> PartRun<'a> {
             let r = match self.search.take() {
                 Some(search) => search.result(Verdict::NotChecked),
                 None => PartitionResult::not_checked(self.ops.clone()),
+            };
+            self.finish(r, budget);
+            return;
+        }
+        if self.ops.is_empty() {
+            // Nothing to search (an empty history is one empty part).
+            let r = PartitionResult {
+                verdict: Verdict::Linearizable,
+                ..PartitionResult::not_checked(Vec::new())
             };
             self.finish(r, budget);
             return;
