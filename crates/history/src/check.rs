@@ -126,11 +126,12 @@ pub struct Outcome {
 /// part not yet decided searches for a slice of steps, then pauses (keeping its cache and its
 /// path) until the next round, whose slices are twice as long. So a part that decides the
 /// history quickly is never stuck behind a part whose search is long (Porcupine's `c50-bad`
-/// has two keys that neither checker decides in minutes, beside six that fail in milliseconds),
+/// has keys that neither checker decides in minutes, beside keys that fail in milliseconds),
 /// and no part does more than twice the work it needs before the history is decided. The
 /// first round runs on the calling thread: a history whose parts are all decided within it
 /// (most recorded ones) never waits for other threads, whose start and scheduling cost
-/// milliseconds on a loaded machine; the later rounds run the parts in parallel.
+/// milliseconds on a loaded machine; the later rounds run the parts in parallel. A paused part
+/// keeps its cache, still charged to the budget.
 pub fn check<'a>(
     history: &'a History,
     model: &'a dyn Model,
@@ -196,8 +197,9 @@ pub fn check<'a>(
     }
 }
 
-/// Steps of a part's first slice by default: about a millisecond of search.
-pub const FIRST_SLICE: u64 = 1 << 14;
+/// Steps of a part's first slice by default: about a millisecond of search on Porcupine's kv
+/// histories (whose states are long strings).
+pub const FIRST_SLICE: u64 = 1 << 11;
 
 /// One independent part between rounds: not started (`search` and `result` empty), paused
 /// (`search`), or decided (`result`).
