@@ -44,6 +44,10 @@ pub struct CheckOptions {
     /// default the parts not yet checked then are [`Verdict::NotChecked`], and those being
     /// checked stop.
     pub all_parts: bool,
+    /// Steps of each part's first slice of search when there are several parts (see
+    /// [`check`]); each round doubles it. Any value gives the same verdicts: tests make it
+    /// tiny, to pause and resume every search at every point.
+    pub first_slice: u64,
 }
 
 impl Default for CheckOptions {
@@ -52,6 +56,7 @@ impl Default for CheckOptions {
             parallel: true,
             max_states: 20_000_000,
             all_parts: false,
+            first_slice: FIRST_SLICE,
         }
     }
 }
@@ -116,49 +121,66 @@ pub struct Outcome {
 
 /// Checks `history` against `model` within `budget`, whose meters count the states memoized
 /// and the parts decided.
-pub fn check(
-    history: &History,
-    model: &dyn Model,
+///
+/// The parts are searched in rounds of slices, as goroutines share a core in Porcupine: each
+/// part not yet decided searches for a slice of steps, then pauses (keeping its cache and its
+/// path) until the next round, whose slices are twice as long. So a part that decides the
+/// history quickly is never stuck behind a part whose search is long (Porcupine's `c50-bad`
+/// has keys that neither checker decides in minutes, beside keys that fail in milliseconds),
+/// and no part does more than twice the work it needs before the history is decided. The
+/// first round runs on the calling thread: a history whose parts are all decided within it
+/// (most recorded ones) never waits for other threads, whose start and scheduling cost
+/// milliseconds on a loaded machine; the later rounds run the parts in parallel. A paused part
+/// keeps its cache, still charged to the budget.
+pub fn check<'a>(
+    history: &'a History,
+    model: &'a dyn Model,
     options: &CheckOptions,
-    budget: &Budget,
+    budget: &'a Budget,
 ) -> Outcome {
     let parts = model.partition(history);
     budget.add_total(parts.len() as u64);
     // Set once a part is not linearizable: the history is decided.
     let decided = AtomicBool::new(false);
     let stop = (!options.all_parts).then_some(&decided);
-    let run = |ops: &Vec<usize>| {
-        let part: Vec<&Op> = ops.iter().map(|&i| &history.ops[i]).collect();
-        if stop.is_some_and(|d| d.load(Ordering::Relaxed)) {
-            budget.add_done(1);
-            return PartitionResult::not_checked(ops.clone());
-        }
-        let mut r = match budget.check() {
-            // A part that never started once the budget is spent costs no allocation.
-            Err(spent) => PartitionResult {
-                ops: ops.clone(),
-                verdict: Verdict::Unknown,
-                prefix: Vec::new(),
-                state: None,
-                stuck: Vec::new(),
-                explored: 0,
-                memory: 0,
-                spent: Some(spent),
-            },
-            Ok(()) => Search::new(&part, model).run(budget, options.max_states, stop),
-        };
-        if r.verdict == Verdict::NotLinearizable {
-            decided.store(true, Ordering::Relaxed);
-        }
-        r.memory = r.explored * per_state(part.len()) as u64;
-        budget.add_done(1);
-        r
-    };
-    let partitions: Vec<PartitionResult> = if options.parallel && parts.len() > 1 {
-        parts.par_iter().map(run).collect()
+    let mut runs: Vec<PartRun<'a>> = parts
+        .into_iter()
+        .map(|ops| PartRun {
+            ops,
+            search: None,
+            result: None,
+        })
+        .collect();
+    // One part has nothing to share its thread with: no slices.
+    let mut slice = if runs.len() == 1 {
+        u64::MAX
     } else {
-        parts.iter().map(run).collect()
+        options.first_slice.max(1)
     };
+    let mut first_round = true;
+    loop {
+        let pending: Vec<&mut PartRun<'a>> =
+            runs.iter_mut().filter(|r| r.result.is_none()).collect();
+        if pending.is_empty() {
+            break;
+        }
+        let advance =
+            |run: &mut PartRun<'a>| run.advance(history, model, options, budget, stop, slice);
+        if options.parallel && !first_round && pending.len() > 1 {
+            pending.into_par_iter().for_each(advance);
+        } else {
+            pending.into_iter().for_each(advance);
+        }
+        first_round = false;
+        slice = slice.saturating_mul(2);
+    }
+    let partitions: Vec<PartitionResult> = runs
+        .into_iter()
+        .map(|r| {
+            r.result
+                .expect("every part is decided after the last round")
+        })
+        .collect();
     let verdict = if partitions
         .iter()
         .any(|p| p.verdict == Verdict::NotLinearizable)
@@ -172,6 +194,91 @@ pub fn check(
     Outcome {
         verdict,
         partitions,
+    }
+}
+
+/// Steps of a part's first slice by default: about a millisecond of search on Porcupine's kv
+/// histories (whose states are long strings).
+pub const FIRST_SLICE: u64 = 1 << 11;
+
+/// One independent part between rounds: not started (`search` and `result` empty), paused
+/// (`search`), or decided (`result`).
+struct PartRun<'a> {
+    ops: Vec<usize>,
+    search: Option<Box<Search<'a>>>,
+    result: Option<PartitionResult>,
+}
+
+impl<'a> PartRun<'a> {
+    /// Searches this part for up to `slice` steps, or decides it without searching (the
+    /// history is decided, or the budget spent before it started).
+    fn advance(
+        &mut self,
+        history: &'a History,
+        model: &'a dyn Model,
+        options: &CheckOptions,
+        budget: &'a Budget,
+        stop: Option<&AtomicBool>,
+        slice: u64,
+    ) {
+        if stop.is_some_and(|d| d.load(Ordering::Relaxed)) {
+            let r = match self.search.take() {
+                Some(search) => search.result(Verdict::NotChecked),
+                None => PartitionResult::not_checked(self.ops.clone()),
+            };
+            self.finish(r, budget);
+            return;
+        }
+        if self.ops.is_empty() {
+            // Nothing to search (an empty history is one empty part).
+            let r = PartitionResult {
+                verdict: Verdict::Linearizable,
+                ..PartitionResult::not_checked(Vec::new())
+            };
+            self.finish(r, budget);
+            return;
+        }
+        let search = match &mut self.search {
+            Some(search) => search,
+            None => match budget.check() {
+                // A part that never started once the budget is spent costs no allocation.
+                Err(spent) => {
+                    let r = PartitionResult {
+                        ops: self.ops.clone(),
+                        verdict: Verdict::Unknown,
+                        prefix: Vec::new(),
+                        state: None,
+                        stuck: Vec::new(),
+                        explored: 0,
+                        memory: 0,
+                        spent: Some(spent),
+                    };
+                    self.finish(r, budget);
+                    return;
+                }
+                Ok(()) => {
+                    let part: Vec<&Op> = self.ops.iter().map(|&i| &history.ops[i]).collect();
+                    self.search
+                        .insert(Box::new(Search::new(part, model, budget)))
+                }
+            },
+        };
+        if let Some(mut r) = search.run(slice, options.max_states, stop) {
+            if r.verdict == Verdict::NotLinearizable {
+                if let Some(d) = stop {
+                    d.store(true, Ordering::Relaxed);
+                }
+            }
+            r.memory = r.explored * per_state(self.ops.len()) as u64;
+            // The search, its cache and what it charged to the budget go now.
+            self.search = None;
+            self.finish(r, budget);
+        }
+    }
+
+    fn finish(&mut self, r: PartitionResult, budget: &Budget) {
+        self.result = Some(r);
+        budget.add_done(1);
     }
 }
 
@@ -397,8 +504,13 @@ enum Tried {
 }
 
 struct Search<'a> {
-    ops: &'a [&'a Op],
+    ops: Vec<&'a Op>,
     model: &'a dyn Model,
+    meter: Meter<'a>,
+    /// What the search holds, charged to the budget (given back when it is dropped).
+    account: Account<'a>,
+    /// At a point of the search not visited before (where read-only operations go first).
+    fresh: bool,
     read_only: Vec<bool>,
     list: Entries,
     states: Interner,
@@ -420,15 +532,17 @@ struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    fn new(ops: &'a [&'a Op], model: &'a dyn Model) -> Search<'a> {
+    fn new(ops: Vec<&'a Op>, model: &'a dyn Model, budget: &'a Budget) -> Search<'a> {
         let mut states = Interner::default();
         let state = states.intern(model.init());
         let mut rng = SplitMix64::new(0x6c69_6e65_6172);
         Search {
-            ops,
             model,
+            meter: Meter::new(budget),
+            account: Account::new(budget),
+            fresh: true,
             read_only: ops.iter().map(|op| model.read_only(op)).collect(),
-            list: Entries::new(ops),
+            list: Entries::new(&ops),
             states,
             transitions: FxHashMap::with_capacity_and_hasher(
                 ops.len().min(1 << 20),
@@ -443,6 +557,7 @@ impl<'a> Search<'a> {
             points: Vec::new(),
             candidates: Vec::new(),
             best: (Vec::new(), state),
+            ops,
         }
     }
 
@@ -566,46 +681,49 @@ impl<'a> Search<'a> {
         (memo + transitions + states) as u64
     }
 
-    /// Searches until the part is decided, the budget is spent or `decided` (another part
-    /// decided the history) is set.
+    /// Searches for up to `slice` steps, or until the part is decided, the budget is spent or
+    /// `decided` (another part decided the history) is set: `None` if it paused after
+    /// `slice` steps, to go on where it stopped at the next call.
     fn run(
-        mut self,
-        budget: &Budget,
+        &mut self,
+        slice: u64,
         max_states: usize,
         decided: Option<&AtomicBool>,
-    ) -> PartitionResult {
-        let mut meter = Meter::new(budget);
-        let mut account = Account::new(budget);
-        // At a point of the search not visited before: read-only operations go first.
-        let mut fresh = true;
+    ) -> Option<PartitionResult> {
+        let mut left = slice;
         loop {
-            if let Err(spent) = meter.step() {
-                return self.stopped(Some(spent));
+            if left == 0 {
+                return None;
             }
-            if meter.polled() {
-                if let Err(spent) = account.hold(self.memory()) {
-                    return self.stopped(Some(spent));
+            left -= 1;
+            if let Err(spent) = self.meter.step() {
+                return Some(self.stopped(Some(spent)));
+            }
+            if self.meter.polled() {
+                let held = self.memory();
+                if let Err(spent) = self.account.hold(held) {
+                    return Some(self.stopped(Some(spent)));
                 }
                 if self.memo.len() >= max_states {
-                    return self.stopped(None);
+                    return Some(self.stopped(None));
                 }
                 if decided.is_some_and(|d| d.load(Ordering::Relaxed)) {
-                    return self.result(Verdict::NotChecked);
+                    return Some(self.result(Verdict::NotChecked));
                 }
             }
-            if fresh {
-                fresh = false;
+            if self.fresh {
+                self.fresh = false;
                 if self.list.first() == NONE {
-                    return self.result(Verdict::Linearizable);
+                    return Some(self.result(Verdict::Linearizable));
                 }
                 match self.open_point() {
                     Opened::Forced => {
-                        fresh = true;
+                        self.fresh = true;
                         continue;
                     }
                     Opened::Fails => {
                         if !self.fail() {
-                            return self.result(Verdict::NotLinearizable);
+                            return Some(self.result(Verdict::NotLinearizable));
                         }
                         continue;
                     }
@@ -615,25 +733,25 @@ impl<'a> Search<'a> {
             let point = self.points.last_mut().expect("an open point");
             if point.next == self.candidates.len() {
                 if !self.fail() {
-                    return self.result(Verdict::NotLinearizable);
+                    return Some(self.result(Verdict::NotLinearizable));
                 }
                 continue;
             }
             let entry = self.candidates[point.next];
             point.next += 1;
             if let Tried::Pushed = self.try_push(entry) {
-                fresh = true;
+                self.fresh = true;
             }
         }
     }
 
-    fn stopped(self, spent: Option<Spent>) -> PartitionResult {
+    fn stopped(&self, spent: Option<Spent>) -> PartitionResult {
         let mut r = self.result(Verdict::Unknown);
         r.spent = spent;
         r
     }
 
-    fn result(self, verdict: Verdict) -> PartitionResult {
+    fn result(&self, verdict: Verdict) -> PartitionResult {
         let failed = verdict == Verdict::NotLinearizable;
         let (prefix, state) = if failed {
             let state = self.states.vals[self.best.1 as usize].clone();
@@ -642,7 +760,7 @@ impl<'a> Search<'a> {
             (Vec::new(), None)
         };
         let stuck = match &state {
-            Some(s) => stuck_after(self.ops, self.model, &prefix, s),
+            Some(s) => stuck_after(&self.ops, self.model, &prefix, s),
             None => Vec::new(),
         };
         PartitionResult {

@@ -113,8 +113,15 @@ fn compare(h: &History, model: &dyn Model, parallel: bool) -> Result<bool, Strin
             .map_err(|e| format!("generated an invalid op {op:?}: {e}"))?;
     }
     let expected = oracle(h, model);
+    // In parallel, every part pauses after each step of its search and resumes in the next
+    // round, on whichever thread: the search must go on exactly where it stopped.
     let options = CheckOptions {
         parallel,
+        first_slice: if parallel {
+            1
+        } else {
+            CheckOptions::default().first_slice
+        },
         ..CheckOptions::default()
     };
     let outcome = check(h, model, &options, &Budget::unlimited());
