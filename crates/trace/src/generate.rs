@@ -371,10 +371,7 @@ impl<'n> Gen<'n> {
             thread_names: NameCache::new("T", thread_count),
             var_names: NameCache::new("x", vars),
             lock_names: NameCache::new("L", used_locks),
-            loc_names: NameCache::new(
-                "gen.rs:",
-                LAST_LINE + sites.saturating_sub(DEFAULT_SITES),
-            ),
+            loc_names: NameCache::new("gen.rs:", LAST_LINE + sites.saturating_sub(DEFAULT_SITES)),
             rng: SplitMix64::new(config.seed),
             vars,
             sites,
@@ -1373,12 +1370,17 @@ mod tests {
             .collect();
         assert_eq!(wide, expected);
         // The lines of other events stay clear of the added sites.
-        assert!(LOCK_LINE + 2 * LOCK_SITES <= BLOCK_LINE && FIRST_LINE + DEFAULT_SITES <= LOCK_LINE);
+        assert!(
+            LOCK_LINE + 2 * LOCK_SITES <= BLOCK_LINE && FIRST_LINE + DEFAULT_SITES <= LOCK_LINE
+        );
         // Dictionary calls come from the same sites.
         assert_eq!(access_lines(&config(300, 10_000)).len(), 300);
         // The default: the first 64 lines only, as traces made before the option had.
         let default = access_lines(&config(DEFAULT_SITES, 0));
-        assert_eq!(default, (FIRST_LINE..FIRST_LINE + DEFAULT_SITES).collect::<Vec<_>>());
+        assert_eq!(
+            default,
+            (FIRST_LINE..FIRST_LINE + DEFAULT_SITES).collect::<Vec<_>>()
+        );
         // No site at all counts as one.
         assert_eq!(access_lines(&config(0, 0)), [FIRST_LINE]);
     }
