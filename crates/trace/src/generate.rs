@@ -278,6 +278,10 @@ const BLOCK_SITES: u32 = 8;
 /// One past the last line of `gen.rs`.
 const LAST_LINE: u32 = BLOCK_LINE + 2 * BLOCK_SITES;
 
+// Sites beyond the default ones go after the last line, clear of every other event's line.
+const _: () =
+    assert!(FIRST_LINE + DEFAULT_SITES <= LOCK_LINE && LOCK_LINE + 2 * LOCK_SITES <= BLOCK_LINE);
+
 /// The line of variable `x`'s access site `kind` (0 its write, 1 and 2 its reads) among
 /// `sites` access sites.
 fn site_line(x: u32, kind: u32, sites: u32) -> u32 {
@@ -1369,10 +1373,6 @@ mod tests {
             .chain(LAST_LINE..LAST_LINE + 300 - DEFAULT_SITES)
             .collect();
         assert_eq!(wide, expected);
-        // The lines of other events stay clear of the added sites.
-        assert!(
-            LOCK_LINE + 2 * LOCK_SITES <= BLOCK_LINE && FIRST_LINE + DEFAULT_SITES <= LOCK_LINE
-        );
         // Dictionary calls come from the same sites.
         assert_eq!(access_lines(&config(300, 10_000)).len(), 300);
         // The default: the first 64 lines only, as traces made before the option had.
