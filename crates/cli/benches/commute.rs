@@ -32,6 +32,7 @@ fn config(events: u64) -> GenConfig {
         seed: 7,
         map_keys: 64,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     }
 }
 

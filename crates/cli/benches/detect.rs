@@ -89,6 +89,7 @@ fn race_on_late_releases() {
         seed: 1,
         map_keys: 0,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     };
     let (logged, delayed) = delay_releases(&generate_trace(&config), 1, 64);
     let text = text_of(&logged);

@@ -172,6 +172,7 @@ fn main() {
         unprotected: 1.0,
         map_keys: 7,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
         seed: 7,
         ..GenConfig::default()
     };

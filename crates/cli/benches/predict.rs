@@ -96,6 +96,7 @@ fn main() {
             seed: 1,
             map_keys: 0,
             per_request: 0,
+            sites: hindsight_trace::generate::DEFAULT_SITES,
         };
         let path = write(&config(events), dir.join(format!("l{locks}.hst")));
         println!("{events} events, 8 threads, 64 variables, {locks} locks:");

@@ -46,6 +46,7 @@ fn main() {
         seed: 1,
         map_keys: 0,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     };
     let t = Instant::now();
     let mut written_rr = 0u64;

@@ -53,6 +53,7 @@ fn main() {
         seed: 1,
         map_keys: 0,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     };
     let mut b = BinaryWriter::new(BufWriter::with_capacity(
         1 << 20,

@@ -138,6 +138,7 @@ fn main() {
     let requests = |events| GenConfig {
         threads: 9,
         per_request: 4,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
         ..usual(events)
     };
     for job in ["stats", "races", "commute", "views", "check", "atomicity"] {

@@ -74,6 +74,7 @@ fn main() {
         seed: 1,
         map_keys: 0,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     };
     let t = Instant::now();
     {

@@ -46,6 +46,10 @@ pub struct GenArgs {
     /// (0: the same threads run the whole trace).
     #[arg(long, default_value_t = 0)]
     pub per_request: u32,
+    /// Access sites (source lines of accesses or dictionary calls; each variable uses three),
+    /// `gen.rs:10` .. `gen.rs:73` for the first 64, then from `gen.rs:136` on.
+    #[arg(long, default_value_t = hindsight_trace::generate::DEFAULT_SITES)]
+    pub sites: u32,
     /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -114,6 +118,7 @@ pub fn gen(a: &GenArgs) -> anyhow::Result<u8> {
         seed: a.seed,
         map_keys: a.map_keys,
         per_request: a.per_request,
+        sites: a.sites,
     };
     let output = a.output.as_deref();
     let format = output.map_or(Format::Text, Format::from_extension);

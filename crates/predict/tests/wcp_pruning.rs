@@ -161,6 +161,7 @@ fn generated_trace_keeps_few_sections() {
         seed: 7,
         map_keys: 0,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     });
     let sections = trace
         .events
@@ -227,6 +228,7 @@ fn held_bytes_do_not_grow_with_the_trace() {
             seed: 3,
             map_keys: 0,
             per_request: 0,
+            sites: hindsight_trace::generate::DEFAULT_SITES,
         });
         let mut a = Wcp::new(Options::default());
         drive(&trace, &mut a);

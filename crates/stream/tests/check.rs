@@ -159,6 +159,7 @@ proptest! {
             seed,
             map_keys: if seed % 2 == 0 { 3 } else { 0 },
             per_request: 0,
+            sites: hindsight_trace::generate::DEFAULT_SITES,
         };
         agree(&generated(&config), &chain_of(&picks), seed % 3 == 0);
     }

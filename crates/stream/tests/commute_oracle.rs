@@ -422,6 +422,7 @@ fn long_workload_matches_the_direct_approach() {
         seed: 11,
         map_keys: 8,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     });
     let points = fast(&trace, compiled("map", false));
     assert!(!points.is_empty(), "the workload has races");

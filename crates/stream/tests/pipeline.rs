@@ -389,6 +389,7 @@ fn run_any_pipelined_matches_sequential_on_files() {
         seed: 11,
         map_keys: 8,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     };
     let text = dir.join("t.std");
     let bin = dir.join("t.hst");
@@ -490,6 +491,7 @@ fn the_happens_before_goes_once_no_observer_reads_it() {
         seed: 3,
         map_keys: 0,
         per_request: 0,
+        sites: hindsight_trace::generate::DEFAULT_SITES,
     };
     let trace = hindsight_trace::generate::generate_trace(&config);
     let n = trace.events.len();

@@ -27,7 +27,8 @@
 //!   random draws of its interleaving, so that a race shows up again and again at the same pair
 //!   of sites, as races of real programs do:
 //!   - `fork` at `gen.rs:4` and `join` at `gen.rs:6` (the main thread's spawn and join loops);
-//!   - accesses at `gen.rs:10` .. `gen.rs:73`: each variable has one write site and two read
+//!   - accesses at `gen.rs:10` .. `gen.rs:73` (`sites`, 64 by default; more sites go on from
+//!     `gen.rs:136`, after the block sites): each variable has one write site and two read
 //!     sites, each shared with other variables;
 //!   - `acq(L_i)` at `gen.rs:80 + 2 (i mod 16)` and `rel(L_i)` on the line after it (a
 //!     critical section per lock, shared by locks 16 apart);
@@ -85,6 +86,10 @@ pub struct GenConfig {
     /// unused name) in its place, so `threads - 1` requests are in flight at any time and the
     /// trace has about `events / n` threads.
     pub per_request: u32,
+    /// Number of access sites (code lines that accesses or dictionary calls come from), 64 by
+    /// default; 0 counts as 1. Each variable has one write site and two read sites among them,
+    /// so `vars >= sites / 3` is needed for every site to be used.
+    pub sites: u32,
 }
 
 impl Default for GenConfig {
@@ -100,6 +105,7 @@ impl Default for GenConfig {
             seed: 0,
             map_keys: 0,
             per_request: 0,
+            sites: DEFAULT_SITES,
         }
     }
 }
@@ -259,8 +265,9 @@ const NEST: f64 = 0.35;
 /// The code sites of the simulated program `gen.rs` (see the module documentation).
 const FORK_LINE: u32 = 4;
 const JOIN_LINE: u32 = 6;
-/// Access sites: `FIRST_LINE .. FIRST_LINE + LOCATIONS`.
-const LOCATIONS: u32 = 64;
+/// Access sites: `FIRST_LINE .. FIRST_LINE + DEFAULT_SITES`; with more sites, the others
+/// follow the last line (`LAST_LINE ..`), so that traces with the default keep their lines.
+pub const DEFAULT_SITES: u32 = 64;
 const FIRST_LINE: u32 = 10;
 /// Critical sections: `acq` at `LOCK_LINE + 2 (l mod LOCK_SITES)`, `rel` on the next line.
 const LOCK_LINE: u32 = 80;
@@ -271,6 +278,21 @@ const BLOCK_SITES: u32 = 8;
 /// One past the last line of `gen.rs`.
 const LAST_LINE: u32 = BLOCK_LINE + 2 * BLOCK_SITES;
 
+// Sites beyond the default ones go after the last line, clear of every other event's line.
+const _: () =
+    assert!(FIRST_LINE + DEFAULT_SITES <= LOCK_LINE && LOCK_LINE + 2 * LOCK_SITES <= BLOCK_LINE);
+
+/// The line of variable `x`'s access site `kind` (0 its write, 1 and 2 its reads) among
+/// `sites` access sites.
+fn site_line(x: u32, kind: u32, sites: u32) -> u32 {
+    let site = ((u64::from(x % sites) * 3 + u64::from(kind)) % u64::from(sites)) as u32;
+    if site < DEFAULT_SITES {
+        FIRST_LINE + site
+    } else {
+        LAST_LINE + (site - DEFAULT_SITES)
+    }
+}
+
 struct Gen<'n> {
     names: &'n mut Names,
     thread_names: NameCache,
@@ -279,6 +301,8 @@ struct Gen<'n> {
     loc_names: NameCache,
     rng: SplitMix64,
     vars: u32,
+    /// Access sites, at least 1.
+    sites: u32,
     /// `config.locks`: the modulus of the guard mapping.
     locks: u32,
     /// Locks that guard some variable, the only ones acquired: `min(locks, vars)`.
@@ -330,6 +354,7 @@ impl<'n> Gen<'n> {
     fn new(config: &GenConfig, names: &'n mut Names) -> Gen<'n> {
         let threads = config.threads.max(1);
         let vars = config.vars.max(1);
+        let sites = config.sites.max(1);
         let used_locks = config.locks.min(vars);
         let depth = config.max_depth.min(used_locks);
         let unprotected = Prob::new(config.unprotected);
@@ -350,9 +375,10 @@ impl<'n> Gen<'n> {
             thread_names: NameCache::new("T", thread_count),
             var_names: NameCache::new("x", vars),
             lock_names: NameCache::new("L", used_locks),
-            loc_names: NameCache::new("gen.rs:", LAST_LINE),
+            loc_names: NameCache::new("gen.rs:", LAST_LINE + sites.saturating_sub(DEFAULT_SITES)),
             rng: SplitMix64::new(config.seed),
             vars,
+            sites,
             locks: config.locks,
             used_locks,
             depth,
@@ -588,7 +614,7 @@ impl<'n> Gen<'n> {
         };
         // Each variable has one write site and two read sites, shared with other variables.
         let kind = self.rng.below(3) as u32;
-        let line = FIRST_LINE + (x % LOCATIONS * 3 + kind) % LOCATIONS;
+        let line = site_line(x, kind, self.sites);
         self.tick(t);
         self.emit(t, GenOp::Access(x, kind == 0, line), sink)
     }
@@ -879,7 +905,7 @@ mod tests {
                     let x = index_of(n.var(*x), "x");
                     assert!(x < vars, "{}", ctx(i));
                     // One write site and two read sites per variable.
-                    let site = |kind: u32| FIRST_LINE + (x % LOCATIONS * 3 + kind) % LOCATIONS;
+                    let site = |kind: u32| site_line(x, kind, config.sites.max(1));
                     if matches!(e.op, Op::Write(_)) {
                         assert_eq!(line, site(0), "{}", ctx(i));
                     } else {
@@ -1003,6 +1029,7 @@ mod tests {
                 seed: rng.next_u64(),
                 map_keys: 0,
                 per_request: 0,
+                sites: DEFAULT_SITES,
             });
         }
         out
@@ -1057,6 +1084,7 @@ mod tests {
                         seed: events * 31 + u64::from(threads),
                         map_keys: 0,
                         per_request: 0,
+                        sites: DEFAULT_SITES,
                     };
                     let trace = generate_trace(&config);
                     assert_eq!(trace.events.len() as u64, events);
@@ -1133,6 +1161,7 @@ mod tests {
             events: 20_000,
             threads: 5,
             per_request: 4,
+            sites: DEFAULT_SITES,
             ..GenConfig::default()
         };
         let trace = generate_trace(&config);
@@ -1276,6 +1305,7 @@ mod tests {
             seed: 7,
             map_keys: 0,
             per_request: 0,
+            sites: DEFAULT_SITES,
         };
         let s = check(&config, &generate_trace(&config));
         let unguarded = s.unguarded as f64 / s.accesses as f64;
@@ -1299,6 +1329,60 @@ mod tests {
             ..config
         };
         assert_eq!(check(&no_blocks, &generate_trace(&no_blocks)).begins, 0);
+    }
+
+    #[test]
+    fn generate_sites_are_as_many_as_asked_and_the_default_keeps_its_lines() {
+        let config = |sites: u32, map_keys: u32| GenConfig {
+            events: 200_000,
+            threads: 8,
+            vars: 100,
+            locks: 16,
+            max_depth: 2,
+            unprotected: 0.05,
+            seed: 11,
+            map_keys,
+            sites,
+            ..GenConfig::default()
+        };
+        // Lines of access events (or dictionary calls): every other event has a fixed line.
+        let access_lines = |config: &GenConfig| {
+            let trace = generate_trace(config);
+            if config.map_keys == 0 {
+                // The checker knows variables only; it checks each access's site.
+                check(config, &trace);
+            }
+            let n = &trace.names;
+            let mut lines: Vec<u32> = trace
+                .events
+                .iter()
+                .filter(|e| matches!(e.op, Op::Read(_) | Op::Write(_) | Op::Call(_)))
+                .map(|e| {
+                    let loc = n.location(e.loc.expect("every event has a location"));
+                    loc.strip_prefix("gen.rs:").unwrap().parse().unwrap()
+                })
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            lines
+        };
+        // 100 variables, three sites each, over 300 sites: each site is used once.
+        let wide = access_lines(&config(300, 0));
+        assert_eq!(wide.len(), 300);
+        let expected: Vec<u32> = (FIRST_LINE..FIRST_LINE + DEFAULT_SITES)
+            .chain(LAST_LINE..LAST_LINE + 300 - DEFAULT_SITES)
+            .collect();
+        assert_eq!(wide, expected);
+        // Dictionary calls come from the same sites.
+        assert_eq!(access_lines(&config(300, 10_000)).len(), 300);
+        // The default: the first 64 lines only, as traces made before the option had.
+        let default = access_lines(&config(DEFAULT_SITES, 0));
+        assert_eq!(
+            default,
+            (FIRST_LINE..FIRST_LINE + DEFAULT_SITES).collect::<Vec<_>>()
+        );
+        // No site at all counts as one.
+        assert_eq!(access_lines(&config(0, 0)), [FIRST_LINE]);
     }
 
     #[test]

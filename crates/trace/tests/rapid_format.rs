@@ -374,6 +374,7 @@ fn gen_config() -> impl Strategy<Value = GenConfig> {
                 seed,
                 map_keys: 0,
                 per_request: 0,
+                sites: hindsight_trace::generate::DEFAULT_SITES,
             },
         )
 }
