@@ -4,8 +4,8 @@
 // missed by MoTH): the sender checks isConnected() in one atomic method and sends in another
 // (check-then-act); the closer disconnects and empties the buffer atomically.
 // - no high-level race here: send() reads `buffer` only to write `buffer + x` back in the same
-//   region, so its read view holds nothing (docs/views.md, rule 6); the sender's read view
-//   {connected} and write view {buffer} against the closer's {connected, buffer} form chains.
+//   region, so its read view holds nothing (docs/views.md, read-modify-write); the sender's
+//   read view {connected} and write view {buffer} against the closer's {connected, buffer} form chains.
 //   The anomaly the race stood for (a send after the disconnect) is the stale value below.
 //   (MoTH's suite version reads the socket's state in send(): there the race stays.)
 // - stale value of `connected`: send() runs only if the value read by isConnected() was true

@@ -4,7 +4,7 @@
 // in one transaction and, when it is missing, adds it in another; two loaders both add it.
 // - stale value of `entry`: add() runs under the branch on the looked-up entry;
 // - no high-level race: add() reads `loaded` only to write `loaded + 1` back (docs/views.md,
-//   rule 6), so its read view is empty and the loaders' read views {entry} and {} form a
+//   read-modify-write), so its read view is empty and the loaders' read views {entry} and {} form a
 //   chain under the other loader's write view {entry, loaded}. MoTH, whose read view keeps
 //   that read, reports a race here; the lost add is the stale value below.
 // `loaded` is read and overwritten in one transaction: never stale.

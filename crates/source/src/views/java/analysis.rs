@@ -29,6 +29,20 @@
 //! 5. **Threads of their own class** (Knight): along a chain of starts at most
 //!    [`SPAWN_COPIES`] threads run one method; a deeper one is folded onto the nearest of them
 //!    (`Analysis::fold` argues why the warnings stay sound), so the walk ends.
+//! 6. **Read-modify-write of one variable** (Buffer's `head = head + 1`): a read of `x` in
+//!    region `A` whose value is used in `A` only to compute a value written back to `x`, from
+//!    no other read of `A` (not in a branch condition, not returned, not held in a local when
+//!    `A` ends, not stored elsewhere), leaves `A`'s read view; `x` stays in `A`'s write view.
+//!    MoTH's read view stands for what the region *observes* together (Property 1: a thread
+//!    that sees `x` and `y` together must not see them split by another thread's writes).
+//!    Such a read observes nothing the region can act on: the only thing it decides is `x`'s
+//!    next value, written in the same atomic region, so no other variable's value in the
+//!    region is related to it. Its write is still in the write view, so Property 1's check of
+//!    a maximal write view against the other threads' read views still covers `x`; and the
+//!    stale-value rule (1) is unchanged (the read still carries its dependence). The same
+//!    `x = x + 1` with a branch on `x`, a second read returned, or `x = x + y` keeps the read.
+//!    The interpreter (`interp.rs`) applies the rule per region instance, so the trace-based
+//!    views of a run see the same views.
 //!
 //! The walk polls the run's budget at every statement: calls are followed as deep as the
 //! program's chains go (recursion, a method already on the stack, is not followed), and the
