@@ -121,3 +121,43 @@ fn a_main_without_threads_is_a_library() {
     let run = analyse_java(&[("Main.java".into(), text)], &JavaOptions::default()).unwrap();
     assert_eq!(run.report.summary["mode"], "library");
 }
+
+/// A shared object whose `a()` splits what `b()` does in one region; `step` is the body of
+/// `a()`'s first region, which decides whether its read of `n` leaves the read view.
+fn read_modify_write(step: &str) -> (u64, u64) {
+    let text = format!(
+        "class S {{
+    int n; int m;
+    synchronized int a() {{ {step} }}
+    synchronized int c() {{ return m; }}
+    synchronized void b() {{ n = 0; m = 0; }}
+}}
+public class Main {{
+    public static void main(String[] args) throws InterruptedException {{
+        S s = new S();
+        Thread t1 = new Thread(() -> {{ s.a(); s.c(); }});
+        Thread t2 = new Thread(() -> s.b());
+        t1.start(); t2.start(); t1.join(); t2.join();
+    }}
+}}
+"
+    );
+    counts("Main.java", &text, &JavaOptions::default())
+}
+
+#[test]
+fn a_read_that_only_writes_its_own_variable_back_leaves_the_read_view() {
+    // `n = n + 1` observes nothing with `m`: the read views {}, {m} form a chain under b()'s
+    // {n, m}.
+    assert_eq!(read_modify_write("n = n + 1; return 0;"), (0, 0));
+    // The read is returned, decides a branch, is kept in a local, or written to another
+    // variable: it stays
+    // ({n} and {m} split b()'s {n, m}).
+    assert_eq!(read_modify_write("n = n + 1; return n;").0, 1);
+    assert_eq!(
+        read_modify_write("if (n > 0) { n = n + 1; } return 0;").0,
+        1
+    );
+    assert_eq!(read_modify_write("int k = n; n = k + 1; return k;").0, 1);
+    assert_eq!(read_modify_write("n = n + 1; m = n; return 0;").0, 1);
+}

@@ -1,6 +1,6 @@
 //! `views` on Java, held against runs: random small Java programs (threads started and joined
 //! in a random order, synchronized getters, setters and blocks, branches on values read, early
-//! returns, loops; a shared array indexed by values read, a `StringBuilder`'s state, values
+//! returns, loops; fields written back from their own read (`f = f + x`); a shared array indexed by values read, a `StringBuilder`'s state, values
 //! kept in a thread's own array between regions; workers that start copies of themselves,
 //! deeper than the analysis walks) are analysed statically, and run by the interpreter of their lowered form
 //! under several schedules; each run's trace goes through the trace-based views
@@ -96,10 +96,12 @@ impl Gen {
                 for _ in 0..1 + self.pick(3) {
                     let (a, b) = (self.pick(FIELDS), self.pick(FIELDS));
                     let e = self.operand();
-                    if self.pick(2) == 0 {
-                        self.line(indent + 1, &format!("s.f{a} = s.f{b} + {e};"));
-                    } else {
-                        self.line(indent + 1, &format!("s.f{a} = {e};"));
+                    match self.pick(3) {
+                        // A field written back from its own read only (rule 6 of the
+                        // analysis: the read leaves the read view).
+                        0 => self.line(indent + 1, &format!("s.f{a} = s.f{a} + {e};")),
+                        1 => self.line(indent + 1, &format!("s.f{a} = s.f{b} + {e};")),
+                        _ => self.line(indent + 1, &format!("s.f{a} = {e};")),
                     }
                 }
                 self.line(indent, "}");

@@ -1,11 +1,12 @@
-// expect: high-level-race 1, stale-value 1
-// finding: high-level-race ResourceStore.entry,ResourceStore.loaded
+// expect: high-level-race 0, stale-value 1
 // finding: stale-value ResourceStore.entry
 // Jigsaw (von Praun and Gross 2003, the W3C server's resource store): load() looks the entry up
 // in one transaction and, when it is missing, adds it in another; two loaders both add it.
 // - stale value of `entry`: add() runs under the branch on the looked-up entry;
-// - high-level race: add() writes {entry, loaded} together, between the other loader's lookup
-//   {entry} and its add reading {loaded}... as MoTH reports it.
+// - no high-level race: add() reads `loaded` only to write `loaded + 1` back (docs/views.md,
+//   read-modify-write), so its read view is empty and the loaders' read views {entry} and {} form a
+//   chain under the other loader's write view {entry, loaded}. MoTH, whose read view keeps
+//   that read, reports a race here; the lost add is the stale value below.
 // `loaded` is read and overwritten in one transaction: never stale.
 class ResourceStore {
     private int entry;

@@ -29,6 +29,20 @@
 //! 5. **Threads of their own class** (Knight): along a chain of starts at most
 //!    [`SPAWN_COPIES`] threads run one method; a deeper one is folded onto the nearest of them
 //!    (`Analysis::fold` argues why the warnings stay sound), so the walk ends.
+//! 6. **Read-modify-write of one variable** (Buffer's `head = head + 1`): a read of `x` in
+//!    region `A` whose value is used in `A` only to compute a value written back to `x`, from
+//!    no other read of `A` (not in a branch condition, not returned, not held in a local when
+//!    `A` ends, not stored elsewhere), leaves `A`'s read view; `x` stays in `A`'s write view.
+//!    MoTH's read view stands for what the region *observes* together (Property 1: a thread
+//!    that sees `x` and `y` together must not see them split by another thread's writes).
+//!    Such a read observes nothing the region can act on: the only thing it decides is `x`'s
+//!    next value, written in the same atomic region, so no other variable's value in the
+//!    region is related to it. Its write is still in the write view, so Property 1's check of
+//!    a maximal write view against the other threads' read views still covers `x`; and the
+//!    stale-value rule (1) is unchanged (the read still carries its dependence). The same
+//!    `x = x + 1` with a branch on `x`, a second read returned, or `x = x + y` keeps the read.
+//!    The interpreter (`interp.rs`) applies the rule per region instance, so the trace-based
+//!    views of a run see the same views.
 //!
 //! The walk polls the run's budget at every statement: calls are followed as deep as the
 //! program's chains go (recursion, a method already on the stack, is not followed), and the
@@ -273,6 +287,10 @@ struct Analysis<'p> {
     region_ids: FxHashMap<(u32, Vec<CallId>, RegionSrcId), RegionId>,
     /// `(thread, A, B, variable)`: B acts on the value of the variable read in A.
     facts: BTreeSet<(u32, RegionId, RegionId, u32)>,
+    /// `(A, x)`: a value read from `x` in region `A` was used inside `A` for something other
+    /// than computing the value written back to `x` alone, or was still held when `A` ended
+    /// (rule 6 of the module doc keeps only the other reads out of the read view).
+    escaped: BTreeSet<(RegionId, u32)>,
     keys: Vec<KeyInfo>,
     key_ids: FxHashMap<(u32, Vec<CallId>, SiteId), KeyId>,
     threads: Vec<ThreadInfo>,
@@ -308,6 +326,7 @@ pub fn analyse(p: &Program, models: &Models, options: Options, budget: &Budget) 
         regions: Vec::new(),
         region_ids: FxHashMap::default(),
         facts: BTreeSet::new(),
+        escaped: BTreeSet::new(),
         keys: Vec::new(),
         key_ids: FxHashMap::default(),
         threads: Vec::new(),
@@ -360,6 +379,7 @@ impl<'p> Analysis<'p> {
         self.regions.clear();
         self.region_ids.clear();
         self.facts.clear();
+        self.escaped.clear();
         self.keys.clear();
         self.key_ids.clear();
         self.threads.clear();
@@ -668,6 +688,19 @@ impl<'p> Analysis<'p> {
         }
         st.depth -= 1;
         if st.depth == 0 {
+            if let Some(r) = &st.region {
+                // What the region read and still holds when it ends leaves it.
+                let id = r.id;
+                let held: Vec<Dep> = st
+                    .locals
+                    .iter()
+                    .flat_map(|l| l.taint.iter())
+                    .chain(st.pc.iter())
+                    .filter(|d| d.0 == id)
+                    .copied()
+                    .collect();
+                self.escaped.extend(held.into_iter().map(|d| (d.0, d.1)));
+            }
             if let Some(r) = st.region.take() {
                 let info = &mut self.regions[r.id as usize];
                 info.view.union(&r.view);
@@ -682,6 +715,27 @@ impl<'p> Analysis<'p> {
     fn access(&mut self, st: &mut St, kind: Kind, var: u32) {
         if let Some(r) = &mut st.region {
             r.view.add(Access::new(kind, var, Mark::Open));
+            // An access under a branch on a value the region read: that value decides more
+            // than what is written back to its own variable.
+            let id = r.id;
+            self.escape(id, &st.pc);
+        }
+    }
+
+    /// The values the region `id` read that `deps` holds are used for more than writing their
+    /// own variable back.
+    fn escape(&mut self, id: RegionId, deps: &BTreeSet<Dep>) {
+        for d in deps.iter().filter(|d| d.0 == id) {
+            self.escaped.insert((d.0, d.1));
+        }
+    }
+
+    /// The region's reads that `v` (a value leaving the region: returned, or passed to a
+    /// thread it starts) holds leave it.
+    fn escape_value(&mut self, st: &St, v: &Val) {
+        if let Some(r) = &st.region {
+            let id = r.id;
+            self.escape(id, &v.taint);
         }
     }
 
@@ -690,8 +744,19 @@ impl<'p> Analysis<'p> {
     /// it runs under act on what they depend on, unless the write also runs under a branch on
     /// the region's own read of that variable (it re-checks: the double check of DoubleCheck
     /// and Buffer).
-    fn write_deps(&mut self, st: &St, value: &BTreeSet<Dep>) {
+    fn write_deps(&mut self, st: &St, var: u32, value: &BTreeSet<Dep>) {
         let Some(r) = &st.region else { return };
+        // `x = x + 1`: the region's reads the value depends on are of `x` alone (this run's),
+        // so they only write `x` back; any other read it depends on leaves the read view's
+        // rule (6) behind.
+        let own_only = value
+            .iter()
+            .filter(|d| d.0 == r.id)
+            .all(|&(_, x, earlier)| x == var && !earlier);
+        if !own_only {
+            let id = r.id;
+            self.escape(id, value);
+        }
         for &(a, x, earlier) in value {
             if a != r.id || earlier {
                 self.facts.insert((self.cur, a, r.id, x));
@@ -729,6 +794,12 @@ impl<'p> Analysis<'p> {
         match s {
             Stmt::Set(l, e) => {
                 let (v, mut st) = self.eval(e, st);
+                // A local set under a branch on a value the region read carries that value
+                // (the local's value says which way the branch went).
+                if let Some(r) = &st.region {
+                    let id = r.id;
+                    self.escape(id, &st.pc);
+                }
                 if let Some(slot) = st.locals.get_mut(*l as usize) {
                     *slot = v;
                 }
@@ -837,6 +908,9 @@ impl<'p> Analysis<'p> {
             Stmt::Atomic(src, body) => {
                 let st = self.open(*src, st);
                 let o = self.block(body, st);
+                if o.ret.live {
+                    self.escape_value(&o.ret, &o.retval);
+                }
                 Out {
                     next: self.close(o.next),
                     brk: self.close(o.brk),
@@ -853,7 +927,7 @@ impl<'p> Analysis<'p> {
     fn store(&mut self, st: &mut St, site: SiteId, field: &str, v: &Val) {
         let var = self.var(site, field);
         self.access(st, Kind::Write, var);
-        self.write_deps(st, &v.taint);
+        self.write_deps(st, var, &v.taint);
         self.heap_add(site, field, &v.sites);
         if !v.taint.is_empty() && st.region.is_none() {
             self.heap_taint
@@ -1279,6 +1353,8 @@ impl<'p> Analysis<'p> {
                     }
                 }
                 if own {
+                    // The call's value leaves the region it ran in.
+                    self.escape_value(&st, &v);
                     st = self.close(st);
                 }
                 (v, st)
@@ -1555,6 +1631,9 @@ impl<'p> Analysis<'p> {
             None => st,
         };
         let o = self.block(&method.body, st);
+        if region.is_some() && o.ret.live {
+            self.escape_value(&o.ret, &o.retval);
+        }
         let (next, ret) = match region {
             Some(_) => (self.close(o.next), self.close(o.ret)),
             None => (o.next, o.ret),
@@ -1583,8 +1662,22 @@ fn unknown_value(args: &[Val]) -> Val {
 }
 
 impl Analysis<'_> {
-    fn finish(self, library: bool) -> Analysed {
+    fn finish(mut self, library: bool) -> Analysed {
         let n = self.threads.len();
+        // Rule 6: a read of `x` whose value only writes `x` back in the same region leaves
+        // the read view; `x` stays in the write view.
+        for (i, r) in self.regions.iter_mut().enumerate() {
+            let i = i as RegionId;
+            let kept = |a: &Access| {
+                a.kind == Kind::Write
+                    || self.escaped.contains(&(i, a.var))
+                    || r.view.bits(a.var) & Access::new(Kind::Write, a.var, Mark::Open).bit() == 0
+                        && r.view.bits(a.var) & Access::new(Kind::Write, a.var, Mark::Closed).bit()
+                            == 0
+            };
+            let view = View::from_accesses(r.view.accesses().filter(|a| kept(a)));
+            r.view = view;
+        }
         let mut ids: FxHashMap<View, ViewId> = FxHashMap::default();
         let mut views: Vec<View> = Vec::new();
         let mut region_view = Vec::with_capacity(self.regions.len());

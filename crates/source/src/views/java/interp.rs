@@ -18,7 +18,6 @@ use super::models::{Effect, Models};
 use hindsight_rng::SplitMix64;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 /// `(region instance, variable)`.
 type Dep = (u64, u32);
@@ -110,7 +109,16 @@ struct Interp<'p> {
     next_region: u64,
     var_names: Vec<String>,
     var_ids: FxHashMap<String, u32>,
-    trace: String,
+    /// The trace's events, one line each; a read that rule 6 of the analysis keeps out of the
+    /// read view is blanked when its region ends.
+    trace: Vec<String>,
+    /// Per thread: the reads of the open region (the line of the event, the variable) and
+    /// the variables it wrote.
+    region_reads: Vec<Vec<(usize, u32)>>,
+    region_writes: Vec<BTreeSet<u32>>,
+    /// The reads (region instance, variable) whose value was used in the region for more than
+    /// writing its own variable back, or was still held when the region ended.
+    escaped: BTreeSet<Dep>,
     acted_on: BTreeSet<(String, String)>,
     fuel: u64,
     depth: usize,
@@ -139,7 +147,10 @@ pub fn run(p: &Program, models: &Models, seed: u64, fuel: u64) -> Result<Run, Ru
         next_region: 0,
         var_names: Vec::new(),
         var_ids: FxHashMap::default(),
-        trace: String::new(),
+        trace: Vec::new(),
+        region_reads: vec![Vec::new()],
+        region_writes: vec![BTreeSet::new()],
+        escaped: BTreeSet::new(),
         acted_on: BTreeSet::new(),
         fuel,
         depth: 0,
@@ -152,7 +163,15 @@ pub fn run(p: &Program, models: &Models, seed: u64, fuel: u64) -> Result<Run, Ru
     x.invoke(main, vec![TV::int(0)])?;
     x.finish_children(0)?;
     Ok(Run {
-        trace: x.trace,
+        trace: x
+            .trace
+            .iter()
+            .filter(|l| !l.is_empty())
+            .fold(String::new(), |mut t, l| {
+                t.push_str(l);
+                t.push('\n');
+                t
+            }),
         acted_on: x.acted_on,
     })
 }
@@ -188,7 +207,8 @@ impl Interp<'_> {
     }
 
     fn event(&mut self, op: &str) {
-        let _ = writeln!(self.trace, "{}|{op}", self.threads[self.cur].name);
+        self.trace
+            .push(format!("{}|{op}", self.threads[self.cur].name));
     }
 
     fn var(&mut self, name: String) -> u32 {
@@ -214,18 +234,51 @@ impl Interp<'_> {
         self.var(name)
     }
 
-    fn read(&mut self, var: u32, out: &mut BTreeSet<Dep>) {
+    fn read(&mut self, var: u32, out: &mut BTreeSet<Dep>, pc: &BTreeSet<Dep>) {
         let op = format!("r({})", self.var_names[var as usize]);
         self.event(&op);
         if let (Some(r), _) = self.region[self.cur] {
             out.insert((r, var));
+            let line = self.trace.len() - 1;
+            self.region_reads[self.cur].push((line, var));
+            self.escape(pc);
         }
+    }
+
+    /// The open region's reads that `deps` holds are used for more than writing their own
+    /// variable back (the analysis's `escape`).
+    fn escape(&mut self, deps: &BTreeSet<Dep>) {
+        if let (Some(r), _) = self.region[self.cur] {
+            self.escaped
+                .extend(deps.iter().filter(|d| d.0 == r).copied());
+        }
+    }
+
+    /// The open region is about to end (it is at its outermost level): what it read and
+    /// still holds in `locals`, `pc` or `value` leaves it.
+    fn leaving(&mut self, locals: &[TV], pc: &BTreeSet<Dep>, value: Option<&TV>) {
+        if self.region[self.cur].1 != 1 {
+            return;
+        }
+        let held: BTreeSet<Dep> = locals
+            .iter()
+            .chain(value)
+            .flat_map(|l| l.taint.iter())
+            .chain(pc.iter())
+            .copied()
+            .collect();
+        self.escape(&held);
     }
 
     fn write(&mut self, var: u32, value: &BTreeSet<Dep>, pc: &BTreeSet<Dep>) {
         let op = format!("w({})", self.var_names[var as usize]);
         self.event(&op);
         if let (Some(r), _) = self.region[self.cur] {
+            self.region_writes[self.cur].insert(var);
+            if !value.iter().filter(|d| d.0 == r).all(|d| d.1 == var) {
+                self.escape(value);
+            }
+            self.escape(pc);
             // A branch on the region's own read of the variable re-checks it.
             let acts = value
                 .iter()
@@ -257,6 +310,17 @@ impl Interp<'_> {
         match d {
             0 => {}
             1 => {
+                // Rule 6 of the analysis: a read of `x` whose value only wrote `x` back in
+                // this region leaves its read view.
+                let reads = std::mem::take(&mut self.region_reads[self.cur]);
+                let writes = std::mem::take(&mut self.region_writes[self.cur]);
+                if let Some(r) = r {
+                    for (line, var) in reads {
+                        if writes.contains(&var) && !self.escaped.contains(&(r, var)) {
+                            self.trace[line].clear();
+                        }
+                    }
+                }
                 self.region[self.cur] = (None, 0);
                 self.event("end");
             }
@@ -277,6 +341,11 @@ impl Interp<'_> {
         }
         let flow = self.block(&method.body, &mut locals, &mut pc);
         if method.region.is_some() {
+            let value = match &flow {
+                Ok(Flow::Return(v)) => Some(v),
+                _ => None,
+            };
+            self.leaving(&locals, &pc, value);
             self.close();
         }
         self.depth -= 1;
@@ -313,6 +382,8 @@ impl Interp<'_> {
         match s {
             Stmt::Set(l, e) => {
                 let v = self.eval(e, locals, pc)?;
+                // A local set under a branch on a value the region read carries it.
+                self.escape(pc);
                 locals[*l as usize] = v;
             }
             Stmt::Store(o, f, e) => {
@@ -389,11 +460,19 @@ impl Interp<'_> {
             Stmt::Atomic(_, body) => {
                 self.open();
                 let f = self.block(body, locals, pc);
+                let value = match &f {
+                    Ok(Flow::Return(v)) => Some(v),
+                    _ => None,
+                };
+                self.leaving(locals, pc, value);
                 self.close();
                 return f;
             }
             Stmt::Lock(_) => self.open(),
-            Stmt::Unlock => self.close(),
+            Stmt::Unlock => {
+                self.leaving(locals, pc, None);
+                self.close();
+            }
         }
         Ok(Flow::Normal)
     }
@@ -425,7 +504,7 @@ impl Interp<'_> {
                 match ov.v {
                     V::Ref(r) => {
                         let var = self.field_var(r, f);
-                        self.read(var, &mut t);
+                        self.read(var, &mut t, pc);
                         let v = self.objs[r as usize]
                             .fields
                             .get(f)
@@ -439,7 +518,7 @@ impl Interp<'_> {
                 let name = format!("{}.{f}", self.p.field_owner(*c, f));
                 let var = self.var(name);
                 let mut t = BTreeSet::new();
-                self.read(var, &mut t);
+                self.read(var, &mut t, pc);
                 let v = self
                     .statics
                     .get(&(*c, f.clone()))
@@ -454,7 +533,7 @@ impl Interp<'_> {
                 match av.v {
                     V::Ref(r) => {
                         let var = self.field_var(r, "[]");
-                        self.read(var, &mut t);
+                        self.read(var, &mut t, pc);
                         let idx = iv.as_int();
                         let elems = &self.objs[r as usize].elems;
                         let v = if idx >= 0 && (idx as usize) < elems.len() {
@@ -714,7 +793,7 @@ impl Interp<'_> {
                 "<at>" => {
                     let mut t = recv.taint.clone();
                     let var = self.field_var(o, "[]");
-                    self.read(var, &mut t);
+                    self.read(var, &mut t, pc);
                     let i = args.first().map_or(0, TV::as_int);
                     let v = self.objs[o as usize]
                         .elems
@@ -736,7 +815,7 @@ impl Interp<'_> {
                 let mut t = recv.taint.clone();
                 let var = self.field_var(o, "[]");
                 if matches!(effect, Effect::Read | Effect::Update) {
-                    self.read(var, &mut t);
+                    self.read(var, &mut t, pc);
                 }
                 let mut arg = BTreeSet::new();
                 for a in &args {
@@ -769,10 +848,12 @@ impl Interp<'_> {
                         }
                     }
                 }
+                t.extend(arg);
                 if own {
+                    // The call's value leaves the region it ran in.
+                    self.escape(&t);
                     self.close();
                 }
-                t.extend(arg);
                 Ok(TV::with(v, t))
             }
         }
@@ -843,6 +924,8 @@ impl Interp<'_> {
             running: false,
         });
         self.region.push((None, 0));
+        self.region_reads.push(Vec::new());
+        self.region_writes.push(BTreeSet::new());
         self.pending.push(Vec::new());
         self.objs[handle as usize].threads.push(id);
         self.event(&format!("fork({name})"));
