@@ -42,3 +42,11 @@ public class BestScore {
         b.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): nothing. The cells start at 0 and the scores are 3 and 4, so beats()
+// is false for both searchers and record() never runs: the trace has two read-only regions
+// (`int[][]@ID[]` and `int[]@ID[]`) and no write, in every schedule. The static side sees the
+// write region a run does not execute.

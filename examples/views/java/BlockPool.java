@@ -73,3 +73,13 @@ public class BlockPool {
         b.join();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value char[][]
+// Dynamic (recorded run): the same stale value in every schedule, named `char[]@ID[]`: the
+// agent names an array by its type and object (the field `state` is final, so no access names
+// it), and `views` on a trace takes every element as one variable. Each client reads it in
+// findFree() and writes it in a later claim() while the other client writes it; both threads
+// are unordered by happens-before, so the count does not depend on the interleaving.

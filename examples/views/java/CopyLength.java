@@ -24,4 +24,19 @@ public class CopyLength {
         other.copyInto(dst, n);
         return dst;
     }
+
+    public static void main(String[] args) {
+        CopyLength a = new CopyLength();
+        CopyLength b = new CopyLength();
+        a.copyOf(b);
+        b.trim();
+    }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): nothing. Library mode has no counterpart in a run: main calls the
+// library from one thread (main exists only to be recorded). The `StringBuilder`'s contents and
+// the copy into `dst` are JDK code, which the agent does not instrument, and `chars` is final:
+// the trace has no access in any region.

@@ -51,3 +51,11 @@ public class GoalTable {
         new Worker(goals).start();
     }
 }
+
+// The answers of `views` on a run recorded with the agent (one per schedule where they differ;
+// tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): nothing. No element of `goals` is stored, so `goals[3]` is null in
+// the run: inconsistent() and record() each read `Goal[]@ID[]` and throw a
+// NullPointerException, which ends both threads; reach() never runs and no `Goal` field is
+// accessed. The static side takes one `Goal` object for the elements; a run has none.
