@@ -143,7 +143,9 @@ fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
             derived: Vec::new(),
             lambda_effects: lw.lambda_effects,
         };
+        let tuples = hoist_tuple_keys(&mut op, &program.fields);
         derive_keys(&mut op, &program.fields);
+        op.derived.extend(tuples);
         program.operations.push(op);
     }
     program
@@ -1716,6 +1718,188 @@ fn walk_stmts(stmts: &[Stmt], f: &mut dyn FnMut(Option<&str>, Option<&Expr>)) {
                 walk_stmts(update, f);
             }
             StmtKind::Block(b) => walk_stmts(b, f),
+            _ => {}
+        }
+    }
+}
+
+/// Static methods that build a value from their arguments alone, equal for equal arguments:
+/// a key made with them is a tuple of its parts.
+const TUPLE_BUILDERS: &[(&str, &str)] = &[
+    ("List", "of"),
+    ("Set", "of"),
+    ("Arrays", "asList"),
+    ("Map", "entry"),
+    ("Pair", "of"),
+    ("ImmutablePair", "of"),
+    ("Tuple", "of"),
+    ("Tuples", "of"),
+    ("String", "valueOf"),
+    ("String", "join"),
+    ("String", "format"),
+    ("Objects", "hash"),
+    ("Collections", "singletonList"),
+    ("ImmutableList", "of"),
+];
+
+/// Whether `e` is a key built from the parameters, constants and final fields only by string
+/// concatenation, a tuple builder or a constructor, with at least one parameter: equal parts
+/// give an equal key. `assumes` gets the constructors, whose `equals` it takes on trust.
+fn tuple_key(
+    e: &Expr,
+    params: &BTreeSet<String>,
+    fields: &[Field],
+    assumes: &mut Vec<String>,
+) -> bool {
+    let mut uses_param = false;
+    let mut ok = true;
+    walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Var(v) => {
+            if params.contains(v) {
+                uses_param = true;
+            } else if !fields
+                .iter()
+                .any(|f| &f.name == v && f.is_final && !f.is_map)
+            {
+                ok = false;
+            }
+        }
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Int(_)
+        | ExprKind::Str(_)
+        | ExprKind::Opaque(_)
+        | ExprKind::Binary(BinOp::Add, ..) => {}
+        ExprKind::New { class, .. } => assumes.push(class.clone()),
+        ExprKind::Call { recv, name, .. } => {
+            let builder = matches!(&recv.kind, ExprKind::Opaque(t)
+                if TUPLE_BUILDERS.iter().any(|(c, m)| t.rsplit('.').next() == Some(*c) && m == name));
+            ok &= builder;
+        }
+        _ => ok = false,
+    });
+    // The receiver of a builder is its class: walked above as an opaque constant.
+    ok && uses_param && !matches!(e.kind, ExprKind::Var(_))
+}
+
+/// Keys written in place as tuples of the parameters (`m.get(new Key(a, b))`,
+/// `m.put(a + ":" + b, v)`, `m.get(List.of(a, b))`) become one local computed at the top of
+/// the body, which [`derive_keys`] then makes an input: the same parts give the same key
+/// however often it is written, so the key is compared as the tuple of its parts. A
+/// constructor's key is a tuple only if its class's `equals` compares the fields set from
+/// the arguments: that assumption is returned, to be stated with the verdict.
+fn hoist_tuple_keys(op: &mut Operation, fields: &[Field]) -> Vec<(Pos, String)> {
+    let params: BTreeSet<String> = op.params.iter().map(|p| p.name.clone()).collect();
+    // An assigned parameter is not one value for the whole run (Assign reports it).
+    let mut assigned = false;
+    walk_stmts(&op.body, &mut |t, _| {
+        assigned |= t.is_some_and(|t| params.contains(t))
+    });
+    if assigned {
+        return Vec::new();
+    }
+    let mut found: Vec<(String, Expr, Vec<String>)> = Vec::new();
+    walk_stmts(&op.body, &mut |_, e| {
+        if let Some(e) = e {
+            walk_expr(e, &mut |x| {
+                if let ExprKind::MapCall { method, args, .. } = &x.kind {
+                    if *method == MapMethod::Size {
+                        return;
+                    }
+                    let mut assumes = Vec::new();
+                    if tuple_key(&args[0], &params, fields, &mut assumes) {
+                        let text = super::ir::show(&args[0]);
+                        if !found.iter().any(|(t, _, _)| *t == text) {
+                            found.push((text, args[0].clone(), assumes));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut notes = Vec::new();
+    for (text, e, assumes) in found.into_iter().rev() {
+        replace_key(&mut op.body, &text);
+        op.body.insert(
+            0,
+            Stmt {
+                kind: StmtKind::Decl {
+                    name: text.clone(),
+                    init: Some(e.clone()),
+                },
+                pos: e.pos,
+            },
+        );
+        let mut classes: Vec<String> = Vec::new();
+        for c in assumes {
+            if !classes.contains(&c) {
+                classes.push(c);
+            }
+        }
+        if !classes.is_empty() {
+            notes.push((
+                e.pos,
+                format!(
+                    "assumes `{}` compare{} by the arguments of their constructors: the key `{text}` is compared as the tuple of its parts",
+                    classes.join("`, `"),
+                    if classes.len() == 1 { "s" } else { "" }
+                ),
+            ));
+        }
+    }
+    notes.reverse();
+    notes
+}
+
+/// Replaces every map call's key whose text is `text` by the local of that name.
+fn replace_key(stmts: &mut [Stmt], text: &str) {
+    fn expr(e: &mut Expr, text: &str) {
+        match &mut e.kind {
+            ExprKind::MapCall { args, method, .. } => {
+                if *method != MapMethod::Size && super::ir::show(&args[0]) == text {
+                    args[0].kind = ExprKind::Var(text.to_owned());
+                }
+                args.iter_mut().for_each(|a| expr(a, text));
+            }
+            ExprKind::Not(a) | ExprKind::Neg(a) => expr(a, text),
+            ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
+                expr(a, text);
+                expr(b, text);
+            }
+            ExprKind::Cond(a, b, c) => {
+                expr(a, text);
+                expr(b, text);
+                expr(c, text);
+            }
+            ExprKind::New { args, .. } => args.iter_mut().for_each(|a| expr(a, text)),
+            ExprKind::Call { recv, args, .. } => {
+                expr(recv, text);
+                args.iter_mut().for_each(|a| expr(a, text));
+            }
+            ExprKind::Lambda { body, .. } => expr(body, text),
+            _ => {}
+        }
+    }
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Decl { init: Some(e), .. }
+            | StmtKind::Assign { value: e, .. }
+            | StmtKind::Expr(e)
+            | StmtKind::Throw(e)
+            | StmtKind::Return(Some(e)) => expr(e, text),
+            StmtKind::If { cond, then, els } => {
+                expr(cond, text);
+                replace_key(then, text);
+                replace_key(els, text);
+            }
+            StmtKind::Loop { cond, body, update } => {
+                if let Some(c) = cond {
+                    expr(c, text);
+                }
+                replace_key(body, text);
+                replace_key(update, text);
+            }
+            StmtKind::Block(b) => replace_key(b, text),
             _ => {}
         }
     }
