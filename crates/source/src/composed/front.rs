@@ -109,6 +109,7 @@ fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
             approximations: Vec::new(),
             lambda_effects: Vec::new(),
             depth: 0,
+            params: m.params.iter().map(|p| p.name.clone()).collect(),
         };
         for p in &m.params {
             lw.declare_local(&p.name, &p.ty, None);
@@ -280,6 +281,8 @@ struct Lowering<'a> {
     approximations: Vec<(Pos, String)>,
     lambda_effects: Vec<(Pos, String)>,
     depth: usize,
+    /// The method's parameters: a null check of one is the parameter itself.
+    params: BTreeSet<String>,
 }
 
 fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
@@ -1347,6 +1350,21 @@ impl<'a> Lowering<'a> {
                 let a = self.expr(o);
                 let b = self.expr(arg_nodes[0]);
                 return ExprKind::Equals(Box::new(a), Box::new(b));
+            }
+        }
+        // `Objects.requireNonNull(p, ..)`, Guava's `checkNotNull(p, ..)`: the parameter itself.
+        // Inputs are never null in what is verified (a null key or value makes the map throw
+        // as the check does), so the check only ever returns its argument.
+        let null_check = matches!(name.as_str(), "requireNonNull" | "checkNotNull")
+            && obj.is_none_or(|o| {
+                matches!(self.text(o), "Objects" | "Preconditions" | "java.util.Objects")
+                    || self.text(o).ends_with(".Preconditions")
+            });
+        if null_check {
+            if let Some(&a) = arg_nodes.first() {
+                if a.kind() == "identifier" && self.params.contains(self.text(a)) {
+                    return ExprKind::Var(self.text(a).to_owned());
+                }
             }
         }
         let recv = match obj {
