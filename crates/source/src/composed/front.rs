@@ -29,6 +29,22 @@
 //! property of every invocation with every input, so verifying the operation for every value
 //! of the local covers every value the computation can give, even different values for equal
 //! parameters (as an unknown call may give). Parameters used only to compute it are dropped.
+//!
+//! **Tuple keys.** A key written in place at the map calls as a tuple of parameters, constants
+//! and final fields (`new Key(a, b)`, `a + ":" + b`, `List.of(a, b)`) is first hoisted to one
+//! such local per distinct text, so it becomes a derived key: the parameters are never
+//! assigned, so every occurrence gives an equal key, and the key is compared as the tuple of
+//! its parts. For a constructor that holds only if its class's `equals` compares the fields set
+//! from the arguments: that assumption is stated with the operation's verdict.
+//!
+//! **More inputs.** Parameters besides the key and the value that are only passed along
+//! (stored, made part of a stored object, given to unknown calls) stay inputs; the classifier
+//! reports `Inputs` only for one that is compared or used as a key (see `classify.rs`, and
+//! `verify::extra_input` for why one value of its own each covers every value).
+//!
+//! **Null checks.** `Objects.requireNonNull(p, ..)` and `checkNotNull(p, ..)` of a parameter
+//! are the parameter: the reduction's inputs are never null (a null key or value makes the map
+//! throw as the check does), so a key that flows through them stays the key.
 
 use super::ast::*;
 use crate::java::{self, ClassDecl, FieldDecl, JavaFile};
@@ -1357,8 +1373,10 @@ impl<'a> Lowering<'a> {
         // as the check does), so the check only ever returns its argument.
         let null_check = matches!(name.as_str(), "requireNonNull" | "checkNotNull")
             && obj.is_none_or(|o| {
-                matches!(self.text(o), "Objects" | "Preconditions" | "java.util.Objects")
-                    || self.text(o).ends_with(".Preconditions")
+                matches!(
+                    self.text(o),
+                    "Objects" | "Preconditions" | "java.util.Objects"
+                ) || self.text(o).ends_with(".Preconditions")
             });
         if null_check {
             if let Some(&a) = arg_nodes.first() {

@@ -135,7 +135,11 @@ fn tuple_key(body: &str, key: &str) -> String {
         let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
         if word(prev) || word(next) {
             out.push('k');
-        } else if out.ends_with('(') && out[..out.len() - 1].rsplit_once("m.").is_some_and(|(_, m)| m.chars().all(char::is_alphanumeric)) {
+        } else if out.ends_with('(')
+            && out[..out.len() - 1]
+                .rsplit_once("m.")
+                .is_some_and(|(_, m)| m.chars().all(char::is_alphanumeric))
+        {
             out.push_str(key);
         } else {
             out.push_str("a1");
