@@ -579,9 +579,10 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "Pools.java",
         "Counters.java",
         "CustomMaps.java",
+        "Inputs.java",
     ] {
         let path = format!("{dir}/{file}");
-        check_file(&path, 5);
+        check_file(&path, 3);
         total += expectations(&path).len();
     }
     assert!(total >= 40, "{total} operations in the corpus");

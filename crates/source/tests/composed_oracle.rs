@@ -142,7 +142,15 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
     });
     runner
         .run(&any::<u64>(), |seed| {
-            let source = file_with(seed, 1, 2, Extras { java: true });
+            let source = file_with(
+                seed,
+                1,
+                2,
+                Extras {
+                    java: true,
+                    inputs: false,
+                },
+            );
             agree(&source, &mut tally.borrow_mut()).map_err(TestCaseError::fail)
         })
         .unwrap();
@@ -150,6 +158,44 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
     eprintln!("{t:?}");
     assert!(
         t.proved >= 40 && t.violations >= 40 && t.derived >= 40 && t.unknown >= 40,
+        "{t:?}"
+    );
+}
+
+/// The same on generalised inputs: the key written in place as a tuple of two parameters at
+/// every map call (`new Key(a1, a2)`, `a1 + ":" + a2`, `List.of(a1, a2)`), a third input `w`
+/// only stored, and `a1` compared or passed on where the plain operations use the key (then
+/// the operation is data-dependent, `Inputs`). The brute force gives every parameter a value
+/// of its own.
+#[test]
+fn verifier_never_contradicts_the_brute_force_with_tuple_keys_and_more_inputs() {
+    let tally = RefCell::new(Tally::default());
+    let mut runner = TestRunner::new(Config {
+        cases: std::env::var("COMPOSED_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(400),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&any::<u64>(), |seed| {
+            let source = file_with(
+                seed,
+                1,
+                2,
+                Extras {
+                    java: true,
+                    inputs: true,
+                },
+            );
+            agree(&source, &mut tally.borrow_mut()).map_err(TestCaseError::fail)
+        })
+        .unwrap();
+    let t = tally.into_inner();
+    eprintln!("{t:?}");
+    assert!(
+        t.proved >= 40 && t.violations >= 40 && t.derived >= 80 && t.dependent >= 20,
         "{t:?}"
     );
 }

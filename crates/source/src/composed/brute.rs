@@ -209,7 +209,7 @@ fn linearizable(
 }
 
 /// The small domain: each key of `keys` for the key parameter, values 500 (A) and 501 (B) for
-/// the value parameter, the maps `{}` and `{k->1000}`; B runs the operation (same or other
+/// the value parameter (and values of their own for any other), the maps `{}` and `{k->1000}`; B runs the operation (same or other
 /// value) or up to three base operations among `put(k, 1000)`, `remove(k)`, `get(k)`.
 /// Returns the first violation found.
 pub fn brute_force(
@@ -235,7 +235,11 @@ fn brute_force_key(
     limit: usize,
 ) -> Result<Option<Violation>, Stuck> {
     let args_with = |v: i64| {
-        let mut a = vec![Value::Void; code.params];
+        // Every other parameter: a value of its own (as the verifier gives inputs only passed
+        // along); it stays `void` in an operation that has none.
+        let mut a: Vec<Value> = (0..code.params)
+            .map(|i| Value::Int(super::verify::extra_input(v, i)))
+            .collect();
         if let Some(i) = key {
             a[i] = k.clone();
         }

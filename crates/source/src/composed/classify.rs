@@ -52,6 +52,9 @@ pub struct Classification {
     pub key: Option<usize>,
     /// Index of the value parameter, if any.
     pub value: Option<usize>,
+    /// The other parameters: inputs only passed along (stored, part of a stored object,
+    /// given to unknown calls), each verified with a value of its own.
+    pub extra: Vec<usize>,
     /// FCM: the constants the key is compared with (the fixed input set is these plus one
     /// other value, see [`Classification::inputs`]).
     pub constants: Vec<Value>,
@@ -601,6 +604,69 @@ fn may_be_null(f: &Expr) -> bool {
 
 type Env = BTreeMap<String, u8>;
 
+/// The variables that decide something: read by a condition (`if`, loop, `?:`), used as a map
+/// key, or the expected value of `replace(k, old, new)` / `remove(k, v)`.
+fn deciding_vars(stmts: &[Stmt], out: &mut BTreeSet<String>) {
+    fn vars(e: &Expr, out: &mut BTreeSet<String>) {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Var(v) => {
+                    out.insert(v.clone());
+                }
+                ExprKind::Not(a) | ExprKind::Neg(a) => stack.push(a),
+                ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
+                    stack.push(a);
+                    stack.push(b)
+                }
+                ExprKind::Cond(a, b, c) => stack.extend([&**a, &**b, &**c]),
+                ExprKind::MapCall { args, .. } | ExprKind::New { args, .. } => stack.extend(args),
+                ExprKind::Call { recv, args, .. } => {
+                    stack.push(recv);
+                    stack.extend(args)
+                }
+                ExprKind::Lambda { body, .. } => stack.push(body),
+                _ => {}
+            }
+        }
+    }
+    let mut conds = Vec::new();
+    each_expr(stmts, &mut |e| match &e.kind {
+        ExprKind::Cond(c, _, _) => conds.push(&**c),
+        ExprKind::MapCall { method, args, .. } => {
+            if *method != MapMethod::Size {
+                conds.push(&args[0]);
+            }
+            if matches!(method, MapMethod::ReplaceValue | MapMethod::RemoveValue) {
+                conds.push(&args[1]);
+            }
+        }
+        _ => {}
+    });
+    fn statement_conds<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::If { cond, then, els } => {
+                    out.push(cond);
+                    statement_conds(then, out);
+                    statement_conds(els, out);
+                }
+                StmtKind::Loop { cond, body, update } => {
+                    out.extend(cond.iter());
+                    statement_conds(body, out);
+                    statement_conds(update, out);
+                }
+                StmtKind::Block(b) => statement_conds(b, out),
+                _ => {}
+            }
+        }
+    }
+    statement_conds(stmts, &mut conds);
+    for c in conds {
+        vars(c, out);
+    }
+}
+
 fn join(a: Option<Env>, b: Option<Env>) -> Option<Env> {
     match (a, b) {
         (None, x) | (x, None) => x,
@@ -652,18 +718,29 @@ pub fn classify(program: &Program, op: &Operation) -> Classification {
         seen_globals: BTreeSet::new(),
     };
 
-    // Inputs: a key and an optional value.
-    if op.params.len() > 2 {
-        let p = &op.params[2];
-        cx.reason(
-            "Inputs",
-            p.pos,
-            format!(
-                "`{}` has {} parameters; data independence allows a key and one value (Section 4)",
-                op.name,
-                op.params.len()
-            ),
-        );
+    // Inputs: a key, a value, and further inputs only passed along (stored, made part of a
+    // stored object, given to unknown calls). One that decides something, compared in a
+    // condition or given to a map method that compares it with the map's value or uses it as
+    // a key, is beyond the reduction to one key and two values (the paper's `Inputs`).
+    let extra: Vec<usize> = (0..op.params.len())
+        .filter(|&i| Some(i) != key_index && Some(i) != value_index)
+        .collect();
+    if !extra.is_empty() {
+        let mut deciding = BTreeSet::new();
+        deciding_vars(&op.body, &mut deciding);
+        for &i in &extra {
+            let p = &op.params[i];
+            if deciding.contains(&p.name) {
+                cx.reason(
+                    "Inputs",
+                    p.pos,
+                    format!(
+                        "the input `{}` of `{}` is compared or used as a key: data independence allows a key, and values only passed along (Section 4)",
+                        p.name, op.name
+                    ),
+                );
+            }
+        }
     }
 
     let mut assigns = Vec::new();
@@ -814,6 +891,7 @@ pub fn classify(program: &Program, op: &Operation) -> Classification {
         reasons: cx.reasons,
         key: key_index,
         value: value_index,
+        extra: extra.clone(),
         constants: cx.constants,
         notes: cx.notes,
     }

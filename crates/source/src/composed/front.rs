@@ -29,6 +29,22 @@
 //! property of every invocation with every input, so verifying the operation for every value
 //! of the local covers every value the computation can give, even different values for equal
 //! parameters (as an unknown call may give). Parameters used only to compute it are dropped.
+//!
+//! **Tuple keys.** A key written in place at the map calls as a tuple of parameters, constants
+//! and final fields (`new Key(a, b)`, `a + ":" + b`, `List.of(a, b)`) is first hoisted to one
+//! such local per distinct text, so it becomes a derived key: the parameters are never
+//! assigned, so every occurrence gives an equal key, and the key is compared as the tuple of
+//! its parts. For a constructor that holds only if its class's `equals` compares the fields set
+//! from the arguments: that assumption is stated with the operation's verdict.
+//!
+//! **More inputs.** Parameters besides the key and the value that are only passed along
+//! (stored, made part of a stored object, given to unknown calls) stay inputs; the classifier
+//! reports `Inputs` only for one that is compared or used as a key (see `classify.rs`, and
+//! `verify::extra_input` for why one value of its own each covers every value).
+//!
+//! **Null checks.** `Objects.requireNonNull(p, ..)` and `checkNotNull(p, ..)` of a parameter
+//! are the parameter: the reduction's inputs are never null (a null key or value makes the map
+//! throw as the check does), so a key that flows through them stays the key.
 
 use super::ast::*;
 use crate::java::{self, ClassDecl, FieldDecl, JavaFile};
@@ -109,6 +125,7 @@ fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
             approximations: Vec::new(),
             lambda_effects: Vec::new(),
             depth: 0,
+            params: m.params.iter().map(|p| p.name.clone()).collect(),
         };
         for p in &m.params {
             lw.declare_local(&p.name, &p.ty, None);
@@ -143,7 +160,9 @@ fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
             derived: Vec::new(),
             lambda_effects: lw.lambda_effects,
         };
+        let tuples = hoist_tuple_keys(&mut op, &program.fields);
         derive_keys(&mut op, &program.fields);
+        op.derived.extend(tuples);
         program.operations.push(op);
     }
     program
@@ -278,6 +297,8 @@ struct Lowering<'a> {
     approximations: Vec<(Pos, String)>,
     lambda_effects: Vec<(Pos, String)>,
     depth: usize,
+    /// The method's parameters: a null check of one is the parameter itself.
+    params: BTreeSet<String>,
 }
 
 fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
@@ -1347,6 +1368,23 @@ impl<'a> Lowering<'a> {
                 return ExprKind::Equals(Box::new(a), Box::new(b));
             }
         }
+        // `Objects.requireNonNull(p, ..)`, Guava's `checkNotNull(p, ..)`: the parameter itself.
+        // Inputs are never null in what is verified (a null key or value makes the map throw
+        // as the check does), so the check only ever returns its argument.
+        let null_check = matches!(name.as_str(), "requireNonNull" | "checkNotNull")
+            && obj.is_none_or(|o| {
+                matches!(
+                    self.text(o),
+                    "Objects" | "Preconditions" | "java.util.Objects"
+                ) || self.text(o).ends_with(".Preconditions")
+            });
+        if null_check {
+            if let Some(&a) = arg_nodes.first() {
+                if a.kind() == "identifier" && self.params.contains(self.text(a)) {
+                    return ExprKind::Var(self.text(a).to_owned());
+                }
+            }
+        }
         let recv = match obj {
             Some(o) if self.is_type_name(o) || o.kind() == "super" => Some(expr_at(
                 ExprKind::Opaque(self.text(o).to_owned()),
@@ -1716,6 +1754,188 @@ fn walk_stmts(stmts: &[Stmt], f: &mut dyn FnMut(Option<&str>, Option<&Expr>)) {
                 walk_stmts(update, f);
             }
             StmtKind::Block(b) => walk_stmts(b, f),
+            _ => {}
+        }
+    }
+}
+
+/// Static methods that build a value from their arguments alone, equal for equal arguments:
+/// a key made with them is a tuple of its parts.
+const TUPLE_BUILDERS: &[(&str, &str)] = &[
+    ("List", "of"),
+    ("Set", "of"),
+    ("Arrays", "asList"),
+    ("Map", "entry"),
+    ("Pair", "of"),
+    ("ImmutablePair", "of"),
+    ("Tuple", "of"),
+    ("Tuples", "of"),
+    ("String", "valueOf"),
+    ("String", "join"),
+    ("String", "format"),
+    ("Objects", "hash"),
+    ("Collections", "singletonList"),
+    ("ImmutableList", "of"),
+];
+
+/// Whether `e` is a key built from the parameters, constants and final fields only by string
+/// concatenation, a tuple builder or a constructor, with at least one parameter: equal parts
+/// give an equal key. `assumes` gets the constructors, whose `equals` it takes on trust.
+fn tuple_key(
+    e: &Expr,
+    params: &BTreeSet<String>,
+    fields: &[Field],
+    assumes: &mut Vec<String>,
+) -> bool {
+    let mut uses_param = false;
+    let mut ok = true;
+    walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Var(v) => {
+            if params.contains(v) {
+                uses_param = true;
+            } else if !fields
+                .iter()
+                .any(|f| &f.name == v && f.is_final && !f.is_map)
+            {
+                ok = false;
+            }
+        }
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Int(_)
+        | ExprKind::Str(_)
+        | ExprKind::Opaque(_)
+        | ExprKind::Binary(BinOp::Add, ..) => {}
+        ExprKind::New { class, .. } => assumes.push(class.clone()),
+        ExprKind::Call { recv, name, .. } => {
+            let builder = matches!(&recv.kind, ExprKind::Opaque(t)
+                if TUPLE_BUILDERS.iter().any(|(c, m)| t.rsplit('.').next() == Some(*c) && m == name));
+            ok &= builder;
+        }
+        _ => ok = false,
+    });
+    // The receiver of a builder is its class: walked above as an opaque constant.
+    ok && uses_param && !matches!(e.kind, ExprKind::Var(_))
+}
+
+/// Keys written in place as tuples of the parameters (`m.get(new Key(a, b))`,
+/// `m.put(a + ":" + b, v)`, `m.get(List.of(a, b))`) become one local computed at the top of
+/// the body, which [`derive_keys`] then makes an input: the same parts give the same key
+/// however often it is written, so the key is compared as the tuple of its parts. A
+/// constructor's key is a tuple only if its class's `equals` compares the fields set from
+/// the arguments: that assumption is returned, to be stated with the verdict.
+fn hoist_tuple_keys(op: &mut Operation, fields: &[Field]) -> Vec<(Pos, String)> {
+    let params: BTreeSet<String> = op.params.iter().map(|p| p.name.clone()).collect();
+    // An assigned parameter is not one value for the whole run (Assign reports it).
+    let mut assigned = false;
+    walk_stmts(&op.body, &mut |t, _| {
+        assigned |= t.is_some_and(|t| params.contains(t))
+    });
+    if assigned {
+        return Vec::new();
+    }
+    let mut found: Vec<(String, Expr, Vec<String>)> = Vec::new();
+    walk_stmts(&op.body, &mut |_, e| {
+        if let Some(e) = e {
+            walk_expr(e, &mut |x| {
+                if let ExprKind::MapCall { method, args, .. } = &x.kind {
+                    if *method == MapMethod::Size {
+                        return;
+                    }
+                    let mut assumes = Vec::new();
+                    if tuple_key(&args[0], &params, fields, &mut assumes) {
+                        let text = super::ir::show(&args[0]);
+                        if !found.iter().any(|(t, _, _)| *t == text) {
+                            found.push((text, args[0].clone(), assumes));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut notes = Vec::new();
+    for (text, e, assumes) in found.into_iter().rev() {
+        replace_key(&mut op.body, &text);
+        op.body.insert(
+            0,
+            Stmt {
+                kind: StmtKind::Decl {
+                    name: text.clone(),
+                    init: Some(e.clone()),
+                },
+                pos: e.pos,
+            },
+        );
+        let mut classes: Vec<String> = Vec::new();
+        for c in assumes {
+            if !classes.contains(&c) {
+                classes.push(c);
+            }
+        }
+        if !classes.is_empty() {
+            notes.push((
+                e.pos,
+                format!(
+                    "assumes `{}` compare{} by the arguments of their constructors: the key `{text}` is compared as the tuple of its parts",
+                    classes.join("`, `"),
+                    if classes.len() == 1 { "s" } else { "" }
+                ),
+            ));
+        }
+    }
+    notes.reverse();
+    notes
+}
+
+/// Replaces every map call's key whose text is `text` by the local of that name.
+fn replace_key(stmts: &mut [Stmt], text: &str) {
+    fn expr(e: &mut Expr, text: &str) {
+        match &mut e.kind {
+            ExprKind::MapCall { args, method, .. } => {
+                if *method != MapMethod::Size && super::ir::show(&args[0]) == text {
+                    args[0].kind = ExprKind::Var(text.to_owned());
+                }
+                args.iter_mut().for_each(|a| expr(a, text));
+            }
+            ExprKind::Not(a) | ExprKind::Neg(a) => expr(a, text),
+            ExprKind::Binary(_, a, b) | ExprKind::Equals(a, b) => {
+                expr(a, text);
+                expr(b, text);
+            }
+            ExprKind::Cond(a, b, c) => {
+                expr(a, text);
+                expr(b, text);
+                expr(c, text);
+            }
+            ExprKind::New { args, .. } => args.iter_mut().for_each(|a| expr(a, text)),
+            ExprKind::Call { recv, args, .. } => {
+                expr(recv, text);
+                args.iter_mut().for_each(|a| expr(a, text));
+            }
+            ExprKind::Lambda { body, .. } => expr(body, text),
+            _ => {}
+        }
+    }
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Decl { init: Some(e), .. }
+            | StmtKind::Assign { value: e, .. }
+            | StmtKind::Expr(e)
+            | StmtKind::Throw(e)
+            | StmtKind::Return(Some(e)) => expr(e, text),
+            StmtKind::If { cond, then, els } => {
+                expr(cond, text);
+                replace_key(then, text);
+                replace_key(els, text);
+            }
+            StmtKind::Loop { cond, body, update } => {
+                if let Some(c) = cond {
+                    expr(c, text);
+                }
+                replace_key(body, text);
+                replace_key(update, text);
+            }
+            StmtKind::Block(b) => replace_key(b, text),
             _ => {}
         }
     }

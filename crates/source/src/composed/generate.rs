@@ -19,6 +19,10 @@ const VALUES_EXTRA: &[&str] = &["v", "n", "a", "b", "new Obj()", "f.make(k)", "f
 pub struct Extras {
     /// Unknown calls, a derived key and the atomic methods.
     pub java: bool,
+    /// Generalised inputs: the key written in place as a tuple of two parameters
+    /// (`new Key(a1, a2)`, `a1 + ":" + a2`, `List.of(a1, a2)`) at every map call, a third
+    /// input `w` only stored, and `a1` where the operation compares or passes on the key.
+    pub inputs: bool,
 }
 
 fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
@@ -31,7 +35,11 @@ fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras
 fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
     let pad = " ".repeat(indent);
     let x = *g.pick(VARS);
-    let val = *g.pick(if extras.java { VALUES_EXTRA } else { VALUES });
+    let val = if extras.inputs && g.below(4) == 0 {
+        "w"
+    } else {
+        *g.pick(if extras.java { VALUES_EXTRA } else { VALUES })
+    };
     if extras.java && g.below(4) == 0 {
         let line = match g.below(5) {
             0 => format!("{x} = m.computeIfAbsent(k, x -> {val});"),
@@ -103,9 +111,43 @@ pub fn operation_with(seed: u64, depth: u32, name: &str, extras: Extras) -> Stri
     } else {
         ("k", "")
     };
+    if extras.inputs {
+        let key = *g.pick(&["new Key(a1, a2)", "a1 + \":\" + a2", "List.of(a1, a2)"]);
+        let body = tuple_key(&body, key);
+        return format!(
+            "Object {name}(String a1, String a2, Object v, Object w) {{\n  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
+        );
+    }
     format!(
         "Object {name}(String {param}, Object v) {{\n{derive}  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
     )
+}
+
+/// `body` with the key `k` of every map call written as `key`, and `a1` for `k` elsewhere.
+fn tuple_key(body: &str, key: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some(i) = rest.find("k") {
+        let (before, after) = rest.split_at(i);
+        out.push_str(before);
+        let prev = out.chars().last();
+        let next = after[1..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if word(prev) || word(next) {
+            out.push('k');
+        } else if out.ends_with('(')
+            && out[..out.len() - 1]
+                .rsplit_once("m.")
+                .is_some_and(|(_, m)| m.chars().all(char::is_alphanumeric))
+        {
+            out.push_str(key);
+        } else {
+            out.push_str("a1");
+        }
+        rest = &after[1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A file: the map declaration and `count` operations `op0`, `op1`, ...

@@ -32,6 +32,15 @@ pub const ENV_VALUE: i64 = 1000;
 /// The value input of the operation (`v`).
 pub const VALUE_INPUT: i64 = 500;
 
+/// The value of the input at parameter `index` when it is an input only passed along (see
+/// [`crate::composed::Classification::extra`]), for a run whose value input is `value`: one
+/// of its own, different from every other input's and from the environment's. Distinct values
+/// are the most telling instance: nothing compares them, so a run with some of them equal is
+/// the image of this one under a renaming of values, and renaming preserves linearizability.
+pub fn extra_input(value: i64, index: usize) -> i64 {
+    value + 10 * (index as i64 + 1)
+}
+
 /// Bounds on the search.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -640,6 +649,9 @@ pub fn verify(
         }
         if let Some(v) = class.value {
             args[v] = Value::Int(VALUE_INPUT);
+        }
+        for &i in &class.extra {
+            args[i] = Value::Int(extra_input(VALUE_INPUT, i));
         }
         // `ConcurrentHashMap` holds no null key: with the key null (an FCM constant) the map
         // stays empty and the environment has nothing to write.

@@ -58,10 +58,9 @@ public class Caches<K, V> {
     // returns its own value though another one won. Witness: get(1) -> null; env put(1, 1000);
     // putIfAbsent(1, call()#1) -> 1000; returns call()#1, but the map holds 1000 and no atomic
     // run returns a value other than the one it leaves (the catch paths are not modelled, but
-    // the violation is on the normal path).
-    // expect: data-dependent not-proved
-    // reasons: Inputs
-    // bounded: not-linearizable
+    // the violation is on the normal path). `ifAbsent` is only called and `label` never read:
+    // inputs only passed along, so the operation stays an SCM and the proof search finds it.
+    // expect: SCM not-linearizable
     public V get(K key, Callable<V> ifAbsent, String label) {
         V value = this.values.get(key);
         if (value == null) {
