@@ -728,7 +728,10 @@ impl DynamicViews {
         for &j in &self.joiners {
             let known = begin.get(ThreadId(j));
             let list = &self.joined[&j];
-            let fresh = list.partition_point(|x| x.epoch <= known);
+            // A join at the epoch the region began at may lie inside the region (no event of
+            // the joiner between its begin and the join moves its clock): kept as a candidate;
+            // a thread joined before the begin is ordered before it and marks nothing.
+            let fresh = list.partition_point(|x| x.epoch < known);
             candidates.extend(list[fresh..].iter().map(|x| x.thread));
         }
         for &u in &candidates {

@@ -924,3 +924,31 @@ fn recursive_procedures_reach_a_fixed_point() {
         "{r(C.x)∘, r(C.y)•, w(C.y)•}"
     );
 }
+
+/// A join inside a region, with no event of the joiner between the region's begin and the
+/// join that moves its clock: the joined thread's region ended before the join but after the
+/// region began, so the two run in parallel. The analysis took the join as before the region
+/// (found by the property test above).
+#[test]
+fn a_join_inside_a_region_at_its_begin_epoch_leaves_the_joined_region_parallel() {
+    // T0|fork(T2) T2|begin T0|begin T2|r(x0) T2|end T0|join(T2) T0|aload(x0) T0|end
+    let choices = [
+        (0, 118, 92),
+        (2, 250, 0),
+        (0, 58, 0),
+        (53, 85, 0),
+        (8, 91, 0),
+        (21, 39, 2),
+        (0, 29, 0),
+        (0, 171, 0),
+    ];
+    let shape = Shape {
+        threads: 3,
+        vars: 2,
+        locks: 2,
+        msgs: 2,
+        odd: false,
+    };
+    let trace = trace_from_choices(&choices, shape);
+    views_and_parallel_regions_match_brute_force(&trace).expect("as the brute force");
+}
