@@ -1,7 +1,8 @@
 //! What a predictive model adds to happens-before (`races --model M --beyond hb`, and the
 //! `predicted` mark without it), against a literal happens-before: the transitive closure of
 //! program order, release to later acquire of the lock, fork to the child, the child to its
-//! join, and send to receive, over small random traces.
+//! join, and the latest send of a message to its receive (docs/format-std.md), over small
+//! random traces.
 
 use hindsight_predict::found::Race;
 use hindsight_predict::osr::Osr;
@@ -39,7 +40,8 @@ fn happens_before(trace: &Trace) -> Vec<Vec<bool>> {
                 || matches!((&a.op, &b.op), (Op::Release(l), Op::Acquire(m)) if l == m)
                 || matches!(a.op, Op::Fork(t) if t == b.thread)
                 || matches!(b.op, Op::Join(t) if t == a.thread)
-                || matches!((&a.op, &b.op), (Op::Send(x), Op::Receive(y)) if x == y);
+                || matches!((&a.op, &b.op), (Op::Send(x), Op::Receive(y)) if x == y
+                    && !es[i + 1..j].iter().any(|c| c.op == Op::Send(*x)));
         }
     }
     // Warshall's closure; edges only go forward in the trace.
