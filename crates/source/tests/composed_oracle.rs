@@ -125,12 +125,9 @@ fn verifier_agrees_with_the_brute_force_on_the_examples() {
     assert!(tally.proved >= 12 && tally.violations >= 6, "{tally:?}");
 }
 
-/// The same on operations with unknown calls (`f.make(k)`: fresh values), a key derived from
-/// the parameter once (`String k = key.trim();`: an input like a parameter) and
-/// ConcurrentHashMap's atomic methods: "proved" never meets a two-thread counterexample, and
-/// every counterexample has a non-linearizable two-thread history.
-#[test]
-fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_keys() {
+/// `COMPOSED_CASES` (400) random files of one operation with `extras`, each checked by
+/// [`agree`]; the tally of what they were.
+fn java_files_against_the_brute_force(extras: Extras) -> Tally {
     let tally = RefCell::new(Tally::default());
     let mut runner = TestRunner::new(Config {
         cases: std::env::var("COMPOSED_CASES")
@@ -142,19 +139,23 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
     });
     runner
         .run(&any::<u64>(), |seed| {
-            let source = file_with(
-                seed,
-                1,
-                2,
-                Extras {
-                    java: true,
-                    inputs: false,
-                },
-            );
+            let source = file_with(seed, 1, 2, extras);
             agree(&source, &mut tally.borrow_mut()).map_err(TestCaseError::fail)
         })
         .unwrap();
-    let t = tally.into_inner();
+    tally.into_inner()
+}
+
+/// The same on operations with unknown calls (`f.make(k)`: fresh values), a key derived from
+/// the parameter once (`String k = key.trim();`: an input like a parameter) and
+/// ConcurrentHashMap's atomic methods: "proved" never meets a two-thread counterexample, and
+/// every counterexample has a non-linearizable two-thread history.
+#[test]
+fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_keys() {
+    let t = java_files_against_the_brute_force(Extras {
+        java: true,
+        inputs: false,
+    });
     eprintln!("{t:?}");
     assert!(
         t.proved >= 40 && t.violations >= 40 && t.derived >= 40 && t.unknown >= 40,
@@ -169,30 +170,10 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
 /// of its own.
 #[test]
 fn verifier_never_contradicts_the_brute_force_with_tuple_keys_and_more_inputs() {
-    let tally = RefCell::new(Tally::default());
-    let mut runner = TestRunner::new(Config {
-        cases: std::env::var("COMPOSED_CASES")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(400),
-        failure_persistence: None,
-        ..Config::default()
+    let t = java_files_against_the_brute_force(Extras {
+        java: true,
+        inputs: true,
     });
-    runner
-        .run(&any::<u64>(), |seed| {
-            let source = file_with(
-                seed,
-                1,
-                2,
-                Extras {
-                    java: true,
-                    inputs: true,
-                },
-            );
-            agree(&source, &mut tally.borrow_mut()).map_err(TestCaseError::fail)
-        })
-        .unwrap();
-    let t = tally.into_inner();
     eprintln!("{t:?}");
     assert!(
         t.proved >= 40 && t.violations >= 40 && t.derived >= 80 && t.dependent >= 20,
