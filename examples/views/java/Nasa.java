@@ -50,5 +50,10 @@ public class Nasa {
 
 // The answers of `views` on a run recorded with the agent (one per schedule where they differ;
 // tested by crates/cli/tests/java_dynviews.rs):
+// dynamic: high-level-race 0, stale-value 0
 // dynamic: high-level-race 1, stale-value 0
 // dynamic-finding: high-level-race Property.achieved,Property.value
+// Dynamic (recorded run): depends on the schedule. When the daemon checks the flag after the
+// executive set it, it runs its second block and the run gives the static answer; when it
+// checks first, `ok` is false, the block reading `value` never runs and has no view: nothing
+// to report (seen on a clean clone's CI run).
