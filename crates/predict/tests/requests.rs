@@ -14,10 +14,9 @@ use hindsight_stream::commute::{Binding, Commute};
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace, Analysis, RunOptions};
+use hindsight_trace::arbitrary::{located, text_of};
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
-use hindsight_trace::{
-    AnyReader, Event, LocId, LockId, NameKind, Op, TextReader, TextWriter, Trace,
-};
+use hindsight_trace::{AnyReader, Event, LocId, LockId, NameKind, Op, TextReader, Trace};
 use proptest::prelude::*;
 use std::io::{Cursor, Read};
 
@@ -126,27 +125,6 @@ fn strip_indices(v: &mut serde_json::Value) {
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip_indices),
         _ => {}
     }
-}
-
-/// Every event gets a location of its own, named after its place in the original.
-fn located(mut t: Trace) -> Trace {
-    for (k, e) in t.events.iter_mut().enumerate() {
-        let id = t
-            .names
-            .of_mut(NameKind::Location)
-            .intern(format!("e{k}").as_bytes())
-            .expect("ascii");
-        e.loc = Some(LocId(id));
-    }
-    t
-}
-
-fn text_of(t: &Trace) -> Vec<u8> {
-    let mut w = TextWriter::new(Vec::new());
-    for e in &t.events {
-        w.write_event(e, &t.names).expect("writes");
-    }
-    w.finish().expect("finishes")
 }
 
 /// Whether each event of `t` names only a thread and a lock that earlier events named: such a

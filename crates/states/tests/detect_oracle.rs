@@ -18,8 +18,9 @@ use hindsight_states::cuts::race::first_racy_pair;
 use hindsight_states::cuts::{detect, Detection, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Quiet;
 use hindsight_stream::RunOptions;
+use hindsight_trace::arbitrary::text_of;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
-use hindsight_trace::{AnyReader, Event, Names, TextReader, TextWriter, Trace};
+use hindsight_trace::{AnyReader, Event, Names, TextReader, Trace};
 use proptest::prelude::*;
 use std::io::Read;
 use std::ops::ControlFlow;
@@ -186,14 +187,6 @@ fn satisfying_states(
         },
         &mut eliminated,
     )
-}
-
-fn text_of(t: &Trace) -> Vec<u8> {
-    let mut w = TextWriter::new(Vec::new());
-    for e in &t.events {
-        w.write_event(e, &t.names).expect("writes");
-    }
-    w.finish().expect("finishes")
 }
 
 fn cuts(text: &[u8], predicate: &str, all: bool, detection: Detection) -> Result<String, String> {

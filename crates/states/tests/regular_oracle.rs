@@ -22,8 +22,9 @@ use hindsight_states::cuts::regular::Slice;
 use hindsight_states::cuts::{detect, Detection, Enumerator, Input, Options, PredicateText};
 use hindsight_states::Quiet;
 use hindsight_stream::RunOptions;
+use hindsight_trace::arbitrary::text_of;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
-use hindsight_trace::{AnyReader, Event, Names, TextReader, TextWriter, Trace};
+use hindsight_trace::{AnyReader, Event, Names, TextReader, Trace};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::io::Read;
@@ -171,14 +172,6 @@ proptest! {
         });
         prop_assert_eq!(visited, satisfying, "{}", text);
     }
-}
-
-fn text_of(t: &Trace) -> Vec<u8> {
-    let mut w = TextWriter::new(Vec::new());
-    for e in &t.events {
-        w.write_event(e, &t.names).expect("writes");
-    }
-    w.finish().expect("finishes")
 }
 
 /// `cuts` on a trace: the findings and the number of satisfying states (with `count`), and

@@ -11,7 +11,8 @@ use hindsight_states::reach;
 use hindsight_states::Quiet;
 use hindsight_stream::RunOptions;
 use hindsight_trace::arbitrary::{late_release, trace_from_choices, Shape};
-use hindsight_trace::{AnyReader, LocId, NameKind, TextReader, TextWriter, Trace};
+use hindsight_trace::arbitrary::{located, text_of};
+use hindsight_trace::{AnyReader, TextReader};
 use proptest::prelude::*;
 use std::io::{Cursor, Read};
 use std::sync::Arc;
@@ -107,26 +108,6 @@ fn strip(v: &mut serde_json::Value) {
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
         _ => {}
     }
-}
-
-fn located(mut t: Trace) -> Trace {
-    for (k, e) in t.events.iter_mut().enumerate() {
-        let id = t
-            .names
-            .of_mut(NameKind::Location)
-            .intern(format!("e{k}").as_bytes())
-            .expect("ascii");
-        e.loc = Some(LocId(id));
-    }
-    t
-}
-
-fn text_of(t: &Trace) -> Vec<u8> {
-    let mut w = TextWriter::new(Vec::new());
-    for e in &t.events {
-        w.write_event(e, &t.names).expect("writes");
-    }
-    w.finish().expect("finishes")
 }
 
 fn lock_heavy() -> impl Strategy<Value = Vec<(u8, u8, u8)>> {

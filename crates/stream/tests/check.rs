@@ -11,9 +11,10 @@ use hindsight_stream::commute::{Binding, Commute};
 use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace, Analysis, RunOptions, TraceRun};
+use hindsight_trace::arbitrary::text_of;
 use hindsight_trace::arbitrary::{trace_from_choices, Shape};
 use hindsight_trace::generate::{generate, GenConfig};
-use hindsight_trace::{AnyReader, Names, TextReader, TextWriter, Trace};
+use hindsight_trace::{AnyReader, Names, TextReader, TextWriter};
 use proptest::prelude::*;
 use std::io::{Cursor, Read};
 
@@ -97,14 +98,6 @@ fn agree(text: &[u8], chain: &[usize], pipeline: bool) {
             assert_eq!(&e, first);
         }
     }
-}
-
-fn text_of(trace: &Trace) -> Vec<u8> {
-    let mut w = TextWriter::new(Vec::new());
-    for e in &trace.events {
-        w.write_event(e, &trace.names).expect("writes");
-    }
-    w.finish().expect("finishes")
 }
 
 fn generated(config: &GenConfig) -> Vec<u8> {

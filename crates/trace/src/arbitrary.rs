@@ -384,3 +384,26 @@ pub fn requests_from_choices(choices: &[(u8, u8, u8)], shape: Requests) -> Trace
     }
     Trace { names, events }
 }
+
+/// `t` written as STD text, as a file of it would hold.
+pub fn text_of(t: &Trace) -> Vec<u8> {
+    let mut w = crate::TextWriter::new(Vec::new());
+    for e in &t.events {
+        w.write_event(e, &t.names).expect("writes to memory");
+    }
+    w.finish().expect("finishes in memory")
+}
+
+/// `t` with a location of its own for every event, `e{k}` after its place in `t`, so that
+/// answers on a changed trace can be told apart by where their events came from.
+pub fn located(mut t: Trace) -> Trace {
+    for (k, e) in t.events.iter_mut().enumerate() {
+        let id = t
+            .names
+            .of_mut(NameKind::Location)
+            .intern(format!("e{k}").as_bytes())
+            .expect("ascii");
+        e.loc = Some(crate::LocId(id));
+    }
+    t
+}
