@@ -38,8 +38,9 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub blocks: f64,
     /// Turn every access into an action on a dictionary `m_i` over this many keys
-    /// (put/get/size with consistent results), for `commute --builtin map`.
-    #[arg(long, default_value_t = 0)]
+    /// (put/get/size with consistent results), for `commute --builtin map`; at most 65,536
+    /// (each dictionary keeps a dense table of its keys' values).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1 << 16))]
     pub map_keys: u32,
     /// A thread per request: once a thread has made this many events (and holds no lock),
     /// `T0` joins it and forks a new one in its place, `--threads - 1` requests at a time

@@ -258,6 +258,17 @@ fn gen_is_deterministic_and_valid() {
     assert_eq!(v["trace"]["format"], "binary");
 }
 
+/// More dictionary keys than `gen` keeps is refused, not silently capped.
+#[test]
+fn gen_refuses_more_map_keys_than_it_keeps() {
+    let ok = hindsight(&["gen", "--events", "50", "--map-keys", "65536"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    let out = hindsight(&["gen", "--events", "50", "--map-keys", "65537"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("65537"), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn stats_counts_and_reports_warnings() {
     let out = hindsight(&["stats", "examples/rapid.std", "--format", "json"]);

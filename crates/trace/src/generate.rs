@@ -79,7 +79,8 @@ pub struct GenConfig {
     /// With `n > 0`, every access becomes an action on a dictionary instead: a read of `x_i`
     /// is `m_i.get(k)/v` (or now and then `m_i.size()/n`), a write is `m_i.put(k, v)/p`, over
     /// keys `0..n`, with results that a real dictionary would return in trace order (the
-    /// workload of `hindsight commute --builtin map`).
+    /// workload of `hindsight commute --builtin map`). Taken as at most 65,536 (each dictionary
+    /// keeps a dense table of its keys' values; the CLI refuses more).
     pub map_keys: u32,
     /// With `n > 0`, a server that starts a thread per request: once a thread other than `T0`
     /// has made `n` events and holds nothing, `T0` joins it and forks a new thread (the next
