@@ -268,7 +268,7 @@ pub enum Command {
         model: String,
         /// The initial value of the object (e.g. `--init 0`): a 64-bit integer, nil,
         /// true/false, a string in double quotes, or any other word as a string; other numbers
-        /// (`1e30`, `2.5`) are refused.
+        /// (`1e30`, `2.5`) and maps or lists (`{:x 0}`) are refused.
         #[arg(long)]
         init: Option<String>,
         #[command(flatten)]

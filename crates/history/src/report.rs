@@ -18,8 +18,16 @@ const UNKNOWN_PARTS_SHOWN: usize = 10;
 /// string. A number that is not a 64-bit integer (`1e30`, `2.5`, `1/2`, `7N`) is refused, as the
 /// history readers refuse it: the models' values are integers (Porcupine's are Go `int`s;
 /// Knossos would compare a double and never find it equal to an integer), so such a value
-/// could only ever be a string by accident.
+/// could only ever be a string by accident. A map, vector, list or set (`{:x 0 :y 0}`, `[1 2]`)
+/// is refused for the same reason: Knossos' multi-register takes such a map as per-key initial
+/// values, which the models here do not have (one `--init` value is every key's), so reading
+/// it as one string would silently mean something else.
 pub fn parse_init(s: &str) -> Result<Val, String> {
+    if s.starts_with(['{', '[', '(']) || s.starts_with("#{") {
+        return Err(format!(
+            "--init {s}: a map, vector, list or set is not one value; `--init` is the one initial value of every key (write \"{s}\" in double quotes for a string)"
+        ));
+    }
     Ok(match s {
         "nil" => Val::Nil,
         "true" => Val::Bool(true),

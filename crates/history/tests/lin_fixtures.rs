@@ -132,7 +132,8 @@ fn bad_inputs_are_positioned_errors() {
 }
 
 /// `--init` numbers that are not 64-bit integers are refused, as the readers refuse them in
-/// histories; a quoted value is a string, any other word too.
+/// histories, and so are maps and other compound values (Knossos' per-key initial map);
+/// a quoted value is a string, any other word too.
 #[test]
 fn init_numbers_outside_the_integers_are_refused() {
     use hindsight_history::{parse_init, Val};
@@ -149,6 +150,11 @@ fn init_numbers_outside_the_integers_are_refused() {
         let e = parse_init(bad).unwrap_err();
         assert!(e.contains("only 64-bit integers"), "{bad}: {e}");
     }
+    for compound in ["{:x 0 :y 0}", "[1 2]", "(1)", "#{1}", "{\"x\": 0}"] {
+        let e = parse_init(compound).unwrap_err();
+        assert!(e.contains("not one value"), "{compound}: {e}");
+    }
+    assert_eq!(parse_init("\"{:x 0}\""), Ok(Val::Str("{:x 0}".into())));
     assert_eq!(parse_init("-12"), Ok(Val::Int(-12)));
     assert_eq!(parse_init("\"1e30\""), Ok(Val::Str("1e30".into())));
     assert_eq!(parse_init("x1e30"), Ok(Val::Str("x1e30".into())));
