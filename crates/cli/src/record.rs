@@ -61,7 +61,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     eprintln!(
         "hindsight: next: hindsight check --analyses {ANALYSES} {out}\n\
          hindsight:   or: hindsight races --model wcp {out}; hindsight commute --builtin map {out}; \
-         hindsight views {out}; hindsight --html report.html races {out}"
+         hindsight views --regions both {out}; hindsight --html report.html races {out}"
     );
     Ok(code)
 }

@@ -66,8 +66,11 @@ fn record(class: &str, agent: &[&str]) -> String {
     args.extend(["--", "java", "-Xshare:off", "-cp", cp, class]);
     let r = hindsight(&args);
     assert_eq!(r.code, 0, "{class}: {}", r.stderr);
+    // A recorded program's `@Atomic` methods are blocks and its `synchronized` code lock
+    // regions: `views` looks at both only when asked, so the hint asks.
     assert!(
-        r.stderr.contains("hindsight: next: hindsight check"),
+        r.stderr.contains("hindsight: next: hindsight check")
+            && r.stderr.contains("hindsight views --regions both"),
         "{}",
         r.stderr
     );
