@@ -1,7 +1,7 @@
 //! `hindsight record [--out FILE] [--analyse] -- java ARGS...`: runs a Java program under the
 //! recording agent (hindsight-java does the work), then says what to run next.
 
-use hindsight_java::{record, RecordOptions};
+use hindsight_java::{record, RecordLimits, RecordOptions};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -21,23 +21,35 @@ pub struct RecordArgs {
     /// Run `hindsight check --analyses races,atomicity` on the trace once the program has ended.
     #[arg(long)]
     pub analyse: bool,
+    /// Stop the program (as `kill` does, so that the trace is ended) after this many seconds;
+    /// the trace then holds the run up to there, and the exit status is 3.
+    #[arg(long, value_name = "SECONDS", value_parser = hindsight_budget::parse_timeout)]
+    pub timeout: Option<std::time::Duration>,
+    /// Stop the program once its trace holds this much (`500M`, `2G`); by default half the
+    /// space free on the trace's file system when the recording starts. Exit status 3.
+    #[arg(long, value_name = "SIZE", value_parser = hindsight_budget::parse_size)]
+    pub max_trace: Option<u64>,
     /// The JVM command: `java` and its arguments.
     #[arg(last = true, required = true, value_name = "JAVA")]
     pub command: Vec<OsString>,
 }
 
-/// Exit status: the JVM's (or, with `--analyse`, `check`'s when the JVM exited 0); 2 when
-/// nothing could be recorded.
+/// Exit status: the JVM's (or, with `--analyse`, `check`'s when the JVM exited 0); 3 when a
+/// limit stopped the program (`check` still runs on what was recorded); 2 when nothing could
+/// be recorded.
 pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     let done = record(&RecordOptions {
         out: args.out,
         agent_options: args.agent,
         command: args.command,
+        limits: RecordLimits {
+            timeout: args.timeout,
+            max_trace_bytes: args.max_trace,
+        },
     })?;
     if let Some(w) = &done.warning {
         eprintln!("hindsight: warning: {w}");
     }
-    let code = u8::try_from(done.exit_code).unwrap_or(1);
     if !done.written {
         eprintln!(
             "hindsight: error: the JVM exited ({}) without writing {}",
@@ -46,6 +58,16 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         );
         return Ok(2);
     }
+    let code = match done.stopped {
+        Some(why) => {
+            eprintln!(
+                "hindsight: the recording was stopped: {why}; {} holds the run up to there",
+                done.out.display()
+            );
+            3
+        }
+        None => u8::try_from(done.exit_code).unwrap_or(1),
+    };
     let out = done.out.display();
     if args.analyse {
         let cli = <crate::args::Cli as clap::Parser>::try_parse_from([

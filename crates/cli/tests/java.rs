@@ -281,6 +281,71 @@ fn a_jvm_stopped_without_its_hooks_leaves_a_readable_prefix() {
     assert_eq!(partials, 0, "the partial file is gone");
 }
 
+/// `record --timeout` stops a program that would run on (Sleeper sleeps a minute after its
+/// writes) as `kill` does: the shutdown hook writes the whole trace, the exit status is 3.
+/// `--max-trace` stops one that never ends (Spinner) once its trace holds that much.
+#[test]
+fn record_limits_stop_the_program_and_keep_a_whole_trace() {
+    let Some(dir) = classes() else { return };
+    let cp = dir.to_str().unwrap();
+    let out = temp("Sleeper-timeout.hst");
+    let out = out.to_str().unwrap();
+    let start = std::time::Instant::now();
+    let r = hindsight(&[
+        "record",
+        "--timeout",
+        "1",
+        "--out",
+        out,
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        cp,
+        "Sleeper",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("stopped: the program ran past --timeout 1"),
+        "{}",
+        r.stderr
+    );
+    // Far below the program's minute of sleep (the JVM's start and hooks on a loaded machine
+    // take seconds, not fifty).
+    assert!(start.elapsed().as_secs() < 50, "{:?}", start.elapsed());
+    let writes = hindsight(&["stats", out, "--format", "json"]);
+    assert_eq!(writes.code, 0, "{}", writes.stderr);
+    let v: serde_json::Value = serde_json::from_str(&writes.stdout).unwrap();
+    assert!(v["events"].as_u64().unwrap() >= 2000, "{v}");
+
+    let out = temp("Spinner-max.hst");
+    let out = out.to_str().unwrap();
+    let r = hindsight(&[
+        "record",
+        "--max-trace",
+        "2M",
+        "--out",
+        out,
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        cp,
+        "Spinner",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("its trace reached 2097152 bytes"),
+        "{}",
+        r.stderr
+    );
+    let size = std::fs::metadata(out).unwrap().len();
+    assert!(size >= 2 << 20, "{size}");
+    let s = hindsight(&["stats", out]);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+}
+
 #[test]
 fn record_without_a_command_or_with_a_bad_output_is_an_error() {
     let r = hindsight(&["record"]);

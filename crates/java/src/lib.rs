@@ -8,7 +8,8 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
 
 #[cfg(hindsight_agent)]
 const AGENT: Option<&[u8]> = Some(include_bytes!(env!("HINDSIGHT_AGENT_JAR")));
@@ -105,7 +106,50 @@ pub struct RecordOptions {
     pub agent_options: Vec<String>,
     /// The JVM command: `java` and its arguments.
     pub command: Vec<OsString>,
+    /// When to stop the program before it ends by itself.
+    pub limits: RecordLimits,
 }
+
+/// Limits on a recording. When one is reached the program is stopped as `kill` stops it
+/// (SIGTERM), so that the agent's shutdown hook writes what is buffered and the end record;
+/// a JVM still running [`GRACE`] later is killed and its trace salvaged. A program that never
+/// ends (a server, a test that loops until it is killed, as MoTH's do) would otherwise fill
+/// the disk: the agent writes some ten megabytes a second of a busy loop.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecordLimits {
+    /// Stop the program after this long.
+    pub timeout: Option<Duration>,
+    /// Stop the program once its trace holds this many bytes. `None`: half the space free on
+    /// the trace's file system when the recording starts.
+    pub max_trace_bytes: Option<u64>,
+}
+
+/// Why a recording was stopped before the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// `timeout` passed.
+    Timeout(Duration),
+    /// The trace reached this many bytes.
+    TraceSize(u64),
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stopped::Timeout(d) => write!(f, "the program ran past --timeout {}", d.as_secs_f64()),
+            Stopped::TraceSize(n) => write!(
+                f,
+                "its trace reached {n} bytes (--max-trace; by default half the free space of the trace's file system)"
+            ),
+        }
+    }
+}
+
+/// How long a stopped JVM has to run its shutdown hooks before it is killed.
+pub const GRACE: Duration = Duration::from_secs(10);
+
+/// How often the recorder looks at the running program's time and trace.
+const POLL: Duration = Duration::from_millis(20);
 
 /// How a recording went.
 #[derive(Debug)]
@@ -119,6 +163,8 @@ pub struct Recorded {
     /// When the JVM died before writing its end record: the warning saying where the
     /// salvaged trace stops.
     pub warning: Option<String>,
+    /// Whether a limit stopped the program (its trace then ends where it was stopped).
+    pub stopped: Option<Stopped>,
 }
 
 /// The JVM options that take a value as the next argument.
@@ -232,11 +278,16 @@ pub fn record(opts: &RecordOptions) -> Result<Recorded, RecordError> {
         )
     })?;
     let pid = child.id();
-    let status = child
-        .wait()
+    let partial = partial_path(&abs, pid);
+    let max_trace = match opts.limits.max_trace_bytes {
+        Some(n) => n,
+        None => rustix::fs::statvfs(folder)
+            .map(|fs| fs.f_bavail.saturating_mul(fs.f_frsize) / 2)
+            .unwrap_or(u64::MAX),
+    };
+    let (status, stopped) = watch(&mut child, &partial, opts.limits.timeout, max_trace)
         .map_err(|e| RecordError::Io("waiting for the JVM".into(), e))?;
     let exit_code = exit_code(status);
-    let partial = partial_path(&abs, pid);
     let mut warning = None;
     if partial.exists() {
         // The JVM died before its shutdown hook renamed the trace into place.
@@ -248,7 +299,50 @@ pub fn record(opts: &RecordOptions) -> Result<Recorded, RecordError> {
         out,
         exit_code,
         warning,
+        stopped,
     })
+}
+
+/// Waits for the JVM, stopping it when it runs past `timeout` or its trace (`partial`, while
+/// it runs) passes `max_trace` bytes.
+fn watch(
+    child: &mut Child,
+    partial: &Path,
+    timeout: Option<Duration>,
+    max_trace: u64,
+) -> io::Result<(ExitStatus, Option<Stopped>)> {
+    let started = Instant::now();
+    let mut stopped = None;
+    let mut terminated_at: Option<Instant> = None;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((status, stopped));
+        }
+        match terminated_at {
+            None => {
+                stopped = match timeout {
+                    Some(t) if started.elapsed() >= t => Some(Stopped::Timeout(t)),
+                    _ => std::fs::metadata(partial)
+                        .is_ok_and(|m| m.len() >= max_trace)
+                        .then_some(Stopped::TraceSize(max_trace)),
+                };
+                if stopped.is_some() {
+                    // The process may have exited since `try_wait`: then there is nothing to
+                    // stop, and the next `try_wait` reports it.
+                    let _ = rustix::process::kill_process(
+                        rustix::process::Pid::from_child(child),
+                        rustix::process::Signal::TERM,
+                    );
+                    terminated_at = Some(Instant::now());
+                }
+            }
+            Some(at) if at.elapsed() >= GRACE => {
+                let _ = child.kill();
+            }
+            Some(_) => {}
+        }
+        std::thread::sleep(POLL);
+    }
 }
 
 fn exit_code(status: std::process::ExitStatus) -> i32 {
