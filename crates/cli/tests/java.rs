@@ -346,6 +346,33 @@ fn record_limits_stop_the_program_and_keep_a_whole_trace() {
     assert_eq!(s.code, 0, "{}", s.stderr);
 }
 
+/// A map call on null throws the program's own exception under the agent (the agent's map
+/// model asked the null map for its class first: MoTH's Jigsaw died inside the agent).
+#[test]
+fn a_map_call_on_null_throws_the_programs_exception() {
+    let Some(dir) = classes() else { return };
+    let out = temp("NullMap.hst");
+    let out = out.to_str().unwrap();
+    let r = hindsight(&[
+        "record",
+        "--out",
+        out,
+        "--",
+        "java",
+        "-Xshare:off",
+        "-cp",
+        dir.to_str().unwrap(),
+        "NullMap",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("caught: Cannot invoke \"java.util.Map.put("),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn record_without_a_command_or_with_a_bad_output_is_an_error() {
     let r = hindsight(&["record"]);

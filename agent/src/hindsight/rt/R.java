@@ -795,8 +795,10 @@ public final class R {
 
     // ---- concurrent maps: calls for `commute --builtin map` ------------------------------
 
+    /** Whether calls on `m` are recorded; a null `m` is not, so that the call throws the
+     *  program's own NullPointerException (`Map.put` on null), not one of the agent's. */
     private static boolean modelled(Map<?, ?> m) {
-        return recording && (m instanceof ConcurrentMap
+        return recording && m != null && (m instanceof ConcurrentMap
                 || m.getClass().getName().equals("java.util.Collections$SynchronizedMap"));
     }
 
