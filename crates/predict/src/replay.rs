@@ -33,11 +33,13 @@ fn writes(kind: u8) -> bool {
 /// `second` are conflicting accesses both enabled after it. The error says what is wrong.
 pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> Result<(), String> {
     let n = trace.len() as u64;
-    // What σ says: each thread's events in order, each read's write, each thread's fork.
+    // What σ says: each thread's events in order, each read's write, each thread's forks. A
+    // fork orders the child's events after it in σ (a log may show a child's events before
+    // its fork, or a thread forked twice: each fork orders what follows it).
     let mut by_thread: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
     let mut sees: FxHashMap<u64, Option<u64>> = FxHashMap::default();
     let mut last: FxHashMap<(u8, u32), u64> = FxHashMap::default();
-    let mut fork_of: FxHashMap<u32, u64> = FxHashMap::default();
+    let mut forks_of: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
     for (i, e) in trace.iter().enumerate() {
         let i = i as u64;
         by_thread.entry(e.thread.0).or_default().push(i);
@@ -56,11 +58,20 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
                 last.insert((SEND, e.target), i);
             }
             FORK => {
-                fork_of.entry(e.target).or_insert(i);
+                forks_of.entry(e.target).or_default().push(i);
             }
             _ => {}
         }
     }
+    // Whether a fork that orders event `i` of thread `t` has not run.
+    let unforked = |t: u32, i: u64, done: &[bool]| {
+        forks_of.get(&t).is_some_and(|forks| {
+            forks
+                .iter()
+                .take_while(|&&f| f < i)
+                .any(|&f| !done[f as usize])
+        })
+    };
     let mut done = vec![false; trace.len()];
     let mut next: FxHashMap<u32, usize> = FxHashMap::default();
     let mut last_seen: FxHashMap<(u8, u32), u64> = FxHashMap::default();
@@ -78,10 +89,8 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
             return at("not the next event of its thread".into());
         }
         *k += 1;
-        if let Some(&f) = fork_of.get(&t) {
-            if !done[f as usize] {
-                return at("its thread is not forked yet".into());
-            }
+        if unforked(t, i, &done) {
+            return at("its thread is not forked yet".into());
         }
         if reads(e.kind) || e.kind == RECEIVE {
             let source = if e.kind == RECEIVE { SEND } else { WRITE };
@@ -133,7 +142,7 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
         if by_thread[&t].get(k) != Some(&i) {
             return Err(format!("event #{i} is not enabled: not next in its thread"));
         }
-        if fork_of.get(&t).is_some_and(|&f| !done[f as usize]) {
+        if unforked(t, i, &done) {
             return Err(format!(
                 "event #{i} is not enabled: its thread is not forked"
             ));
