@@ -4,7 +4,8 @@
 //!
 //! A *correct reordering* of a trace σ is a sequence ρ of σ's events such that
 //! - each thread's events in ρ are a prefix of its events in σ (and a thread's events come after
-//!   the fork that creates it, a join after every event of the joined thread);
+//!   the forks of it that σ has before them, a join after every event of the joined thread and
+//!   every fork of it before the join);
 //! - locks are well formed: a lock is acquired only when no other thread holds it (re-entrant
 //!   acquires and releases, those that do not change whether the thread holds the lock, are
 //!   no-ops, as RAPID treats them);
@@ -15,12 +16,17 @@
 //!
 //! ρ is *sync-preserving* when, moreover, the acquires of each lock in ρ are in their σ order.
 //! Two events are *enabled* in ρ when neither is in ρ and every event before each in its
-//! thread (and the fork of its thread) is. A *predictable race* is a pair of conflicting
+//! thread (and each fork of its thread before it in σ) is. A *predictable race* is a pair of conflicting
 //! plain accesses (same variable, different threads, at least one a write; atomics never
 //! race) enabled together in some
 //! correct reordering; a *sync-preserving race*, in some sync-preserving one. A *predictable
 //! deadlock* is a correct reordering in which threads wait for each other in a cycle, each's
 //! next event the acquire of a lock the next thread holds.
+//!
+//! A fork orders the child's events after it in σ, and only those: a log that shows a child's
+//! events before its fork (a reader's warning) or a thread forked twice is read as the models
+//! and happens-before read it. On traces whose threads are forked before they act, this is
+//! the papers' definition.
 //!
 //! Test support, not API: compiled only with the `oracle` feature.
 
@@ -68,7 +74,8 @@ struct Facts<'a> {
     sees: Vec<Option<usize>>,
     /// Whether a lock event changes whether its thread holds the lock.
     outer: Vec<bool>,
-    fork_of: Vec<Option<usize>>,
+    /// Per thread, the forks of it, in σ's order.
+    forks_of: Vec<Vec<usize>>,
 }
 
 impl Facts<'_> {
@@ -77,10 +84,16 @@ impl Facts<'_> {
         self.rank[i] < s.pos[t]
     }
 
+    /// The forks of `t` before `i` in σ: those that order event `i` of `t`.
+    fn forks_before(&self, t: usize, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.forks_of[t].iter().copied().take_while(move |&f| f < i)
+    }
+
     fn enabled(&self, s: &State, t: usize) -> Option<usize> {
-        let started = self.fork_of[t].is_none_or(|f| self.done(s, f));
-        let next = self.by_thread[t].get(s.pos[t] as usize).copied();
-        next.filter(|_| started)
+        let next = self.by_thread[t].get(s.pos[t] as usize).copied()?;
+        self.forks_before(t, next)
+            .all(|f| self.done(s, f))
+            .then_some(next)
     }
 
     fn executable(&self, s: &State, i: usize, which: Reorderings) -> bool {
@@ -95,7 +108,12 @@ impl Facts<'_> {
                     && (which == Reorderings::Correct
                         || s.last_acquire[l.index()].is_none_or(|a| a < i))
             }
-            Op::Join(u) => s.pos[u.index()] as usize == self.by_thread[u.index()].len(),
+            // A thread is joined once it has ended, which is after it was forked (even when
+            // the log shows none of its events after the fork).
+            Op::Join(u) => {
+                s.pos[u.index()] as usize == self.by_thread[u.index()].len()
+                    && self.forks_before(u.index(), i).all(|f| self.done(s, f))
+            }
             _ => true,
         }
     }
@@ -135,7 +153,7 @@ fn facts(trace: &Trace) -> Facts<'_> {
     let mut rank = Vec::with_capacity(trace.events.len());
     let mut sees = vec![None; trace.events.len()];
     let mut outer = vec![false; trace.events.len()];
-    let mut fork_of = vec![None; names.threads.len()];
+    let mut forks_of = vec![Vec::new(); names.threads.len()];
     let mut last_write = vec![None; names.vars.len()];
     let mut last_send = vec![None; names.msgs.len()];
     let mut depth = vec![vec![0u32; names.locks.len()]; names.threads.len()];
@@ -161,7 +179,7 @@ fn facts(trace: &Trace) -> Facts<'_> {
                 depth[t][l.index()] = depth[t][l.index()].saturating_sub(1);
             }
             Op::Fork(u) => {
-                fork_of[u.index()].get_or_insert(i);
+                forks_of[u.index()].push(i);
             }
             _ => {}
         }
@@ -172,7 +190,7 @@ fn facts(trace: &Trace) -> Facts<'_> {
         rank,
         sees,
         outer,
-        fork_of,
+        forks_of,
     }
 }
 
@@ -284,10 +302,11 @@ fn tr_close(f: &Facts<'_>, set: &mut [bool], limit: usize) {
             }
             let t = events[k].thread.index();
             let mut needs: Vec<usize> = f.by_thread[t][..f.rank[k] as usize].to_vec();
-            needs.extend(f.fork_of[t]);
+            needs.extend(f.forks_before(t, k));
             needs.extend(f.sees[k]);
             if let Op::Join(u) = events[k].op {
                 needs.extend(f.by_thread[u.index()].iter().filter(|&&q| q < limit));
+                needs.extend(f.forks_before(u.index(), k));
             }
             for q in needs {
                 if !set[q] {
@@ -321,7 +340,7 @@ fn osr_race(f: &Facts<'_>, i: usize, j: usize) -> bool {
         for &q in &f.by_thread[t][..f.rank[e] as usize] {
             set[q] = true;
         }
-        if let Some(fork) = f.fork_of[t] {
+        for fork in f.forks_before(t, e) {
             set[fork] = true;
         }
     };
@@ -388,10 +407,13 @@ fn osr_race(f: &Facts<'_>, i: usize, j: usize) -> bool {
             }
         }
     }
-    for (u, fork) in f.fork_of.iter().enumerate() {
-        if let (Some(fork), Some(&first)) = (fork, f.by_thread[u].first()) {
-            if s[first] {
-                edges.push((*fork, first));
+    for (u, forks) in f.forks_of.iter().enumerate() {
+        for &fork in forks {
+            // The fork orders the child's first event after it (and so the rest).
+            if let Some(&first) = f.by_thread[u].iter().find(|&&q| q > fork) {
+                if s[first] {
+                    edges.push((fork, first));
+                }
             }
         }
     }
@@ -399,6 +421,9 @@ fn osr_race(f: &Facts<'_>, i: usize, j: usize) -> bool {
         if let Op::Join(u) = events[k].op {
             for &q in &f.by_thread[u.index()] {
                 edges.push((q, k));
+            }
+            for fork in f.forks_before(u.index(), k) {
+                edges.push((fork, k));
             }
         }
     }

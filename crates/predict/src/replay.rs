@@ -128,6 +128,10 @@ pub fn check(trace: &[Recorded], schedule: &[u64], first: u64, second: u64) -> R
                 if next.get(&e.target).copied().unwrap_or(0) < all {
                     return at("the joined thread has not finished".into());
                 }
+                // Ended, so started: every fork of it before the join has run.
+                if unforked(e.target, i, &done) {
+                    return at("the joined thread is not forked yet".into());
+                }
             }
             _ => {}
         }

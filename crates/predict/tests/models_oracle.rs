@@ -11,7 +11,7 @@ use hindsight_predict::shb::Shb;
 use hindsight_predict::wcp::Wcp;
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::races::Races;
-use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+use hindsight_trace::arbitrary::{trace_from_choices, with_late_forks, Shape};
 use hindsight_trace::Trace;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -53,14 +53,18 @@ fn shape() -> impl Strategy<Value = Shape> {
 
 /// A trace whose threads are all forked first, then `choices` with the actions weighted
 /// towards accesses and locks (the arbitrary builder's own weights rarely fork in time for
-/// threads to meet in a dozen events).
-fn generated(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
+/// threads to meet in a dozen events); with `late` > 0, each fork moved after its child's
+/// first `late` events (a log's warning: the fork orders only the child's later events).
+fn generated(choices: &[(u8, u8, u8)], shape: Shape, late: usize) -> Trace {
     const ACTIONS: [u8; 16] = [0, 2, 2, 2, 4, 4, 4, 4, 5, 5, 5, 5, 5, 7, 8, 9];
     let forks = (1..shape.threads).map(|u| (0, 6, u));
     let rest = choices
         .iter()
         .map(|&(t, b, c)| (t, ACTIONS[b as usize % ACTIONS.len()], c));
-    trace_from_choices(&forks.chain(rest).collect::<Vec<_>>(), shape)
+    with_late_forks(
+        trace_from_choices(&forks.chain(rest).collect::<Vec<_>>(), shape),
+        late,
+    )
 }
 
 fn truth(trace: &Trace) -> Truth {
@@ -74,8 +78,9 @@ proptest! {
     fn shb_races_are_predictable(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
         shape in shape(),
+        late in prop_oneof![3 => Just(0usize), 1 => 1usize..3],
     ) {
-        let trace = generated(&choices, shape);
+        let trace = generated(&choices, shape, late);
         let truth = truth(&trace);
         let found = shb(&trace);
         for pair in &found {
@@ -92,8 +97,9 @@ proptest! {
     fn wcp_is_weakly_sound_and_covers_happens_before(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
         shape in shape(),
+        late in prop_oneof![3 => Just(0usize), 1 => 1usize..3],
     ) {
-        let trace = generated(&choices, shape);
+        let trace = generated(&choices, shape, late);
         let found = wcp(&trace);
         prop_assert!(hb(&trace).is_subset(&racy(&found)));
         if let Some(first) = found.first() {
@@ -115,8 +121,9 @@ proptest! {
     fn syncp_is_the_sync_preserving_ground_truth(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
         shape in shape(),
+        late in prop_oneof![3 => Just(0usize), 1 => 1usize..3],
     ) {
-        let trace = generated(&choices, shape);
+        let trace = generated(&choices, shape, late);
         let truth = explore(&trace, Reorderings::SyncPreserving);
         let mut a = hindsight_predict::syncp::SyncP::new(every_event());
         drive(&trace, &mut a);
@@ -234,8 +241,9 @@ proptest! {
     fn osr_is_its_definition_sound_and_covers_sync_preserving(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
         shape in shape(),
+        late in prop_oneof![3 => Just(0usize), 1 => 1usize..3],
     ) {
-        check_osr(&generated(&choices, shape))?;
+        check_osr(&generated(&choices, shape, late))?;
     }
 
     /// The same on traces of whole critical sections, where reversals abound.

@@ -8,7 +8,7 @@ use hindsight_predict::replay::check;
 use hindsight_predict::shb::Shb;
 use hindsight_predict::syncp::SyncP;
 use hindsight_predict::witness;
-use hindsight_trace::arbitrary::{trace_from_choices, Shape};
+use hindsight_trace::arbitrary::{trace_from_choices, with_late_forks, Shape};
 use hindsight_trace::{TextReader, Trace};
 use proptest::prelude::*;
 
@@ -63,6 +63,34 @@ proptest! {
             prop_assert!(truth.races.contains(&(a, b)));
             let named = witness::find(&mut rec, &trace.names, a, b).expect("checked");
             prop_assert_eq!(named.schedule.len(), schedule.len());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// The same with the forks late, after some of the children's events.
+    #[test]
+    fn witnesses_replay_when_children_run_before_their_forks(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
+        threads in 2u8..=4,
+        late in 1usize..4,
+    ) {
+        let trace = with_late_forks(generated(&choices, threads), late);
+        let truth = explore(&trace, Reorderings::Correct);
+        let mut syncp = SyncP::new(every_event());
+        drive(&trace, &mut syncp);
+        let mut shb = Shb::new(every_event());
+        drive(&trace, &mut shb);
+        let mut rec = recording(&trace);
+        for r in syncp.races().iter().chain(shb.races()) {
+            let (a, b) = (r.partner.index, r.racy.index);
+            let schedule = witness::reordering(&mut rec, a, b);
+            prop_assert!(schedule.is_some(), "no witness for ({a}, {b})");
+            let schedule = schedule.unwrap_or_default();
+            prop_assert_eq!(check(&rec.events, &schedule, a, b), Ok(()));
+            prop_assert!(truth.races.contains(&(a, b)));
         }
     }
 }
@@ -123,4 +151,14 @@ fn a_childs_events_before_its_fork_do_not_wait_for_it() {
     let found = witness::find(&mut rec, &trace.names, 2, 3).expect("a witness");
     let ops: Vec<&str> = found.schedule.iter().map(|e| e.op.as_str()).collect();
     assert_eq!(ops, ["r(z)", "fork(T1)"]);
+}
+
+/// A join waits for its thread's fork even when the log shows no event of it after the fork.
+#[test]
+fn a_join_waits_for_the_fork_of_its_thread() {
+    let t = events("T1|r(y)\nT0|fork(T1)\nT0|w(x)\nT2|join(T1)\nT2|w(x)\n");
+    assert!(check(&t, &[0, 3], 2, 4)
+        .unwrap_err()
+        .contains("the joined thread is not forked yet"));
+    assert_eq!(check(&t, &[0, 1, 3], 2, 4), Ok(()));
 }

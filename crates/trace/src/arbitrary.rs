@@ -150,6 +150,38 @@ pub fn trace_from_choices(choices: &[(u8, u8, u8)], shape: Shape) -> Trace {
     Trace { names, events }
 }
 
+/// `trace` with each fork moved after the first `late` events of the thread it creates (as
+/// many as it has), indices renumbered: the child's events before its fork are what a log's
+/// warning reports, and the fork orders only the child's events after it. `late` 0 keeps the
+/// trace as it is.
+pub fn with_late_forks(mut trace: Trace, late: usize) -> Trace {
+    if late == 0 {
+        return trace;
+    }
+    let events = &mut trace.events;
+    for u in 1..trace.names.threads.len() as u32 {
+        let Some(f) = events
+            .iter()
+            .position(|e| matches!(e.op, Op::Fork(c) if c.0 == u))
+        else {
+            continue;
+        };
+        let fork = events.remove(f);
+        let after = events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.thread.0 == u)
+            .take(late)
+            .last()
+            .map_or(f, |(i, _)| (i + 1).max(f));
+        events.insert(after, fork);
+    }
+    for (i, e) in events.iter_mut().enumerate() {
+        e.index = i as u64;
+    }
+    trace
+}
+
 /// A lock-valid trace perturbed as a logger that records releases late perturbs it, with the
 /// lock-valid trace the perturbation came from, reordered as the repair restores it.
 pub struct LateRelease {
