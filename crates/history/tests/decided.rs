@@ -27,10 +27,7 @@ fn run(all_parts: bool) -> (hindsight_history::Outcome, Duration) {
 fn c50_bad_is_decided_by_one_key() {
     let (outcome, took) = run(false);
     assert_eq!(outcome.verdict, Verdict::NotLinearizable);
-    // Checking every key ran 92 s (release); one key decides in well under a second. The
-    // bound leaves room for a loaded CI machine; the keys left unchecked below are the proof
-    // that the search stopped.
-    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
     let count = |v: Verdict| outcome.partitions.iter().filter(|p| p.verdict == v).count();
     assert!(count(Verdict::NotLinearizable) >= 1);
     assert!(

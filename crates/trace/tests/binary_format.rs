@@ -416,9 +416,7 @@ fn huge_length_fields_fail_fast() {
         matches!(e.kind, ErrorKind::Truncated(_) | ErrorKind::Corrupt(_)),
         "{e}"
     );
-    // Refused without allocating what the counts claim (milliseconds); the bound leaves room
-    // for a loaded machine, not for an allocation of 2^60 entries.
-    assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
+    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
 }
 
 /// Definitions of thread 0, object 0 and symbol 0.
