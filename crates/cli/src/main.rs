@@ -257,7 +257,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             let running = budget.start("lin");
             // Standard input may never end: it is read on the budget.
             let text = if history.as_os_str() == "-" {
-                let read = hindsight_history::read_within(&mut std::io::stdin(), &running.budget)
+                let read = hindsight_history::read_within(std::io::stdin(), &running.budget)
                     .map_err(|e| anyhow::anyhow!("<stdin>: error: {e}"))?;
                 match read {
                     Some(text) => text,

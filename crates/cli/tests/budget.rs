@@ -653,6 +653,41 @@ fn trace_commands_show_events_per_second() {
     );
 }
 
+/// A standard input that never sends and never closes (a writer that waits on something):
+/// `lin` still stops at its timeout, exit 3 (a `read` blocked on the pipe once kept it
+/// waiting for ever).
+#[test]
+fn lin_stops_at_its_timeout_on_a_silent_standard_input() {
+    use std::process::{Command, Stdio};
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hindsight"))
+        .args(["lin", "-", "--format", "json", "--timeout", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hindsight");
+    // Held open, never written, until hindsight has ended.
+    let silent = child.stdin.take().expect("piped");
+    let out = child.wait_with_output().expect("hindsight ends");
+    drop(silent);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One second of timeout; the rest is room for a loaded machine.
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    assert_eq!(report["summary"]["verdict"], "unknown", "{report}");
+    assert_eq!(report["summary"]["budget_spent"], "timeout", "{report}");
+}
+
 /// An endless history on standard input (a generator that never stops writing): `lin` reads
 /// it on the budget, and stops at the timeout with exit 3 rather than reading until the
 /// machine's memory runs out; the same under a memory limit.

@@ -444,21 +444,49 @@ const READ_CHUNK: usize = 1 << 16;
 /// the bytes read charged to its memory limit as they arrive, so that an endless stream stops
 /// at the limit rather than growing until the machine runs out. `Ok(None)`: the budget ran
 /// out while reading (the report is then [`unread_report`]). A byte-order mark is dropped.
-pub fn read_within(
-    source: &mut dyn std::io::Read,
+///
+/// The reads run on a thread of their own, handing chunks over a channel of a few chunks,
+/// so that a source that never sends (a pipe whose writer waits) still stops at the deadline:
+/// a `read` blocked on it cannot look at the clock. Such a thread is left blocked when the
+/// budget runs out; the process ends without it.
+pub fn read_within<R: std::io::Read + Send + 'static>(
+    mut source: R,
     budget: &Budget,
 ) -> std::io::Result<Option<String>> {
+    let (chunks, arrive) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
+    std::thread::Builder::new()
+        .name("hindsight-read".into())
+        .spawn(move || loop {
+            let mut chunk = vec![0u8; READ_CHUNK];
+            let sent = match source.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    chunk.truncate(n);
+                    chunks.send(Ok(chunk))
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => chunks.send(Err(e)),
+            };
+            if sent.is_err() {
+                break; // the budget ran out: nobody reads what comes
+            }
+        })?;
     let mut account = hindsight_budget::Account::new(budget);
     let mut bytes = Vec::new();
-    let mut chunk = vec![0u8; READ_CHUNK];
     loop {
-        let n = match source.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+        let next = match budget.deadline() {
+            Some(at) => match arrive.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(chunk) => Some(chunk),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = budget.check(); // records the timeout for the report
+                    return Ok(None);
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+            },
+            None => arrive.recv().ok(),
         };
-        bytes.extend_from_slice(&chunk[..n]);
+        let Some(chunk) = next else { break };
+        bytes.extend_from_slice(&chunk?);
         if account.hold(bytes.capacity() as u64).is_err() || budget.check().is_err() {
             return Ok(None);
         }
