@@ -688,6 +688,47 @@ fn lin_stops_at_its_timeout_on_a_silent_standard_input() {
     assert_eq!(report["summary"]["budget_spent"], "timeout", "{report}");
 }
 
+/// A trace on standard input that sends nothing until the timeout has passed, then ends:
+/// every trace analysis says the budget was spent (exit 3), `views` too (it once answered 0
+/// from a pass that saw no event, never looking at the clock). The analyses still wait for the
+/// pipe to close (a reader blocked on it does not see the deadline), which is why it closes.
+#[test]
+fn trace_analyses_on_a_late_empty_pipe_spend_their_timeout() {
+    use std::process::{Command, Stdio};
+    let commands = [
+        &["races", "-"][..],
+        &["atomicity", "-"],
+        &["views", "-"],
+        &["commute", "-", "--builtin", "map"],
+        &["check", "-"],
+    ];
+    let children: Vec<_> = commands
+        .iter()
+        .map(|command| {
+            Command::new(env!("CARGO_BIN_EXE_hindsight"))
+                .args(*command)
+                .args(["--format", "json", "--timeout", "0.5"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start hindsight")
+        })
+        .collect();
+    // Seconds past the half-second timeout, for a loaded machine's slow starts.
+    std::thread::sleep(Duration::from_secs(3));
+    for (command, mut child) in commands.iter().zip(children) {
+        drop(child.stdin.take());
+        let out = child.wait_with_output().expect("hindsight ends");
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// An endless history on standard input (a generator that never stops writing): `lin` reads
 /// it on the budget, and stops at the timeout with exit 3 rather than reading until the
 /// machine's memory runs out; the same under a memory limit.

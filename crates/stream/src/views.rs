@@ -1073,6 +1073,9 @@ impl Analysis for DynamicViews {
                 .insert("mhp_saturated".into(), Value::from(true));
         }
         if let Some(charge) = &this.budget {
+            // A deadline that passed while no event came (a pipe that sent nothing for the
+            // whole timeout) is spent as well, as it is for every other analysis.
+            let _ = charge.budget.check();
             out.unknown = hindsight_report::note_budget(&mut out.summary, &charge.budget);
             if out.unknown {
                 out.summary
