@@ -387,6 +387,8 @@ pub enum Command {
         /// Output format (`text` or `json`).
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
+        #[command(flatten)]
+        budget: BudgetArgs,
     },
     /// Prints a completion script for a shell on standard output.
     Completions {

@@ -227,7 +227,11 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             format,
         ),
         Command::Check(a) => traces::check(&a),
-        Command::Stats { input, format } => traces::stats(&input, format),
+        Command::Stats {
+            input,
+            format,
+            budget,
+        } => traces::stats(&input, format, budget.start("stats")),
         Command::Completions { shell } => {
             let mut out = io::stdout().lock();
             clap_complete::generate(shell, &mut args::command(), "hindsight", &mut out);

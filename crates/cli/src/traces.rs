@@ -444,9 +444,20 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
     )
 }
 
-pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
-    let run = run(input, Vec::new(), None, None)?;
+/// Exit status 0, or 3 when the budget ran out before the end of the trace (the counts are
+/// then of the events read until then, and `budget_spent` says which limit).
+pub fn stats(input: &InputArgs, format: FormatArg, running: Running) -> anyhow::Result<u8> {
+    let budget = running.budget.clone();
+    let run = run(input, Vec::new(), None, Some(&budget));
+    running.done();
+    let run = run?;
     let mut info = run.info;
+    // A deadline that passed while no event came is spent too.
+    let _ = budget.check();
+    let spent = budget.spent();
+    if let Some(spent) = spent {
+        info.insert("budget_spent".into(), Value::from(spent.name()));
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     match format {
         FormatArg::Text => {
@@ -468,7 +479,7 @@ pub fn stats(input: &InputArgs, format: FormatArg) -> anyhow::Result<u8> {
         }
     }
     out.flush()?;
-    Ok(0)
+    Ok(if spent.is_some() { 3 } else { 0 })
 }
 
 pub fn convert(

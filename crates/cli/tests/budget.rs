@@ -729,6 +729,21 @@ fn trace_analyses_on_a_late_empty_pipe_spend_their_timeout() {
     }
 }
 
+/// `stats` reads on the budget like every pass over a trace: past its timeout it prints the
+/// counts of what it read, with `budget_spent`, and exits 3.
+#[test]
+fn stats_stops_at_its_timeout_with_what_it_counted() {
+    let t = trace(8, 400_000);
+    let (code, v) = json(&["stats", &t, "--timeout", "0"]);
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(v["budget_spent"], "timeout", "{v:#}");
+    assert!(v["events"].as_u64().unwrap() < 400_000, "{v:#}");
+    let (code, v) = json(&["stats", &t]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["events"], 400_000, "{v:#}");
+    assert!(v.get("budget_spent").is_none(), "{v:#}");
+}
+
 /// An endless history on standard input (a generator that never stops writing): `lin` reads
 /// it on the budget, and stops at the timeout with exit 3 rather than reading until the
 /// machine's memory runs out; the same under a memory limit.
