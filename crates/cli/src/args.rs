@@ -374,6 +374,8 @@ pub enum Command {
         /// Output format (default: from the output's extension).
         #[arg(long, value_enum)]
         to: Option<TraceFormatArg>,
+        #[command(flatten)]
+        budget: BudgetArgs,
     },
     /// Generates a random valid trace (for tests and benchmarks).
     Gen(GenArgs),

@@ -247,7 +247,8 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             output,
             from,
             to,
-        } => traces::convert(&input, &output, from, to),
+            budget,
+        } => traces::convert(&input, &output, from, to, budget.start("convert")),
         Command::Gen(a) => generators::gen(&a),
         Command::Lin {
             history,

@@ -18,6 +18,7 @@ use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_report::RenderOptions;
 use hindsight_source::views::analyse_program_within;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
+use hindsight_stream::budgeted::UntilSpent;
 use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
 use hindsight_stream::commute::Commute;
 use hindsight_stream::groups::Granularity;
@@ -482,12 +483,44 @@ pub fn stats(input: &InputArgs, format: FormatArg, running: Running) -> anyhow::
     Ok(if spent.is_some() { 3 } else { 0 })
 }
 
+/// Exit status 0, or 3 when the budget ran out first: the output is then a whole trace of
+/// the events read until the limit, and a message says so.
 pub fn convert(
     input: &Path,
     output: &Path,
     from: Option<InputFormatArg>,
     to: Option<TraceFormatArg>,
+    running: Running,
 ) -> anyhow::Result<u8> {
+    let budget = running.budget.clone();
+    let converted = convert_within(input, output, from, to, &budget);
+    running.done();
+    let spent = converted?;
+    Ok(match spent {
+        Some(spent) => {
+            crate::output::eprint_line(Diagnostic::warning(
+                &input_name(input),
+                Position::File,
+                format!(
+                    "--{} reached: {} holds the events read until then",
+                    spent.name(),
+                    input_name(output)
+                ),
+            ));
+            3
+        }
+        None => 0,
+    })
+}
+
+/// [`convert`]'s work: the limit that stopped it, if one did.
+fn convert_within(
+    input: &Path,
+    output: &Path,
+    from: Option<InputFormatArg>,
+    to: Option<TraceFormatArg>,
+    budget: &hindsight_budget::Budget,
+) -> anyhow::Result<Option<hindsight_budget::Spent>> {
     let from = from.map(|f| match f {
         InputFormatArg::Rr => Format::RoadRunner,
         InputFormatArg::Rapidbin => Format::RapidBin,
@@ -497,20 +530,20 @@ pub fn convert(
     let format = match to {
         Some(TraceFormatArg::Std) => Format::Text,
         Some(TraceFormatArg::Hst) => Format::Binary,
-        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output, from),
+        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output, from, budget),
         None => Format::from_extension(output),
     };
     let name = input_name(input);
     let wrap = |e: hindsight_trace::TraceError| Diagnostic::error(&name, e.pos, e.kind.to_string());
-    let mut reader = open_trace_as(input, from)?;
+    let mut reader = UntilSpent::new(open_trace_as(input, from)?, budget);
     let mut sink = TraceSink::create(Some(output), &[input], format)?;
     while reader.advance().map_err(wrap)? {
         sink.write(reader.current(), reader.names())
             .with_context(|| format!("cannot write {}", input_name(output)))?;
     }
     sink.finish()?;
-    print_dropped(&name, &reader);
-    Ok(0)
+    print_dropped(&name, reader.inner());
+    Ok(reader.spent())
 }
 
 /// Says on stderr what the reader left out of the trace.
@@ -521,12 +554,17 @@ fn print_dropped(name: &str, reader: &AnyReader) {
 }
 
 /// `convert --to rapid`: the trace as RAPID reads it in `output`, its location map beside it.
-fn convert_to_rapid(input: &Path, output: &Path, from: Option<Format>) -> anyhow::Result<u8> {
+fn convert_to_rapid(
+    input: &Path,
+    output: &Path,
+    from: Option<Format>,
+    budget: &hindsight_budget::Budget,
+) -> anyhow::Result<Option<hindsight_budget::Spent>> {
     if output.as_os_str() == "-" {
         bail!("`--to rapid` writes a location map beside its output: give a file, not `-`");
     }
     let map = rapid::locations_path(output);
-    let mut reader = open_trace_as(input, from)?;
+    let mut reader = UntilSpent::new(open_trace_as(input, from)?, budget);
     let create = |p: &Path| -> anyhow::Result<OutputFile> {
         crate::files::check_output(p)?;
         OutputFile::create(p, &[input]).with_context(|| format!("cannot write {}", p.display()))
@@ -535,8 +573,8 @@ fn convert_to_rapid(input: &Path, output: &Path, from: Option<Format>) -> anyhow
     let error = match rapid::write_rapid(&mut reader, &mut trace, &mut locations) {
         Ok(_) => match trace.commit().and_then(|()| locations.commit()) {
             Ok(()) => {
-                print_dropped(&input_name(input), &reader);
-                return Ok(0);
+                print_dropped(&input_name(input), reader.inner());
+                return Ok(reader.spent());
             }
             Err(e) => WriteRapidError::Io(e),
         },

@@ -744,6 +744,27 @@ fn stats_stops_at_its_timeout_with_what_it_counted() {
     assert!(v.get("budget_spent").is_none(), "{v:#}");
 }
 
+/// `convert` stops at its timeout with a whole trace of what it read (exit 3), in both
+/// writers' paths.
+#[test]
+fn convert_stops_at_its_timeout_with_a_whole_trace() {
+    let t = trace(8, 400_000);
+    for (name, extra) in [("cut.std", &[][..]), ("cut.rapid", &["--to", "rapid"][..])] {
+        let out = temp(name);
+        let out = out.to_str().unwrap();
+        let mut args = vec!["convert", &t, out, "--timeout", "0"];
+        args.extend(extra);
+        let r = hindsight(&args);
+        assert_eq!(r.code, 3, "{name}: {}", r.stderr);
+        assert!(r.stderr.contains("--timeout reached"), "{}", r.stderr);
+        if extra.is_empty() {
+            let (code, v) = json(&["stats", out]);
+            assert_eq!(code, 0, "{v:#}");
+            assert!(v["events"].as_u64().unwrap() < 400_000, "{v:#}");
+        }
+    }
+}
+
 /// An endless history on standard input (a generator that never stops writing): `lin` reads
 /// it on the budget, and stops at the timeout with exit 3 rather than reading until the
 /// machine's memory runs out; the same under a memory limit.

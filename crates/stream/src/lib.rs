@@ -11,6 +11,7 @@
 //! that belongs to one of its analyses (commutativity specs), from text the caller reads.
 
 pub mod atomicity;
+pub mod budgeted;
 pub mod commute;
 pub mod driver;
 pub mod groups;
