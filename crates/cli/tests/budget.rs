@@ -114,18 +114,22 @@ fn assert_unknown(code: i32, v: &Value, limit: &str) {
     assert_eq!(summary(v)["budget_spent"], limit, "{v:#}");
 }
 
+/// The states of thirty threads of a hundred events each are far too many for any machine to
+/// count, so the timeout always stops the search; it is two seconds, not a fraction of one,
+/// so that a loaded machine (the clock runs from the command's start, through reading the
+/// trace) still reaches the first states before it.
 #[test]
 fn cuts_stops_every_algorithm_at_its_timeout_with_the_states_so_far() {
     let t = trace(30, 3000);
     for algo in ["lex", "quicklex", "paramount", "bfs"] {
         let started = Instant::now();
-        let (code, v) = json(&["cuts", &t, "--count", "--algo", algo, "--timeout", "0.5"]);
-        assert!(started.elapsed() < Duration::from_secs(20), "{algo}");
+        let (code, v) = json(&["cuts", &t, "--count", "--algo", algo, "--timeout", "2"]);
+        assert!(started.elapsed() < Duration::from_secs(60), "{algo}");
         assert_unknown(code, &v, "timeout");
         let s = summary(&v);
         assert_eq!(s["complete"], false, "{algo}");
         assert!(s["states"].as_u64().expect("states") > 0, "{algo}: {v:#}");
-        assert_eq!(s["timeout"], 0.5);
+        assert_eq!(s["timeout"], 2.0);
         if algo == "paramount" {
             let done = s["intervals_done"].as_u64().expect("intervals done");
             assert!(done < s["intervals"].as_u64().expect("intervals"), "{v:#}");
@@ -214,6 +218,8 @@ fn a_state_found_before_the_timeout_is_still_a_finding() {
     assert!(summary(&v).get("budget_spent").is_none());
 }
 
+/// As for `cuts`: far too many states for any machine, and two seconds so that a loaded one
+/// still reaches the first states.
 #[test]
 fn reach_stops_every_mode_at_its_timeout() {
     let t = trace(30, 3000);
@@ -224,7 +230,7 @@ fn reach_stops_every_mode_at_its_timeout() {
         vec!["--predicate", never],
         vec!["--predicate", never, "--exact"],
     ] {
-        let mut args = vec!["reach", t.as_str(), "--timeout", "0.5"];
+        let mut args = vec!["reach", t.as_str(), "--timeout", "2"];
         args.extend(&mode);
         let (code, v) = json(&args);
         assert_unknown(code, &v, "timeout");
@@ -432,10 +438,13 @@ fn the_memory_limit_is_reported_in_the_summary() {
     assert!(summary(&v).get("timeout").is_none());
 }
 
+/// The line is redrawn every half second while the search runs, and the searches here never
+/// end before their timeout: three seconds are six redraws, so even a drawing thread kept
+/// from a core for two seconds on a loaded machine draws one.
 #[test]
 fn progress_shows_states_per_second_on_standard_error() {
     let t = trace(30, 3000);
-    let out = hindsight(&["cuts", &t, "--count", "--timeout", "1.2", "--progress"]);
+    let out = hindsight(&["cuts", &t, "--count", "--timeout", "3", "--progress"]);
     assert_eq!(out.code, 3);
     assert!(out.stderr.starts_with("\rcuts: "), "{:?}", out.stderr);
     assert!(out.stderr.contains(" states ("), "{:?}", out.stderr);
@@ -452,7 +461,7 @@ fn progress_shows_states_per_second_on_standard_error() {
         "--algo",
         "paramount",
         "--timeout",
-        "1.2",
+        "3",
         "--progress",
     ]);
     assert!(out.stderr.contains("% done"), "{:?}", out.stderr);
@@ -461,6 +470,8 @@ fn progress_shows_states_per_second_on_standard_error() {
 /// The scenario of issue #29, scaled to the test suite: a generated trace of many threads
 /// through every analysis, each finishing or saying unknown within its timeout (the full
 /// 100 k-event, 150-thread run is a documented command with its figures in BENCHMARKS.md).
+/// The wall time is held to a bound far past the one-second timeouts, for reading, writing and
+/// a loaded machine; an analysis that ignored its timeout would search for hours.
 #[test]
 fn every_analysis_finishes_or_says_unknown_within_its_timeout() {
     let t = late_releases(150, 10_000);
@@ -485,7 +496,7 @@ fn every_analysis_finishes_or_says_unknown_within_its_timeout() {
         assert!(matches!(out.code, 0 | 1 | 3), "{args:?}: {}", out.stderr);
         // A second for the search, the rest for reading the trace and writing the report on
         // a loaded machine.
-        assert!(took < Duration::from_secs(15), "{args:?} took {took:?}");
+        assert!(took < Duration::from_secs(60), "{args:?} took {took:?}");
     }
 }
 
@@ -767,7 +778,9 @@ fn convert_stops_at_its_timeout_with_a_whole_trace() {
 
 /// An endless history on standard input (a generator that never stops writing): `lin` reads
 /// it on the budget, and stops at the timeout with exit 3 rather than reading until the
-/// machine's memory runs out; the same under a memory limit.
+/// machine's memory runs out; the same under a memory limit. The wall time is held to a
+/// generous bound (reading 20 MB unoptimised on a loaded machine), the stop itself to exit 3:
+/// a reader that ignored the budget would never end.
 #[test]
 fn lin_reads_an_endless_standard_input_on_the_budget() {
     use std::io::Write;
@@ -810,7 +823,7 @@ fn lin_reads_an_endless_standard_input_on_the_budget() {
             "{limit:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(took < Duration::from_secs(8), "{limit:?}: {took:?}");
+        assert!(took < Duration::from_secs(60), "{limit:?}: {took:?}");
         let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
         assert_eq!(report["summary"]["verdict"], "unknown", "{report}");
     }

@@ -502,7 +502,8 @@ fn lin_gives_up_with_unknown_after_the_timeout() {
         "json",
     ]);
     assert_eq!(out.code, 3, "unknown: {}", out.stdout);
-    assert!(started.elapsed().as_secs_f64() < 20.0);
+    // The deadline honoured, with slack for a loaded machine: the search alone takes hours.
+    assert!(started.elapsed().as_secs_f64() < 60.0);
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
     assert_eq!(v["summary"]["verdict"], "unknown");
     // What the search memoized until then: the clock runs from the start of the command, so

@@ -529,8 +529,26 @@ fn a_lock_order_inversion_is_a_reachable_state_for_reach() {
     assert_eq!((code, lines), (0, BTreeSet::new()));
 }
 
+/// The complete records in an agent's partial file so far (it is being written: the last
+/// record may be cut).
+fn complete_records(partial: &std::path::Path) -> u64 {
+    use hindsight_trace::{BinaryReader, EventSource};
+    let Ok(file) = std::fs::File::open(partial) else {
+        return 0;
+    };
+    let mut reader = BinaryReader::new(std::io::BufReader::new(file));
+    let mut n = 0;
+    while let Ok(true) = reader.advance() {
+        n += 1;
+    }
+    n
+}
+
 /// SIGTERM runs the shutdown hook (a complete trace); SIGKILL runs nothing, and `record`
 /// salvages the records the agent's timer flushed. The JVM's pid is in its partial file's name.
+/// The signal is sent once the partial file holds the program's 2,000 accesses (the agent's
+/// timer flushed them), not after a fixed wait, which a loaded machine can outlast: what the
+/// hard kill leaves is then the same in every run.
 #[test]
 fn a_jvm_stopped_by_a_signal_leaves_a_trace() {
     let Some(dir) = classes() else { return };
@@ -550,7 +568,7 @@ fn a_jvm_stopped_by_a_signal_leaves_a_trace() {
             .unwrap();
         let prefix = format!("{}.", out.file_name().unwrap().to_string_lossy());
         let folder = out.parent().unwrap();
-        let pid = (0..200)
+        let pid = (0..600)
             .find_map(|_| {
                 std::thread::sleep(std::time::Duration::from_millis(100));
                 std::fs::read_dir(folder).unwrap().find_map(|e| {
@@ -560,8 +578,16 @@ fn a_jvm_stopped_by_a_signal_leaves_a_trace() {
                 })
             })
             .expect("the agent's partial file");
-        // Past the agent's first flush, so that a hard kill leaves records.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // Past the agent's flush of the loop's accesses, so that a hard kill leaves them.
+        let partial = folder.join(format!("{prefix}{pid}.partial"));
+        let flushed = (0..600).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            complete_records(&partial) >= 2000
+        });
+        assert!(
+            flushed,
+            "{signal}: the agent flushed no 2000 records in 60 s"
+        );
         // The shell's own kill: a minimal system may have no kill binary.
         let killed = Command::new("sh")
             .arg("-c")

@@ -334,7 +334,9 @@ fn a_program_within_its_budget_answers_as_without() {
 fn threads_that_start_their_own_class_are_bounded_and_said() {
     let started = std::time::Instant::now();
     let (code, v) = json(&["views", "examples/views/java/SpawnTree.java"]);
-    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    // The bound is `spawn_copies` below (a count of the work); the wall time only catches an
+    // unbounded walk (2^13 solvers), with room for a loaded machine.
+    assert!(started.elapsed().as_secs() < 120, "{:?}", started.elapsed());
     assert_eq!(code, 1, "{v:#}");
     let s = &v["summary"];
     assert_eq!(s["spawn_copies"], 2, "{v:#}");

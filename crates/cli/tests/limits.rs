@@ -79,7 +79,7 @@ fn a_cluster_peer_that_never_connects_is_an_error_naming_it() {
         "{stderr}"
     );
     assert!(
-        elapsed >= Duration::from_millis(1500) && elapsed < Duration::from_secs(20),
+        elapsed >= Duration::from_millis(1500) && elapsed < Duration::from_secs(60),
         "{elapsed:?}"
     );
     // The default is stated in the help.
@@ -133,8 +133,10 @@ fn a_method_with_thousands_of_parameters_is_refused_at_once() {
             "{}",
             o.stderr
         );
+        // Refused before any work: a rule over 2000 parameters, if compiled, takes far more
+        // than this generous bound, which a loaded machine's slow start cannot reach.
         assert!(
-            started.elapsed() < Duration::from_secs(5),
+            started.elapsed() < Duration::from_secs(60),
             "{:?}",
             started.elapsed()
         );

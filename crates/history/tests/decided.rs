@@ -6,11 +6,11 @@
 use hindsight_budget::{Budget, Limits};
 use hindsight_history::parse::parse_history;
 use hindsight_history::{check, model_by_name, CheckOptions, Verdict};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const C50_BAD: &str = include_str!("fixtures/lin/porcupine/c50-bad.txt");
 
-fn run(all_parts: bool) -> (hindsight_history::Outcome, Duration) {
+fn run(all_parts: bool) -> hindsight_history::Outcome {
     let history = parse_history(C50_BAD).expect("Porcupine's history parses");
     let model = model_by_name("kv", None).expect("kv is a model");
     let options = CheckOptions {
@@ -18,16 +18,16 @@ fn run(all_parts: bool) -> (hindsight_history::Outcome, Duration) {
         ..CheckOptions::default()
     };
     let budget = Budget::new(Limits::new(Some(Duration::from_secs(60)), Some(2 << 30)));
-    let started = Instant::now();
-    let outcome = check(&history, model.as_ref(), &options, &budget);
-    (outcome, started.elapsed())
+    check(&history, model.as_ref(), &options, &budget)
 }
 
+/// That the search stopped at the deciding key is read from the keys left unchecked (a count
+/// of the work not done), not from the wall time, which a loaded machine stretches at will;
+/// the 60 s budget only bounds a regression that checks every key (it would end unknown).
 #[test]
 fn c50_bad_is_decided_by_one_key() {
-    let (outcome, took) = run(false);
+    let outcome = run(false);
     assert_eq!(outcome.verdict, Verdict::NotLinearizable);
-    assert!(took < Duration::from_secs(1), "took {took:?}");
     let count = |v: Verdict| outcome.partitions.iter().filter(|p| p.verdict == v).count();
     assert!(count(Verdict::NotLinearizable) >= 1);
     assert!(
@@ -35,7 +35,7 @@ fn c50_bad_is_decided_by_one_key() {
         "the keys after the deciding one are left unchecked"
     );
     assert_eq!(count(Verdict::Unknown), 0);
-    // In the same test, after the timing above: the two would compete for the cores.
+    // In the same test, after the one above: the two would compete for the cores.
     every_key_is_checked_when_asked();
 }
 

@@ -386,6 +386,9 @@ fn truncation_while_trickling_is_an_error() {
     }
 }
 
+/// Fast means without reading or allocating what the lengths claim (a terabyte's allocation
+/// aborts, reading one takes hours): the 60 s bound is for that, not for the machine's speed,
+/// so a loaded machine cannot fail it.
 #[test]
 fn huge_length_fields_fail_fast() {
     let start = std::time::Instant::now();
@@ -416,7 +419,7 @@ fn huge_length_fields_fail_fast() {
         matches!(e.kind, ErrorKind::Truncated(_) | ErrorKind::Corrupt(_)),
         "{e}"
     );
-    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
 }
 
 /// Definitions of thread 0, object 0 and symbol 0.
