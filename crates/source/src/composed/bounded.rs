@@ -125,6 +125,7 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
         influence: false,
         prune_stuck: true,
         confirm: true,
+        assume: true,
     };
     // Parameter combinations, in order, up to the bound.
     let mut combos: Vec<Vec<Value>> = vec![Vec::new()];
