@@ -894,6 +894,21 @@ impl Code {
         limit: usize,
         max_runs: usize,
     ) -> Result<Vec<(Outcome, Shared)>, Stuck> {
+        Ok(self
+            .sequential_ways(local, shared, limit, max_runs)?
+            .into_iter()
+            .map(|(o, s, _)| (o, s))
+            .collect())
+    }
+
+    /// [`Code::run_sequential_all`], each run with the facts it ended under.
+    pub fn sequential_ways(
+        &self,
+        local: Local,
+        shared: Shared,
+        limit: usize,
+        max_runs: usize,
+    ) -> Result<Vec<(Outcome, Shared, Vec<Fact>)>, Stuck> {
         let mut out = Vec::new();
         let mut pending = vec![(local, shared, 0usize)];
         while let Some((mut l, mut s, mut steps)) = pending.pop() {
@@ -906,7 +921,7 @@ impl Code {
                 steps += 1;
                 match self.step_or_fork(&mut l, &mut s) {
                     Ok(Step::Done(o)) => {
-                        out.push((o, s));
+                        out.push((o, s, l.assumed.take().unwrap_or_default()));
                         break;
                     }
                     Ok(_) => {}

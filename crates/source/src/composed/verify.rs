@@ -384,54 +384,79 @@ pub fn explore(
             });
             cost.push(cost[at]);
             let end = nodes.len() - 1;
-            // The sequential runs start from the operation's initial local state under every
-            // fact the path assumed: the unknown code behaves alike in both runs.
-            let mut path_start = start.clone();
-            path_start.assumed = path_facts;
-            let mut seq = |c: &Shared| -> Runs {
-                sequential
-                    .entry((path_start.assumed.clone(), c.clone()))
-                    .or_insert_with(|| {
-                        code.run_sequential_all(
-                            path_start.clone(),
-                            c.clone(),
-                            limits.max_sequential_steps,
-                            MAX_SEQUENTIAL_RUNS,
-                        )
-                    })
-                    .clone()
-            };
-            let found = match check_trace(code, &lp2, &outcome, &mut seq) {
-                Ok(f) => f,
-                Err(e) if env.prune_stuck => {
-                    pruned += 1;
-                    first_pruned.get_or_insert(e.0);
-                    continue;
+            let mut ops = Vec::new();
+            let mut cur = Some(end);
+            while let Some(i) = cur {
+                if let Some(op) = &nodes[i].env_op {
+                    ops.push(op.clone());
                 }
-                Err(e) => return Err(Explored::Stuck(e)),
-            };
-            if let (Some(_), true) = (&found, env.confirm) {
-                let mut ops = Vec::new();
-                let mut cur = Some(end);
-                while let Some(i) = cur {
-                    if let Some(op) = &nodes[i].env_op {
-                        ops.push(op.clone());
-                    }
-                    cur = nodes[i].parent;
-                }
-                ops.reverse();
-                let linearizable = history_linearizable(
+                cur = nodes[i].parent;
+            }
+            ops.reverse();
+            // The facts the trace is judged under: the path's own; then, with unknown values
+            // taken both ways, the path's with each answer to the questions only the atomic
+            // runs ask (the unknown code may answer them either way, and one way may leave no
+            // atomic run that explains the trace).
+            let mut candidates = vec![path_facts.clone()];
+            if env.assume {
+                candidates.extend(extensions(
                     code,
-                    &path_start,
+                    &start,
+                    path_facts,
+                    &lp2,
                     &nodes[0].shared,
                     &ops,
-                    &outcome,
-                    &s2,
                     limits.max_sequential_steps,
-                );
-                if linearizable {
+                ));
+            }
+            let mut found = None;
+            let mut path_start = start.clone();
+            for (i, facts) in candidates.into_iter().enumerate() {
+                // The sequential runs start from the operation's initial local state under
+                // the facts: the unknown code behaves alike in both runs.
+                let mut candidate_start = start.clone();
+                candidate_start.assumed = facts;
+                let mut seq = |c: &Shared| -> Runs {
+                    sequential
+                        .entry((candidate_start.assumed.clone(), c.clone()))
+                        .or_insert_with(|| {
+                            code.run_sequential_all(
+                                candidate_start.clone(),
+                                c.clone(),
+                                limits.max_sequential_steps,
+                                MAX_SEQUENTIAL_RUNS,
+                            )
+                        })
+                        .clone()
+                };
+                let judged = match check_trace(code, &lp2, &outcome, &mut seq) {
+                    Ok(f) => f,
+                    Err(e) if env.prune_stuck => {
+                        if i == 0 {
+                            pruned += 1;
+                            first_pruned.get_or_insert(e.0);
+                        }
+                        continue;
+                    }
+                    Err(e) => return Err(Explored::Stuck(e)),
+                };
+                if judged.is_none()
+                    || (env.confirm
+                        && history_linearizable(
+                            code,
+                            &candidate_start,
+                            &nodes[0].shared,
+                            &ops,
+                            &outcome,
+                            &s2,
+                            limits.max_sequential_steps,
+                        ))
+                {
                     continue;
                 }
+                found = judged;
+                path_start = candidate_start;
+                break;
             }
             if let Some((problem, sequential_runs)) = found {
                 let line = match second_node {
@@ -591,6 +616,87 @@ fn check_trace(
             )))
         }
     }
+}
+
+/// At most this many questions only the atomic runs ask are decided each way (2^n fact sets).
+const MAX_OPEN_QUESTIONS: usize = 5;
+
+/// The fact sets that extend `facts` with every answer to the questions the atomic runs of a
+/// trace ask that the trace itself does not decide: runs from the states Definition 3.1 and
+/// the history check start them at. Contradictory sets (a call being two known values) are
+/// left out.
+fn extensions(
+    code: &Code,
+    start: &Local,
+    facts: Option<Vec<Fact>>,
+    lp: &Lp,
+    initial: &Shared,
+    ops: &[EnvOp],
+    limit: usize,
+) -> Vec<Option<Vec<Fact>>> {
+    let Some(base) = facts else {
+        return Vec::new();
+    };
+    let mut states: Vec<Shared> = match &lp.update {
+        Some((pre, _)) => vec![pre.clone()],
+        None => lp.seen.iter().cloned().collect(),
+    };
+    let mut s = initial.clone();
+    states.push(s.clone());
+    for op in ops {
+        match op {
+            EnvOp::Map(m, method, args, _) => {
+                let _ = apply_map(&mut s, *m, *method, args);
+            }
+            EnvOp::Global(g, v) => s.globals[*g] = v.clone(),
+        }
+        states.push(s.clone());
+    }
+    let mut from = start.clone();
+    from.assumed = Some(base.clone());
+    let mut open: Vec<Fact> = Vec::new();
+    for state in states {
+        let Ok(ways) = code.sequential_ways(from.clone(), state, limit, MAX_SEQUENTIAL_RUNS) else {
+            continue;
+        };
+        for (_, _, facts) in ways {
+            for f in facts.into_iter().skip(base.len()) {
+                if !open
+                    .iter()
+                    .any(|o| o.call == f.call && o.comparand == f.comparand)
+                {
+                    open.push(f);
+                }
+            }
+        }
+    }
+    open.truncate(MAX_OPEN_QUESTIONS);
+    if open.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for mask in 0..(1u32 << open.len()) {
+        let mut set = base.clone();
+        for (i, f) in open.iter().enumerate() {
+            let mut f = f.clone();
+            f.holds = mask & (1 << i) != 0;
+            set.push(f);
+        }
+        let contradictory = set.iter().enumerate().any(|(i, a)| {
+            set[i + 1..].iter().any(|b| {
+                a.holds
+                    && b.holds
+                    && a.call == b.call
+                    && a.comparand != b.comparand
+                    && !a.comparand.is_fresh()
+                    && !b.comparand.is_fresh()
+            })
+        });
+        if !contradictory {
+            out.push(Some(set));
+        }
+    }
+    out
 }
 
 /// Whether the history of a trace is linearizable: the environment's operations, atomic and in
