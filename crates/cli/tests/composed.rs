@@ -17,6 +17,10 @@ struct Expected {
     verdict: String,
     reasons: Vec<String>,
     bounded: Option<String>,
+    /// The bounded violation's assumptions about unknown values, exactly and in order.
+    assumes: Vec<String>,
+    /// Steps the bounded violation's witness takes, in order (each a substring of one event).
+    witness: Vec<String>,
 }
 
 /// Reads the `// expect:`, `// reasons:` and `// bounded:` lines and the name of the operation
@@ -40,6 +44,12 @@ fn expectations(file: &str) -> Vec<Expected> {
         } else if let Some(rest) = t.strip_prefix("// bounded:") {
             let e = current.as_mut().expect("bounded after expect");
             e.bounded = Some(rest.trim().to_owned());
+        } else if let Some(rest) = t.strip_prefix("// assumes:") {
+            let e = current.as_mut().expect("assumes after expect");
+            e.assumes.push(rest.trim().to_owned());
+        } else if let Some(rest) = t.strip_prefix("// witness:") {
+            let e = current.as_mut().expect("witness after expect");
+            e.witness = rest.split(" | ").map(|w| w.trim().to_owned()).collect();
         } else if !t.starts_with("//") && t.contains('(') {
             if let Some(mut e) = current.take() {
                 let before = &t[..t.find('(').expect("a parenthesis")];
@@ -121,6 +131,40 @@ fn check_file(file: &str, minimum: usize) {
             }
             // The bounded flag changes nothing for data-independent operations.
             None => assert_eq!(b["verdict"], op["verdict"], "{}: bounded verdict", e.name),
+        }
+        if e.bounded.as_deref() == Some("not-linearizable") {
+            let finding = bounded["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .find(|f| f["operation"] == e.name.as_str())
+                .unwrap_or_else(|| panic!("{}: no bounded finding", e.name));
+            let assumed: Vec<&str> = finding["assumptions"]
+                .as_array()
+                .expect("assumptions")
+                .iter()
+                .map(|a| a.as_str().expect("an assumption"))
+                .collect();
+            assert_eq!(assumed, e.assumes, "{}: assumptions", e.name);
+            let events: Vec<&str> = finding["events"]
+                .as_array()
+                .expect("events")
+                .iter()
+                .map(|ev| ev["op"].as_str().expect("op"))
+                .collect();
+            let mut at = 0;
+            for w in &e.witness {
+                match events[at..].iter().position(|ev| ev.contains(w.as_str())) {
+                    Some(i) => at += i + 1,
+                    None => panic!("{}: witness step {w:?} not in order in {events:#?}", e.name),
+                }
+            }
+        } else {
+            assert!(
+                e.assumes.is_empty() && e.witness.is_empty(),
+                "{}: assumptions and witness are for bounded violations",
+                e.name
+            );
         }
         // Each violation is a finding located at a line of the file.
         let findings: Vec<&Value> = plain["findings"]
@@ -580,6 +624,7 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "Counters.java",
         "CustomMaps.java",
         "Inputs.java",
+        "Unknowns.java",
     ] {
         let path = format!("{dir}/{file}");
         check_file(&path, 3);
