@@ -193,6 +193,11 @@ fn every_application_example_has_its_class_and_verdict() {
 }
 
 #[test]
+fn the_expiry_example_is_a_bounded_violation() {
+    check_file("examples/composed/expiry.java", 1);
+}
+
+#[test]
 fn double_non_lin_shows_the_trace_of_figure_4a() {
     let out = hindsight(&[
         "composed",

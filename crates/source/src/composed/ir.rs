@@ -266,21 +266,23 @@ pub struct Fact {
     pub line: u32,
 }
 
-impl fmt::Display for Fact {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Fact {
+    /// What it says, without its line: "the value returned by `x.state()` is `FINISHED`".
+    pub fn claim(&self) -> String {
         let not = if self.holds { "" } else { "not " };
         match &self.comparand {
-            Value::Bool(true) => write!(
-                f,
-                "line {}: the value returned by `{}` is {}",
-                self.line, self.call, self.holds
+            Value::Bool(true) => format!(
+                "the value returned by `{}` is {}",
+                self.call, self.holds
             ),
-            c => write!(
-                f,
-                "line {}: the value returned by `{}` is {not}`{c}`",
-                self.line, self.call
-            ),
+            c => format!("the value returned by `{}` is {not}`{c}`", self.call),
         }
+    }
+}
+
+impl fmt::Display for Fact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.claim())
     }
 }
 

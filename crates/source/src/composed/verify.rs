@@ -302,7 +302,7 @@ pub fn explore(
                                 kind: "assume",
                                 line: code.line(local.pc),
                                 before: before.clone(),
-                                action: format!("assume {fact}"),
+                                action: format!("assume {}", fact.claim()),
                                 after: code.show_shared(&shared),
                                 lp: false,
                             }),
