@@ -6,6 +6,9 @@
 // expect: data-dependent not-proved
 // reasons: Branch
 // bounded: not-linearizable
+// assumes: line 16: the value returned by `1000.isExpired()` is true
+// assumes: line 16: the value returned by `1001.isExpired()` is false
+// witness: e = cache.get(key) -> 1000 | assume | cache.put(1, 1001) | cache.remove(key) -> 1001
 ConcurrentHashMap<String, Entry> cache;
 
 Object lookup(String key) {
