@@ -271,10 +271,7 @@ impl Fact {
     pub fn claim(&self) -> String {
         let not = if self.holds { "" } else { "not " };
         match &self.comparand {
-            Value::Bool(true) => format!(
-                "the value returned by `{}` is {}",
-                self.call, self.holds
-            ),
+            Value::Bool(true) => format!("the value returned by `{}` is {}", self.call, self.holds),
             c => format!("the value returned by `{}` is {not}`{c}`", self.call),
         }
     }
