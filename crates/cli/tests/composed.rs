@@ -642,3 +642,39 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
     let json: Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(operations(&json).len(), total);
 }
+
+/// `Optional.ofNullable(x).orElse(d)`: of a map's `get(k)`, `getOrDefault(k, d)` (the lost
+/// update of a counter is found); of a local, `x` unless null; with a map call in `d`, an
+/// unknown call, as before (the `size()` in it still makes the operation data-dependent).
+/// `orZero` throws when a remove comes between its putIfAbsent and its get (null + w), which
+/// no atomic run does.
+#[test]
+fn optional_of_nullable_or_else_is_modelled() {
+    let source = "ConcurrentHashMap<String, Integer> counts;\n\
+        int increment(String key) {\n  int n = Optional.ofNullable(counts.get(key)).orElse(0);\n  counts.put(key, n + 1);\n  return n + 1;\n}\n\
+        Integer orZero(String key) {\n  Integer v = counts.putIfAbsent(key, 1);\n  Integer w = Optional.ofNullable(v).orElse(0);\n  return counts.get(key) + w;\n}\n\
+        Integer both(String key) {\n  return Optional.ofNullable(counts.get(key)).orElse(counts.size());\n}\n";
+    let out = hindsight_stdin(&["composed", "-"], Some(source.as_bytes()));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("n = counts.getOrDefault(key, 0) -> 0")
+            && out
+                .stdout
+                .contains("increment (line 2): not linearizable (class SCM)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("orZero (line 7): not linearizable")
+            && out.stdout.contains("w = (v != null) ? v : 0"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("both (line 12): not proved (class data-dependent)")
+            && out.stdout.contains("Size at 13:"),
+        "{}",
+        out.stdout
+    );
+}
