@@ -850,7 +850,11 @@ impl Code {
     /// Executes the instruction at `local.pc`, or says which unknown value it observes that
     /// the local state's facts do not decide (then nothing has changed).
     pub fn step_or_fork(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Halt> {
-        let (saved_local, saved_shared) = (local.clone(), shared.clone());
+        // Only a local state that keeps facts can fork: the others are not copied.
+        let saved = local
+            .assumed
+            .is_some()
+            .then(|| (local.clone(), shared.clone()));
         match self.try_step(local, shared) {
             Ok(s) => Ok(s),
             Err(Fault::Throw(v)) => Ok(Step::Done(Outcome::Threw(v))),
@@ -864,8 +868,10 @@ impl Code {
             Err(Fault::Fork(q)) => {
                 // A functional map method may have drawn fresh values before its function
                 // asked: the step is taken again from the start.
-                *local = saved_local;
-                *shared = saved_shared;
+                if let Some((l, s)) = saved {
+                    *local = l;
+                    *shared = s;
+                }
                 Err(Halt::Fork(q))
             }
         }
