@@ -412,6 +412,12 @@ pub fn explore(
             let mut found = None;
             let mut path_start = start.clone();
             for (i, facts) in candidates.into_iter().enumerate() {
+                // Each fact set reruns the operation alone: charged between them.
+                if i > 0 {
+                    budget
+                        .check()
+                        .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
+                }
                 // The sequential runs start from the operation's initial local state under
                 // the facts: the unknown code behaves alike in both runs.
                 let mut candidate_start = start.clone();
