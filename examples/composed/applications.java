@@ -177,11 +177,13 @@ Object lookup(String key) {
   return cache.get(key);
 }
 
-// Unregisters only the handler it saw, with remove(k, v) (Fig. 11 "Remove"); one update and a
-// read that justifies it, so the bounded check finds nothing.
+// Unregisters only the handler it saw, with remove(k, v) (Fig. 11 "Remove"). Not linearizable:
+// the environment may replace the handler between the get and the remove, which then fails,
+// and the operation answers "not registered" while a handler was registered throughout (run
+// atomically it would have removed one). The bounded check finds it.
 // expect: data-dependent not-proved
 // reasons: Remove
-// bounded: not-proved
+// bounded: not-linearizable
 boolean unregister(String name) {
   Handler h = handlers.get(name);
   if (h == null)

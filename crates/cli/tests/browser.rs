@@ -139,9 +139,15 @@ fn cases() -> Vec<Case> {
         all.push(case(&["reach", &t, "--check-valid"]));
     }
     for p in files("examples/composed", ".java") {
+        // expiry.java's one violation is found by the bounded check (its witness assumes
+        // what unknown calls return).
+        let mut args = vec!["composed", p.as_str()];
+        if p.ends_with("expiry.java") {
+            args.push("--bounded");
+        }
         all.push(Case {
             swimlanes: true,
-            ..case(&["composed", &p])
+            ..case(&args)
         });
     }
     // The atomicity examples with a violation: its inferred run, step by step.

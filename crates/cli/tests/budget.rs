@@ -340,6 +340,8 @@ fn composed_stops_at_its_timeout() {
     for file in [
         "examples/composed/paper.java",
         "examples/composed/applications.java",
+        // Unknown values taken both ways: the forks are charged like every other state.
+        "examples/composed/expiry.java",
     ] {
         let out = hindsight(&["composed", file, "--bounded", "--timeout", "0"]);
         assert_eq!(out.code, 3, "{}", out.stdout);

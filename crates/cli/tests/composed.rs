@@ -17,6 +17,10 @@ struct Expected {
     verdict: String,
     reasons: Vec<String>,
     bounded: Option<String>,
+    /// The bounded violation's assumptions about unknown values, exactly and in order.
+    assumes: Vec<String>,
+    /// Steps the bounded violation's witness takes, in order (each a substring of one event).
+    witness: Vec<String>,
 }
 
 /// Reads the `// expect:`, `// reasons:` and `// bounded:` lines and the name of the operation
@@ -40,6 +44,12 @@ fn expectations(file: &str) -> Vec<Expected> {
         } else if let Some(rest) = t.strip_prefix("// bounded:") {
             let e = current.as_mut().expect("bounded after expect");
             e.bounded = Some(rest.trim().to_owned());
+        } else if let Some(rest) = t.strip_prefix("// assumes:") {
+            let e = current.as_mut().expect("assumes after expect");
+            e.assumes.push(rest.trim().to_owned());
+        } else if let Some(rest) = t.strip_prefix("// witness:") {
+            let e = current.as_mut().expect("witness after expect");
+            e.witness = rest.split(" | ").map(|w| w.trim().to_owned()).collect();
         } else if !t.starts_with("//") && t.contains('(') {
             if let Some(mut e) = current.take() {
                 let before = &t[..t.find('(').expect("a parenthesis")];
@@ -122,6 +132,40 @@ fn check_file(file: &str, minimum: usize) {
             // The bounded flag changes nothing for data-independent operations.
             None => assert_eq!(b["verdict"], op["verdict"], "{}: bounded verdict", e.name),
         }
+        if e.bounded.as_deref() == Some("not-linearizable") {
+            let finding = bounded["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .find(|f| f["operation"] == e.name.as_str())
+                .unwrap_or_else(|| panic!("{}: no bounded finding", e.name));
+            let assumed: Vec<&str> = finding["assumptions"]
+                .as_array()
+                .expect("assumptions")
+                .iter()
+                .map(|a| a.as_str().expect("an assumption"))
+                .collect();
+            assert_eq!(assumed, e.assumes, "{}: assumptions", e.name);
+            let events: Vec<&str> = finding["events"]
+                .as_array()
+                .expect("events")
+                .iter()
+                .map(|ev| ev["op"].as_str().expect("op"))
+                .collect();
+            let mut at = 0;
+            for w in &e.witness {
+                match events[at..].iter().position(|ev| ev.contains(w.as_str())) {
+                    Some(i) => at += i + 1,
+                    None => panic!("{}: witness step {w:?} not in order in {events:#?}", e.name),
+                }
+            }
+        } else {
+            assert!(
+                e.assumes.is_empty() && e.witness.is_empty(),
+                "{}: assumptions and witness are for bounded violations",
+                e.name
+            );
+        }
         // Each violation is a finding located at a line of the file.
         let findings: Vec<&Value> = plain["findings"]
             .as_array()
@@ -146,6 +190,11 @@ fn every_example_of_the_paper_has_its_class_and_verdict() {
 #[test]
 fn every_application_example_has_its_class_and_verdict() {
     check_file("examples/composed/applications.java", 10);
+}
+
+#[test]
+fn the_expiry_example_is_a_bounded_violation() {
+    check_file("examples/composed/expiry.java", 1);
 }
 
 #[test]
@@ -580,6 +629,7 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "Counters.java",
         "CustomMaps.java",
         "Inputs.java",
+        "Unknowns.java",
     ] {
         let path = format!("{dir}/{file}");
         check_file(&path, 3);
@@ -591,4 +641,40 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     let json: Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(operations(&json).len(), total);
+}
+
+/// `Optional.ofNullable(x).orElse(d)`: of a map's `get(k)`, `getOrDefault(k, d)` (the lost
+/// update of a counter is found); of a local, `x` unless null; with a map call in `d`, an
+/// unknown call, as before (the `size()` in it still makes the operation data-dependent).
+/// `orZero` throws when a remove comes between its putIfAbsent and its get (null + w), which
+/// no atomic run does.
+#[test]
+fn optional_of_nullable_or_else_is_modelled() {
+    let source = "ConcurrentHashMap<String, Integer> counts;\n\
+        int increment(String key) {\n  int n = Optional.ofNullable(counts.get(key)).orElse(0);\n  counts.put(key, n + 1);\n  return n + 1;\n}\n\
+        Integer orZero(String key) {\n  Integer v = counts.putIfAbsent(key, 1);\n  Integer w = Optional.ofNullable(v).orElse(0);\n  return counts.get(key) + w;\n}\n\
+        Integer both(String key) {\n  return Optional.ofNullable(counts.get(key)).orElse(counts.size());\n}\n";
+    let out = hindsight_stdin(&["composed", "-"], Some(source.as_bytes()));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("n = counts.getOrDefault(key, 0) -> 0")
+            && out
+                .stdout
+                .contains("increment (line 2): not linearizable (class SCM)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("orZero (line 7): not linearizable")
+            && out.stdout.contains("w = (v != null) ? v : 0"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("both (line 12): not proved (class data-dependent)")
+            && out.stdout.contains("Size at 13:"),
+        "{}",
+        out.stdout
+    );
 }

@@ -5,7 +5,8 @@
 //! history. The examples of `examples/composed` are checked the same way.
 
 use hindsight_budget::Budget;
-use hindsight_source::composed::brute::brute_force;
+use hindsight_source::composed::bounded;
+use hindsight_source::composed::brute::{brute_force, check_pair_assuming, Other};
 use hindsight_source::composed::classify::Class;
 use hindsight_source::composed::generate::{file, file_with, Extras};
 use hindsight_source::composed::verify::{verify, Limits};
@@ -155,6 +156,7 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
     let t = java_files_against_the_brute_force(Extras {
         java: true,
         inputs: false,
+        branches: false,
     });
     eprintln!("{t:?}");
     assert!(
@@ -173,10 +175,96 @@ fn verifier_never_contradicts_the_brute_force_with_tuple_keys_and_more_inputs() 
     let t = java_files_against_the_brute_force(Extras {
         java: true,
         inputs: true,
+        branches: false,
     });
     eprintln!("{t:?}");
     assert!(
         t.proved >= 40 && t.violations >= 40 && t.derived >= 80 && t.dependent >= 20,
         "{t:?}"
     );
+}
+
+/// The bounded check's violations on operations that branch on unknown values (an unknown
+/// call as a condition, a stored object's state, an unknown result compared with a constant):
+/// each reported witness — its arguments, initial map, the environment's operations in order
+/// and the facts it assumes about unknown values — is replayed by the brute force, which runs
+/// the operation under those facts against the environment's operations as a second thread
+/// and must find a non-linearizable history. Not vacuous: many witnesses assume something.
+#[test]
+fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
+    #[derive(Default, Debug)]
+    struct Seen {
+        dependent: usize,
+        violations: usize,
+        assuming: usize,
+        undecided: usize,
+    }
+    let seen = RefCell::new(Seen::default());
+    let mut runner = TestRunner::new(Config {
+        cases: std::env::var("COMPOSED_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(300),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let extras = Extras {
+        java: true,
+        inputs: false,
+        branches: true,
+    };
+    runner
+        .run(&any::<u64>(), |seed| {
+            let source = file_with(seed, 1, 2, extras);
+            let programs = parse(&source).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let mut seen = seen.borrow_mut();
+            for program in &programs {
+                for op in &program.operations {
+                    if op.unsupported.is_some()
+                        || classify(program, op).class != Class::DataDependent
+                    {
+                        continue;
+                    }
+                    seen.dependent += 1;
+                    let code = ir::lower(program, op);
+                    let domain = bounded::Domain {
+                        max_runs: 8,
+                        ..bounded::Domain::default()
+                    };
+                    let r = bounded::check(&code, &domain, &Budget::unlimited());
+                    let VerifyResult::Violation(c) = r.result else {
+                        continue;
+                    };
+                    seen.violations += 1;
+                    seen.assuming += usize::from(!c.facts.is_empty());
+                    let others: Vec<Other> = c
+                        .env_ops
+                        .iter()
+                        .map(|(_, method, args)| Other::Base(*method, args.clone()))
+                        .collect();
+                    match check_pair_assuming(
+                        &code,
+                        &c.args,
+                        Some(&c.facts),
+                        &others,
+                        &c.initial_state,
+                        200_000,
+                    ) {
+                        Ok(Some(_)) => {}
+                        Ok(None) => {
+                            return Err(TestCaseError::fail(format!(
+                                "{}: bounded witness {c:#?}, but every history of it under its facts is linearizable\n{source}",
+                                op.name
+                            )))
+                        }
+                        Err(_) => seen.undecided += 1,
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let s = seen.into_inner();
+    eprintln!("{s:?}");
+    assert!(s.violations >= 40 && s.assuming >= 15, "{s:?}");
 }

@@ -5,7 +5,14 @@
 //! shared state — checked against Definition 3.1, each violation confirmed by the literal
 //! linearizability of the trace's history (so a reported bug is a real one). Finding
 //! none proves nothing beyond the domain (the reduction of Theorem 4.1 needs data
-//! independence), so the report labels it "not proved".
+//! independence), so the report labels it "not proved" and states the bounds.
+//!
+//! An unknown value the operation observes — an unknown call's result used as a condition
+//! (`t.isDone()`), compared (`t.state() == FINISHED`, `"x".equals(f.name())`, `!= null`) —
+//! is taken both ways, each path keeping the fact it assumes (`ir::Fact`); unknown calls are
+//! functions of their receiver and arguments, so the sequential runs a trace is compared with
+//! follow the same facts and take both ways what they leave open. A violation is then one of
+//! every program whose unknown code behaves as its facts say, and is reported with them.
 //!
 //! It knows the instructions and the classification, not the syntax.
 
@@ -118,13 +125,17 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
             }
         })
         .collect();
+    // Two values of the environment's own: it can replace an entry the operation read with
+    // another one (a stored object the operation judged is not the one it then acts on).
+    let env_values = vec![env_value.clone(), Value::Int(super::verify::ENV_VALUE + 1)];
     let env = EnvModel {
         keys: keys.clone(),
-        values: vec![env_value.clone()],
+        values: env_values.clone(),
         globals: global_values.clone(),
         influence: false,
         prune_stuck: true,
         confirm: true,
+        assume: true,
     };
     // Parameter combinations, in order, up to the bound.
     let mut combos: Vec<Vec<Value>> = vec![Vec::new()];
@@ -166,12 +177,20 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
             }
         }
     }
+    // The bounds, all of them: what "nothing found" covers.
     let domain_text = format!(
-        "parameters from {{{}}}, environment value {env_value} on {} key(s), {} initial state(s), {} global(s) the environment may change",
-        per_param.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+        "bounds: one thread running the operation once, the environment's put of {} or remove on {} key(s) between any two of its steps; {} parameter combination(s) from {{{}}}; {} initial state(s); {} global(s) the environment may change; unknown values taken both ways; at most {} states per exploration",
+        env_values
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(" or "),
         keys.len(),
+        combos.len(),
+        per_param.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
         inits.len(),
-        global_values.iter().filter(|v| !v.is_empty()).count()
+        global_values.iter().filter(|v| !v.is_empty()).count(),
+        domain.limits.max_states
     );
     let mut states = 0;
     let mut pruned = 0;

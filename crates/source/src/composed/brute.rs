@@ -16,7 +16,9 @@
 //! itself.
 
 use super::ast::MapMethod;
-use super::ir::{apply_map, same_up_to_fresh, Code, Local, Outcome, Shared, Step, Stuck, Value};
+use super::ir::{
+    apply_map, same_up_to_fresh, Code, Fact, Halt, Local, Outcome, Shared, Step, Stuck, Value,
+};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
@@ -95,8 +97,30 @@ pub fn check_pair(
     initial: &Shared,
     limit: usize,
 ) -> Result<Option<Violation>, Stuck> {
+    check_pair_assuming(code, args, None, others, initial, limit)
+}
+
+/// [`check_pair`] with A's unknown values decided by `facts` (`None`: the ordinary semantics):
+/// an interleaving in which A observes an unknown value the facts leave open is not one the
+/// facts describe and is left out; A's atomic runs take what the facts leave open both ways
+/// (a history is linearizable if any of them fits).
+pub fn check_pair_assuming(
+    code: &Code,
+    args: &[Value],
+    facts: Option<&[Fact]>,
+    others: &[Other],
+    initial: &Shared,
+    limit: usize,
+) -> Result<Option<Violation>, Stuck> {
     let seq_limit = 10_000;
-    let a0 = Thread::Running(start(code, args, 1));
+    let mut a_start = start(code, args, 1);
+    if let Some(facts) = facts {
+        // The facts name A's objects as the bounded check does (thread 0); B's base
+        // operations allocate none, so nothing else is named so.
+        a_start.thread = 0;
+        a_start.assumed = Some(facts.to_vec());
+    }
+    let a0 = Thread::Running(a_start.clone());
     let b0 = ThreadB {
         next: 0,
         running: None,
@@ -113,7 +137,7 @@ pub fn check_pair(
             return Err(Stuck(format!("more than {limit} states")));
         }
         if let (Thread::Done(oa), true) = (&a, b.next == others.len()) {
-            if !linearizable(code, args, others, initial, oa, &b, &s, seq_limit)? {
+            if !linearizable(code, &a_start, others, initial, oa, &b, &s, seq_limit)? {
                 return Ok(Some(Violation {
                     other: others.to_vec(),
                     initial: initial.clone(),
@@ -127,11 +151,13 @@ pub fn check_pair(
         if let Thread::Running(l) = &a {
             let mut l = l.clone();
             let mut s2 = s.clone();
-            let next = match code.step(&mut l, &mut s2)? {
-                Step::Done(o) => Thread::Done(o),
-                _ => Thread::Running(l),
-            };
-            stack.push((next, b.clone(), s2));
+            match code.step_or_fork(&mut l, &mut s2) {
+                Ok(Step::Done(o)) => stack.push((Thread::Done(o), b.clone(), s2)),
+                Ok(_) => stack.push((Thread::Running(l), b.clone(), s2)),
+                // Not an interleaving the facts describe.
+                Err(Halt::Fork(_)) => {}
+                Err(Halt::Stuck(e)) => return Err(e),
+            }
         }
         if b.next < others.len() {
             let mut b2 = b.clone();
@@ -168,7 +194,7 @@ pub fn check_pair(
 #[allow(clippy::too_many_arguments)]
 fn linearizable(
     code: &Code,
-    args: &[Value],
+    a_start: &Local,
     others: &[Other],
     initial: &Shared,
     outcome_a: &Outcome,
@@ -184,25 +210,25 @@ fn linearizable(
         if b.after_a[..p].iter().any(|&after| after) {
             break; // A must precede the operations B began after A finished
         }
+        // B's operations before A, then every way A runs alone there, then the rest.
         let mut s = initial.clone();
-        let mut results = vec![Outcome::Returned(Value::Void)];
-        for (j, other) in others.iter().enumerate() {
-            if j == p {
-                let (o, after) = code.run_sequential(start(code, args, 1), s, limit)?;
-                results[0] = o;
+        let mut before = Vec::new();
+        for other in &others[..p] {
+            let (o, after) = run_other(code, other, s, limit)?;
+            before.push(o);
+            s = after;
+        }
+        for (oa, mut s) in code.run_sequential_all(a_start.clone(), s, limit, 64)? {
+            let mut results = vec![oa];
+            results.extend(before.iter().cloned());
+            for other in &others[p..] {
+                let (o, after) = run_other(code, other, s, limit)?;
+                results.push(o);
                 s = after;
             }
-            let (o, after) = run_other(code, other, s, limit)?;
-            results.push(o);
-            s = after;
-        }
-        if p == others.len() {
-            let (o, after) = code.run_sequential(start(code, args, 1), s, limit)?;
-            results[0] = o;
-            s = after;
-        }
-        if same_up_to_fresh((&results, &s), (&observed, last)) {
-            return Ok(true);
+            if same_up_to_fresh((&results, &s), (&observed, last)) {
+                return Ok(true);
+            }
         }
     }
     Ok(false)

@@ -45,6 +45,8 @@
 //! **Null checks.** `Objects.requireNonNull(p, ..)` and `checkNotNull(p, ..)` of a parameter
 //! are the parameter: the reduction's inputs are never null (a null key or value makes the map
 //! throw as the check does), so a key that flows through them stays the key.
+//! `Optional.ofNullable(x).orElse(d)` is `x != null ? x : d` for a local `x`, and
+//! `getOrDefault(k, d)` for `x` a map's `get(k)` (without map calls in `d`).
 
 use super::ast::*;
 use crate::java::{self, ClassDecl, FieldDecl, JavaFile};
@@ -1385,6 +1387,12 @@ impl<'a> Lowering<'a> {
                 }
             }
         }
+        // `Optional.ofNullable(x).orElse(d)`: `x` unless it is null, then `d`.
+        if let (Some(o), "orElse", [d]) = (obj, name.as_str(), arg_nodes.as_slice()) {
+            if let Some(e) = self.or_else(o, *d) {
+                return e;
+            }
+        }
         let recv = match obj {
             Some(o) if self.is_type_name(o) || o.kind() == "super" => Some(expr_at(
                 ExprKind::Opaque(self.text(o).to_owned()),
@@ -1399,6 +1407,85 @@ impl<'a> Lowering<'a> {
             args.push(self.expr(a));
         }
         self.unknown(&name, recv, args, pos).kind
+    }
+
+    /// `Optional.ofNullable(x).orElse(d)` with `o` the `ofNullable` call: for a local `x`,
+    /// `x != null ? x : d`; for `x` a map's `get(k)` and `d` free of map calls,
+    /// `getOrDefault(k, d)` (`ConcurrentHashMap` holds no null value, so `get` is null
+    /// exactly when the key is absent, and `d` is evaluated either way, after the `get` in the
+    /// one and before `getOrDefault` in the other, which without map calls in `d` is
+    /// the same). Anything else: `None`, an unknown call.
+    fn or_else(&mut self, o: Node, d: Node) -> Option<ExprKind> {
+        if o.kind() != "method_invocation" {
+            return None;
+        }
+        let inner = o
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_owned())?;
+        let owner = o
+            .child_by_field_name("object")
+            .map(|n| self.text(n).to_owned())?;
+        if inner != "ofNullable" || !matches!(owner.as_str(), "Optional" | "java.util.Optional") {
+            return None;
+        }
+        let args = o.child_by_field_name("arguments")?;
+        let mut c = args.walk();
+        let xs: Vec<Node> = args
+            .named_children(&mut c)
+            .filter(|k| !k.kind().contains("comment"))
+            .collect();
+        let [x] = xs.as_slice() else {
+            return None;
+        };
+        if x.kind() == "identifier"
+            && (self.locals.contains_key(self.text(*x)) || self.params.contains(self.text(*x)))
+        {
+            let pos = self.pos(*x);
+            let xe = self.expr(*x);
+            let de = self.expr(d);
+            let test = expr_at(
+                ExprKind::Binary(
+                    BinOp::Ne,
+                    Box::new(xe.clone()),
+                    Box::new(expr_at(ExprKind::Null, pos)),
+                ),
+                pos,
+            );
+            return Some(ExprKind::Cond(Box::new(test), Box::new(xe), Box::new(de)));
+        }
+        // Only a map's `get(k)`, seen before anything is lowered.
+        let is_get = x.kind() == "method_invocation"
+            && x.child_by_field_name("name")
+                .is_some_and(|n| self.text(n) == "get")
+            && x.child_by_field_name("object")
+                .is_some_and(|m| self.map_of(m).is_some());
+        if !is_get {
+            return None;
+        }
+        let before = self.map_calls;
+        let xe = self.expr(*x);
+        let ExprKind::MapCall {
+            map,
+            method: MapMethod::Get,
+            args,
+        } = xe.kind
+        else {
+            self.map_calls = before;
+            return None;
+        };
+        let de = self.expr(d);
+        if has_map_call(&de) {
+            // Not the same order of map calls: an unknown call, lowered afresh by the caller.
+            self.map_calls = before;
+            return None;
+        }
+        let mut args = args;
+        args.push(de);
+        Some(ExprKind::MapCall {
+            map,
+            method: MapMethod::GetOrDefault,
+            args,
+        })
     }
 
     fn map_call(&mut self, n: Node, map: String, name: &str, args: &[Node]) -> ExprKind {

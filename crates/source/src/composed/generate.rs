@@ -3,7 +3,8 @@
 //! replace), null checks, `containsKey`, comparisons of the key with constants (FCM) and
 //! compare-and-set retry loops (VCM), nested to a given depth. With [`Extras`], also values
 //! of unknown calls (`f.make(k)`, fresh on every call), a key derived from the parameter
-//! (`String k = key.trim();`) and ConcurrentHashMap's atomic methods with their functions.
+//! (`String k = key.trim();`), ConcurrentHashMap's atomic methods with their functions and
+//! conditions on unknown values.
 //!
 //! It knows only the Java the front end reads. The same seed gives the same text (the
 //! generator is hindsight-rng's), so a failing property-test case can be replayed.
@@ -23,6 +24,11 @@ pub struct Extras {
     /// (`new Key(a1, a2)`, `a1 + ":" + a2`, `List.of(a1, a2)`) at every map call, a third
     /// input `w` only stored, and `a1` where the operation compares or passes on the key.
     pub inputs: bool,
+    /// Conditions on unknown values (with `java`): an unknown call used as a condition
+    /// (`f.ready(k)`), a stored object's state (`a != null && a.isDone()`) and an unknown
+    /// result compared with a constant (`"DONE".equals(f.state(k))`), which make the
+    /// operation data-dependent and which `--bounded` takes both ways.
+    pub branches: bool,
 }
 
 fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
@@ -65,7 +71,11 @@ fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras:
         7 => format!("{x} = {val};"),
         8 => format!("return {x};"),
         9..=11 => {
-            let cond = match g.below(5) {
+            let unknown = extras.java && extras.branches && g.below(2) == 0;
+            let cond = match if unknown { 5 + g.below(3) } else { g.below(5) } {
+                5 => "f.ready(k)".to_owned(),
+                6 => format!("{x} != null && {x}.isDone()"),
+                7 => "\"DONE\".equals(f.state(k))".to_owned(),
                 0 => format!("{x} == null"),
                 1 => format!("{x} != null"),
                 2 => "m.containsKey(k)".to_owned(),

@@ -244,6 +244,118 @@ pub struct Local {
     pub thread: u8,
     /// How many fresh values (unknown calls' results) the thread has drawn.
     pub fresh: u32,
+    /// `None`: an observed unknown value decides nothing (an unknown call used as a condition
+    /// is stuck; compared, it differs from everything), the proof's and the oracle's semantics.
+    /// `Some`: the facts this path assumes about unknown values; a step that observes one no
+    /// fact decides halts with [`Halt::Fork`] (the bounded check's semantics).
+    pub assumed: Option<Vec<Fact>>,
+}
+
+/// An assumption about an unknown value: the result of the unknown call `call` (a fresh value
+/// with its serial and thread forgotten, so that every evaluation of the same call on the same
+/// receiver and arguments is the same call) is, or is not, `comparand` (`true` for a call used
+/// as a condition). Calls are taken to be functions of their receiver and arguments: a path's
+/// facts then describe one program whose unknown code behaves so, and a violation found
+/// under them is a violation of that program.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fact {
+    pub call: Value,
+    pub comparand: Value,
+    pub holds: bool,
+    /// The line of the step that observed it.
+    pub line: u32,
+}
+
+impl Fact {
+    /// What it says, without its line: "the value returned by `x.state()` is `FINISHED`".
+    pub fn claim(&self) -> String {
+        let not = if self.holds { "" } else { "not " };
+        match &self.comparand {
+            Value::Bool(true) => format!("the value returned by `{}` is {}", self.call, self.holds),
+            c => format!("the value returned by `{}` is {not}`{c}`", self.call),
+        }
+    }
+}
+
+impl fmt::Display for Fact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.claim())
+    }
+}
+
+/// An observation of an unknown value that the path's facts do not decide: whether the
+/// result of `call` is `comparand`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Question {
+    pub call: Value,
+    pub comparand: Value,
+}
+
+/// Why a step was not taken.
+#[derive(Clone, Debug)]
+pub enum Halt {
+    Stuck(Stuck),
+    /// The step observes an unknown value no fact decides: take it again with the fact
+    /// assumed each way.
+    Fork(Question),
+}
+
+/// A value with every fresh value's serial and thread forgotten: the call that gave it.
+fn call_identity(v: &Value) -> Value {
+    let Value::Obj(o) = v else {
+        return v.clone();
+    };
+    if o.args.is_empty() && o.calls.is_empty() && o.serial == 0 {
+        return v.clone();
+    }
+    let fresh = o.serial > 0;
+    Value::Obj(Rc::new(Obj {
+        class: o.class.clone(),
+        site: o.site,
+        thread: if fresh { 0 } else { o.thread },
+        args: o.args.iter().map(call_identity).collect(),
+        calls: o
+            .calls
+            .iter()
+            .map(|(n, a)| (n.clone(), a.iter().map(call_identity).collect()))
+            .collect(),
+        serial: 0,
+    }))
+}
+
+/// Whether `x` is `y`, when one of them is an unknown value and facts are kept: the fact that
+/// decides it, or a fork. `Ok(None)`: nothing unknown is observed (or no facts are kept), the
+/// ordinary semantics applies.
+fn observe(x: &Value, y: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool>, Fault> {
+    let Some(facts) = assumed else {
+        return Ok(None);
+    };
+    let (call, comparand) = match (x.is_fresh(), y.is_fresh()) {
+        (false, false) => return Ok(None),
+        (true, _) => (call_identity(x), call_identity(y)),
+        (false, true) => (call_identity(y), call_identity(x)),
+    };
+    for f in facts {
+        let same = (f.call == call && f.comparand == comparand)
+            || (f.call == comparand && f.comparand == call);
+        if same {
+            return Ok(Some(f.holds));
+        }
+        // A call returns one value: being one known value, it is no other.
+        if f.call == call && f.holds && !f.comparand.is_fresh() && !comparand.is_fresh() {
+            return Ok(Some(false));
+        }
+    }
+    Err(Fault::Fork(Question { call, comparand }))
+}
+
+/// The truth of a condition's value: an unknown value is decided by the facts (or forks).
+fn truth(v: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool>, Fault> {
+    if v.is_fresh() {
+        observe(v, &Value::Bool(true), assumed)
+    } else {
+        Ok(None)
+    }
 }
 
 /// What one step did.
@@ -267,6 +379,7 @@ pub struct Stuck(pub String);
 enum Fault {
     Throw(Value),
     Stuck(String),
+    Fork(Question),
 }
 
 fn npe() -> Fault {
@@ -275,7 +388,7 @@ fn npe() -> Fault {
 
 fn eval(e: &PExpr, slots: &[Value], shared: &Shared) -> Result<Value, Fault> {
     let mut fresh = 0;
-    eval_in(e, slots, shared, 0, &mut fresh)
+    eval_in(e, slots, shared, 0, &mut fresh, None)
 }
 
 fn eval_in(
@@ -284,14 +397,19 @@ fn eval_in(
     shared: &Shared,
     thread: u8,
     fresh: &mut u32,
+    assumed: Option<&[Fact]>,
 ) -> Result<Value, Fault> {
-    let mut eval =
-        |e: &PExpr, slots: &[Value], shared: &Shared| eval_in(e, slots, shared, thread, fresh);
+    let mut eval = |e: &PExpr, slots: &[Value], shared: &Shared| {
+        eval_in(e, slots, shared, thread, fresh, assumed)
+    };
     Ok(match e {
         PExpr::Const(v) => v.clone(),
         PExpr::Slot(s) => slots[*s as usize].clone(),
         PExpr::Global(g) => shared.globals[*g as usize].clone(),
         PExpr::Not(a) => match eval(a, slots, shared)? {
+            v if v.is_fresh() && assumed.is_some() => {
+                Value::Bool(!truth(&v, assumed)?.unwrap_or(false))
+            }
             Value::Bool(b) => Value::Bool(!b),
             Value::Null => return Err(npe()),
             v => {
@@ -309,13 +427,21 @@ fn eval_in(
             let x = eval(a, slots, shared)?;
             match op {
                 BinOp::And | BinOp::Or => {
+                    let x = match truth(&x, assumed)? {
+                        Some(b) => Value::Bool(b),
+                        None => x,
+                    };
                     let Value::Bool(xb) = x else {
                         return Err(Fault::Stuck(format!("`{}` applied to {x}", op.symbol())));
                     };
                     if xb == (*op == BinOp::Or) {
                         return Ok(Value::Bool(xb));
                     }
-                    return match eval(b, slots, shared)? {
+                    let y = eval(b, slots, shared)?;
+                    if let Some(yb) = truth(&y, assumed)? {
+                        return Ok(Value::Bool(yb));
+                    }
+                    return match y {
                         Value::Bool(y) => Ok(Value::Bool(y)),
                         y => Err(Fault::Stuck(format!("`{}` applied to {y}", op.symbol()))),
                     };
@@ -323,9 +449,19 @@ fn eval_in(
                 _ => {}
             }
             let y = eval(b, slots, shared)?;
+            if matches!(op, BinOp::Eq | BinOp::Ne) {
+                if let Some(same) = observe(&x, &y, assumed)? {
+                    return Ok(Value::Bool(same == (*op == BinOp::Eq)));
+                }
+            }
             binary(*op, x, y)?
         }
-        PExpr::Cond(c, a, b) => match eval(c, slots, shared)? {
+        PExpr::Cond(c, a, b) => match eval(c, slots, shared).and_then(|v| {
+            Ok(match truth(&v, assumed)? {
+                Some(b) => Value::Bool(b),
+                None => v,
+            })
+        })? {
             Value::Bool(true) => eval(a, slots, shared)?,
             Value::Bool(false) => eval(b, slots, shared)?,
             v => return Err(Fault::Stuck(format!("`?:` condition is {v}"))),
@@ -335,6 +471,9 @@ fn eval_in(
             let y = eval(b, slots, shared)?;
             if x == Value::Null {
                 return Err(npe());
+            }
+            if let Some(same) = observe(&x, &y, assumed)? {
+                return Ok(Value::Bool(same));
             }
             Value::Bool(x == y)
         }
@@ -430,7 +569,14 @@ fn plain(v: &Value) -> String {
 /// Evaluates in a thread's local state (drawing its fresh values).
 fn ev(e: &PExpr, local: &mut Local, shared: &Shared) -> Result<Value, Fault> {
     let mut fresh = local.fresh;
-    let v = eval_in(e, &local.slots, shared, local.thread, &mut fresh);
+    let v = eval_in(
+        e,
+        &local.slots,
+        shared,
+        local.thread,
+        &mut fresh,
+        local.assumed.as_deref(),
+    );
     local.fresh = fresh;
     v
 }
@@ -674,6 +820,7 @@ impl Code {
             slots,
             thread: 0,
             fresh: 0,
+            assumed: None,
         }
     }
 
@@ -687,17 +834,116 @@ impl Code {
 
     /// Executes the instruction at `local.pc`.
     pub fn step(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Stuck> {
+        match self.step_or_fork(local, shared) {
+            Ok(s) => Ok(s),
+            Err(Halt::Stuck(s)) => Err(s),
+            Err(Halt::Fork(q)) => {
+                let p = self.pos[local.pc];
+                Err(Stuck(format!(
+                    "line {}:{}: cannot evaluate: it depends on whether the value returned by `{}` is `{}`",
+                    p.line, p.col, q.call, q.comparand
+                )))
+            }
+        }
+    }
+
+    /// Executes the instruction at `local.pc`, or says which unknown value it observes that
+    /// the local state's facts do not decide (then nothing has changed).
+    pub fn step_or_fork(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Halt> {
+        // Only a local state that keeps facts can fork: the others are not copied.
+        let saved = local
+            .assumed
+            .is_some()
+            .then(|| (local.clone(), shared.clone()));
         match self.try_step(local, shared) {
             Ok(s) => Ok(s),
             Err(Fault::Throw(v)) => Ok(Step::Done(Outcome::Threw(v))),
             Err(Fault::Stuck(why)) => {
                 let p = self.pos[local.pc];
-                Err(Stuck(format!(
+                Err(Halt::Stuck(Stuck(format!(
                     "line {}:{}: cannot evaluate: {why}",
                     p.line, p.col
-                )))
+                ))))
+            }
+            Err(Fault::Fork(q)) => {
+                // A functional map method may have drawn fresh values before its function
+                // asked: the step is taken again from the start.
+                if let Some((l, s)) = saved {
+                    *local = l;
+                    *shared = s;
+                }
+                Err(Halt::Fork(q))
             }
         }
+    }
+
+    /// `local` with `question` assumed answered `holds` at the current instruction.
+    pub fn assume(&self, local: &Local, question: &Question, holds: bool) -> Local {
+        let mut l = local.clone();
+        l.assumed.get_or_insert_with(Vec::new).push(Fact {
+            call: question.call.clone(),
+            comparand: question.comparand.clone(),
+            holds,
+            line: self.line(local.pc),
+        });
+        l
+    }
+
+    /// Every way a run without interference can go from `local` to completion under its facts:
+    /// an unknown value they do not decide is taken both ways (at most `max_runs` runs, each of
+    /// at most `limit` steps).
+    pub fn run_sequential_all(
+        &self,
+        local: Local,
+        shared: Shared,
+        limit: usize,
+        max_runs: usize,
+    ) -> Result<Vec<(Outcome, Shared)>, Stuck> {
+        Ok(self
+            .sequential_ways(local, shared, limit, max_runs)?
+            .into_iter()
+            .map(|(o, s, _)| (o, s))
+            .collect())
+    }
+
+    /// [`Code::run_sequential_all`], each run with the facts it ended under.
+    pub fn sequential_ways(
+        &self,
+        local: Local,
+        shared: Shared,
+        limit: usize,
+        max_runs: usize,
+    ) -> Result<Vec<(Outcome, Shared, Vec<Fact>)>, Stuck> {
+        let mut out = Vec::new();
+        let mut pending = vec![(local, shared, 0usize)];
+        while let Some((mut l, mut s, mut steps)) = pending.pop() {
+            loop {
+                if steps >= limit {
+                    return Err(Stuck(format!(
+                        "the operation does not finish within {limit} steps when run alone"
+                    )));
+                }
+                steps += 1;
+                match self.step_or_fork(&mut l, &mut s) {
+                    Ok(Step::Done(o)) => {
+                        out.push((o, s, l.assumed.take().unwrap_or_default()));
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(Halt::Stuck(e)) => return Err(e),
+                    Err(Halt::Fork(q)) => {
+                        if out.len() + pending.len() + 2 > max_runs {
+                            return Err(Stuck(format!(
+                                "more than {max_runs} ways to run alone (unknown values taken both ways)"
+                            )));
+                        }
+                        pending.push((self.assume(&l, &q, false), s.clone(), steps));
+                        l = self.assume(&l, &q, true);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn try_step(&self, local: &mut Local, shared: &mut Shared) -> Result<Step, Fault> {
@@ -762,7 +1008,12 @@ impl Code {
                 Ok(Step::Local)
             }
             Instr::Branch(c, target) => {
-                match ev(c, local, shared)? {
+                let v = ev(c, local, shared)?;
+                let v = match truth(&v, local.assumed.as_deref())? {
+                    Some(b) => Value::Bool(b),
+                    None => v,
+                };
+                match v {
                     Value::Bool(true) => local.pc += 1,
                     Value::Bool(false) => local.pc = *target,
                     Value::Null => return Err(npe()),

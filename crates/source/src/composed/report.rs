@@ -186,10 +186,14 @@ fn write_text(out: &mut dyn Write, results: &[Row], several: bool) -> io::Result
                     "  counterexample with {}, from {}:",
                     c.inputs, c.initial
                 )?;
+                for f in &c.facts {
+                    writeln!(out, "  assuming {f}")?;
+                }
                 for s in &c.steps {
                     let mark = match (s.kind, s.lp) {
                         (_, true) => "LP  ",
                         ("env", _) => "env ",
+                        ("assume", _) => "?   ",
                         _ => "    ",
                     };
                     if s.kind == "env" {
@@ -343,6 +347,12 @@ fn report(shown: &str, results: &[Row], files: usize) -> Report {
             fields.insert("initial".into(), Value::from(cx.initial.clone()));
             fields.insert("outcome".into(), Value::from(cx.outcome.clone()));
             fields.insert("sequential".into(), Value::from(cx.sequential.clone()));
+            // What the witness needs of the unknown code: each an assumption about one
+            // unknown call's result (empty when the path observes none).
+            fields.insert(
+                "assumptions".into(),
+                Value::from(cx.facts.iter().map(|f| f.to_string()).collect::<Vec<_>>()),
+            );
             fields.insert("bounded".into(), Value::from(a.bounded));
             report.findings.push(Finding {
                 occurrences: None,

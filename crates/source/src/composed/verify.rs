@@ -19,8 +19,8 @@
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{
-    apply_map, same_up_to_fresh, Code, FreshNames, Instr, Local, Outcome, Shared, Step, Stuck,
-    Value,
+    apply_map, same_up_to_fresh, Code, Fact, FreshNames, Halt, Instr, Local, Outcome, Shared, Step,
+    Stuck, Value,
 };
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -81,7 +81,15 @@ pub struct EnvModel {
     /// Definition 3.1 fixes the linearization point at the update, with the globals as they
     /// are then; a bounded check that reports bugs must not count that strictness as one.
     pub confirm: bool,
+    /// Take a step that observes an unknown value (an unknown call's result used as a
+    /// condition or compared) both ways, each path keeping the fact it assumes
+    /// ([`crate::composed::ir::Fact`]); sequential runs then follow the path's facts and take
+    /// what they leave open both ways. Without it such a step is stuck.
+    pub assume: bool,
 }
+
+/// How many ways a sequential run may go when it takes unknown values both ways.
+const MAX_SEQUENTIAL_RUNS: usize = 64;
 
 /// An environment transition, kept to replay the history.
 #[derive(Clone, Debug)]
@@ -135,6 +143,14 @@ pub struct Counterexample {
     pub line: u32,
     /// States explored before the violation was found.
     pub states: usize,
+    /// What the path assumes about unknown values (empty when it observes none).
+    pub facts: Vec<Fact>,
+    /// The operation's arguments and the initial shared state.
+    pub args: Vec<Value>,
+    pub initial_state: Shared,
+    /// The environment's map operations in order (map, method, arguments): with the facts, the
+    /// history to replay.
+    pub env_ops: Vec<(u8, MapMethod, Vec<Value>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -185,10 +201,15 @@ pub fn explore(
     // Small explorations never reach a poll of the meter: one here, so that a spent budget
     // stops every later one.
     budget.check().map_err(|spent| Explored::Budget(spent, 0))?;
-    let start = code.start(args);
+    let mut start = code.start(args);
+    if env.assume {
+        start.assumed = Some(Vec::new());
+    }
     let mut pruned = 0;
     let mut first_pruned: Option<String> = None;
-    let mut sequential: FxHashMap<Shared, Result<(Outcome, Shared), Stuck>> = FxHashMap::default();
+    // Sequential runs from a state under a path's facts.
+    type Runs = Result<Vec<(Outcome, Shared)>, Stuck>;
+    let mut sequential: FxHashMap<(Option<Vec<Fact>>, Shared), Runs> = FxHashMap::default();
     let mut nodes: Vec<Node> = vec![Node {
         parent: None,
         step: None,
@@ -261,14 +282,63 @@ pub fn explore(
         // The operation's own step.
         let mut l2 = local.clone();
         let mut s2 = shared.clone();
-        let step = match code.step(&mut l2, &mut s2) {
+        let step = match code.step_or_fork(&mut l2, &mut s2) {
             Ok(s) => s,
-            Err(e) if env.prune_stuck => {
+            Err(Halt::Fork(q)) if env.assume => {
+                // The same step again, once under each answer: a local step that only adds
+                // the fact.
+                for holds in [true, false] {
+                    let assumed = code.assume(&local, &q, holds);
+                    let fact = assumed
+                        .assumed
+                        .as_ref()
+                        .and_then(|f| f.last())
+                        .expect("the fact just assumed");
+                    let key = (assumed.clone(), shared.clone(), lp.clone());
+                    if visited.insert(key) {
+                        nodes.push(Node {
+                            parent: Some(at),
+                            step: Some(TraceStep {
+                                kind: "assume",
+                                line: code.line(local.pc),
+                                before: before.clone(),
+                                action: format!("assume {}", fact.claim()),
+                                after: code.show_shared(&shared),
+                                lp: false,
+                            }),
+                            local: assumed,
+                            shared: shared.clone(),
+                            lp: lp.clone(),
+                            second_node: nodes[at].second_node,
+                            env_op: None,
+                        });
+                        let (e, d) = cost[at];
+                        cost.push((e, d + 1));
+                        queue.push(Reverse((e, d + 1, nodes.len() - 1)));
+                    }
+                }
+                continue;
+            }
+            Err(Halt::Fork(q)) => {
+                let e = Stuck(format!(
+                    "line {}: cannot evaluate: it depends on whether the value returned by `{}` is `{}`",
+                    code.line(local.pc),
+                    q.call,
+                    q.comparand
+                ));
+                if env.prune_stuck {
+                    pruned += 1;
+                    first_pruned.get_or_insert(e.0);
+                    continue;
+                }
+                return Err(Explored::Stuck(e));
+            }
+            Err(Halt::Stuck(e)) if env.prune_stuck => {
                 pruned += 1;
                 first_pruned.get_or_insert(e.0);
                 continue;
             }
-            Err(e) => return Err(Explored::Stuck(e)),
+            Err(Halt::Stuck(e)) => return Err(Explored::Stuck(e)),
         };
         let mut lp2 = lp.clone();
         let mut second_node = nodes[at].second_node;
@@ -302,6 +372,7 @@ pub fn explore(
             lp: is_lp,
         };
         if let Step::Done(outcome) = step {
+            let path_facts = l2.assumed.clone();
             nodes.push(Node {
                 parent: Some(at),
                 step: Some(trace_step),
@@ -313,45 +384,85 @@ pub fn explore(
             });
             cost.push(cost[at]);
             let end = nodes.len() - 1;
-            let mut seq = |c: &Shared| -> Result<(Outcome, Shared), Stuck> {
-                sequential
-                    .entry(c.clone())
-                    .or_insert_with(|| {
-                        code.run_sequential(start.clone(), c.clone(), limits.max_sequential_steps)
-                    })
-                    .clone()
-            };
-            let found = match check_trace(code, &lp2, &outcome, &mut seq) {
-                Ok(f) => f,
-                Err(e) if env.prune_stuck => {
-                    pruned += 1;
-                    first_pruned.get_or_insert(e.0);
-                    continue;
+            let mut ops = Vec::new();
+            let mut cur = Some(end);
+            while let Some(i) = cur {
+                if let Some(op) = &nodes[i].env_op {
+                    ops.push(op.clone());
                 }
-                Err(e) => return Err(Explored::Stuck(e)),
-            };
-            if let (Some(_), true) = (&found, env.confirm) {
-                let mut ops = Vec::new();
-                let mut cur = Some(end);
-                while let Some(i) = cur {
-                    if let Some(op) = &nodes[i].env_op {
-                        ops.push(op.clone());
-                    }
-                    cur = nodes[i].parent;
-                }
-                ops.reverse();
-                let linearizable = history_linearizable(
+                cur = nodes[i].parent;
+            }
+            ops.reverse();
+            // The facts the trace is judged under: the path's own; then, with unknown values
+            // taken both ways, the path's with each answer to the questions only the atomic
+            // runs ask (the unknown code may answer them either way, and one way may leave no
+            // atomic run that explains the trace).
+            let mut candidates = vec![path_facts.clone()];
+            if env.assume {
+                candidates.extend(extensions(
                     code,
                     &start,
+                    path_facts,
+                    &lp2,
                     &nodes[0].shared,
                     &ops,
-                    &outcome,
-                    &s2,
                     limits.max_sequential_steps,
-                );
-                if linearizable {
+                ));
+            }
+            let mut found = None;
+            let mut path_start = start.clone();
+            for (i, facts) in candidates.into_iter().enumerate() {
+                // Each fact set reruns the operation alone: charged between them.
+                if i > 0 {
+                    budget
+                        .check()
+                        .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
+                }
+                // The sequential runs start from the operation's initial local state under
+                // the facts: the unknown code behaves alike in both runs.
+                let mut candidate_start = start.clone();
+                candidate_start.assumed = facts;
+                let mut seq = |c: &Shared| -> Runs {
+                    sequential
+                        .entry((candidate_start.assumed.clone(), c.clone()))
+                        .or_insert_with(|| {
+                            code.run_sequential_all(
+                                candidate_start.clone(),
+                                c.clone(),
+                                limits.max_sequential_steps,
+                                MAX_SEQUENTIAL_RUNS,
+                            )
+                        })
+                        .clone()
+                };
+                let judged = match check_trace(code, &lp2, &outcome, &mut seq) {
+                    Ok(f) => f,
+                    Err(e) if env.prune_stuck => {
+                        if i == 0 {
+                            pruned += 1;
+                            first_pruned.get_or_insert(e.0);
+                        }
+                        continue;
+                    }
+                    Err(e) => return Err(Explored::Stuck(e)),
+                };
+                if judged.is_none()
+                    || (env.confirm
+                        && history_linearizable(
+                            code,
+                            &candidate_start,
+                            &nodes[0].shared,
+                            &ops,
+                            &outcome,
+                            &s2,
+                            limits.max_sequential_steps,
+                        ))
+                {
                     continue;
                 }
+                found = judged;
+                path_start = candidate_start;
+                break;
             }
             if let Some((problem, sequential_runs)) = found {
                 let line = match second_node {
@@ -368,6 +479,15 @@ pub fn explore(
                 }
                 steps.reverse();
                 let initial = describe_state(code, &start, &nodes[0].shared);
+                let mut env_ops = Vec::new();
+                let mut cur = Some(end);
+                while let Some(i) = cur {
+                    if let Some(EnvOp::Map(m, method, args, _)) = &nodes[i].env_op {
+                        env_ops.push((*m, *method, args.clone()));
+                    }
+                    cur = nodes[i].parent;
+                }
+                env_ops.reverse();
                 return Err(Explored::Violation(Box::new(Counterexample {
                     inputs: code.show_locals(&start),
                     initial,
@@ -377,6 +497,10 @@ pub fn explore(
                     problem,
                     line,
                     states: nodes.len(),
+                    facts: path_start.assumed.clone().unwrap_or_default(),
+                    args: args.to_vec(),
+                    initial_state: nodes[0].shared.clone(),
+                    env_ops,
                 })));
             }
             continue;
@@ -414,7 +538,9 @@ pub enum Explored {
     Budget(Spent, usize),
 }
 
-type SeqRun<'a> = dyn FnMut(&Shared) -> Result<(Outcome, Shared), Stuck> + 'a;
+/// Every way the operation runs alone from a state (one way unless unknown values are taken
+/// both ways).
+type SeqRun<'a> = dyn FnMut(&Shared) -> Result<Vec<(Outcome, Shared)>, Stuck> + 'a;
 
 /// Definition 3.1 on a complete trace: `None` if it holds, else what is wrong and the
 /// sequential runs compared.
@@ -442,16 +568,21 @@ fn check_trace(
     }
     match &lp.update {
         Some((pre, post)) => {
-            let r = seq(pre)?;
-            let text = describe(pre, &r);
+            let runs = seq(pre)?;
             // Fresh values are compared up to renaming: the sequential run may draw the very
             // values the concurrent one drew.
-            if same_up_to_fresh(
-                (std::slice::from_ref(&r.0), &r.1),
-                (std::slice::from_ref(outcome), post),
-            ) {
+            if runs.iter().any(|r| {
+                same_up_to_fresh(
+                    (std::slice::from_ref(&r.0), &r.1),
+                    (std::slice::from_ref(outcome), post),
+                )
+            }) {
                 return Ok(None);
             }
+            let Some(r) = runs.first() else {
+                return Ok(None);
+            };
+            let text = describe(pre, r);
             if FreshNames::default().shared(&r.1) != FreshNames::default().shared(post) {
                 return Ok(Some((
                     format!(
@@ -473,14 +604,15 @@ fn check_trace(
         None => {
             let mut runs = Vec::new();
             for c in &lp.seen {
-                let r = seq(c)?;
-                if same_up_to_fresh(
-                    (std::slice::from_ref(&r.0), &r.1),
-                    (std::slice::from_ref(outcome), c),
-                ) {
-                    return Ok(None);
+                for r in seq(c)? {
+                    if same_up_to_fresh(
+                        (std::slice::from_ref(&r.0), &r.1),
+                        (std::slice::from_ref(outcome), c),
+                    ) {
+                        return Ok(None);
+                    }
+                    runs.push(describe(c, &r));
                 }
-                runs.push(describe(c, &r));
             }
             Ok(Some((
                 format!(
@@ -490,6 +622,87 @@ fn check_trace(
             )))
         }
     }
+}
+
+/// At most this many questions only the atomic runs ask are decided each way (2^n fact sets).
+const MAX_OPEN_QUESTIONS: usize = 5;
+
+/// The fact sets that extend `facts` with every answer to the questions the atomic runs of a
+/// trace ask that the trace itself does not decide: runs from the states Definition 3.1 and
+/// the history check start them at. Contradictory sets (a call being two known values) are
+/// left out.
+fn extensions(
+    code: &Code,
+    start: &Local,
+    facts: Option<Vec<Fact>>,
+    lp: &Lp,
+    initial: &Shared,
+    ops: &[EnvOp],
+    limit: usize,
+) -> Vec<Option<Vec<Fact>>> {
+    let Some(base) = facts else {
+        return Vec::new();
+    };
+    let mut states: Vec<Shared> = match &lp.update {
+        Some((pre, _)) => vec![pre.clone()],
+        None => lp.seen.iter().cloned().collect(),
+    };
+    let mut s = initial.clone();
+    states.push(s.clone());
+    for op in ops {
+        match op {
+            EnvOp::Map(m, method, args, _) => {
+                let _ = apply_map(&mut s, *m, *method, args);
+            }
+            EnvOp::Global(g, v) => s.globals[*g] = v.clone(),
+        }
+        states.push(s.clone());
+    }
+    let mut from = start.clone();
+    from.assumed = Some(base.clone());
+    let mut open: Vec<Fact> = Vec::new();
+    for state in states {
+        let Ok(ways) = code.sequential_ways(from.clone(), state, limit, MAX_SEQUENTIAL_RUNS) else {
+            continue;
+        };
+        for (_, _, facts) in ways {
+            for f in facts.into_iter().skip(base.len()) {
+                if !open
+                    .iter()
+                    .any(|o| o.call == f.call && o.comparand == f.comparand)
+                {
+                    open.push(f);
+                }
+            }
+        }
+    }
+    open.truncate(MAX_OPEN_QUESTIONS);
+    if open.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for mask in 0..(1u32 << open.len()) {
+        let mut set = base.clone();
+        for (i, f) in open.iter().enumerate() {
+            let mut f = f.clone();
+            f.holds = mask & (1 << i) != 0;
+            set.push(f);
+        }
+        let contradictory = set.iter().enumerate().any(|(i, a)| {
+            set[i + 1..].iter().any(|b| {
+                a.holds
+                    && b.holds
+                    && a.call == b.call
+                    && a.comparand != b.comparand
+                    && !a.comparand.is_fresh()
+                    && !b.comparand.is_fresh()
+            })
+        });
+        if !contradictory {
+            out.push(Some(set));
+        }
+    }
+    out
 }
 
 /// Whether the history of a trace is linearizable: the environment's operations, atomic and in
@@ -528,14 +741,19 @@ fn history_linearizable(
         for op in &ops[..p] {
             replay(&mut s, op, &mut results);
         }
-        let Ok((o, mut s)) = code.run_sequential(start.clone(), s, limit) else {
-            return false;
+        // Any way the operation may run under the path's facts will do; a run that cannot be
+        // followed counts as linearizable, so that no violation rests on it.
+        let Ok(ways) = code.run_sequential_all(start.clone(), s, limit, MAX_SEQUENTIAL_RUNS) else {
+            return true;
         };
-        for op in &ops[p..] {
-            replay(&mut s, op, &mut results);
-        }
-        results.push(o);
-        same_up_to_fresh((&results, &s), (&observed, last))
+        ways.into_iter().any(|(o, mut s)| {
+            let mut results = results.clone();
+            for op in &ops[p..] {
+                replay(&mut s, op, &mut results);
+            }
+            results.push(o);
+            same_up_to_fresh((&results, &s), (&observed, last))
+        })
     })
 }
 
@@ -667,6 +885,7 @@ pub fn verify(
             influence: true,
             prune_stuck: false,
             confirm: false,
+            assume: false,
         };
         let mut inits = vec![BTreeMap::new()];
         if key != Value::Null {

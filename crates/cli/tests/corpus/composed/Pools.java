@@ -73,12 +73,16 @@ public class Pools {
 
     // Pattern: woowacourse/java-http tomcat/src/main/java/org/apache/catalina/SessionManager.java
     // (findSession) extended with expiry: the session is checked with an unknown call
-    // (`isExpired`) and removed. A condition on an unknown call cannot be evaluated: the
-    // verifier cannot decide it (not proved), and the bounded check drops those paths and says
-    // so.
+    // (`isExpired`) and removed. The proof cannot use a condition on an unknown call (not
+    // proved); the bounded check takes it both ways and finds the stale removal: session 1000
+    // judged expired, the environment stores 1001 (not expired), remove(id) removes 1001. No
+    // atomic run leaves the map empty with the environment's put having seen 1000.
     // expect: data-dependent not-proved
     // reasons: Branch
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // assumes: line 88: the value returned by `1000.isExpired()` is true
+    // assumes: line 88: the value returned by `1001.isExpired()` is false
+    // witness: s = sessions.get(id) -> 1000 | assume | sessions.put(1, 1001) | sessions.remove(id) -> 1001
     public static Session findSession(final String id) {
         Session s = sessions.get(id);
         if (s != null && s.isExpired()) {
