@@ -3,9 +3,8 @@
 
 use crate::args::FormatArg;
 use crate::budget::BudgetArgs;
-use crate::output::{
-    is_poset_file, open_lines, open_trace, pipelined, print_report, print_warnings, read_text,
-};
+use crate::input::{is_poset_file, open_lines, open_trace, pipelined, read_text};
+use crate::output::{print_report, print_warnings};
 use clap::ValueEnum;
 use hindsight_report::Report;
 use hindsight_states::cuts::cluster::{parse_hostfile, Cluster};

@@ -1,24 +1,28 @@
 //! The `hindsight` command: reads a trace (or a history, a poset, a program), runs an analysis,
 //! prints what it finds.
 //!
-//! This crate owns the command line: argument parsing ([`args`]), reading inputs and printing
-//! reports, errors and warnings ([`output`]), and exit statuses (0 clean, 1 findings, 2 error,
+//! This crate owns the command line: argument parsing ([`args`]), reading inputs ([`input`]),
+//! printing reports, errors and warnings ([`output`]), and exit statuses (0 clean, 1 findings, 2 error,
 //! 3 unknown). Each command parses its options, calls one library entry point and renders the
 //! reports it gets back; no analysis, search or finding construction lives here.
 
 mod args;
 mod budget;
+mod convert;
 mod cuts;
 mod files;
 mod generators;
+mod input;
 mod output;
 mod reach;
 mod record;
 mod traces;
+mod views;
 
 use args::{Cli, Command};
 use hindsight_syntax::{input_name, Diagnostic};
-use output::{print_report, print_warnings, read_text};
+use input::read_text;
+use output::{print_report, print_warnings};
 use std::io;
 use std::process::ExitCode;
 
@@ -26,14 +30,14 @@ fn main() -> ExitCode {
     let _ = output::STARTED.set(std::time::Instant::now());
     let cli = args::parse();
     remove_temporaries_on_signals();
-    output::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
+    input::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
     // Before the first file is read: every read is checked against these.
     files::set_outputs(outputs(&cli));
     if let Some(path) = &cli.rr_exclude {
         match read_text(path) {
             Ok(text) => {
-                let _ = output::RR_EXCLUDE
-                    .set(hindsight_trace::RoadRunnerOptions::parse_exclude(&text));
+                let _ =
+                    input::RR_EXCLUDE.set(hindsight_trace::RoadRunnerOptions::parse_exclude(&text));
             }
             Err(e) => {
                 eprintln!("hindsight: error: {e:#}");
@@ -213,10 +217,10 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             findings,
             budget,
             format,
-        } => traces::views(
+        } => views::views(
             &inputs,
             strict,
-            &traces::ViewsOptions {
+            &views::ViewsOptions {
                 regions,
                 library,
                 models,
@@ -231,7 +235,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             input,
             format,
             budget,
-        } => traces::stats(&input, format, budget.start("stats")),
+        } => convert::stats(&input, format, budget.start("stats")),
         Command::Completions { shell } => {
             let mut out = io::stdout().lock();
             clap_complete::generate(shell, &mut args::command(), "hindsight", &mut out);
@@ -248,7 +252,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             from,
             to,
             budget,
-        } => traces::convert(&input, &output, from, to, budget.start("convert")),
+        } => convert::convert(&input, &output, from, to, budget.start("convert")),
         Command::Gen(a) => generators::gen(&a),
         Command::Lin {
             history,
@@ -309,7 +313,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             budget,
             format,
         } => {
-            let java = output::read_java_sources(&paths)?;
+            let java = input::read_java_sources(&paths)?;
             output::print_warnings(&java.skipped);
             let sources = java.sources;
             let shown = match paths.as_slice() {

@@ -4,7 +4,8 @@
 use crate::args::{FormatArg, InputArgs};
 use crate::budget::BudgetArgs;
 use crate::cuts::PrintWarnings;
-use crate::output::{open_trace, pipelined, print_report};
+use crate::input::{open_trace, pipelined};
+use crate::output::print_report;
 use hindsight_states::reach::{analyse, Options};
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;

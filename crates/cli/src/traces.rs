@@ -1,39 +1,32 @@
-//! The commands over one trace: `races`, `atomicity`, `commute`, `views`, `check` (several of
-//! them in one pass) and `stats`, and `convert`. Each builds the
-//! analyses its options ask for, hands them to `hindsight_stream::analyse_trace` and prints the
-//! reports.
+//! The trace analysis commands `races`, `atomicity`, `commute` and `check` (several analyses in
+//! one pass), and the pass over one trace they share with `views` ([`crate::views`]) and
+//! `stats` ([`crate::convert`]): each builds the analyses its options ask for, hands them to
+//! `hindsight_stream::analyse_trace` and prints the reports.
 
 use crate::args::{
-    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, InputFormatArg, ModelArg,
-    ModelArgs, RegionsArg, TraceFormatArg, WitnessArg,
+    AnalysisArg, CheckArgs, FindingsArgs, FormatArg, InputArgs, ModelArg, ModelArgs, RegionsArg,
+    WitnessArg,
 };
 use crate::budget::{BudgetArgs, Running};
-use crate::output::{
-    open_trace, open_trace_as, pipelined, print_report, print_report_with, print_reports,
-    print_warnings, read_java_sources, read_text, JsonlSink, TraceSink,
-};
-use anyhow::{bail, Context};
+use crate::input::{open_trace, pipelined, read_text};
+use crate::output::{print_report_with, print_reports, print_warnings, JsonlSink};
+use anyhow::bail;
 use hindsight_budget::Budget;
 use hindsight_predict::{Model, Options as PredictOptions};
 use hindsight_report::RenderOptions;
-use hindsight_source::views::analyse_program_within;
 use hindsight_stream::atomicity::{Atomicity, Options as AtomicityOptions};
-use hindsight_stream::budgeted::UntilSpent;
 use hindsight_stream::commute::load::{binding, builtin_text, explain, load, LoadedSpecs};
 use hindsight_stream::commute::Commute;
 use hindsight_stream::groups::Granularity;
 use hindsight_stream::views::{DynamicViews, Regions};
 use hindsight_stream::{analyse_trace_within, Analysis, FindingSink, RunOptions, TraceRun};
-use hindsight_syntax::{input_name, Diagnostic};
-use hindsight_trace::rapid::{self, WriteRapidError};
-use hindsight_trace::{AnyReader, EventSource, Format, OutputFile, Position};
-use serde_json::Value;
-use std::io::{self, BufWriter, Write};
+use hindsight_syntax::input_name;
+use std::io::{self, Write};
 use std::path::Path;
 
 /// Runs `analyses` over the trace in one pass and prints the trace's warnings; with JSON Lines,
 /// the findings handed over during the pass go to `sink` as they are built.
-fn run(
+pub(crate) fn run(
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     sink: Option<&mut JsonlSink>,
@@ -136,7 +129,7 @@ pub fn analyse(
     report(input, vec![analysis], format, options, false, running)
 }
 
-fn granularity(findings: &FindingsArgs) -> Granularity {
+pub(crate) fn granularity(findings: &FindingsArgs) -> Granularity {
     if findings.every_event {
         Granularity::EveryEvent
     } else {
@@ -145,7 +138,7 @@ fn granularity(findings: &FindingsArgs) -> Granularity {
 }
 
 /// How text shows the findings: `--limit`, and witnesses short unless `--witness=full`.
-fn render_options(findings: &FindingsArgs, model: Option<&ModelArgs>) -> RenderOptions {
+pub(crate) fn render_options(findings: &FindingsArgs, model: Option<&ModelArgs>) -> RenderOptions {
     RenderOptions {
         limit: Some(findings.limit),
         full_witness: model.is_some_and(|m| m.witness == Some(WitnessArg::Full)),
@@ -262,139 +255,14 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
     )
 }
 
-/// The extension of programs in the views language.
-const PROGRAM_EXTENSION: &str = "mv";
-
-fn regions(arg: Option<RegionsArg>) -> Regions {
+/// `--regions` as the views analysis takes it.
+pub(crate) fn regions(arg: Option<RegionsArg>) -> Regions {
     match arg {
         None => Regions::Auto,
         Some(RegionsArg::Blocks) => Regions::Blocks,
         Some(RegionsArg::Locks) => Regions::Locks,
         Some(RegionsArg::Both) => Regions::Both,
     }
-}
-
-/// The options of `views` besides its inputs.
-pub struct ViewsOptions {
-    pub regions: Option<RegionsArg>,
-    pub library: bool,
-    pub models: Option<std::path::PathBuf>,
-    pub no_mhp: bool,
-    pub findings: FindingsArgs,
-}
-
-fn is_java(path: &Path) -> bool {
-    path.is_dir() || path.extension().is_some_and(|e| e == "java")
-}
-
-pub fn views(
-    inputs: &[std::path::PathBuf],
-    strict: bool,
-    o: &ViewsOptions,
-    budget: &BudgetArgs,
-    format: FormatArg,
-) -> anyhow::Result<u8> {
-    if inputs.iter().any(|p| is_java(p)) {
-        return java_views(inputs, strict, o, budget, format);
-    }
-    if o.library || o.models.is_some() {
-        bail!("`--library` and `--models` apply to Java programs");
-    }
-    let [path] = inputs else {
-        bail!("give one trace or `.mv` program (several inputs are for Java)");
-    };
-    let input = InputArgs {
-        trace: path.clone(),
-        strict,
-        lock_records: Default::default(),
-    };
-    if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
-        let running = budget.start("views");
-        // Views charges its relation to the budget itself, so the pass gets none.
-        let analysis = DynamicViews::new(regions(o.regions), !o.no_mhp)
-            .with_granularity(granularity(&o.findings))
-            .within(std::sync::Arc::clone(&running.budget));
-        let code = analyse(
-            &input,
-            format,
-            render_options(&o.findings, None),
-            Box::new(analysis),
-            None,
-        );
-        running.done();
-        return code;
-    }
-    if o.regions.is_some() || o.no_mhp || o.findings.every_event {
-        bail!("`--regions`, `--no-mhp` and `--every-event` apply to traces, not to programs");
-    }
-    let text = read_text(path)?;
-    let running = budget.start("views");
-    let run = analyse_program_within(&text, &input_name(path), &running.budget);
-    running.done();
-    let run = run?;
-    print_warnings(&run.warnings);
-    if strict {
-        if let Some(e) = run.strict_error() {
-            return Err(e.into());
-        }
-    }
-    print_report(&run.report, format)?;
-    Ok(run.report.exit_code() as u8)
-}
-
-fn java_views(
-    inputs: &[std::path::PathBuf],
-    strict: bool,
-    o: &ViewsOptions,
-    budget: &BudgetArgs,
-    format: FormatArg,
-) -> anyhow::Result<u8> {
-    if let Some(p) = inputs.iter().find(|p| !is_java(p)) {
-        bail!(
-            "{} is not Java: Java files are analysed together, without traces or `.mv` programs",
-            input_name(p)
-        );
-    }
-    if o.no_mhp || o.findings.every_event {
-        bail!("`--no-mhp` and `--every-event` apply to traces");
-    }
-    let java = read_java_sources(inputs)?;
-    print_warnings(&java.skipped);
-    if strict {
-        if let Some(w) = java.skipped.first() {
-            return Err(Diagnostic {
-                severity: hindsight_syntax::Severity::Error,
-                ..w.clone()
-            }
-            .into());
-        }
-    }
-    let texts: Vec<(String, String)> = java.sources.into_iter().map(|s| (s.name, s.text)).collect();
-    let models = match &o.models {
-        Some(p) => Some((input_name(p), read_text(p)?)),
-        None => None,
-    };
-    let options = hindsight_source::views::java::JavaOptions {
-        lock_regions: matches!(o.regions, Some(RegionsArg::Locks | RegionsArg::Both)),
-        library: o.library,
-        models,
-    };
-    let running = budget.start("views");
-    let run = hindsight_source::views::java::analyse_java_within(&texts, &options, &running.budget);
-    running.done();
-    let run = run?;
-    print_warnings(&run.warnings);
-    if strict {
-        if let Some(w) = run.warnings.first() {
-            return Err(Diagnostic {
-                severity: hindsight_syntax::Severity::Error,
-                ..w.clone()
-            }
-            .into());
-        }
-    }
-    print_report(&run.report, format)?;
-    Ok(run.report.exit_code() as u8)
 }
 
 pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
@@ -443,149 +311,4 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
         true,
         Some(running),
     )
-}
-
-/// Exit status 0, or 3 when the budget ran out before the end of the trace (the counts are
-/// then of the events read until then, and `budget_spent` says which limit).
-pub fn stats(input: &InputArgs, format: FormatArg, running: Running) -> anyhow::Result<u8> {
-    let budget = running.budget.clone();
-    let run = run(input, Vec::new(), None, Some(&budget));
-    running.done();
-    let run = run?;
-    let mut info = run.info;
-    // A deadline that passed while no event came is spent too.
-    let _ = budget.check();
-    let spent = budget.spent();
-    if let Some(spent) = spent {
-        info.insert("budget_spent".into(), Value::from(spent.name()));
-    }
-    let mut out = BufWriter::new(io::stdout().lock());
-    match format {
-        FormatArg::Text => {
-            for (k, v) in &info {
-                match v {
-                    Value::String(s) => writeln!(out, "{k}: {s}")?,
-                    v => writeln!(out, "{k}: {v}")?,
-                }
-            }
-            writeln!(out, "warnings: {}", run.warning_total)?;
-        }
-        FormatArg::Json => {
-            info.insert("warnings".into(), Value::from(run.warnings));
-            serde_json::to_writer_pretty(&mut out, &info)?;
-            writeln!(out)?;
-        }
-        FormatArg::Sarif | FormatArg::Jsonl | FormatArg::Html => {
-            bail!("`stats` prints text or json")
-        }
-    }
-    out.flush()?;
-    Ok(if spent.is_some() { 3 } else { 0 })
-}
-
-/// Exit status 0, or 3 when the budget ran out first: the output is then a whole trace of
-/// the events read until the limit, and a message says so.
-pub fn convert(
-    input: &Path,
-    output: &Path,
-    from: Option<InputFormatArg>,
-    to: Option<TraceFormatArg>,
-    running: Running,
-) -> anyhow::Result<u8> {
-    let budget = running.budget.clone();
-    let converted = convert_within(input, output, from, to, &budget);
-    running.done();
-    let spent = converted?;
-    Ok(match spent {
-        Some(spent) => {
-            crate::output::eprint_line(Diagnostic::warning(
-                &input_name(input),
-                Position::File,
-                format!(
-                    "--{} reached: {} holds the events read until then",
-                    spent.name(),
-                    input_name(output)
-                ),
-            ));
-            3
-        }
-        None => 0,
-    })
-}
-
-/// [`convert`]'s work: the limit that stopped it, if one did.
-fn convert_within(
-    input: &Path,
-    output: &Path,
-    from: Option<InputFormatArg>,
-    to: Option<TraceFormatArg>,
-    budget: &hindsight_budget::Budget,
-) -> anyhow::Result<Option<hindsight_budget::Spent>> {
-    let from = from.map(|f| match f {
-        InputFormatArg::Rr => Format::RoadRunner,
-        InputFormatArg::Rapidbin => Format::RapidBin,
-        InputFormatArg::Std => Format::Text,
-        InputFormatArg::Hst => Format::Binary,
-    });
-    let format = match to {
-        Some(TraceFormatArg::Std) => Format::Text,
-        Some(TraceFormatArg::Hst) => Format::Binary,
-        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output, from, budget),
-        None => Format::from_extension(output),
-    };
-    let name = input_name(input);
-    let wrap = |e: hindsight_trace::TraceError| Diagnostic::error(&name, e.pos, e.kind.to_string());
-    let mut reader = UntilSpent::new(open_trace_as(input, from)?, budget);
-    let mut sink = TraceSink::create(Some(output), &[input], format)?;
-    while reader.advance().map_err(wrap)? {
-        sink.write(reader.current(), reader.names())
-            .with_context(|| format!("cannot write {}", input_name(output)))?;
-    }
-    sink.finish()?;
-    print_dropped(&name, reader.inner());
-    Ok(reader.spent())
-}
-
-/// Says on stderr what the reader left out of the trace.
-fn print_dropped(name: &str, reader: &AnyReader) {
-    for what in reader.dropped() {
-        crate::output::eprint_line(Diagnostic::warning(name, Position::File, what));
-    }
-}
-
-/// `convert --to rapid`: the trace as RAPID reads it in `output`, its location map beside it.
-fn convert_to_rapid(
-    input: &Path,
-    output: &Path,
-    from: Option<Format>,
-    budget: &hindsight_budget::Budget,
-) -> anyhow::Result<Option<hindsight_budget::Spent>> {
-    if output.as_os_str() == "-" {
-        bail!("`--to rapid` writes a location map beside its output: give a file, not `-`");
-    }
-    let map = rapid::locations_path(output);
-    let mut reader = UntilSpent::new(open_trace_as(input, from)?, budget);
-    let create = |p: &Path| -> anyhow::Result<OutputFile> {
-        crate::files::check_output(p)?;
-        OutputFile::create(p, &[input]).with_context(|| format!("cannot write {}", p.display()))
-    };
-    let (mut trace, mut locations) = (create(output)?, create(&map)?);
-    let error = match rapid::write_rapid(&mut reader, &mut trace, &mut locations) {
-        Ok(_) => match trace.commit().and_then(|()| locations.commit()) {
-            Ok(()) => {
-                print_dropped(&input_name(input), reader.inner());
-                return Ok(reader.spent());
-            }
-            Err(e) => WriteRapidError::Io(e),
-        },
-        Err(e) => e,
-    };
-    Err(match error {
-        WriteRapidError::Trace(e) => {
-            Diagnostic::error(&input_name(input), e.pos, e.kind.to_string()).into()
-        }
-        WriteRapidError::Io(e) => {
-            anyhow::Error::new(e).context(format!("cannot write {}", input_name(output)))
-        }
-    })
 }
