@@ -53,6 +53,20 @@ fn classes() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// Runs `record OPTIONS --out TRACE -- java -cp CLASSES CLASS`, however it ends: what it
+/// printed, and the trace's path (`TRACE` in the test's folder, removed first).
+fn record_run(class: &str, options: &[&str], trace: &str) -> (Out, String) {
+    let dir = classes().expect("checked by the caller");
+    let out = temp(trace);
+    let _ = std::fs::remove_file(&out);
+    let out = out.to_str().unwrap().to_string();
+    let mut args = vec!["record"];
+    args.extend(options);
+    args.extend(["--out", &out, "--", "java", "-Xshare:off", "-cp"]);
+    args.extend([dir.to_str().unwrap(), class]);
+    (hindsight(&args), out)
+}
+
 /// Records `class` with the agent options; the trace's path.
 fn record(class: &str, agent: &[&str]) -> String {
     let dir = classes().expect("checked by the caller");
@@ -244,21 +258,11 @@ fn a_single_threaded_program_records_the_same_trace_twice() {
 
 #[test]
 fn a_jvm_stopped_without_its_hooks_leaves_a_readable_prefix() {
-    let Some(dir) = classes() else { return };
-    let out = temp("Halt.hst");
-    let _ = std::fs::remove_file(&out);
-    let out = out.to_str().unwrap();
-    let r = hindsight(&[
-        "record",
-        "--out",
-        out,
-        "--",
-        "java",
-        "-Xshare:off",
-        "-cp",
-        dir.to_str().unwrap(),
-        "Halt",
-    ]);
+    if classes().is_none() {
+        return;
+    }
+    let (r, out) = record_run("Halt", &[], "Halt.hst");
+    let out = out.as_str();
     assert_eq!(r.code, 3, "the JVM's exit status: {}", r.stderr);
     assert!(
         r.stderr
@@ -286,24 +290,12 @@ fn a_jvm_stopped_without_its_hooks_leaves_a_readable_prefix() {
 /// `--max-trace` stops one that never ends (Spinner) once its trace holds that much.
 #[test]
 fn record_limits_stop_the_program_and_keep_a_whole_trace() {
-    let Some(dir) = classes() else { return };
-    let cp = dir.to_str().unwrap();
-    let out = temp("Sleeper-timeout.hst");
-    let out = out.to_str().unwrap();
+    if classes().is_none() {
+        return;
+    }
     let start = std::time::Instant::now();
-    let r = hindsight(&[
-        "record",
-        "--timeout",
-        "1",
-        "--out",
-        out,
-        "--",
-        "java",
-        "-Xshare:off",
-        "-cp",
-        cp,
-        "Sleeper",
-    ]);
+    let (r, out) = record_run("Sleeper", &["--timeout", "1"], "Sleeper-timeout.hst");
+    let out = out.as_str();
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(
         r.stderr
@@ -319,21 +311,8 @@ fn record_limits_stop_the_program_and_keep_a_whole_trace() {
     let v: serde_json::Value = serde_json::from_str(&writes.stdout).unwrap();
     assert!(v["events"].as_u64().unwrap() >= 2000, "{v}");
 
-    let out = temp("Spinner-max.hst");
-    let out = out.to_str().unwrap();
-    let r = hindsight(&[
-        "record",
-        "--max-trace",
-        "2M",
-        "--out",
-        out,
-        "--",
-        "java",
-        "-Xshare:off",
-        "-cp",
-        cp,
-        "Spinner",
-    ]);
+    let (r, out) = record_run("Spinner", &["--max-trace", "2M"], "Spinner-max.hst");
+    let out = out.as_str();
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(
         r.stderr.contains("its trace reached 2097152 bytes"),
@@ -350,20 +329,10 @@ fn record_limits_stop_the_program_and_keep_a_whole_trace() {
 /// model asked the null map for its class first: MoTH's Jigsaw died inside the agent).
 #[test]
 fn a_map_call_on_null_throws_the_programs_exception() {
-    let Some(dir) = classes() else { return };
-    let out = temp("NullMap.hst");
-    let out = out.to_str().unwrap();
-    let r = hindsight(&[
-        "record",
-        "--out",
-        out,
-        "--",
-        "java",
-        "-Xshare:off",
-        "-cp",
-        dir.to_str().unwrap(),
-        "NullMap",
-    ]);
+    if classes().is_none() {
+        return;
+    }
+    let (r, _) = record_run("NullMap", &[], "NullMap.hst");
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stdout

@@ -47,23 +47,7 @@ proptest! {
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..12),
         threads in 2u8..=4,
     ) {
-        let trace = generated(&choices, threads);
-        let truth = explore(&trace, Reorderings::Correct);
-        let mut syncp = SyncP::new(every_event());
-        drive(&trace, &mut syncp);
-        let mut shb = Shb::new(every_event());
-        drive(&trace, &mut shb);
-        let mut rec = recording(&trace);
-        for r in syncp.races().iter().chain(shb.races()) {
-            let (a, b) = (r.partner.index, r.racy.index);
-            let schedule = witness::reordering(&mut rec, a, b);
-            prop_assert!(schedule.is_some(), "no witness for ({a}, {b})");
-            let schedule = schedule.unwrap_or_default();
-            prop_assert_eq!(check(&rec.events, &schedule, a, b), Ok(()));
-            prop_assert!(truth.races.contains(&(a, b)));
-            let named = witness::find(&mut rec, &trace.names, a, b).expect("checked");
-            prop_assert_eq!(named.schedule.len(), schedule.len());
-        }
+        witnesses_replay(&generated(&choices, threads))?;
     }
 }
 
@@ -77,22 +61,30 @@ proptest! {
         threads in 2u8..=4,
         late in 1usize..4,
     ) {
-        let trace = with_late_forks(generated(&choices, threads), late);
-        let truth = explore(&trace, Reorderings::Correct);
-        let mut syncp = SyncP::new(every_event());
-        drive(&trace, &mut syncp);
-        let mut shb = Shb::new(every_event());
-        drive(&trace, &mut shb);
-        let mut rec = recording(&trace);
-        for r in syncp.races().iter().chain(shb.races()) {
-            let (a, b) = (r.partner.index, r.racy.index);
-            let schedule = witness::reordering(&mut rec, a, b);
-            prop_assert!(schedule.is_some(), "no witness for ({a}, {b})");
-            let schedule = schedule.unwrap_or_default();
-            prop_assert_eq!(check(&rec.events, &schedule, a, b), Ok(()));
-            prop_assert!(truth.races.contains(&(a, b)));
-        }
+        witnesses_replay(&with_late_forks(generated(&choices, threads), late))?;
     }
+}
+
+/// Every sync-preserving and SHB race of `trace` has a witness that the replayer accepts, it
+/// is a predictable race by the oracle, and the named witness is that schedule.
+fn witnesses_replay(trace: &Trace) -> Result<(), TestCaseError> {
+    let truth = explore(trace, Reorderings::Correct);
+    let mut syncp = SyncP::new(every_event());
+    drive(trace, &mut syncp);
+    let mut shb = Shb::new(every_event());
+    drive(trace, &mut shb);
+    let mut rec = recording(trace);
+    for r in syncp.races().iter().chain(shb.races()) {
+        let (a, b) = (r.partner.index, r.racy.index);
+        let schedule = witness::reordering(&mut rec, a, b);
+        prop_assert!(schedule.is_some(), "no witness for ({a}, {b})");
+        let schedule = schedule.unwrap_or_default();
+        prop_assert_eq!(check(&rec.events, &schedule, a, b), Ok(()));
+        prop_assert!(truth.races.contains(&(a, b)));
+        let named = witness::find(&mut rec, &trace.names, a, b).expect("checked");
+        prop_assert_eq!(named.schedule.len(), schedule.len());
+    }
+    Ok(())
 }
 
 fn events(text: &str) -> Vec<Recorded> {

@@ -343,14 +343,7 @@ mod tests {
         }
         churn.push("w(y)");
         let s = schedule(&[("T1", &churn), ("T2", &["acq(L2)", "rel(L2)", "r(z)"])]);
-        let short = short_schedule(&s);
-        let lines: Vec<String> = short
-            .iter()
-            .map(|l| match l {
-                ScheduleLine::Event(e) => format!("#{} {} {}", e.index, e.thread, e.op),
-                ScheduleLine::Elided(run) => run.to_string(),
-            })
-            .collect();
+        let lines = shown(&s);
         assert_eq!(
             lines,
             [
@@ -366,6 +359,17 @@ mod tests {
         check(&s);
     }
 
+    /// The short form's lines as text prints them (events without their locations).
+    fn shown(s: &[EventRef]) -> Vec<String> {
+        short_schedule(s)
+            .iter()
+            .map(|l| match l {
+                ScheduleLine::Event(e) => format!("#{} {} {}", e.index, e.thread, e.op),
+                ScheduleLine::Elided(run) => run.to_string(),
+            })
+            .collect()
+    }
+
     #[test]
     fn a_hand_off_inside_a_long_run_is_kept() {
         // T1 releases L1 in the middle of its run and T2 then takes it: both ends of the
@@ -379,13 +383,7 @@ mod tests {
             t1.extend(["acq(L2)", "rel(L2)"]);
         }
         let s = schedule(&[("T1", &t1), ("T2", &["acq(L1)", "r(x)", "rel(L1)"])]);
-        let lines: Vec<String> = short_schedule(&s)
-            .iter()
-            .map(|l| match l {
-                ScheduleLine::Event(e) => format!("#{} {} {}", e.index, e.thread, e.op),
-                ScheduleLine::Elided(run) => run.to_string(),
-            })
-            .collect();
+        let lines = shown(&s);
         assert_eq!(
             lines,
             [
