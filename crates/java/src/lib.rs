@@ -328,7 +328,8 @@ fn watch(
                 };
                 if stopped.is_some() {
                     // The process may have exited since `try_wait`: then there is nothing to
-                    // stop, and the next `try_wait` reports it.
+                    // stop, and the next `try_wait` reports it. Not yet waited for, its pid is
+                    // still its own (a zombie keeps it), so the signal cannot reach another.
                     let _ = rustix::process::kill_process(
                         rustix::process::Pid::from_child(child),
                         rustix::process::Signal::TERM,
