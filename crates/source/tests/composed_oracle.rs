@@ -160,7 +160,9 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
     });
     eprintln!("{t:?}");
     assert!(
-        t.proved >= 40 && t.violations >= 40 && t.derived >= 40 && t.unknown >= 40,
+        // Floors against vacuity, well under a run's counts (the seed is random: violations
+        // 70-83 in three runs).
+        t.proved >= 40 && t.violations >= 25 && t.derived >= 40 && t.unknown >= 40,
         "{t:?}"
     );
 }
@@ -179,7 +181,9 @@ fn verifier_never_contradicts_the_brute_force_with_tuple_keys_and_more_inputs() 
     });
     eprintln!("{t:?}");
     assert!(
-        t.proved >= 40 && t.violations >= 40 && t.derived >= 80 && t.dependent >= 20,
+        // Floors against vacuity, well under a run's counts (the seed is random: violations
+        // 39-82 in six runs; CI's clean clone drew 39 against a floor of 40).
+        t.proved >= 40 && t.violations >= 15 && t.derived >= 80 && t.dependent >= 20,
         "{t:?}"
     );
 }
@@ -266,5 +270,7 @@ fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
         .unwrap();
     let s = seen.into_inner();
     eprintln!("{s:?}");
-    assert!(s.violations >= 40 && s.assuming >= 15, "{s:?}");
+    // Floors against vacuity, well under a run's counts (the seed is random: violations
+    // 56-63, assuming 21-27 in four runs).
+    assert!(s.violations >= 20 && s.assuming >= 5, "{s:?}");
 }
