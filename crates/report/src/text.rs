@@ -153,17 +153,16 @@ pub fn short_schedule(schedule: &[EventRef]) -> Vec<ScheduleLine<'_>> {
 /// events reads hundreds of variables other threads wrote, and showing each read and its
 /// write made cache4j's short witnesses eight times longer.)
 fn hands_a_lock_over(schedule: &[EventRef]) -> Vec<bool> {
-    let lock = |e: &EventRef| -> Option<String> {
-        let (_, rest) = e.op.split_once('(')?;
-        rest.strip_suffix(')').map(str::to_owned)
-    };
+    fn lock(e: &EventRef) -> Option<&str> {
+        e.op.split_once('(').and_then(|(_, l)| l.strip_suffix(')'))
+    }
     let mut hands_over = vec![false; schedule.len()];
     // Per lock, its last release.
-    let mut released: std::collections::HashMap<String, usize> = Default::default();
+    let mut released: std::collections::HashMap<&str, usize> = Default::default();
     for (i, e) in schedule.iter().enumerate() {
         match op_name(e) {
             "acq" => {
-                if let Some(&j) = lock(e).and_then(|l| released.get(&l)) {
+                if let Some(&j) = lock(e).and_then(|l| released.get(l)) {
                     if schedule[j].thread != e.thread {
                         hands_over[j] = true;
                         hands_over[i] = true;

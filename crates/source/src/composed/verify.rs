@@ -182,6 +182,13 @@ struct Node {
     env_op: Option<EnvOp>,
 }
 
+/// The nodes from the root to `end`, in the order they ran.
+fn path_to(nodes: &[Node], end: usize) -> Vec<usize> {
+    let mut path: Vec<usize> = std::iter::successors(Some(end), |&i| nodes[i].parent).collect();
+    path.reverse();
+    path
+}
+
 /// Explores every interleaving of `code` run on `args` from `init` with the environment
 /// `env`; returns the first violation of Definition 3.1 or the number of states. Stops when
 /// `budget` is spent, its nodes and visited set accounted to the memory limit.
@@ -384,15 +391,11 @@ pub fn explore(
             });
             cost.push(cost[at]);
             let end = nodes.len() - 1;
-            let mut ops = Vec::new();
-            let mut cur = Some(end);
-            while let Some(i) = cur {
-                if let Some(op) = &nodes[i].env_op {
-                    ops.push(op.clone());
-                }
-                cur = nodes[i].parent;
-            }
-            ops.reverse();
+            let path = path_to(&nodes, end);
+            let ops: Vec<_> = path
+                .iter()
+                .filter_map(|&i| nodes[i].env_op.clone())
+                .collect();
             // The facts the trace is judged under: the path's own; then, with unknown values
             // taken both ways, the path's with each answer to the questions only the atomic
             // runs ask (the unknown code may answer them either way, and one way may leave no
@@ -469,25 +472,15 @@ pub fn explore(
                     Some(n) => nodes[n].step.as_ref().map_or(0, |s| s.line),
                     None => code.line(nodes[at].local.pc),
                 };
-                let mut steps = Vec::new();
-                let mut cur = Some(end);
-                while let Some(i) = cur {
-                    if let Some(s) = &nodes[i].step {
-                        steps.push(s.clone());
-                    }
-                    cur = nodes[i].parent;
-                }
-                steps.reverse();
+                let steps: Vec<_> = path.iter().filter_map(|&i| nodes[i].step.clone()).collect();
                 let initial = describe_state(code, &start, &nodes[0].shared);
-                let mut env_ops = Vec::new();
-                let mut cur = Some(end);
-                while let Some(i) = cur {
-                    if let Some(EnvOp::Map(m, method, args, _)) = &nodes[i].env_op {
-                        env_ops.push((*m, *method, args.clone()));
-                    }
-                    cur = nodes[i].parent;
-                }
-                env_ops.reverse();
+                let env_ops: Vec<_> = path
+                    .iter()
+                    .filter_map(|&i| match &nodes[i].env_op {
+                        Some(EnvOp::Map(m, method, args, _)) => Some((*m, *method, args.clone())),
+                        _ => None,
+                    })
+                    .collect();
                 return Err(Explored::Violation(Box::new(Counterexample {
                     inputs: code.show_locals(&start),
                     initial,
