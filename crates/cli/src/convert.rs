@@ -3,8 +3,8 @@
 
 use crate::args::{FormatArg, InputArgs, InputFormatArg, TraceFormatArg};
 use crate::budget::Running;
-use crate::input::open_trace_as;
 use crate::output::TraceSink;
+use crate::session::Session;
 use crate::traces::run;
 use anyhow::{bail, Context};
 use hindsight_stream::budgeted::UntilSpent;
@@ -17,9 +17,14 @@ use std::path::Path;
 
 /// Exit status 0, or 3 when the budget ran out before the end of the trace (the counts are
 /// then of the events read until then, and `budget_spent` says which limit).
-pub fn stats(input: &InputArgs, format: FormatArg, running: Running) -> anyhow::Result<u8> {
+pub fn stats(
+    session: &Session,
+    input: &InputArgs,
+    format: FormatArg,
+    running: Running,
+) -> anyhow::Result<u8> {
     let budget = running.budget.clone();
-    let run = run(input, Vec::new(), None, Some(&budget));
+    let run = run(session, input, Vec::new(), None, Some(&budget));
     running.done();
     let run = run?;
     let mut info = run.info;
@@ -56,6 +61,7 @@ pub fn stats(input: &InputArgs, format: FormatArg, running: Running) -> anyhow::
 /// Exit status 0, or 3 when the budget ran out first: the output is then a whole trace of
 /// the events read until the limit, and a message says so.
 pub fn convert(
+    session: &Session,
     input: &Path,
     output: &Path,
     from: Option<InputFormatArg>,
@@ -63,7 +69,7 @@ pub fn convert(
     running: Running,
 ) -> anyhow::Result<u8> {
     let budget = running.budget.clone();
-    let converted = convert_within(input, output, from, to, &budget);
+    let converted = convert_within(session, input, output, from, to, &budget);
     running.done();
     let spent = converted?;
     Ok(match spent {
@@ -85,6 +91,7 @@ pub fn convert(
 
 /// [`convert`]'s work: the limit that stopped it, if one did.
 fn convert_within(
+    session: &Session,
     input: &Path,
     output: &Path,
     from: Option<InputFormatArg>,
@@ -100,13 +107,15 @@ fn convert_within(
     let format = match to {
         Some(TraceFormatArg::Std) => Format::Text,
         Some(TraceFormatArg::Hst) => Format::Binary,
-        Some(TraceFormatArg::Rapid) => return convert_to_rapid(input, output, from, budget),
+        Some(TraceFormatArg::Rapid) => {
+            return convert_to_rapid(session, input, output, from, budget)
+        }
         None => Format::from_extension(output),
     };
     let name = input_name(input);
     let wrap = |e: hindsight_trace::TraceError| Diagnostic::error(&name, e.pos, e.kind.to_string());
-    let mut reader = UntilSpent::new(open_trace_as(input, from)?, budget);
-    let mut sink = TraceSink::create(Some(output), &[input], format)?;
+    let mut reader = UntilSpent::new(session.open_trace_as(input, from, Some(budget))?, budget);
+    let mut sink = TraceSink::create(&session.files, Some(output), &[input], format)?;
     while reader.advance().map_err(wrap)? {
         sink.write(reader.current(), reader.names())
             .with_context(|| format!("cannot write {}", input_name(output)))?;
@@ -125,6 +134,7 @@ fn print_dropped(name: &str, reader: &AnyReader) {
 
 /// `convert --to rapid`: the trace as RAPID reads it in `output`, its location map beside it.
 fn convert_to_rapid(
+    session: &Session,
     input: &Path,
     output: &Path,
     from: Option<Format>,
@@ -134,9 +144,9 @@ fn convert_to_rapid(
         bail!("`--to rapid` writes a location map beside its output: give a file, not `-`");
     }
     let map = rapid::locations_path(output);
-    let mut reader = UntilSpent::new(open_trace_as(input, from)?, budget);
+    let mut reader = UntilSpent::new(session.open_trace_as(input, from, Some(budget))?, budget);
     let create = |p: &Path| -> anyhow::Result<OutputFile> {
-        crate::files::check_output(p)?;
+        session.files.check_output(p)?;
         OutputFile::create(p, &[input]).with_context(|| format!("cannot write {}", p.display()))
     };
     let (mut trace, mut locations) = (create(output)?, create(&map)?);

@@ -3,8 +3,9 @@
 
 use crate::args::FormatArg;
 use crate::budget::BudgetArgs;
-use crate::input::{is_poset_file, open_lines, open_trace, pipelined, read_text};
-use crate::output::{print_report, print_warnings};
+use crate::input::is_poset_file;
+use crate::output::print_warnings;
+use crate::session::Session;
 use clap::ValueEnum;
 use hindsight_report::Report;
 use hindsight_states::cuts::cluster::{parse_hostfile, Cluster};
@@ -105,10 +106,10 @@ pub struct CutsArgs {
 }
 
 /// The predicate of `--predicate`: its text, or that of the file `@FILE` names.
-pub fn read_predicate(arg: &str) -> anyhow::Result<PredicateText> {
+pub fn read_predicate(session: &Session, arg: &str) -> anyhow::Result<PredicateText> {
     Ok(match arg.strip_prefix('@') {
         Some(file) => PredicateText {
-            text: read_text(Path::new(file))?,
+            text: session.read_text(Path::new(file))?,
             name: file.to_owned(),
         },
         None => PredicateText {
@@ -128,13 +129,13 @@ impl Progress for PrintWarnings {
 }
 
 /// The cluster of `--processes`, its host file read and checked.
-fn cluster(args: &CutsArgs) -> anyhow::Result<Option<Cluster>> {
+fn cluster(session: &Session, args: &CutsArgs) -> anyhow::Result<Option<Cluster>> {
     let (Some(processes), Some(process), Some(file)) =
         (args.processes, args.process, &args.hostfile)
     else {
         return Ok(None);
     };
-    let text = read_text(file)?;
+    let text = session.read_text(file)?;
     let hosts = parse_hostfile(&text, &input_name(file), processes as usize)?;
     Ok(Some(Cluster {
         hosts,
@@ -145,7 +146,7 @@ fn cluster(args: &CutsArgs) -> anyhow::Result<Option<Cluster>> {
     }))
 }
 
-pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
+pub fn run(session: &Session, args: &CutsArgs) -> anyhow::Result<u8> {
     // Scripts written before the renames keep working, and are told.
     if args.old_limit.is_some() {
         eprintln!("hindsight: warning: `cuts --limit` is now `--max-states`; the old name will go");
@@ -156,7 +157,11 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
         );
     }
     let options = Options {
-        predicate: args.predicate.as_deref().map(read_predicate).transpose()?,
+        predicate: args
+            .predicate
+            .as_deref()
+            .map(|p| read_predicate(session, p))
+            .transpose()?,
         enumerator: match args.algo {
             AlgoArg::Auto | AlgoArg::Detect | AlgoArg::Quicklex => Enumerator::QuickLex,
             AlgoArg::Bfs => Enumerator::Bfs,
@@ -174,7 +179,7 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
         limit: args.old_limit.unwrap_or(args.max_states),
         every_event: args.full_poset || args.old_every_event,
         online: args.online,
-        cluster: cluster(args)?,
+        cluster: cluster(session, args)?,
     };
     let poset = args.poset || is_poset_file(&args.input);
     // The options' errors before the input is opened (standard input would wait for it).
@@ -190,16 +195,17 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     let budget = &running.budget;
     let report = (|| -> anyhow::Result<Report> {
         Ok(if !poset {
-            let mut reader = open_trace(&args.input)?;
+            let mut reader = session.open_trace(&args.input, Some(budget))?;
             let run = RunOptions {
                 strict: args.strict,
-                pipeline: pipelined(1),
+                pipeline: session.pipelined(1),
                 lock_records: Default::default(),
             };
             let input = Input::Trace(&mut reader, run);
             let mut report = detect(input, &name, &options, &PrintWarnings, budget)?;
-            if crate::output::wants_html(args.format) {
+            if session.wants_html(args.format) {
                 crate::traces::draw_timelines(
+                    session,
                     &args.input,
                     std::slice::from_mut(&mut report),
                     false,
@@ -207,11 +213,11 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
             }
             report
         } else if args.online {
-            let mut lines = open_lines(&args.input)?;
+            let mut lines = session.open_lines(&args.input)?;
             let input = Input::PosetLines(&mut *lines);
             detect(input, &name, &options, &PrintWarnings, budget)?
         } else {
-            let text = read_text(&args.input)?;
+            let text = session.read_text(&args.input)?;
             detect(
                 Input::PosetText(&text),
                 &name,
@@ -223,6 +229,6 @@ pub fn run(args: &CutsArgs) -> anyhow::Result<u8> {
     })();
     running.done();
     let report = report?;
-    print_report(&report, args.format)?;
+    session.print_report(&report, args.format)?;
     Ok(report.exit_code() as u8)
 }

@@ -7,8 +7,8 @@
 //! followed), so a symbolic link, a hard link or `./x` for `x` is the same file.
 
 use hindsight_syntax::input_name;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 
 /// A file as the system knows it, whatever the path that reached it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -70,55 +70,57 @@ impl FileId {
     }
 }
 
-/// The outputs of this run, named before the command starts.
-static OUTPUTS: OnceLock<Vec<PathBuf>> = OnceLock::new();
-
-/// The files read so far, with the name each was read by.
-static READ: Mutex<Vec<(FileId, String)>> = Mutex::new(Vec::new());
-
-/// Names the files this run writes; called once, before any file is read.
-pub fn set_outputs(outputs: Vec<PathBuf>) {
-    let _ = OUTPUTS.set(
-        outputs
-            .into_iter()
-            .filter(|p| p.as_os_str() != "-")
-            .collect(),
-    );
+/// The outputs of a run, named before the command starts, and the files it has read so far.
+pub struct Files {
+    outputs: Vec<PathBuf>,
+    /// Each file read, with the name it was read by. Reads happen on the command's thread,
+    /// one at a time.
+    read: RefCell<Vec<(FileId, String)>>,
 }
 
-/// Notes that the run reads `path` (`-`: standard input): an error, naming both, if it is one
-/// of the run's outputs.
-pub fn note_read(path: &Path) -> anyhow::Result<()> {
-    let id = if path.as_os_str() == "-" {
-        FileId::of_stdin()
-    } else {
-        FileId::at(path)
-    };
-    let Some(id) = id else {
-        // Nothing there yet, or a pipe: nothing a run could overwrite.
-        return Ok(());
-    };
-    let name = input_name(path);
-    for output in OUTPUTS.get().into_iter().flatten() {
-        if FileId::at(output) == Some(id) {
-            return Err(same_file_error(&name, output));
+impl Files {
+    /// The files of a run that writes `outputs`; made before any file is read.
+    pub fn new(outputs: Vec<PathBuf>) -> Files {
+        Files {
+            outputs: outputs
+                .into_iter()
+                .filter(|p| p.as_os_str() != "-")
+                .collect(),
+            read: RefCell::new(Vec::new()),
         }
     }
-    READ.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((id, name));
-    Ok(())
-}
 
-/// An error, naming both, if `output` is a file this run has read.
-pub fn check_output(output: &Path) -> anyhow::Result<()> {
-    let Some(id) = FileId::at(output) else {
-        return Ok(());
-    };
-    let read = READ.lock().unwrap_or_else(|e| e.into_inner());
-    match read.iter().find(|(r, _)| *r == id) {
-        Some((_, name)) => Err(same_file_error(name, output)),
-        None => Ok(()),
+    /// Notes that the run reads `path` (`-`: standard input): an error, naming both, if it is
+    /// one of the run's outputs.
+    pub fn note_read(&self, path: &Path) -> anyhow::Result<()> {
+        let id = if path.as_os_str() == "-" {
+            FileId::of_stdin()
+        } else {
+            FileId::at(path)
+        };
+        let Some(id) = id else {
+            // Nothing there yet, or a pipe: nothing a run could overwrite.
+            return Ok(());
+        };
+        let name = input_name(path);
+        for output in &self.outputs {
+            if FileId::at(output) == Some(id) {
+                return Err(same_file_error(&name, output));
+            }
+        }
+        self.read.borrow_mut().push((id, name));
+        Ok(())
+    }
+
+    /// An error, naming both, if `output` is a file this run has read.
+    pub fn check_output(&self, output: &Path) -> anyhow::Result<()> {
+        let Some(id) = FileId::at(output) else {
+            return Ok(());
+        };
+        match self.read.borrow().iter().find(|(r, _)| *r == id) {
+            Some((_, name)) => Err(same_file_error(name, output)),
+            None => Ok(()),
+        }
     }
 }
 

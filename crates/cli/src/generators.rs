@@ -4,6 +4,7 @@
 
 use crate::args::probability;
 use crate::output::{write_output, TraceSink};
+use crate::session::Session;
 use hindsight_history::simulate::{simulate, to_jsonl, SimConfig, SIM_MODELS};
 use hindsight_states::cuts::generate::generate_poset_file;
 use hindsight_syntax::Diagnostic;
@@ -107,7 +108,7 @@ pub struct GenHistoryArgs {
     pub output: Option<PathBuf>,
 }
 
-pub fn gen(a: &GenArgs) -> anyhow::Result<u8> {
+pub fn gen(session: &Session, a: &GenArgs) -> anyhow::Result<u8> {
     let config = GenConfig {
         events: a.events,
         threads: a.threads,
@@ -123,20 +124,20 @@ pub fn gen(a: &GenArgs) -> anyhow::Result<u8> {
     };
     let output = a.output.as_deref();
     let format = output.map_or(Format::Text, Format::from_extension);
-    let mut sink = TraceSink::create(output, &[], format)?;
+    let mut sink = TraceSink::create(&session.files, output, &[], format)?;
     let mut names = Names::default();
     generate(&config, &mut names, |e, names| sink.write(e, names))?;
     sink.finish()?;
     Ok(0)
 }
 
-pub fn gen_poset(a: &GenPosetArgs) -> anyhow::Result<u8> {
+pub fn gen_poset(session: &Session, a: &GenPosetArgs) -> anyhow::Result<u8> {
     let text = generate_poset_file(&a.family, a.seed, a.send, a.receive)?;
-    write_output(a.output.as_deref(), &text)?;
+    write_output(&session.files, a.output.as_deref(), &text)?;
     Ok(0)
 }
 
-pub fn gen_history(a: &GenHistoryArgs) -> anyhow::Result<u8> {
+pub fn gen_history(session: &Session, a: &GenHistoryArgs) -> anyhow::Result<u8> {
     if !SIM_MODELS.contains(&a.model.as_str()) {
         return Err(Diagnostic::usage(format!(
             "no model `{}` (there are: {})",
@@ -156,6 +157,6 @@ pub fn gen_history(a: &GenHistoryArgs) -> anyhow::Result<u8> {
         info: a.info,
         seed: a.seed,
     });
-    write_output(a.output.as_deref(), &to_jsonl(&history))?;
+    write_output(&session.files, a.output.as_deref(), &to_jsonl(&history))?;
     Ok(0)
 }

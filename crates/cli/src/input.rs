@@ -3,28 +3,122 @@
 //! poset files, each read noted so that no run writes a file it reads; and whether a pass over
 //! a trace runs pipelined.
 
+use crate::session::Session;
 use anyhow::Context;
+use hindsight_budget::Budget;
 use hindsight_states::cuts::poset_file::looks_like_poset;
 use hindsight_syntax::{input_name, Diagnostic};
 use hindsight_trace::{AnyReader, Format, OpenOptions, RoadRunnerOptions};
 use std::io::{self, BufRead};
 use std::path::Path;
 
-/// Set once from `--one-thread`, before any trace is read.
-pub static ONE_THREAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+impl Session {
+    /// Whether a pass over a trace with `analyses` analyses runs pipelined over two threads.
+    pub fn pipelined(&self, analyses: usize) -> bool {
+        // With no analysis (`stats`) the second thread would have only happens-before to do
+        // while the first, filling batches, does about as much as the whole one-thread pass.
+        analyses > 0 && !self.one_thread && hindsight_stream::pipeline::worthwhile()
+    }
 
-/// Whether a pass over a trace with `analyses` analyses runs pipelined over two threads.
-pub fn pipelined(analyses: usize) -> bool {
-    // With no analysis (`stats`) the second thread would have only happens-before to do while
-    // the first, filling batches, does about as much as the whole one-thread pass.
-    analyses > 0
-        && !ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed)
-        && hindsight_stream::pipeline::worthwhile()
-}
+    /// The whole text of an input (`-`: standard input).
+    pub fn read_text(&self, path: &Path) -> anyhow::Result<String> {
+        Ok(decode_text(&input_name(path), self.read_bytes(path)?)?)
+    }
 
-/// The whole text of an input (`-`: standard input).
-pub fn read_text(path: &Path) -> anyhow::Result<String> {
-    Ok(decode_text(&input_name(path), read_bytes(path)?)?)
+    /// The whole content of an input (`-`: standard input), refused if the run writes it.
+    fn read_bytes(&self, path: &Path) -> anyhow::Result<Vec<u8>> {
+        self.files.note_read(path)?;
+        let mut bytes = Vec::new();
+        if path.as_os_str() == "-" {
+            io::Read::read_to_end(&mut io::stdin(), &mut bytes)
+                .context("cannot read standard input")?;
+        } else {
+            bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", input_name(path)))?;
+        }
+        Ok(bytes)
+    }
+
+    /// The Java sources named by `paths`: files as given, directories searched recursively for
+    /// `.java` files (in name order, so that reports are reproducible), `-` standard input.
+    pub fn read_java_sources(&self, paths: &[std::path::PathBuf]) -> anyhow::Result<JavaSources> {
+        let mut out = JavaSources {
+            sources: Vec::new(),
+            skipped: Vec::new(),
+        };
+        for path in paths {
+            if path.is_dir() {
+                let mut files = Vec::new();
+                java_files(path, &mut files)?;
+                files.sort();
+                for f in files {
+                    let name = input_name(&f);
+                    match decode_text(&name, self.read_bytes(&f)?) {
+                        Ok(text) => {
+                            out.sources
+                                .push(hindsight_source::composed::Source { name, text });
+                        }
+                        Err(e) => out.skipped.push(Diagnostic {
+                            severity: hindsight_syntax::Severity::Warning,
+                            message: format!("{}; skipped", e.message),
+                            ..e
+                        }),
+                    }
+                }
+            } else {
+                out.sources.push(hindsight_source::composed::Source {
+                    name: input_name(path),
+                    text: self.read_text(path)?,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// A trace opened for reading, its format sniffed; read within `budget`'s deadline, if
+    /// given, even from a pipe that sends nothing more.
+    pub fn open_trace(&self, path: &Path, budget: Option<&Budget>) -> anyhow::Result<AnyReader> {
+        self.open_trace_as(path, None, budget)
+    }
+
+    /// A trace opened for reading as `format`, or as its content says (see [`Self::open_trace`]).
+    pub fn open_trace_as(
+        &self,
+        path: &Path,
+        format: Option<Format>,
+        budget: Option<&Budget>,
+    ) -> anyhow::Result<AnyReader> {
+        self.files.note_read(path)?;
+        let options = OpenOptions {
+            format,
+            roadrunner: RoadRunnerOptions {
+                exclude: self.rr_exclude.clone(),
+            },
+            deadline: budget.and_then(Budget::deadline),
+        };
+        Ok(hindsight_trace::open_with(path, &options)
+            .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))?)
+    }
+
+    /// The lines of a poset file as they come (`-`: standard input).
+    pub fn open_lines(&self, path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
+        self.files.note_read(path)?;
+        if path.as_os_str() == "-" {
+            return Ok(Box::new(std::io::stdin().lock()));
+        }
+        let f = std::fs::File::open(path)
+            .with_context(|| format!("cannot read {}", input_name(path)))?;
+        let mut lines = std::io::BufReader::new(f);
+        // A byte-order mark is not part of the text (see `read_text`).
+        if lines
+            .fill_buf()
+            .with_context(|| format!("cannot read {}", input_name(path)))?
+            .starts_with(hindsight_trace::text::BOM)
+        {
+            lines.consume(hindsight_trace::text::BOM.len());
+        }
+        Ok(Box::new(lines))
+    }
 }
 
 /// `bytes` as text, or an error at the first byte that is not UTF-8; a byte-order mark
@@ -37,61 +131,12 @@ fn decode_text(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
     Ok(text)
 }
 
-/// The whole content of an input (`-`: standard input), refused if the run writes it.
-fn read_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
-    crate::files::note_read(path)?;
-    let mut bytes = Vec::new();
-    if path.as_os_str() == "-" {
-        io::Read::read_to_end(&mut io::stdin(), &mut bytes)
-            .context("cannot read standard input")?;
-    } else {
-        bytes = std::fs::read(path).with_context(|| format!("cannot read {}", input_name(path)))?;
-    }
-    Ok(bytes)
-}
-
 /// The Java sources of a command, and the files found in directories that were left out.
 pub struct JavaSources {
     pub sources: Vec<hindsight_source::composed::Source>,
     /// A file found in a directory that is not UTF-8 text: skipped, as the user did not name
     /// it (a file named on the command line is an error).
     pub skipped: Vec<Diagnostic>,
-}
-
-/// The Java sources named by `paths`: files as given, directories searched recursively for
-/// `.java` files (in name order, so that reports are reproducible), `-` standard input.
-pub fn read_java_sources(paths: &[std::path::PathBuf]) -> anyhow::Result<JavaSources> {
-    let mut out = JavaSources {
-        sources: Vec::new(),
-        skipped: Vec::new(),
-    };
-    for path in paths {
-        if path.is_dir() {
-            let mut files = Vec::new();
-            java_files(path, &mut files)?;
-            files.sort();
-            for f in files {
-                let name = input_name(&f);
-                match decode_text(&name, read_bytes(&f)?) {
-                    Ok(text) => {
-                        out.sources
-                            .push(hindsight_source::composed::Source { name, text });
-                    }
-                    Err(e) => out.skipped.push(Diagnostic {
-                        severity: hindsight_syntax::Severity::Warning,
-                        message: format!("{}; skipped", e.message),
-                        ..e
-                    }),
-                }
-            }
-        } else {
-            out.sources.push(hindsight_source::composed::Source {
-                name: input_name(path),
-                text: read_text(path)?,
-            });
-        }
-    }
-    Ok(out)
 }
 
 fn java_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<()> {
@@ -113,27 +158,6 @@ fn java_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<(
     Ok(())
 }
 
-/// Set once from `--rr-exclude`, before any trace is read.
-pub static RR_EXCLUDE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-
-/// A trace opened for reading, its format sniffed.
-pub fn open_trace(path: &Path) -> anyhow::Result<AnyReader> {
-    open_trace_as(path, None)
-}
-
-/// A trace opened for reading as `format`, or as its content says.
-pub fn open_trace_as(path: &Path, format: Option<Format>) -> anyhow::Result<AnyReader> {
-    crate::files::note_read(path)?;
-    let options = OpenOptions {
-        format,
-        roadrunner: RoadRunnerOptions {
-            exclude: RR_EXCLUDE.get().cloned().unwrap_or_default(),
-        },
-    };
-    Ok(hindsight_trace::open_with(path, &options)
-        .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))?)
-}
-
 /// Whether the file at `path` starts like a poset file. Standard input is not looked at (what
 /// is read from it is gone): `--poset` says it holds one.
 pub fn is_poset_file(path: &Path) -> bool {
@@ -147,24 +171,4 @@ pub fn is_poset_file(path: &Path) -> bool {
     let n = std::io::Read::read(&mut f, &mut head).unwrap_or(0);
     head.truncate(n);
     looks_like_poset(&String::from_utf8_lossy(&head))
-}
-
-/// The lines of a poset file as they come (`-`: standard input).
-pub fn open_lines(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
-    crate::files::note_read(path)?;
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(std::io::stdin().lock()));
-    }
-    let f =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", input_name(path)))?;
-    let mut lines = std::io::BufReader::new(f);
-    // A byte-order mark is not part of the text (see `read_text`).
-    if lines
-        .fill_buf()
-        .with_context(|| format!("cannot read {}", input_name(path)))?
-        .starts_with(hindsight_trace::text::BOM)
-    {
-        lines.consume(hindsight_trace::text::BOM.len());
-    }
-    Ok(Box::new(lines))
 }

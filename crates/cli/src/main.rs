@@ -16,35 +16,21 @@ mod input;
 mod output;
 mod reach;
 mod record;
+mod session;
 mod traces;
 mod views;
 
-use args::{Cli, Command};
+use args::Command;
 use hindsight_syntax::{input_name, Diagnostic};
-use input::read_text;
-use output::{print_report, print_warnings};
+use output::print_warnings;
+use session::Session;
 use std::io;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let _ = output::STARTED.set(std::time::Instant::now());
+    let started = std::time::Instant::now();
     let cli = args::parse();
     remove_temporaries_on_signals();
-    input::ONE_THREAD.store(cli.one_thread, std::sync::atomic::Ordering::Relaxed);
-    // Before the first file is read: every read is checked against these.
-    files::set_outputs(outputs(&cli));
-    if let Some(path) = &cli.rr_exclude {
-        match read_text(path) {
-            Ok(text) => {
-                let _ =
-                    input::RR_EXCLUDE.set(hindsight_trace::RoadRunnerOptions::parse_exclude(&text));
-            }
-            Err(e) => {
-                eprintln!("hindsight: error: {e:#}");
-                return ExitCode::from(2);
-            }
-        }
-    }
     if cli.one_thread {
         // Analyses build their findings with rayon; one thread means its pool too: this one,
         // as its only worker. This can fail only if the pool exists, and nothing has used it.
@@ -53,18 +39,8 @@ fn main() -> ExitCode {
             .use_current_thread()
             .build_global();
     }
-    if let Some(path) = cli.html.clone() {
-        match html_inputs(&cli.command) {
-            Ok(inputs) => {
-                let _ = output::HTML.set(output::HtmlTarget { path, inputs });
-            }
-            Err(e) => {
-                eprintln!("hindsight: error: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    match dispatch(cli.command) {
+    let outcome = Session::start(&cli, started).and_then(|session| dispatch(cli.command, &session));
+    match outcome {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // A closed pipe (`hindsight ... | head`) is not an error worth a message.
@@ -104,58 +80,7 @@ fn remove_temporaries_on_signals() {
     });
 }
 
-/// The files the run writes: `--html`'s page and the command's own outputs.
-fn outputs(cli: &Cli) -> Vec<std::path::PathBuf> {
-    let mut out: Vec<std::path::PathBuf> = cli.html.iter().cloned().collect();
-    match &cli.command {
-        Command::Convert { output, to, .. } => {
-            out.push(output.clone());
-            if matches!(to, Some(args::TraceFormatArg::Rapid)) {
-                out.push(hindsight_trace::rapid::locations_path(output));
-            }
-        }
-        Command::Gen(a) => out.extend(a.output.clone()),
-        Command::GenPoset(a) => out.extend(a.output.clone()),
-        Command::GenHistory(a) => out.extend(a.output.clone()),
-        _ => {}
-    }
-    out
-}
-
-/// The inputs of a command that `--html` must not overwrite; an error for a command that
-/// prints no report, or prints it as it goes (JSON Lines).
-fn html_inputs(command: &Command) -> Result<Vec<std::path::PathBuf>, String> {
-    use args::FormatArg;
-    let refuse = |what: &str| Err(format!("`--html` draws reports: {what}"));
-    Ok(match command {
-        Command::Races { format: FormatArg::Jsonl, .. }
-        | Command::Atomicity { format: FormatArg::Jsonl, .. }
-        | Command::Commute { format: FormatArg::Jsonl, .. } => {
-            return refuse("JSON Lines writes findings as they are found and keeps none for the page; use another --format")
-        }
-        Command::Check(a) if matches!(a.format, FormatArg::Jsonl) => {
-            return refuse("JSON Lines writes findings as they are found and keeps none for the page; use another --format")
-        }
-        Command::Races { input, .. } | Command::Atomicity { input, .. } => vec![input.trace.clone()],
-        Command::Check(a) => vec![a.input.trace.clone()],
-        Command::Commute { trace, spec, .. } => trace.iter().chain(spec).cloned().collect(),
-        Command::Views { inputs, .. } => inputs.clone(),
-        Command::Lin { history, .. } => vec![history.clone()],
-        Command::Composed { paths, .. } => paths.clone(),
-        Command::Cuts(a) => vec![a.input.clone()],
-        Command::Reach(a) => vec![a.input.trace.clone()],
-        Command::Stats { .. }
-        | Command::Convert { .. }
-        | Command::Gen(_)
-        | Command::GenPoset(_)
-        | Command::GenHistory(_)
-        | Command::Record(_)
-        | Command::Completions { .. }
-        | Command::Man => return refuse("this command prints no report"),
-    })
-}
-
-fn dispatch(command: Command) -> anyhow::Result<u8> {
+fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
     match command {
         Command::Races {
             input,
@@ -163,7 +88,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             model,
             budget,
             format,
-        } => traces::races(&input, &findings, model, format, &budget),
+        } => traces::races(session, &input, &findings, model, format, &budget),
         Command::Atomicity {
             input,
             all,
@@ -173,6 +98,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             findings,
             format,
         } => traces::atomicity(
+            session,
             &input,
             &findings,
             format,
@@ -195,18 +121,21 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             findings,
             budget,
             format,
-        } => traces::commute(traces::CommuteArgs {
-            trace: trace.as_deref(),
-            spec: spec.as_deref(),
-            builtin: builtin.as_deref(),
-            bind: &bind,
-            explain,
-            direct,
-            strict,
-            findings,
-            format,
-            budget: &budget,
-        }),
+        } => traces::commute(
+            session,
+            traces::CommuteArgs {
+                trace: trace.as_deref(),
+                spec: spec.as_deref(),
+                builtin: builtin.as_deref(),
+                bind: &bind,
+                explain,
+                direct,
+                strict,
+                findings,
+                format,
+                budget: &budget,
+            },
+        ),
         Command::Views {
             inputs,
             regions,
@@ -218,6 +147,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             budget,
             format,
         } => views::views(
+            session,
             &inputs,
             strict,
             &views::ViewsOptions {
@@ -230,12 +160,12 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             &budget,
             format,
         ),
-        Command::Check(a) => traces::check(&a),
+        Command::Check(a) => traces::check(session, &a),
         Command::Stats {
             input,
             format,
             budget,
-        } => convert::stats(&input, format, budget.start("stats")),
+        } => convert::stats(session, &input, format, budget.start("stats")),
         Command::Completions { shell } => {
             let mut out = io::stdout().lock();
             clap_complete::generate(shell, &mut args::command(), "hindsight", &mut out);
@@ -252,8 +182,8 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             from,
             to,
             budget,
-        } => convert::convert(&input, &output, from, to, budget.start("convert")),
-        Command::Gen(a) => generators::gen(&a),
+        } => convert::convert(session, &input, &output, from, to, budget.start("convert")),
+        Command::Gen(a) => generators::gen(session, &a),
         Command::Lin {
             history,
             model,
@@ -273,12 +203,12 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                     None => {
                         let report = hindsight_history::unread_report(&running.budget);
                         running.done();
-                        print_report(&report, format)?;
+                        session.print_report(&report, format)?;
                         return Ok(report.exit_code() as u8);
                     }
                 }
             } else {
-                read_text(&history)?
+                session.read_text(&history)?
             };
             let options = hindsight_history::CheckOptions {
                 all_parts: all_keys,
@@ -303,7 +233,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
                     );
                 }
             }
-            print_report(&report, format)?;
+            session.print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }
         Command::Composed {
@@ -313,7 +243,7 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             budget,
             format,
         } => {
-            let java = input::read_java_sources(&paths)?;
+            let java = session.read_java_sources(&paths)?;
             output::print_warnings(&java.skipped);
             let sources = java.sources;
             let shown = match paths.as_slice() {
@@ -331,13 +261,13 @@ fn dispatch(command: Command) -> anyhow::Result<u8> {
             running.done();
             let report = report?;
             output::print_warnings(&report.warnings);
-            print_report(&report, format)?;
+            session.print_report(&report, format)?;
             Ok(report.exit_code() as u8)
         }
-        Command::Cuts(args) => cuts::run(&args),
-        Command::GenPoset(a) => generators::gen_poset(&a),
-        Command::Reach(args) => reach::run(args),
-        Command::GenHistory(a) => generators::gen_history(&a),
-        Command::Record(a) => record::run(a),
+        Command::Cuts(args) => cuts::run(session, &args),
+        Command::GenPoset(a) => generators::gen_poset(session, &a),
+        Command::Reach(args) => reach::run(session, args),
+        Command::GenHistory(a) => generators::gen_history(session, &a),
+        Command::Record(a) => record::run(session, a),
     }
 }

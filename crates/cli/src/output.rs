@@ -4,6 +4,8 @@
 //! [`crate::input`]'s.
 
 use crate::args::FormatArg;
+use crate::files::Files;
+use crate::session::Session;
 use anyhow::Context;
 use hindsight_report::{
     render_all, render_with, write_jsonl_finding, write_jsonl_tail, EscapeControls, Finding,
@@ -25,84 +27,83 @@ pub fn output_format(format: FormatArg) -> Option<OutputFormat> {
     }
 }
 
-/// Where `--html` writes its page, and the inputs it must not overwrite; set once, before the
-/// command runs.
+/// Where `--html` writes its page, and the inputs it must not overwrite.
 pub struct HtmlTarget {
     pub path: std::path::PathBuf,
     pub inputs: Vec<std::path::PathBuf>,
 }
 
-pub static HTML: std::sync::OnceLock<HtmlTarget> = std::sync::OnceLock::new();
-
-/// Set once when the process starts: the run's time on the page.
-pub static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-
-/// Whether the reports of this run are drawn as HTML (`--format html` or `--html FILE`): the
-/// trace commands then gather what the pictures need.
-pub fn wants_html(format: FormatArg) -> bool {
-    matches!(format, FormatArg::Html) || HTML.get().is_some()
-}
-
-/// What the page says about this run.
-fn page() -> hindsight_html::Page {
-    let elapsed_ms = STARTED.get().map_or(0, |t| t.elapsed().as_millis());
-    hindsight_html::Page::of_run(std::env::args_os(), elapsed_ms)
-}
-
-/// Writes the page of `reports` to the file of `--html`, if one was given.
-pub fn write_html_file(reports: &[Report]) -> anyhow::Result<()> {
-    let Some(target) = HTML.get() else {
-        return Ok(());
-    };
-    let inputs: Vec<&Path> = target.inputs.iter().map(|p| p.as_path()).collect();
-    let mut out = Output::create(Some(&target.path), &inputs)?;
-    hindsight_html::render_html(reports, &page(), &mut out)
-        .and_then(|()| out.commit())
-        .with_context(|| format!("cannot write {}", target.path.display()))
-}
-
-/// Renders `reports` in `format` (HTML included) to `out`.
-fn render_reports(
-    reports: &[Report],
-    format: FormatArg,
-    options: &RenderOptions,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    match (output_format(format), reports) {
-        (None, _) => hindsight_html::render_html(reports, &page(), out),
-        (Some(f), [one]) => render_with(one, f, options, out),
-        (Some(f), many) => render_all(many, f, options, out),
+impl Session {
+    /// Whether the reports of this run are drawn as HTML (`--format html` or `--html FILE`):
+    /// the trace commands then gather what the pictures need.
+    pub fn wants_html(&self, format: FormatArg) -> bool {
+        matches!(format, FormatArg::Html) || self.html.is_some()
     }
-}
 
-pub fn print_report(report: &Report, format: FormatArg) -> anyhow::Result<()> {
-    print_report_with(report, format, &RenderOptions::default())
-}
-
-pub fn print_report_with(
-    report: &Report,
-    format: FormatArg,
-    options: &RenderOptions,
-) -> anyhow::Result<()> {
-    let mut out = BufWriter::new(io::stdout().lock());
-    render_reports(std::slice::from_ref(report), format, options, &mut out)?;
-    out.flush()?;
-    write_html_file(std::slice::from_ref(report))
-}
-
-/// Prints the reports of several analyses of one input (`check`).
-pub fn print_reports(
-    reports: &[Report],
-    format: FormatArg,
-    options: &RenderOptions,
-) -> anyhow::Result<()> {
-    let mut out = BufWriter::new(io::stdout().lock());
-    match output_format(format) {
-        Some(f) => render_all(reports, f, options, &mut out)?,
-        None => render_reports(reports, format, options, &mut out)?,
+    /// What the page says about this run.
+    fn page(&self) -> hindsight_html::Page {
+        let elapsed_ms = self.started.elapsed().as_millis();
+        hindsight_html::Page::of_run(std::env::args_os(), elapsed_ms)
     }
-    out.flush()?;
-    write_html_file(reports)
+
+    /// Writes the page of `reports` to the file of `--html`, if one was given.
+    fn write_html_file(&self, reports: &[Report]) -> anyhow::Result<()> {
+        let Some(target) = &self.html else {
+            return Ok(());
+        };
+        let inputs: Vec<&Path> = target.inputs.iter().map(|p| p.as_path()).collect();
+        let mut out = Output::create(&self.files, Some(&target.path), &inputs)?;
+        hindsight_html::render_html(reports, &self.page(), &mut out)
+            .and_then(|()| out.commit())
+            .with_context(|| format!("cannot write {}", target.path.display()))
+    }
+
+    /// Renders `reports` in `format` (HTML included) to `out`.
+    fn render_reports(
+        &self,
+        reports: &[Report],
+        format: FormatArg,
+        options: &RenderOptions,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        match (output_format(format), reports) {
+            (None, _) => hindsight_html::render_html(reports, &self.page(), out),
+            (Some(f), [one]) => render_with(one, f, options, out),
+            (Some(f), many) => render_all(many, f, options, out),
+        }
+    }
+
+    pub fn print_report(&self, report: &Report, format: FormatArg) -> anyhow::Result<()> {
+        self.print_report_with(report, format, &RenderOptions::default())
+    }
+
+    pub fn print_report_with(
+        &self,
+        report: &Report,
+        format: FormatArg,
+        options: &RenderOptions,
+    ) -> anyhow::Result<()> {
+        let mut out = BufWriter::new(io::stdout().lock());
+        self.render_reports(std::slice::from_ref(report), format, options, &mut out)?;
+        out.flush()?;
+        self.write_html_file(std::slice::from_ref(report))
+    }
+
+    /// Prints the reports of several analyses of one input (`check`).
+    pub fn print_reports(
+        &self,
+        reports: &[Report],
+        format: FormatArg,
+        options: &RenderOptions,
+    ) -> anyhow::Result<()> {
+        let mut out = BufWriter::new(io::stdout().lock());
+        match output_format(format) {
+            Some(f) => render_all(reports, f, options, &mut out)?,
+            None => self.render_reports(reports, format, options, &mut out)?,
+        }
+        out.flush()?;
+        self.write_html_file(reports)
+    }
 }
 
 /// Prints lines to standard error, control characters escaped (they quote the input).
@@ -127,11 +128,11 @@ pub enum Output {
 
 impl Output {
     /// Standard output without a path (or with `-`); else the file at `path`, refused if it is
-    /// one of `inputs`.
-    pub fn create(path: Option<&Path>, inputs: &[&Path]) -> anyhow::Result<Output> {
+    /// one of `inputs` or a file the run has read.
+    pub fn create(files: &Files, path: Option<&Path>, inputs: &[&Path]) -> anyhow::Result<Output> {
         Ok(match path {
             Some(p) if p.as_os_str() != "-" => {
-                crate::files::check_output(p)?;
+                files.check_output(p)?;
                 Output::File(
                     OutputFile::create(p, inputs)
                         .with_context(|| format!("cannot write {}", p.display()))?,
@@ -172,8 +173,8 @@ impl Write for Output {
 }
 
 /// Writes `text` to the file at `output`, or to standard output without one (or with `-`).
-pub fn write_output(output: Option<&Path>, text: &str) -> anyhow::Result<()> {
-    let mut out = Output::create(output, &[])?;
+pub fn write_output(files: &Files, output: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    let mut out = Output::create(files, output, &[])?;
     out.write_all(text.as_bytes())?;
     Ok(out.commit()?)
 }
@@ -187,11 +188,12 @@ pub enum TraceSink {
 impl TraceSink {
     /// Standard output or the file at `path` (refused if it is one of `inputs`).
     pub fn create(
+        files: &Files,
         path: Option<&Path>,
         inputs: &[&Path],
         format: Format,
     ) -> anyhow::Result<TraceSink> {
-        let out = Output::create(path, inputs)?;
+        let out = Output::create(files, path, inputs)?;
         Ok(match format {
             Format::Text => TraceSink::Text(TextWriter::new(out)),
             Format::Binary => TraceSink::Binary(BinaryWriter::new(out)?),

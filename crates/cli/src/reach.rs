@@ -4,8 +4,7 @@
 use crate::args::{FormatArg, InputArgs};
 use crate::budget::BudgetArgs;
 use crate::cuts::PrintWarnings;
-use crate::input::{open_trace, pipelined};
-use crate::output::print_report;
+use crate::session::Session;
 use hindsight_states::reach::{analyse, Options};
 use hindsight_stream::RunOptions;
 use hindsight_syntax::input_name;
@@ -39,12 +38,12 @@ pub struct ReachArgs {
     pub format: FormatArg,
 }
 
-pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
+pub fn run(session: &Session, a: ReachArgs) -> anyhow::Result<u8> {
     let options = Options {
         predicate: a
             .predicate
             .as_deref()
-            .map(crate::cuts::read_predicate)
+            .map(|p| crate::cuts::read_predicate(session, p))
             .transpose()?,
         count: a.count,
         exact: a.exact,
@@ -54,28 +53,30 @@ pub fn run(a: ReachArgs) -> anyhow::Result<u8> {
     // The options' error before the trace is opened (standard input would wait for it).
     options.check()?;
     let path = &a.input.trace;
-    let mut reader = open_trace(path)?;
-    let run = RunOptions {
-        strict: a.input.strict,
-        pipeline: pipelined(1),
-        lock_records: Default::default(),
-    };
     let running = a.budget.start("reach");
-    let name = input_name(path);
-    let report = analyse(
-        &mut reader,
-        &name,
-        run,
-        &options,
-        &PrintWarnings,
-        &running.budget,
-    );
+    let report = (|| -> anyhow::Result<_> {
+        let mut reader = session.open_trace(path, Some(&running.budget))?;
+        let run = RunOptions {
+            strict: a.input.strict,
+            pipeline: session.pipelined(1),
+            lock_records: Default::default(),
+        };
+        let name = input_name(path);
+        Ok(analyse(
+            &mut reader,
+            &name,
+            run,
+            &options,
+            &PrintWarnings,
+            &running.budget,
+        )?)
+    })();
     running.done();
     let mut report = report?;
-    if crate::output::wants_html(a.format) {
+    if session.wants_html(a.format) {
         // The loset numbers the events as logged, late releases included.
-        crate::traces::draw_timelines(path, std::slice::from_mut(&mut report), true)?;
+        crate::traces::draw_timelines(session, path, std::slice::from_mut(&mut report), true)?;
     }
-    print_report(&report, a.format)?;
+    session.print_report(&report, a.format)?;
     Ok(report.exit_code() as u8)
 }

@@ -1,6 +1,7 @@
 //! `hindsight record [--out FILE] [--analyse] -- java ARGS...`: runs a Java program under the
 //! recording agent (hindsight-java does the work), then says what to run next.
 
+use crate::session::Session;
 use hindsight_java::{record, RecordLimits, RecordOptions};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -37,7 +38,7 @@ pub struct RecordArgs {
 /// Exit status: the JVM's (or, with `--analyse`, `check`'s when the JVM exited 0); 3 when a
 /// limit stopped the program (`check` still runs on what was recorded); 2 when nothing could
 /// be recorded.
-pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
+pub fn run(session: &Session, args: RecordArgs) -> anyhow::Result<u8> {
     let done = record(&RecordOptions {
         out: args.out,
         agent_options: args.agent,
@@ -77,7 +78,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
             ANALYSES.into(),
             done.out.clone().into_os_string(),
         ])?;
-        let checked = crate::dispatch(cli.command)?;
+        let checked = crate::dispatch(cli.command, session)?;
         return Ok(if code == 0 { checked } else { code });
     }
     eprintln!(

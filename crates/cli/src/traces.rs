@@ -8,8 +8,8 @@ use crate::args::{
     WitnessArg,
 };
 use crate::budget::{BudgetArgs, Running};
-use crate::input::{open_trace, pipelined, read_text};
-use crate::output::{print_report_with, print_reports, print_warnings, JsonlSink};
+use crate::output::{print_warnings, JsonlSink};
+use crate::session::Session;
 use anyhow::bail;
 use hindsight_budget::Budget;
 use hindsight_predict::{Model, Options as PredictOptions};
@@ -27,16 +27,17 @@ use std::path::Path;
 /// Runs `analyses` over the trace in one pass and prints the trace's warnings; with JSON Lines,
 /// the findings handed over during the pass go to `sink` as they are built.
 pub(crate) fn run(
+    session: &Session,
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     sink: Option<&mut JsonlSink>,
     budget: Option<&Budget>,
 ) -> anyhow::Result<TraceRun> {
-    let mut reader = open_trace(&input.trace)?;
+    let mut reader = session.open_trace(&input.trace, budget)?;
     let options = RunOptions {
         strict: input.strict,
         lock_records: input.lock_records.into(),
-        pipeline: pipelined(analyses.len()),
+        pipeline: session.pipelined(analyses.len()),
     };
     let name = input_name(&input.trace);
     let sink = sink.map(|s| s as &mut dyn FindingSink);
@@ -49,6 +50,7 @@ pub(crate) fn run(
 /// progress line drawn meanwhile), and prints their reports: one report as its command prints it, or
 /// (`check`) all of them in `check`'s envelope. Returns the exit status.
 fn report(
+    session: &Session,
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     format: FormatArg,
@@ -60,7 +62,7 @@ fn report(
     let mut streamed = 0;
     let run = if let FormatArg::Jsonl = format {
         let mut sink = JsonlSink::new(analyses.iter().map(|a| a.name()).collect());
-        let run = run(input, analyses, Some(&mut sink), budget);
+        let run = run(session, input, analyses, Some(&mut sink), budget);
         if let Some(r) = running {
             r.done();
         }
@@ -68,21 +70,21 @@ fn report(
         streamed = sink.finish(&run.reports)?;
         run
     } else {
-        let run = run(input, analyses, None, budget);
+        let run = run(session, input, analyses, None, budget);
         if let Some(r) = running {
             r.done();
         }
         let mut run = run?;
-        if crate::output::wants_html(format) {
+        if session.wants_html(format) {
             // Read as logged, the events are numbered in logged order (tolerance renumbers
             // nothing): the pictures read them so too.
             let as_logged = input.lock_records == crate::args::LockRecordsArg::AsLogged;
-            draw_timelines(&input.trace, &mut run.reports, as_logged)?;
+            draw_timelines(session, &input.trace, &mut run.reports, as_logged)?;
         }
         if check {
-            print_reports(&run.reports, format, &options)?;
+            session.print_reports(&run.reports, format, &options)?;
         } else {
-            print_report_with(&run.reports[0], format, &options)?;
+            session.print_report_with(&run.reports[0], format, &options)?;
         }
         run
     };
@@ -100,6 +102,7 @@ fn report(
 /// Gives the findings of `reports` the windows of the trace around them, read again from the
 /// file; a trace from standard input (read once) keeps its findings' own events.
 pub fn draw_timelines(
+    session: &Session,
     trace: &Path,
     reports: &mut [hindsight_report::Report],
     keep_lock_order: bool,
@@ -108,7 +111,7 @@ pub fn draw_timelines(
         hindsight_stream::timelines::note_trace_read_once(reports);
         return Ok(());
     }
-    let mut reader = open_trace(trace)?;
+    let mut reader = session.open_trace(trace, None)?;
     let name = input_name(trace);
     let options = hindsight_stream::timelines::TimelineOptions {
         keep_lock_order,
@@ -120,13 +123,22 @@ pub fn draw_timelines(
 
 /// Runs one analysis over the trace and prints its report.
 pub fn analyse(
+    session: &Session,
     input: &InputArgs,
     format: FormatArg,
     options: RenderOptions,
     analysis: Box<dyn Analysis>,
     running: Option<Running>,
 ) -> anyhow::Result<u8> {
-    report(input, vec![analysis], format, options, false, running)
+    report(
+        session,
+        input,
+        vec![analysis],
+        format,
+        options,
+        false,
+        running,
+    )
 }
 
 pub(crate) fn granularity(findings: &FindingsArgs) -> Granularity {
@@ -168,6 +180,7 @@ fn race_analysis(findings: &FindingsArgs, args: ModelArgs) -> anyhow::Result<Box
 }
 
 pub fn races(
+    session: &Session,
     input: &InputArgs,
     findings: &FindingsArgs,
     model: ModelArgs,
@@ -177,10 +190,11 @@ pub fn races(
     let analysis = race_analysis(findings, model)?;
     let running = budget.start_counting("races", "events");
     let options = render_options(findings, Some(&model));
-    analyse(input, format, options, analysis, Some(running))
+    analyse(session, input, format, options, analysis, Some(running))
 }
 
 pub fn atomicity(
+    session: &Session,
     input: &InputArgs,
     findings: &FindingsArgs,
     format: FormatArg,
@@ -198,13 +212,25 @@ pub fn atomicity(
         analysis = analysis.within(std::sync::Arc::clone(&running.budget));
     }
     let options = render_options(findings, None);
-    analyse(input, format, options, Box::new(analysis), Some(running))
+    analyse(
+        session,
+        input,
+        format,
+        options,
+        Box::new(analysis),
+        Some(running),
+    )
 }
 
 /// The spec `--spec` or `--builtin` names, loaded, with its warnings printed.
-fn spec(spec: Option<&Path>, builtin: Option<&str>, direct: bool) -> anyhow::Result<LoadedSpecs> {
+fn spec(
+    session: &Session,
+    spec: Option<&Path>,
+    builtin: Option<&str>,
+    direct: bool,
+) -> anyhow::Result<LoadedSpecs> {
     let loaded = match (spec, builtin) {
-        (Some(p), _) => load(&read_text(p)?, &p.display().to_string(), direct)?,
+        (Some(p), _) => load(&session.read_text(p)?, &p.display().to_string(), direct)?,
         (None, Some(name)) => load(builtin_text(name)?, &format!("<builtin {name}>"), direct)?,
         (None, None) => bail!("give a spec with --spec FILE or --builtin NAME"),
     };
@@ -224,8 +250,8 @@ pub struct CommuteArgs<'a> {
     pub budget: &'a BudgetArgs,
 }
 
-pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
-    let loaded = spec(a.spec, a.builtin, a.direct)?;
+pub fn commute(session: &Session, a: CommuteArgs<'_>) -> anyhow::Result<u8> {
+    let loaded = spec(session, a.spec, a.builtin, a.direct)?;
     if a.explain {
         print_warnings(&loaded.warnings);
         // Not `print!`, which panics when standard output fails.
@@ -247,6 +273,7 @@ pub fn commute(a: CommuteArgs<'_>) -> anyhow::Result<u8> {
         .with_spec_warnings(loaded.warnings);
     let running = a.budget.start_counting("commute", "events");
     analyse(
+        session,
         &input,
         a.format,
         render_options(&a.findings, None),
@@ -265,7 +292,7 @@ pub(crate) fn regions(arg: Option<RegionsArg>) -> Regions {
     }
 }
 
-pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
+pub fn check(session: &Session, a: &CheckArgs) -> anyhow::Result<u8> {
     let running = a.budget.start_counting("check", "events");
     let chosen = a.chosen_analyses();
     let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
@@ -293,7 +320,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
                     .within(std::sync::Arc::clone(&running.budget)),
             ),
             AnalysisArg::Commute => {
-                let loaded = spec(a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
+                let loaded = spec(session, a.spec.as_deref(), a.builtin.as_deref(), a.direct)?;
                 let binding = binding(&loaded.specs, &a.bind)?;
                 print_warnings(&loaded.warnings);
                 let commute = Commute::new(loaded.specs, binding)
@@ -304,6 +331,7 @@ pub fn check(a: &CheckArgs) -> anyhow::Result<u8> {
         });
     }
     report(
+        session,
         &a.input,
         analyses,
         a.format,

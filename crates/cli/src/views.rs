@@ -4,8 +4,8 @@
 
 use crate::args::{FindingsArgs, FormatArg, InputArgs, RegionsArg};
 use crate::budget::BudgetArgs;
-use crate::input::{read_java_sources, read_text};
-use crate::output::{print_report, print_warnings};
+use crate::output::print_warnings;
+use crate::session::Session;
 use crate::traces::{analyse, granularity, regions, render_options};
 use anyhow::bail;
 use hindsight_source::views::analyse_program_within;
@@ -30,6 +30,7 @@ fn is_java(path: &Path) -> bool {
 }
 
 pub fn views(
+    session: &Session,
     inputs: &[std::path::PathBuf],
     strict: bool,
     o: &ViewsOptions,
@@ -37,7 +38,7 @@ pub fn views(
     format: FormatArg,
 ) -> anyhow::Result<u8> {
     if inputs.iter().any(|p| is_java(p)) {
-        return java_views(inputs, strict, o, budget, format);
+        return java_views(session, inputs, strict, o, budget, format);
     }
     if o.library || o.models.is_some() {
         bail!("`--library` and `--models` apply to Java programs");
@@ -51,25 +52,26 @@ pub fn views(
         lock_records: Default::default(),
     };
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
-        let running = budget.start("views");
-        // Views charges its relation to the budget itself, so the pass gets none.
+        let running = budget.start_counting("views", "events");
+        // Views charges its relation to the budget itself (the pass charges what observers
+        // say they hold, which views leaves at nothing); the pass still reads on the budget's
+        // clock, so that an input that stops sending stops it too.
         let analysis = DynamicViews::new(regions(o.regions), !o.no_mhp)
             .with_granularity(granularity(&o.findings))
             .within(std::sync::Arc::clone(&running.budget));
-        let code = analyse(
+        return analyse(
+            session,
             &input,
             format,
             render_options(&o.findings, None),
             Box::new(analysis),
-            None,
+            Some(running),
         );
-        running.done();
-        return code;
     }
     if o.regions.is_some() || o.no_mhp || o.findings.every_event {
         bail!("`--regions`, `--no-mhp` and `--every-event` apply to traces, not to programs");
     }
-    let text = read_text(path)?;
+    let text = session.read_text(path)?;
     let running = budget.start("views");
     let run = analyse_program_within(&text, &input_name(path), &running.budget);
     running.done();
@@ -80,11 +82,12 @@ pub fn views(
             return Err(e.into());
         }
     }
-    print_report(&run.report, format)?;
+    session.print_report(&run.report, format)?;
     Ok(run.report.exit_code() as u8)
 }
 
 fn java_views(
+    session: &Session,
     inputs: &[std::path::PathBuf],
     strict: bool,
     o: &ViewsOptions,
@@ -100,11 +103,11 @@ fn java_views(
     if o.no_mhp || o.findings.every_event {
         bail!("`--no-mhp` and `--every-event` apply to traces");
     }
-    let java = read_java_sources(inputs)?;
+    let java = session.read_java_sources(inputs)?;
     print_warnings_or_fail(&java.skipped, strict)?;
     let texts: Vec<(String, String)> = java.sources.into_iter().map(|s| (s.name, s.text)).collect();
     let models = match &o.models {
-        Some(p) => Some((input_name(p), read_text(p)?)),
+        Some(p) => Some((input_name(p), session.read_text(p)?)),
         None => None,
     };
     let options = hindsight_source::views::java::JavaOptions {
@@ -117,7 +120,7 @@ fn java_views(
     running.done();
     let run = run?;
     print_warnings_or_fail(&run.warnings, strict)?;
-    print_report(&run.report, format)?;
+    session.print_report(&run.report, format)?;
     Ok(run.report.exit_code() as u8)
 }
 

@@ -126,7 +126,15 @@ fn many_locks() {
     linear_on(
         "many-locks",
         30_000,
-        &["races", "shb", "wcp", "commute", "atomicity"],
+        &[
+            "races",
+            "shb",
+            "wcp",
+            "commute",
+            "atomicity",
+            "views",
+            "check",
+        ],
     );
 }
 

@@ -3,7 +3,7 @@
 //! before the limit, and they can say the limit was reached.
 
 use hindsight_budget::{Budget, Meter, Spent};
-use hindsight_trace::{Event, EventSource, Names, Position, TraceError};
+use hindsight_trace::{ErrorKind, Event, EventSource, Names, Position, TraceError};
 
 /// `source` until `budget` is spent: its clock looked at as a [`Meter`] does (every few
 /// thousand events, sooner when events come slowly), then the end of the stream.
@@ -41,7 +41,14 @@ impl<S: EventSource> EventSource for UntilSpent<'_, S> {
             self.spent = Some(spent);
             return Ok(false);
         }
-        self.source.advance()
+        match self.source.advance() {
+            // An input that sent nothing more before the deadline ends here too.
+            Err(e) if e.kind == ErrorKind::InputTimedOut => {
+                self.spent = Some(self.meter.budget().check().err().unwrap_or(Spent::Time));
+                Ok(false)
+            }
+            more => more,
+        }
     }
 
     fn current(&self) -> &Event {

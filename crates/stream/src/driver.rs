@@ -336,6 +336,16 @@ pub struct Stopped {
     pub events: u64,
 }
 
+/// Where a pass stopped whose input sent nothing more before the deadline of `budget`
+/// ([`hindsight_trace::timed`]), after `events` events.
+pub(crate) fn timed_out(budget: &Budget, events: u64) -> Stopped {
+    Stopped {
+        // The input's deadline is the budget's: checking records the timeout for the report.
+        spent: budget.check().err().unwrap_or(Spent::Time),
+        events,
+    }
+}
+
 /// Tells every observer the deadline of `budget`, if there is one.
 pub(crate) fn tell_deadline(observers: &mut [&mut dyn Observer], budget: Option<&Budget>) {
     if let Some(deadline) = budget.and_then(Budget::deadline) {
@@ -554,7 +564,20 @@ pub fn observe_within<S: EventSource>(
     let mut since_asked = 0;
     let mut by_op = OpCounts::default();
     let mut source = LockRepair::with(source, lock_handling(observers, options));
-    while source.advance()? {
+    loop {
+        let more = match source.advance() {
+            Ok(more) => more,
+            Err(e) => match (budget, &within) {
+                (Some(b), Some(w)) if e.kind == ErrorKind::InputTimedOut => {
+                    stopped = Some(timed_out(b, w.events));
+                    break;
+                }
+                _ => return Err(e),
+            },
+        };
+        if !more {
+            break;
+        }
         for w in source.take_repairs() {
             validator.warn(w.pos, w.kind)?;
         }

@@ -152,6 +152,9 @@ enum ReadEnd {
         warning_counts: Vec<(&'static str, u64)>,
         /// What was done to lock records ([`LockRepair`]).
         lock_records: hindsight_trace::LockRecordCounts,
+        /// The input sent nothing more before the budget's deadline: the trace was read up
+        /// to there.
+        timed_out: bool,
     },
     /// Reading or validation failed; the events before the error were sent.
     Failed(TraceError),
@@ -234,6 +237,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
                 built: Vec::new(),
                 sink,
                 stop: stop_reading,
+                within_budget: budget.is_some(),
             };
             stage.run(&full_tx, &empty_rx)
         });
@@ -252,10 +256,16 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
                 warnings,
                 warning_counts,
                 lock_records,
+                timed_out,
             } => {
                 let mut pass = finish_pass(&by_op, *names, built, warnings, warning_counts);
                 pass.stats.note_lock_records(lock_records);
-                pass.stopped = stopped;
+                pass.stopped = match (stopped, budget, &within) {
+                    (None, Some(b), Some(w)) if timed_out => {
+                        Some(crate::driver::timed_out(b, w.events))
+                    }
+                    (stopped, ..) => stopped,
+                };
                 Ok(pass)
             }
             ReadEnd::Failed(e) => Err(e),
@@ -281,6 +291,9 @@ struct ReadStage<'s, 'k, S> {
     sink: Option<&'k mut dyn FindingSink>,
     /// Set by stage 2 when the budget is spent: read no more.
     stop: Arc<AtomicBool>,
+    /// Whether the pass runs within a budget, whose deadline ends the reading of an input
+    /// that sends nothing more (a pass without one has no deadline to meet).
+    within_budget: bool,
 }
 
 impl<S: EventSource> ReadStage<'_, '_, S> {
@@ -291,11 +304,19 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
             };
             self.build(&mut batch, None);
             batch.clear();
-            let stopped = self.stop.load(Ordering::Relaxed);
+            let mut stopped = self.stop.load(Ordering::Relaxed);
+            let mut timed_out = false;
             let more = if stopped {
                 Ok(false)
             } else {
-                self.fill(&mut batch)
+                match self.fill(&mut batch) {
+                    // The events read until then are analysed, as at a budget's stop.
+                    Err(e) if e.kind == ErrorKind::InputTimedOut && self.within_budget => {
+                        (stopped, timed_out) = (true, true);
+                        Ok(false)
+                    }
+                    more => more,
+                }
             };
             match more {
                 Ok(true) => {
@@ -331,6 +352,7 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
                         warnings: self.validator.warnings().to_vec(),
                         warning_counts: self.validator.warning_counts().to_vec(),
                         lock_records: self.source.counts(),
+                        timed_out,
                     };
                 }
                 Err(e) => {

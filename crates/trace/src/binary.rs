@@ -434,7 +434,7 @@ impl<R: Read> BinaryReader<R> {
                     return Ok(true);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.error(ErrorKind::Io(e.to_string()))),
+                Err(e) => return Err(self.error(ErrorKind::of_io(&e))),
             }
         }
     }

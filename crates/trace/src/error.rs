@@ -7,6 +7,9 @@ pub use hindsight_syntax::Position;
 pub enum ErrorKind {
     #[error("cannot read: {0}")]
     Io(String),
+    /// The input sent nothing more before the deadline of `--timeout` ([`crate::timed`]).
+    #[error("no more input came before the deadline")]
+    InputTimedOut,
     #[error("bad syntax: {0}")]
     Syntax(String),
     #[error("unknown operation `{0}` (expected one of r, w, acq, rel, req, fork, join, begin, end, snd, rcv, call)")]
@@ -49,6 +52,16 @@ pub struct TraceError {
 impl TraceError {
     pub fn new(pos: Position, kind: ErrorKind) -> TraceError {
         TraceError { pos, kind }
+    }
+}
+
+impl ErrorKind {
+    /// The kind of a failed read: the deadline's own when the input timed out.
+    pub fn of_io(e: &std::io::Error) -> ErrorKind {
+        match e.kind() {
+            std::io::ErrorKind::TimedOut => ErrorKind::InputTimedOut,
+            _ => ErrorKind::Io(e.to_string()),
+        }
     }
 }
 

@@ -23,6 +23,7 @@ pub mod roadrunner;
 pub mod shapes;
 pub mod source;
 pub mod text;
+pub mod timed;
 pub mod validate;
 
 pub use binary::{BinaryReader, BinaryWriter};
@@ -147,11 +148,31 @@ impl EventSource for AnyReader {
     }
 }
 
-/// How to open a trace: its format (sniffed when `None`) and the options of RoadRunner logs.
+/// Whether standard input is a file, which never keeps a read waiting.
+fn stdin_is_file() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        File::from(fd).metadata().is_ok_and(|m| m.is_file())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// How to open a trace: its format (sniffed when `None`), the options of RoadRunner logs, and
+/// the deadline past which an input that sends nothing more is given up.
 #[derive(Clone, Debug, Default)]
 pub struct OpenOptions {
     pub format: Option<Format>,
     pub roadrunner: RoadRunnerOptions,
+    /// Standard input that is not a file (a pipe, a terminal) is then read on a thread of its
+    /// own ([`timed::ReadUntil`]), so that a silent writer cannot hold the run past it.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// How many bytes [`sniff`] looks at, at most.
@@ -322,16 +343,21 @@ pub fn open(path: &Path) -> Result<AnyReader, TraceError> {
 /// [`open`], with the format given rather than sniffed when `options.format` says it.
 pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceError> {
     let io_err = |e: io::Error| TraceError::new(Position::File, ErrorKind::Io(e.to_string()));
-    let mut input: Box<dyn Read + Send> = if path.as_os_str() == "-" {
-        Box::new(io::stdin())
-    } else {
-        Box::new(File::open(path).map_err(io_err)?)
+    let mut input: Box<dyn Read + Send> = match (path.as_os_str() == "-", options.deadline) {
+        (true, Some(deadline)) if !stdin_is_file() => {
+            Box::new(timed::ReadUntil::new(io::stdin(), deadline).map_err(io_err)?)
+        }
+        (true, _) => Box::new(io::stdin()),
+        (false, _) => Box::new(File::open(path).map_err(io_err)?),
     };
     let mut head = Vec::with_capacity(SNIFF_LEN);
-    (&mut input)
-        .take(SNIFF_LEN as u64)
-        .read_to_end(&mut head)
-        .map_err(io_err)?;
+    match (&mut input).take(SNIFF_LEN as u64).read_to_end(&mut head) {
+        Ok(_) => {}
+        // The head that came is sniffed; reading on meets the deadline again, where the
+        // pass takes it as its timeout.
+        Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+        Err(e) => return Err(io_err(e)),
+    }
     let format = match options.format {
         Some(f) => f,
         None if Format::from_extension(path) == Format::Binary => Format::Binary,

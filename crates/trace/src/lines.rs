@@ -81,10 +81,7 @@ impl<R: Read> LineBuf<R> {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
-                        return Err(TraceError::new(
-                            Position::Line(line),
-                            ErrorKind::Io(e.to_string()),
-                        ))
+                        return Err(TraceError::new(Position::Line(line), ErrorKind::of_io(&e)))
                     }
                 }
             };

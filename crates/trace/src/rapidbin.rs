@@ -233,7 +233,7 @@ impl<R: Read> RapidBinReader<R> {
                     Err(e) => {
                         return Err(TraceError::new(
                             Position::Byte(self.offset + (self.end - self.start) as u64),
-                            ErrorKind::Io(e.to_string()),
+                            ErrorKind::of_io(&e),
                         ))
                     }
                 }

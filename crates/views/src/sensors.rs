@@ -200,17 +200,48 @@ pub fn merge(warnings: impl IntoIterator<Item = Warning>) -> Vec<Warning> {
 /// the views it comes from.
 fn projected(k: &Knowledge, t: usize, kind: Kind) -> Projected {
     let mut out = Projected::new();
+    let mut index: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
     for &v in &k.threads[t].views {
         let vars = k.views[v as usize].vars(kind);
         if vars.is_empty() {
             continue;
         }
-        match out.iter_mut().find(|e| e.0 == vars) {
-            Some(e) => e.1.push(v),
-            None => out.push((vars, vec![v])),
+        match index.get(&vars) {
+            Some(&i) => out[i].1.push(v),
+            None => {
+                index.insert(vars.clone(), out.len());
+                out.push((vars, vec![v]));
+            }
         }
     }
     out
+}
+
+/// Per variable, the places in `projected` of the sets holding it, in increasing order.
+fn holding(projected: &Projected) -> FxHashMap<u32, Vec<usize>> {
+    let mut out: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    for (i, (vars, _)) in projected.iter().enumerate() {
+        for &v in vars {
+            out.entry(v).or_default().push(i);
+        }
+    }
+    out
+}
+
+/// The sets of `projected` that meet `m`, in their order there (the order the literal scan
+/// meets them in): those of `m`'s variables' entries in `holding`.
+fn meeting<'p>(
+    m: &[u32],
+    projected: &'p Projected,
+    holding: &FxHashMap<u32, Vec<usize>>,
+) -> impl Iterator<Item = &'p (Vec<u32>, Vec<ViewId>)> {
+    let mut places: Vec<usize> = m
+        .iter()
+        .flat_map(|v| holding.get(v).into_iter().flatten().copied())
+        .collect();
+    places.sort_unstable();
+    places.dedup();
+    places.into_iter().map(move |i| &projected[i])
 }
 
 /// `V_α(t)` and `M_α(t)` of Section 2.3.1 as variable sets (Table 1's rows).
@@ -319,6 +350,22 @@ impl Sensor for ViewConsistency {
                 [projected(k, t, Kind::Read), projected(k, t, Kind::Write)]
             })
             .collect();
+        // Per class and kind: the maximal sets, and where each variable is held. Worked out
+        // once per class, not once per thread of it.
+        let maxima: Vec<[Vec<usize>; 2]> = proj
+            .iter()
+            .map(|p| {
+                [Kind::Read, Kind::Write].map(|kind| {
+                    let sets: Vec<Vec<u32>> =
+                        p[kind as usize].iter().map(|e| e.0.clone()).collect();
+                    maximal(&sets)
+                })
+            })
+            .collect();
+        let held: Vec<[FxHashMap<u32, Vec<usize>>; 2]> = proj
+            .iter()
+            .map(|p| [holding(&p[0]), holding(&p[1])])
+            .collect();
         // Per kind and variable, the classes with a view of that kind touching it.
         let mut touching: [FxHashMap<u32, Vec<u32>>; 2] = Default::default();
         for (c, p) in proj.iter().enumerate() {
@@ -347,8 +394,7 @@ impl Sensor for ViewConsistency {
                 (Kind::Write, &[Kind::Read, Kind::Write][..]),
             ] {
                 let mine = &proj[a as usize][mk as usize];
-                let sets: Vec<Vec<u32>> = mine.iter().map(|e| e.0.clone()).collect();
-                for mi in maximal(&sets) {
+                for &mi in &maxima[a as usize][mk as usize] {
                     let (m, m_views) = &mine[mi];
                     let found = conflicts.entry((a, mk, mi)).or_insert_with(|| {
                         let mut per_class: [FxHashMap<u32, Vec<Warning>>; 2] = Default::default();
@@ -371,16 +417,9 @@ impl Sensor for ViewConsistency {
                                     break;
                                 }
                                 // The thread numbers are set when the warnings are given out.
-                                let ws = incompatible(
-                                    0,
-                                    mk,
-                                    m,
-                                    m_views,
-                                    0,
-                                    ck,
-                                    &proj[b as usize][ck as usize],
-                                    LIMIT,
-                                );
+                                let (bi, ci) = (b as usize, ck as usize);
+                                let views2 = meeting(m, &proj[bi][ci], &held[bi][ci]);
+                                let ws = incompatible(0, mk, m, m_views, 0, ck, views2, LIMIT);
                                 if !ws.is_empty() {
                                     per_class[ck as usize].insert(b, ws);
                                     with.push(b);
@@ -425,26 +464,30 @@ impl Sensor for ViewConsistency {
 
 /// The warnings of `comp_ck(t2, m)` failing: each pair of overlaps that is not a chain.
 #[allow(clippy::too_many_arguments)]
-fn incompatible(
+fn incompatible<'p>(
     t1: usize,
     mk: Kind,
     m: &[u32],
     m_views: &[ViewId],
     t2: usize,
     ck: Kind,
-    views2: &Projected,
+    views2: impl IntoIterator<Item = &'p (Vec<u32>, Vec<ViewId>)>,
     room: usize,
 ) -> Vec<Warning> {
     // overlap_ck(t2, m), each overlap with the views of t2 that produce it.
     let mut overlaps = Projected::new();
+    let mut index: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
     for (vars, views) in views2 {
         let o = intersection(m, vars);
         if o.is_empty() {
             continue;
         }
-        match overlaps.iter_mut().find(|e| e.0 == o) {
-            Some(e) => e.1.extend(views),
-            None => overlaps.push((o, views.clone())),
+        match index.get(&o) {
+            Some(&i) => overlaps[i].1.extend(views),
+            None => {
+                index.insert(o.clone(), overlaps.len());
+                overlaps.push((o, views.clone()));
+            }
         }
     }
     let mut out = Vec::new();

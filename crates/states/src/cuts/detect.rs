@@ -23,7 +23,7 @@ use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::{Finding, Report};
 use hindsight_stream::reports::{pass_warnings, trace_info};
-use hindsight_stream::{observe_any, Observer, RunOptions};
+use hindsight_stream::{observe_any_within, Observer, RunOptions};
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::{AnyReader, ErrorKind, Event, Names, ThreadId};
 use serde_json::Value;
@@ -267,7 +267,15 @@ pub fn detect(
     let started = Instant::now();
     let (tp, streamed) = match input {
         Input::Trace(reader, run) => {
-            let tp = read_trace(reader, name, run, predicate.as_ref(), options, &mut report)?;
+            let tp = read_trace(
+                reader,
+                name,
+                run,
+                predicate.as_ref(),
+                options,
+                &mut report,
+                budget,
+            )?;
             (tp, None)
         }
         Input::PosetText(text) if options.online => {
@@ -640,7 +648,10 @@ impl Observer for Collect<'_> {
     }
 }
 
-/// The poset of a trace, its facts and warnings written into `report`.
+/// The poset of a trace, its facts and warnings written into `report`. Read within `budget`:
+/// once it is spent, the poset is that of the events read until then. Those are a prefix of
+/// the trace, closed under happens-before, so each consistent state of theirs is one of the
+/// whole trace: what is found is real; the rest is unknown, as the spent budget says.
 fn read_trace(
     reader: &mut AnyReader,
     name: &str,
@@ -648,6 +659,7 @@ fn read_trace(
     predicate: Option<&Predicate>,
     options: &Options,
     report: &mut Report,
+    budget: &Budget,
 ) -> Result<TracePoset, Diagnostic> {
     let every = options.every_event || predicate.is_none();
     let mut collect = Collect {
@@ -658,8 +670,20 @@ fn read_trace(
         merge: !every && predicate.is_some_and(Predicate::is_race_only),
     };
     let format = reader.format();
-    let pass = observe_any(reader, &mut [&mut collect], run)
+    let pass = observe_any_within(reader, &mut [&mut collect], run, None, Some(budget))
         .map_err(|e| Diagnostic::error(name, e.pos, e.kind.to_string()))?;
+    if let Some(stopped) = pass.stopped {
+        report.summary.insert(
+            "stopped".into(),
+            Value::from(format!(
+                "reading the trace ({} reached)",
+                stopped.spent.name()
+            )),
+        );
+        report
+            .summary
+            .insert("events_read".into(), Value::from(stopped.events));
+    }
     report.warnings = pass_warnings(name, &pass.warnings, &pass.warning_counts);
     report.trace = trace_info(name, format, &pass.stats);
     Ok(collect.builder.finish(pass.names))

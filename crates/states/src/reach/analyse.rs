@@ -21,7 +21,7 @@ use hindsight_budget::{Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::Report;
 use hindsight_stream::reports::pass_warnings;
-use hindsight_stream::{observe_any, Observer, RunOptions};
+use hindsight_stream::{observe_any_within, Observer, RunOptions};
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::{AnyReader, ErrorKind, Event, Names};
 use serde_json::{Map, Value};
@@ -78,12 +78,13 @@ pub fn analyse(
         meter: Meter::new(budget),
         spent: None,
     };
-    let pass = observe_any(reader, &mut [&mut builder], run)
+    // Within the budget: an input that sends nothing more stops at its deadline.
+    let pass = observe_any_within(reader, &mut [&mut builder], run, None, Some(budget))
         .map_err(|e| Diagnostic::error(name, e.pos, e.kind.to_string()))?;
     let events = builder.loset.events();
     let warnings = pass_warnings(name, &pass.warnings, &pass.warning_counts);
     progress.input_read(&warnings);
-    if let Some(spent) = builder.spent {
+    if let Some(spent) = builder.spent.or(pass.stopped.map(|s| s.spent)) {
         return Ok(unknown_while_building(
             name,
             format.name(),
