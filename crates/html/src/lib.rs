@@ -8,14 +8,17 @@
 //! what it draws comes finished in [`Report`]s. Every name from the input is escaped, by the
 //! template or by [`esc`] in the pictures.
 
+mod labels;
 mod svg;
+mod swimlane;
 
 use askama::Template;
-use hindsight_report::{witness_of, Finding, Report};
+use hindsight_report::{short_schedule, witness_of, Finding, Report, ScheduleLine};
 use serde_json::Value;
 use std::io::{self, Write};
 
-pub use svg::{bare_timeline, history, swimlane};
+pub use svg::{bare_timeline, history};
+pub use swimlane::swimlane;
 
 /// The most findings of one report listed; the rest are counted. Keeps a page of a run with a
 /// million findings (`--every-event`) within a few megabytes.
@@ -198,7 +201,7 @@ struct FindingView {
     /// Pre-escaped SVG.
     picture: String,
     ordered: String,
-    witness: Vec<String>,
+    schedule: Schedule,
 }
 
 struct GroupView {
@@ -262,27 +265,108 @@ fn event_rows(events: &[hindsight_report::EventRef]) -> Vec<EventRow> {
         .collect()
 }
 
-/// The steps of a finding's schedule, if it has one: a predicted race's witness (events), or
-/// an atomicity violation's inferred run (stretches of threads).
-fn witness_steps(f: &Finding) -> Vec<String> {
+/// One line of a schedule to step through.
+struct Step {
+    text: String,
+    /// Its place in the whole schedule: of the first event it stands for.
+    at: usize,
+    /// How many events of the schedule it stands for: more than one for a folded run of a
+    /// witness's short form, none for the line that ends a witness.
+    events: usize,
+}
+
+impl Step {
+    fn event(at: usize, text: String) -> Step {
+        Step {
+            text,
+            at,
+            events: 1,
+        }
+    }
+
+    fn folded(&self) -> bool {
+        self.events > 1
+    }
+}
+
+/// A finding's schedule, if it has one: a predicted race's witness (events), the schedule
+/// reaching a `cuts` or `reach` state, or an atomicity violation's inferred run (stretches of
+/// threads).
+#[derive(Default)]
+struct Schedule {
+    /// The steps shown first: a witness's short form where it folds any event (the form the
+    /// text output prints by default), else every step.
+    shown: Vec<Step>,
+    /// Every step, where `shown` is a short form: the page's toggle shows them instead.
+    full: Vec<Step>,
+    /// Events of the schedule past the [`EVENTS_LISTED`] listed.
+    unlisted: usize,
+    /// How many events the schedule runs.
+    events: usize,
+}
+
+fn event_step(e: &hindsight_report::EventRef) -> String {
+    format!("#{} {}: {}", e.index, e.thread, e.op)
+}
+
+fn schedule_of(f: &Finding) -> Schedule {
     if let Some(w) = witness_of(f) {
-        let mut steps: Vec<String> = w
+        let enabled: Vec<String> = w.enabled.iter().map(event_step).collect();
+        let last = || Step {
+            text: format!("now enabled together: {}", enabled.join(" and ")),
+            at: w.schedule.len(),
+            events: 0,
+        };
+        let mut full: Vec<Step> = w
             .schedule
             .iter()
             .take(EVENTS_LISTED)
-            .map(|e| format!("#{} {}: {}", e.index, e.thread, e.op))
+            .enumerate()
+            .map(|(at, e)| Step::event(at, event_step(e)))
             .collect();
-        let enabled: Vec<String> = w
-            .enabled
-            .iter()
-            .map(|e| format!("#{} {}: {}", e.index, e.thread, e.op))
-            .collect();
-        steps.push(format!("now enabled together: {}", enabled.join(" and ")));
-        return steps;
+        // The short form accounts for every event of the schedule, in order.
+        let mut at = 0;
+        let mut short = Vec::new();
+        for line in short_schedule(&w.schedule).into_iter().take(EVENTS_LISTED) {
+            let step = match line {
+                ScheduleLine::Event(e) => Step::event(at, event_step(e)),
+                ScheduleLine::Elided(run) => Step {
+                    text: run.to_string(),
+                    at,
+                    events: run.events,
+                },
+            };
+            at += step.events;
+            short.push(step);
+        }
+        let unlisted = w.schedule.len().saturating_sub(EVENTS_LISTED);
+        full.push(last());
+        short.push(last());
+        let folds = short.iter().any(Step::folded);
+        return Schedule {
+            shown: if folds {
+                short
+            } else {
+                std::mem::take(&mut full)
+            },
+            full: if folds { full } else { Vec::new() },
+            unlisted,
+            events: w.schedule.len(),
+        };
     }
     // `cuts` and `reach`: the events of the schedule that reaches the state found.
     if let Some(events) = f.fields.get("schedule").and_then(|s| s.as_array()) {
-        return events.iter().take(EVENTS_LISTED).map(value_text).collect();
+        return Schedule {
+            shown: events
+                .iter()
+                .take(EVENTS_LISTED)
+                .enumerate()
+                .map(|(at, e)| Step::event(at, value_text(e)))
+                .collect(),
+            unlisted: events.len().saturating_sub(EVENTS_LISTED),
+            events: events.len(),
+            ..Schedule::default()
+        };
     }
     let Some(stretches) = f
         .fields
@@ -290,22 +374,30 @@ fn witness_steps(f: &Finding) -> Vec<String> {
         .and_then(|s| s.get("stretches"))
         .and_then(|s| s.as_array())
     else {
-        return Vec::new();
+        return Schedule::default();
     };
-    stretches
+    let shown = stretches
         .iter()
         .take(EVENTS_LISTED)
-        .map(|s| {
+        .enumerate()
+        .map(|(at, s)| {
             let thread = s.get("thread").map(value_text).unwrap_or_default();
             let from = s.get("from").map(value_text).unwrap_or_default();
             let to = s.get("to").map(value_text).unwrap_or_default();
-            if from == to {
+            let text = if from == to {
                 format!("{thread} runs #{from}")
             } else {
                 format!("{thread} runs #{from}..#{to}")
-            }
+            };
+            Step::event(at, text)
         })
-        .collect()
+        .collect();
+    Schedule {
+        shown,
+        unlisted: stretches.len().saturating_sub(EVENTS_LISTED),
+        events: stretches.len(),
+        ..Schedule::default()
+    }
 }
 
 fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
@@ -324,7 +416,7 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
         None => "",
     };
     let has_witness = witness_of(f).is_some();
-    let witness = witness_steps(f);
+    let schedule = schedule_of(f);
     FindingView {
         // A state found by `cuts` or `reach`: its frontier events are the finding's.
         picture: swimlane(
@@ -346,7 +438,7 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
             .filter(|(key, _)| match key.as_str() {
                 // Drawn as steps instead.
                 "witness" => !has_witness,
-                "schedule" => has_witness || witness.is_empty(),
+                "schedule" => has_witness || schedule.shown.is_empty(),
                 _ => true,
             })
             .map(|(key, v)| Row {
@@ -355,7 +447,7 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
             })
             .collect(),
         ordered: ordered.to_owned(),
-        witness,
+        schedule,
     }
 }
 

@@ -161,7 +161,7 @@ fn hostile_names_are_text_never_markup() {
     // The names come back as the text they were.
     let message = select(&doc, ".message")[0].text().collect::<String>();
     assert_eq!(message, format!("race on {SCRIPT} {QUOTES} {UNICODE}"));
-    let lanes: Vec<String> = select(&doc, "svg.swimlane .lane-name title")
+    let lanes: Vec<String> = select(&doc, "svg.lanes .lane-name title")
         .iter()
         .map(|t| t.text().collect())
         .collect();
@@ -188,7 +188,7 @@ fn hostile_names_are_text_never_markup() {
 fn long_names_are_cut_in_pictures_but_whole_in_tables() {
     let html = page_of(&[hostile_report()]);
     let doc = Html::parse_document(&html);
-    let short = select(&doc, "svg.swimlane .lane-name")[1]
+    let short = select(&doc, "svg.lanes .lane-name")[1]
         .children()
         .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
         .collect::<String>();
