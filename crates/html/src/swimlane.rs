@@ -405,3 +405,208 @@ pub fn swimlane(t: &Timeline, id: &str, frontier: bool) -> String {
     s.push_str("</svg></div>");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labels::width;
+    use hindsight_report::{EventRef, TimelineEdge, TimelineEvent};
+    use proptest::prelude::*;
+    use scraper::{Html, Selector};
+
+    /// A label's box as a browser draws it, by the estimate of its width: from the ascent to
+    /// the descent of the font (0.93 and 0.24 of its size in DejaVu Sans Mono), with a little
+    /// more.
+    #[derive(Debug)]
+    struct LabelBox {
+        text: String,
+        left: f64,
+        right: f64,
+        top: f64,
+        bottom: f64,
+    }
+
+    fn attr(e: &scraper::ElementRef, name: &str) -> f64 {
+        e.value()
+            .attr(name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .parse()
+            .unwrap()
+    }
+
+    /// The labels of the picture `svg` (`lanes` or `swimlane`), as boxes.
+    fn boxes(page: &Html, svg: &str) -> Vec<LabelBox> {
+        let mut out = Vec::new();
+        for t in page.select(&Selector::parse(&format!("svg.{svg} text")).unwrap()) {
+            let text: String = t
+                .children()
+                .filter_map(|c| c.value().as_text().map(|s| s.to_string()))
+                .collect();
+            let class = t.value().attr("class").unwrap_or("");
+            let font = if class == "lane-name" { 11.0 } else { SMALL };
+            let (x, y) = (attr(&t, "x"), attr(&t, "y"));
+            let w = width(&text, font);
+            let left = match class {
+                "op" | "gap" => x - w / 2.0,
+                _ => x,
+            };
+            out.push(LabelBox {
+                text,
+                left,
+                right: left + w,
+                top: y - 0.95 * font,
+                bottom: y + 0.25 * font,
+            });
+        }
+        out
+    }
+
+    /// The oracle: every two labels, one against the other.
+    fn meeting(boxes: &[LabelBox]) -> Option<(&LabelBox, &LabelBox)> {
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                if a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom {
+                    return Some((a, b));
+                }
+            }
+        }
+        None
+    }
+
+    const OPS: [&str; 8] = [
+        "req(L12)",
+        "acq(L12)",
+        "rel(L12)",
+        "w(account.balance)",
+        "r(x)",
+        "acq(accountsLockWithALongName)",
+        "w(線程線程線程)",
+        "fork(worker-thread-pool-17)",
+    ];
+
+    fn timeline() -> impl Strategy<Value = Timeline> {
+        (1usize..5)
+            .prop_flat_map(|lanes| {
+                (
+                    Just(lanes),
+                    proptest::collection::vec(
+                        (
+                            0..lanes,
+                            0..OPS.len(),
+                            proptest::collection::vec(0usize..3, 0..3),
+                            prop_oneof![Just(0u64), 1u64..5, 1000u64..2_000_000],
+                            any::<bool>(),
+                        ),
+                        0..50,
+                    ),
+                )
+            })
+            .prop_map(|(lanes, events)| {
+                let locks = ["L12", "accountsLockWithALongName", "m"];
+                let events: Vec<TimelineEvent> = events
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (lane, op, held, skipped, highlight))| TimelineEvent {
+                        event: EventRef {
+                            index: i as u64 * 3,
+                            thread: format!("worker-thread-pool-{lane}"),
+                            op: OPS[op].to_owned(),
+                            location: None,
+                        },
+                        lane,
+                        held: held.into_iter().map(|l| locks[l].to_owned()).collect(),
+                        highlight,
+                        skipped_before: skipped,
+                    })
+                    .collect();
+                let edges = (1..events.len())
+                    .step_by(3)
+                    .map(|i| TimelineEdge {
+                        from: i - 1,
+                        to: i,
+                        label: "lock L12".into(),
+                        orders_pair: i % 2 == 0,
+                    })
+                    .collect();
+                Timeline {
+                    lanes: (0..lanes)
+                        .map(|l| format!("worker-thread-pool-{l}"))
+                        .collect(),
+                    events,
+                    edges,
+                    ordered: None,
+                }
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn no_two_labels_meet_and_the_pair_is_marked(t in timeline(), frontier in any::<bool>()) {
+            let page = Html::parse_fragment(&swimlane(&t, "f0-0-svg", frontier));
+            for svg in ["lanes", "swimlane"] {
+                let all = boxes(&page, svg);
+                prop_assert!(meeting(&all).is_none(), "{:?}", meeting(&all));
+                prop_assert!(all.iter().all(|b| b.left >= 0.0 && b.top >= 0.0));
+            }
+            // Every event has its label, whole or shortened; every gap its count.
+            let labels = boxes(&page, "swimlane");
+            prop_assert_eq!(
+                labels.len(),
+                t.events.len() * 2 - t.events.iter().filter(|e| e.skipped_before == 0).count()
+                    + page.select(&Selector::parse("text.lock-name").unwrap()).count()
+            );
+            // The lane names fit their picture.
+            for b in boxes(&page, "lanes") {
+                prop_assert!(b.right <= LANE_NAMES, "{b:?}");
+            }
+            // The script frames the first and the last of the finding's events.
+            let svg = page.select(&Selector::parse("svg.swimlane").unwrap()).next().unwrap();
+            let pair: Vec<f64> = page
+                .select(&Selector::parse("g.ev.pair circle").unwrap())
+                .map(|c| attr(&c, "cx"))
+                .collect();
+            match (pair.first(), pair.last()) {
+                (Some(a), Some(b)) => {
+                    prop_assert!((attr(&svg, "data-first") - a).abs() < 0.6);
+                    prop_assert!((attr(&svg, "data-last") - b).abs() < 0.6);
+                }
+                _ => prop_assert!(svg.value().attr("data-first").is_none()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_request_right_before_its_acquire_is_labelled_apart() {
+        let event = |i: u64, op: &str| TimelineEvent {
+            event: EventRef {
+                index: i,
+                thread: "T1".into(),
+                op: op.into(),
+                location: None,
+            },
+            lane: 0,
+            held: Vec::new(),
+            highlight: false,
+            skipped_before: 0,
+        };
+        let t = Timeline {
+            lanes: vec!["T1".into()],
+            events: vec![
+                event(0, "req(L12)"),
+                event(1, "acq(L12)"),
+                event(2, "req(accountsLock)"),
+            ],
+            edges: Vec::new(),
+            ordered: None,
+        };
+        let page = Html::parse_fragment(&swimlane(&t, "s", false));
+        let labels = boxes(&page, "swimlane");
+        let texts: Vec<&str> = labels.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["req(L12)", "acq(L12)", "req(accountsL…"]);
+        assert!(meeting(&labels).is_none(), "{labels:?}");
+        // Eight characters are wider than a column: the acquire's label goes under the
+        // request's, and the third one back beside the request's.
+        assert!(labels[1].top > labels[0].top);
+        assert_eq!(labels[2].top, labels[0].top);
+    }
+}
