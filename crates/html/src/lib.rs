@@ -3,8 +3,9 @@
 //!
 //! It owns how a report looks in a browser: a summary header, the finding groups, a swimlane
 //! timeline per finding (from the report's [`Figures`](hindsight_report::Figures), or the
-//! finding's own events where a report has none), witness schedules to step through, and the
-//! histories of `lin`. It knows nothing of traces, clocks or analyses, and it reads no files:
+//! finding's own events where a report has none) with its labels laid out so that none meets
+//! another, witness schedules to step through (in the text output's short form, with a toggle
+//! to every event), and the histories of `lin`. It knows nothing of traces, clocks or analyses, and it reads no files:
 //! what it draws comes finished in [`Report`]s. Every name from the input is escaped, by the
 //! template or by [`esc`] in the pictures.
 

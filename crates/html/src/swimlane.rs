@@ -113,20 +113,14 @@ fn span_reach(depth: usize) -> f64 {
     14.0 + 4.0 * depth as f64
 }
 
-/// A label of an event, or of the events of its thread not drawn before it.
-struct EventLabel {
-    /// Index into `Timeline::events`.
-    event: usize,
-    gap: bool,
-    placed: Placed,
-}
-
 /// The labels of every lane, placed in rows: the events' under each lane, the locks' names
 /// above it.
 struct Layout {
     below: Vec<Band>,
     above: Vec<Band>,
-    events: Vec<EventLabel>,
+    /// Per event, its label, and the count of the events of its thread not drawn before it.
+    ops: Vec<Option<Placed>>,
+    gaps: Vec<Option<Placed>>,
     /// Per span of [`spans`], its name (none where not even an ellipsis fits).
     locks: Vec<Option<Placed>>,
 }
@@ -138,33 +132,25 @@ fn lay_out(t: &Timeline, spans: &[Span]) -> Layout {
     // Under its column, a label in one row may be as wide as two columns: the next column's
     // label goes in the other row. Shortened, it fits its column alone.
     let column_cells = cells_in(COLUMN - crate::labels::GAP, SMALL);
-    let mut events = Vec::new();
+    let mut ops = Vec::with_capacity(t.events.len());
+    let mut gaps = Vec::with_capacity(t.events.len());
     for (i, e) in t.events.iter().enumerate() {
         let band = &mut below[e.lane.min(lanes - 1)];
-        if e.skipped_before > 0 {
-            // Between this column and the one before, where the events not drawn were.
-            let text = format!("⋯{}", e.skipped_before);
-            let forms = [text.clone(), cut(&text, column_cells)];
-            if let Some(placed) = band.place(&forms, Anchor::Middle(column(i) - COLUMN / 2.0), ROWS)
-            {
-                events.push(EventLabel {
-                    event: i,
-                    gap: true,
-                    placed,
-                });
-            }
-        }
+        gaps.push(
+            (e.skipped_before > 0)
+                .then(|| {
+                    // Between this column and the one before, where the events not drawn were.
+                    let text = format!("⋯{}", e.skipped_before);
+                    let forms = [text.clone(), cut(&text, column_cells)];
+                    band.place(&forms, Anchor::Middle(column(i) - COLUMN / 2.0), ROWS)
+                })
+                .flatten(),
+        );
         let forms = [
             cut(&e.event.op, LABEL_CELLS),
             cut(&e.event.op, column_cells),
         ];
-        if let Some(placed) = band.place(&forms, Anchor::Middle(column(i)), ROWS) {
-            events.push(EventLabel {
-                event: i,
-                gap: false,
-                placed,
-            });
-        }
+        ops.push(band.place(&forms, Anchor::Middle(column(i)), ROWS));
     }
     // Names from the left, the widest spans first where two start together.
     let mut order: Vec<usize> = (0..spans.len()).collect();
@@ -183,7 +169,8 @@ fn lay_out(t: &Timeline, spans: &[Span]) -> Layout {
     Layout {
         below,
         above,
-        events,
+        ops,
+        gaps,
         locks,
     }
 }
@@ -225,18 +212,15 @@ pub fn swimlane(t: &Timeline, id: &str, frontier: bool) -> String {
     }
     let height = y + 2.0;
     // Shifted right so that nothing starts left of the margin.
-    let leftmost = layout
-        .events
-        .iter()
-        .map(|l| l.placed.left)
+    let labels = || layout.ops.iter().chain(&layout.gaps).flatten();
+    let leftmost = labels()
+        .map(|p| p.left)
         .chain(layout.locks.iter().flatten().map(|p| p.left))
         .chain(spans.iter().map(|s| column(s.from) - span_reach(s.depth)))
         .fold(0.0, f64::min);
     let shift = MARGIN - leftmost;
-    let rightmost = layout
-        .events
-        .iter()
-        .map(|l| l.placed.left + l.placed.width)
+    let rightmost = labels()
+        .map(|p| p.left + p.width)
         .chain(layout.locks.iter().flatten().map(|p| p.left + p.width))
         .chain(spans.iter().map(|s| column(s.to) + span_reach(s.depth)))
         .fold(COLUMN * t.events.len().max(1) as f64, f64::max);
@@ -296,10 +280,9 @@ pub fn swimlane(t: &Timeline, id: &str, frontier: bool) -> String {
         let bottom = line(span.lane) + PAIR_RADIUS + CLEAR - span.depth as f64 * 2.0;
         let _ = write!(
             s,
-            r#"<rect class="lock-span" x="{x1:.1}" y="{top:.1}" width="{w:.1}" height="{h:.1}" rx="5"><title>{lock} held</title></rect>"#,
+            r#"<rect class="lock-span" x="{x1:.1}" y="{top:.1}" width="{w:.1}" height="{h:.1}" rx="5"/>"#,
             w = x2 - x1,
             h = bottom - top,
-            lock = esc(&span.lock),
         );
     }
     for (span, name) in spans.iter().zip(&layout.locks) {
@@ -335,17 +318,41 @@ pub fn swimlane(t: &Timeline, id: &str, frontier: bool) -> String {
             },
         );
     }
+    // A label's baseline in row `row` under its lane's line.
+    let under = |lane: usize, row: usize| {
+        line(lane) + PAIR_RADIUS + CLEAR + ROW * (row + 1) as f64 - DESCENT
+    };
     for (i, e) in t.events.iter().enumerate() {
         let (xx, yy) = (x(i), line(e.lane));
+        if let Some(p) = &layout.gaps[i] {
+            let _ = write!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" class="gap"><title>{} events of this thread not drawn</title>{}</text>"#,
+                p.left + p.width / 2.0 + shift,
+                under(e.lane, p.row),
+                e.skipped_before,
+                esc(&p.text),
+            );
+        }
         let class = format!(
             "ev {}{}",
             op_class(&e.event.op),
             if e.highlight { " pair" } else { "" }
         );
         let r = if e.highlight { PAIR_RADIUS } else { RADIUS };
+        // The label inside the event's group: hovering it shows the event's tooltip.
+        let label = match &layout.ops[i] {
+            Some(p) => format!(
+                r#"<text x="{:.1}" y="{:.1}" class="op">{}</text>"#,
+                p.left + p.width / 2.0 + shift,
+                under(e.lane, p.row),
+                esc(&p.text)
+            ),
+            None => String::new(),
+        };
         let _ = write!(
             s,
-            r##"<g class="{class}" data-index="{index}"><circle cx="{xx:.1}" cy="{yy:.1}" r="{r}"/><title>#{index} {thread}: {op}{loc}{held}</title></g>"##,
+            r##"<g class="{class}" data-index="{index}"><circle cx="{xx:.1}" cy="{yy:.1}" r="{r}"/>{label}<title>#{index} {thread}: {op}{loc}{held}</title></g>"##,
             index = e.event.index,
             thread = esc(&e.event.thread),
             op = esc(&e.event.op),
@@ -361,28 +368,6 @@ pub fn swimlane(t: &Timeline, id: &str, frontier: bool) -> String {
                 format!(", holding {}", esc(&e.held.join(", ")))
             },
         );
-    }
-    for label in &layout.events {
-        let e = &t.events[label.event];
-        let baseline =
-            line(e.lane) + PAIR_RADIUS + CLEAR + ROW * (label.placed.row + 1) as f64 - DESCENT;
-        let centre = label.placed.left + label.placed.width / 2.0 + shift;
-        if label.gap {
-            let _ = write!(
-                s,
-                r#"<text x="{centre:.1}" y="{baseline:.1}" class="gap"><title>{n} events of this thread not drawn</title>{text}</text>"#,
-                n = e.skipped_before,
-                text = esc(&label.placed.text),
-            );
-        } else {
-            let _ = write!(
-                s,
-                r#"<text x="{centre:.1}" y="{baseline:.1}" class="op" data-index="{index}"><title>{op}</title>{text}</text>"#,
-                index = e.event.index,
-                op = esc(&e.event.op),
-                text = esc(&label.placed.text),
-            );
-        }
     }
     if frontier {
         // Through each lane's last frontier event; lanes without one are cut at their start.
