@@ -566,3 +566,60 @@ mod run_header {
         assert_eq!((t.len(), t[4], t[10], t[19]), (20, b'-', b'T', b'Z'));
     }
 }
+
+#[cfg(test)]
+mod schedules {
+    use super::{schedule_of, EVENTS_LISTED};
+    use hindsight_report::{EventRef, Finding};
+    use serde_json::{json, Map};
+
+    fn finding_with_witness(events: u64) -> Finding {
+        let event = |i: u64, t: &str| EventRef {
+            index: i,
+            thread: t.to_owned(),
+            op: format!("r(v{i})"),
+            location: None,
+        };
+        let mut fields = Map::new();
+        fields.insert(
+            "witness".into(),
+            json!({
+                "schedule": (0..events).map(|i| event(i, "T1")).collect::<Vec<_>>(),
+                "enabled": [event(events, "T1"), event(events + 1, "T2")],
+            }),
+        );
+        Finding {
+            kind: "data-race".into(),
+            message: String::new(),
+            occurrences: None,
+            events: Vec::new(),
+            fields,
+            group: None,
+        }
+    }
+
+    #[test]
+    fn a_witness_that_folds_nothing_has_one_list() {
+        let s = schedule_of(&finding_with_witness(4));
+        assert_eq!(s.shown.len(), 5);
+        assert!(s.full.is_empty());
+        assert_eq!((s.events, s.unlisted), (4, 0));
+    }
+
+    #[test]
+    fn a_long_witness_is_short_then_whole_up_to_the_cap() {
+        let s = schedule_of(&finding_with_witness(250));
+        // One thread's run: its first event, the rest but the last two folded, the last two,
+        // and the line that ends the witness; the fold stands for every event it hides.
+        let shown: Vec<(usize, usize)> = s.shown.iter().map(|l| (l.at, l.events)).collect();
+        assert_eq!(shown, [(0, 1), (1, 247), (248, 1), (249, 1), (250, 0)]);
+        assert_eq!(s.full.len(), EVENTS_LISTED + 1);
+        assert!(s
+            .full
+            .iter()
+            .take(EVENTS_LISTED)
+            .enumerate()
+            .all(|(i, l)| l.at == i));
+        assert_eq!((s.events, s.unlisted), (250, 50));
+    }
+}
