@@ -4,6 +4,13 @@
 //! trace has them, the schedule player, the `lin` history with the operations that cannot
 //! follow the longest linearizable prefix.
 //!
+//! What a reader sees is measured in the browser by a script of the test (`browser/check.js`)
+//! added to a copy of each page: no two labels of the pictures meet (their bounding boxes, as
+//! Chromium lays them out), each swimlane shows both the first and the last event of its
+//! finding (at load, and again when the finding is chosen after its window was scrolled away),
+//! in one window or, for a pair far apart, in two; a witness's toggle shows its whole schedule
+//! and its short form again.
+//!
 //! Without Chromium the test says so and passes, unless `HINDSIGHT_REQUIRE_BROWSER=1` (CI sets
 //! it, after installing Debian's `chromium`), when a missing browser fails it.
 
@@ -41,6 +48,12 @@ struct Case {
     player: bool,
     /// A history with stuck operations.
     history: bool,
+    /// A witness whose short form folds events, with the toggle to its whole schedule.
+    toggle: bool,
+    /// The browser window's width, in CSS pixels.
+    width: u32,
+    /// How the first finding's swimlane must be framed: `one` window or `split` in two.
+    framed: Option<&'static str>,
 }
 
 fn case(args: &[&str]) -> Case {
@@ -50,6 +63,9 @@ fn case(args: &[&str]) -> Case {
         locks_and_edges: false,
         player: false,
         history: false,
+        toggle: false,
+        width: 1000,
+        framed: None,
     }
 }
 
@@ -87,6 +103,36 @@ fn cases() -> Vec<Case> {
         Case {
             swimlanes: true,
             ..case(&["races", "examples/rapid.std", "--model", "wcp"])
+        },
+        // Lock requests right before their acquires, nested sections, long names, and a
+        // witness whose short form folds a run of lock churn.
+        Case {
+            swimlanes: true,
+            locks_and_edges: true,
+            player: true,
+            toggle: true,
+            ..case(&[
+                "races",
+                "examples/dense.std",
+                "--model",
+                "syncp",
+                "--witness",
+            ])
+        },
+        // The same in a narrow window.
+        Case {
+            swimlanes: true,
+            locks_and_edges: true,
+            player: true,
+            toggle: true,
+            width: 500,
+            ..case(&[
+                "races",
+                "examples/dense.std",
+                "--model",
+                "syncp",
+                "--witness",
+            ])
         },
         Case {
             swimlanes: true,
@@ -161,7 +207,7 @@ fn cases() -> Vec<Case> {
 }
 
 /// Chromium's DOM of the page at `page` after its scripts ran, and what it logged.
-fn open(chromium: &Path, page: &Path, profile: &Path) -> (String, String) {
+fn open(chromium: &Path, page: &Path, profile: &Path, width: u32) -> (String, String) {
     let mut child = Command::new(chromium)
         .args([
             "--headless",
@@ -174,6 +220,7 @@ fn open(chromium: &Path, page: &Path, profile: &Path) -> (String, String) {
             "--enable-logging=stderr",
             "--v=0",
         ])
+        .arg(format!("--window-size={width},900"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
@@ -226,7 +273,7 @@ fn problems(c: &Case, dom: &str, log: &str) -> Vec<String> {
         wrong.push(format!("script errors: {errors}"));
     }
     let findings = count(&doc, "article.finding");
-    if findings != count(&doc, "article.finding svg.swimlane") {
+    if findings != count(&doc, "article.finding .track:not(.second) > svg.swimlane") {
         wrong.push("a finding without its swimlane".into());
     }
     if c.swimlanes && (findings == 0 || count(&doc, "svg.swimlane g.ev.pair") < 2) {
@@ -249,7 +296,69 @@ fn problems(c: &Case, dom: &str, log: &str) -> Vec<String> {
     if c.history && (count(&doc, "svg.history .op-bar") == 0 || count(&doc, ".op-bar.stuck") == 0) {
         wrong.push("no history with the operations that cannot follow the prefix".into());
     }
+    // What the test's script measured: its complaints, and the facts it saw.
+    let measured: String = doc
+        .select(&Selector::parse("pre#check").unwrap())
+        .flat_map(|e| e.text())
+        .collect();
+    if !measured.contains("fact: labels") {
+        wrong.push("the test's script did not run".into());
+    }
+    let facts: Vec<&str> = measured
+        .lines()
+        .filter_map(|l| l.strip_prefix("fact: "))
+        .collect();
+    wrong.extend(
+        measured
+            .lines()
+            .filter(|l| !l.starts_with("fact: ") && !l.is_empty())
+            .map(str::to_owned),
+    );
+    if c.toggle && !facts.iter().any(|f| f.starts_with("toggle ")) {
+        wrong.push("no witness toggle".into());
+    }
+    if let Some(framed) = c.framed {
+        let first = facts
+            .iter()
+            .find_map(|f| f.strip_prefix("window f0-0 "))
+            .unwrap_or("not drawn");
+        if first != framed {
+            wrong.push(format!(
+                "the first swimlane is framed {first}, not {framed}"
+            ));
+        }
+    }
     wrong
+}
+
+/// A copy of `page` with the test's measuring script after the page's own.
+fn with_check(page: &Path) -> PathBuf {
+    let html = std::fs::read_to_string(page).expect("the page");
+    let end = html.rfind("</body>").expect("</body>");
+    let copy = page.with_extension("check.html");
+    std::fs::write(
+        &copy,
+        format!(
+            "{}<script>{}</script>{}",
+            &html[..end],
+            include_str!("browser/check.js"),
+            &html[end..]
+        ),
+    )
+    .expect("write the page's copy");
+    copy
+}
+
+/// A race whose two writes are thousands of events apart (`races` reports it: nothing orders
+/// them), the threads busy with other variables between.
+fn far_apart_trace() -> String {
+    let mut t = String::from("T0|fork(T1)\nT0|fork(T2)\nT1|w(x)|Far.java:1\n");
+    for k in 0..1500 {
+        t.push_str(&format!("T1|r(a{})|Far.java:2\n", k % 7));
+        t.push_str(&format!("T2|w(b{})|Far.java:3\n", k % 5));
+    }
+    t.push_str("T2|w(x)|Far.java:4\n");
+    t
 }
 
 #[test]
@@ -266,7 +375,18 @@ fn every_example_report_opens_in_chromium() {
     let dir = temp("browser");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let cases = cases();
+    let mut cases = cases();
+    let far = dir.join("far.std").to_string_lossy().into_owned();
+    std::fs::write(&far, far_apart_trace()).unwrap();
+    // Wide enough for the pair's window (about 30 columns), and too narrow for it.
+    for (width, framed) in [(2000, "one"), (700, "split")] {
+        cases.push(Case {
+            swimlanes: true,
+            width,
+            framed: Some(framed),
+            ..case(&["races", &far])
+        });
+    }
     // The pages first (one hindsight at a time), then two browsers at a time.
     let mut pages = Vec::new();
     for (i, c) in cases.iter().enumerate() {
@@ -282,7 +402,7 @@ fn every_example_report_opens_in_chromium() {
             out.code,
             out.stderr
         );
-        pages.push(page);
+        pages.push(with_check(&page));
     }
     let failures = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -295,7 +415,7 @@ fn every_example_report_opens_in_chromium() {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(page) = pages.get(i) else { break };
-                    let (dom, log) = open(chromium, page, &profile);
+                    let (dom, log) = open(chromium, page, &profile, cases[i].width);
                     for p in problems(&cases[i], &dom, &log) {
                         failures
                             .lock()

@@ -3,19 +3,23 @@
 //!
 //! It owns how a report looks in a browser: a summary header, the finding groups, a swimlane
 //! timeline per finding (from the report's [`Figures`](hindsight_report::Figures), or the
-//! finding's own events where a report has none), witness schedules to step through, and the
-//! histories of `lin`. It knows nothing of traces, clocks or analyses, and it reads no files:
+//! finding's own events where a report has none) with its labels laid out so that none meets
+//! another, witness schedules to step through (in the text output's short form, with a toggle
+//! to every event), and the histories of `lin`. It knows nothing of traces, clocks or analyses, and it reads no files:
 //! what it draws comes finished in [`Report`]s. Every name from the input is escaped, by the
 //! template or by [`esc`] in the pictures.
 
+mod labels;
 mod svg;
+mod swimlane;
 
 use askama::Template;
-use hindsight_report::{witness_of, Finding, Report};
+use hindsight_report::{short_schedule, witness_of, Finding, Report, ScheduleLine};
 use serde_json::Value;
 use std::io::{self, Write};
 
-pub use svg::{bare_timeline, history, swimlane};
+pub use svg::{bare_timeline, history};
+pub use swimlane::swimlane;
 
 /// The most findings of one report listed; the rest are counted. Keeps a page of a run with a
 /// million findings (`--every-event`) within a few megabytes.
@@ -198,7 +202,7 @@ struct FindingView {
     /// Pre-escaped SVG.
     picture: String,
     ordered: String,
-    witness: Vec<String>,
+    schedule: Schedule,
 }
 
 struct GroupView {
@@ -262,27 +266,108 @@ fn event_rows(events: &[hindsight_report::EventRef]) -> Vec<EventRow> {
         .collect()
 }
 
-/// The steps of a finding's schedule, if it has one: a predicted race's witness (events), or
-/// an atomicity violation's inferred run (stretches of threads).
-fn witness_steps(f: &Finding) -> Vec<String> {
+/// One line of a schedule to step through.
+struct Step {
+    text: String,
+    /// Its place in the whole schedule: of the first event it stands for.
+    at: usize,
+    /// How many events of the schedule it stands for: more than one for a folded run of a
+    /// witness's short form, none for the line that ends a witness.
+    events: usize,
+}
+
+impl Step {
+    fn event(at: usize, text: String) -> Step {
+        Step {
+            text,
+            at,
+            events: 1,
+        }
+    }
+
+    fn folded(&self) -> bool {
+        self.events > 1
+    }
+}
+
+/// A finding's schedule, if it has one: a predicted race's witness (events), the schedule
+/// reaching a `cuts` or `reach` state, or an atomicity violation's inferred run (stretches of
+/// threads).
+#[derive(Default)]
+struct Schedule {
+    /// The steps shown first: a witness's short form where it folds any event (the form the
+    /// text output prints by default), else every step.
+    shown: Vec<Step>,
+    /// Every step, where `shown` is a short form: the page's toggle shows them instead.
+    full: Vec<Step>,
+    /// Events of the schedule past the [`EVENTS_LISTED`] listed.
+    unlisted: usize,
+    /// How many events the schedule runs.
+    events: usize,
+}
+
+fn event_step(e: &hindsight_report::EventRef) -> String {
+    format!("#{} {}: {}", e.index, e.thread, e.op)
+}
+
+fn schedule_of(f: &Finding) -> Schedule {
     if let Some(w) = witness_of(f) {
-        let mut steps: Vec<String> = w
+        let enabled: Vec<String> = w.enabled.iter().map(event_step).collect();
+        let last = || Step {
+            text: format!("now enabled together: {}", enabled.join(" and ")),
+            at: w.schedule.len(),
+            events: 0,
+        };
+        let mut full: Vec<Step> = w
             .schedule
             .iter()
             .take(EVENTS_LISTED)
-            .map(|e| format!("#{} {}: {}", e.index, e.thread, e.op))
+            .enumerate()
+            .map(|(at, e)| Step::event(at, event_step(e)))
             .collect();
-        let enabled: Vec<String> = w
-            .enabled
-            .iter()
-            .map(|e| format!("#{} {}: {}", e.index, e.thread, e.op))
-            .collect();
-        steps.push(format!("now enabled together: {}", enabled.join(" and ")));
-        return steps;
+        // The short form accounts for every event of the schedule, in order.
+        let mut at = 0;
+        let mut short = Vec::new();
+        for line in short_schedule(&w.schedule).into_iter().take(EVENTS_LISTED) {
+            let step = match line {
+                ScheduleLine::Event(e) => Step::event(at, event_step(e)),
+                ScheduleLine::Elided(run) => Step {
+                    text: run.to_string(),
+                    at,
+                    events: run.events,
+                },
+            };
+            at += step.events;
+            short.push(step);
+        }
+        let unlisted = w.schedule.len().saturating_sub(EVENTS_LISTED);
+        full.push(last());
+        short.push(last());
+        let folds = short.iter().any(Step::folded);
+        return Schedule {
+            shown: if folds {
+                short
+            } else {
+                std::mem::take(&mut full)
+            },
+            full: if folds { full } else { Vec::new() },
+            unlisted,
+            events: w.schedule.len(),
+        };
     }
     // `cuts` and `reach`: the events of the schedule that reaches the state found.
     if let Some(events) = f.fields.get("schedule").and_then(|s| s.as_array()) {
-        return events.iter().take(EVENTS_LISTED).map(value_text).collect();
+        return Schedule {
+            shown: events
+                .iter()
+                .take(EVENTS_LISTED)
+                .enumerate()
+                .map(|(at, e)| Step::event(at, value_text(e)))
+                .collect(),
+            unlisted: events.len().saturating_sub(EVENTS_LISTED),
+            events: events.len(),
+            ..Schedule::default()
+        };
     }
     let Some(stretches) = f
         .fields
@@ -290,22 +375,30 @@ fn witness_steps(f: &Finding) -> Vec<String> {
         .and_then(|s| s.get("stretches"))
         .and_then(|s| s.as_array())
     else {
-        return Vec::new();
+        return Schedule::default();
     };
-    stretches
+    let shown = stretches
         .iter()
         .take(EVENTS_LISTED)
-        .map(|s| {
+        .enumerate()
+        .map(|(at, s)| {
             let thread = s.get("thread").map(value_text).unwrap_or_default();
             let from = s.get("from").map(value_text).unwrap_or_default();
             let to = s.get("to").map(value_text).unwrap_or_default();
-            if from == to {
+            let text = if from == to {
                 format!("{thread} runs #{from}")
             } else {
                 format!("{thread} runs #{from}..#{to}")
-            }
+            };
+            Step::event(at, text)
         })
-        .collect()
+        .collect();
+    Schedule {
+        shown,
+        unlisted: stretches.len().saturating_sub(EVENTS_LISTED),
+        events: stretches.len(),
+        ..Schedule::default()
+    }
 }
 
 fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
@@ -324,7 +417,7 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
         None => "",
     };
     let has_witness = witness_of(f).is_some();
-    let witness = witness_steps(f);
+    let schedule = schedule_of(f);
     FindingView {
         // A state found by `cuts` or `reach`: its frontier events are the finding's.
         picture: swimlane(
@@ -346,7 +439,7 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
             .filter(|(key, _)| match key.as_str() {
                 // Drawn as steps instead.
                 "witness" => !has_witness,
-                "schedule" => has_witness || witness.is_empty(),
+                "schedule" => has_witness || schedule.shown.is_empty(),
                 _ => true,
             })
             .map(|(key, v)| Row {
@@ -355,7 +448,7 @@ fn finding_view(r: &Report, k: usize, i: usize, f: &Finding) -> FindingView {
             })
             .collect(),
         ordered: ordered.to_owned(),
-        witness,
+        schedule,
     }
 }
 
@@ -471,5 +564,62 @@ mod run_header {
         assert_eq!(page.elapsed_ms, 7);
         let t = page.generated.as_bytes();
         assert_eq!((t.len(), t[4], t[10], t[19]), (20, b'-', b'T', b'Z'));
+    }
+}
+
+#[cfg(test)]
+mod schedules {
+    use super::{schedule_of, EVENTS_LISTED};
+    use hindsight_report::{EventRef, Finding};
+    use serde_json::{json, Map};
+
+    fn finding_with_witness(events: u64) -> Finding {
+        let event = |i: u64, t: &str| EventRef {
+            index: i,
+            thread: t.to_owned(),
+            op: format!("r(v{i})"),
+            location: None,
+        };
+        let mut fields = Map::new();
+        fields.insert(
+            "witness".into(),
+            json!({
+                "schedule": (0..events).map(|i| event(i, "T1")).collect::<Vec<_>>(),
+                "enabled": [event(events, "T1"), event(events + 1, "T2")],
+            }),
+        );
+        Finding {
+            kind: "data-race".into(),
+            message: String::new(),
+            occurrences: None,
+            events: Vec::new(),
+            fields,
+            group: None,
+        }
+    }
+
+    #[test]
+    fn a_witness_that_folds_nothing_has_one_list() {
+        let s = schedule_of(&finding_with_witness(4));
+        assert_eq!(s.shown.len(), 5);
+        assert!(s.full.is_empty());
+        assert_eq!((s.events, s.unlisted), (4, 0));
+    }
+
+    #[test]
+    fn a_long_witness_is_short_then_whole_up_to_the_cap() {
+        let s = schedule_of(&finding_with_witness(250));
+        // One thread's run: its first event, the rest but the last two folded, the last two,
+        // and the line that ends the witness; the fold stands for every event it hides.
+        let shown: Vec<(usize, usize)> = s.shown.iter().map(|l| (l.at, l.events)).collect();
+        assert_eq!(shown, [(0, 1), (1, 247), (248, 1), (249, 1), (250, 0)]);
+        assert_eq!(s.full.len(), EVENTS_LISTED + 1);
+        assert!(s
+            .full
+            .iter()
+            .take(EVENTS_LISTED)
+            .enumerate()
+            .all(|(i, l)| l.at == i));
+        assert_eq!((s.events, s.unlisted), (250, 50));
     }
 }

@@ -41,7 +41,8 @@ fn hostile_report() -> Report {
     fields.insert(
         "witness".into(),
         serde_json::json!({
-            "schedule": [event(1, SCRIPT, "w(<b>)")],
+            // A run of one thread long enough for the short form to fold its middle.
+            "schedule": (1..8).map(|i| event(i, SCRIPT, if i == 1 { "w(<b>)" } else { "r(<b>)" })).collect::<Vec<_>>(),
             "enabled": [event(3, SCRIPT, "w(x)"), event(9, QUOTES, "r(x)")],
         }),
     );
@@ -161,7 +162,7 @@ fn hostile_names_are_text_never_markup() {
     // The names come back as the text they were.
     let message = select(&doc, ".message")[0].text().collect::<String>();
     assert_eq!(message, format!("race on {SCRIPT} {QUOTES} {UNICODE}"));
-    let lanes: Vec<String> = select(&doc, "svg.swimlane .lane-name title")
+    let lanes: Vec<String> = select(&doc, "svg.lanes .lane-name title")
         .iter()
         .map(|t| t.text().collect())
         .collect();
@@ -178,6 +179,28 @@ fn hostile_names_are_text_never_markup() {
         .map(|l| l.text().collect())
         .collect();
     assert_eq!(steps[0], format!("#1 {SCRIPT}: w(<b>)"));
+    // The short form first (the middle of the run folded), then, hidden, every event.
+    let lists = select(&doc, ".player ol.steps");
+    assert_eq!(lists.len(), 2);
+    assert!(lists[0].value().attr("hidden").is_none());
+    assert!(lists[1].value().attr("hidden").is_some());
+    let short: Vec<String> = lists[0].text().map(str::to_owned).collect();
+    assert_eq!(
+        short,
+        [
+            format!("#1 {SCRIPT}: w(<b>)"),
+            format!("... 4 event(s) of {SCRIPT} ..."),
+            format!("#6 {SCRIPT}: r(<b>)"),
+            format!("#7 {SCRIPT}: r(<b>)"),
+            format!("now enabled together: #3 {SCRIPT}: w(x) and #9 {QUOTES}: r(x)"),
+        ]
+    );
+    assert_eq!(select(&doc, ".player ol.steps li.elided").len(), 1);
+    assert_eq!(select(&doc, ".player ol.steps[hidden] li").len(), 8);
+    assert_eq!(
+        select(&doc, ".player")[0].value().attr("data-full"),
+        Some("8")
+    );
     let command = select(&doc, "dl.run code")[0].text().collect::<String>();
     assert!(command.contains(SCRIPT));
     let title = select(&doc, "title")[0].text().collect::<String>();
@@ -188,7 +211,7 @@ fn hostile_names_are_text_never_markup() {
 fn long_names_are_cut_in_pictures_but_whole_in_tables() {
     let html = page_of(&[hostile_report()]);
     let doc = Html::parse_document(&html);
-    let short = select(&doc, "svg.swimlane .lane-name")[1]
+    let short = select(&doc, "svg.lanes .lane-name")[1]
         .children()
         .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
         .collect::<String>();

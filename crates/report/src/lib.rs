@@ -18,7 +18,7 @@ pub use figure::{
     BarRole, Figures, HistoryBar, HistoryFigure, Timeline, TimelineEdge, TimelineEvent,
 };
 pub use sarif::{render_sarif, render_sarif_runs};
-pub use text::{render_text, EscapeControls};
+pub use text::{render_text, short_schedule, Elided, EscapeControls, ScheduleLine};
 
 /// One event as a finding shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
