@@ -294,18 +294,21 @@ fn record_limits_stop_the_program_and_keep_a_whole_trace() {
         return;
     }
     let start = std::time::Instant::now();
-    let (r, out) = record_run("Sleeper", &["--timeout", "1"], "Sleeper-timeout.hst");
+    // Long enough for a loaded machine to start the JVM and run the program's loop before the
+    // limit (with one second, a run under load was stopped before its first record), far
+    // below its minute of sleep.
+    let (r, out) = record_run("Sleeper", &["--timeout", "15"], "Sleeper-timeout.hst");
     let out = out.as_str();
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(
         r.stderr
-            .contains("stopped: the program ran past --timeout 1"),
+            .contains("stopped: the program ran past --timeout 15"),
         "{}",
         r.stderr
     );
     // Far below the program's minute of sleep (the JVM's start and hooks on a loaded machine
-    // take seconds, not fifty).
-    assert!(start.elapsed().as_secs() < 50, "{:?}", start.elapsed());
+    // take seconds, not forty).
+    assert!(start.elapsed().as_secs() < 55, "{:?}", start.elapsed());
     let writes = hindsight(&["stats", out, "--format", "json"]);
     assert_eq!(writes.code, 0, "{}", writes.stderr);
     let v: serde_json::Value = serde_json::from_str(&writes.stdout).unwrap();
