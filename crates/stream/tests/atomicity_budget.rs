@@ -166,3 +166,26 @@ fn a_run_within_its_budget_says_nothing_of_it() {
         assert!(!out.summary.contains_key(k), "{k}");
     }
 }
+
+#[test]
+fn a_short_trace_is_paired_whole_when_the_pass_spent_the_budget() {
+    // The pass polls at its end: on a short trace it finds the budget spent with every event
+    // read. The pairing still has its meter's grace.
+    let budget = Arc::new(Budget::new(Limits {
+        timeout: Some(Duration::ZERO),
+        memory: u64::MAX,
+    }));
+    assert_eq!(budget.check(), Err(Spent::Time));
+    let (names, a) = analysed(
+        10,
+        Options {
+            all: true,
+            granularity: Granularity::EveryEvent,
+            ..Options::default()
+        },
+    );
+    let out = Box::new(a.within(budget)).finish(&names);
+    assert_eq!(out.findings.len(), 10 * 9);
+    // Nothing stopped short (the pass's report says the budget was spent).
+    assert!(!out.summary.contains_key("complete"));
+}

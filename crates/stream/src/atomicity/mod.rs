@@ -715,7 +715,11 @@ impl Analysis for Atomicity {
         // over: charged again here, with everything the finish builds on top.
         let mut own = Account::new(budget);
         let base = self.held_bytes();
-        let mut stopped = own.hold_within(base).err();
+        // Spent already (the pass stopped): what the pass saw is still paired, within the
+        // grace every loop has (see `Pairing`).
+        let grace = budget.spent().is_some();
+        let refused = |held: Result<(), Spent>| held.err().filter(|_| !grace);
+        let mut stopped = refused(own.hold_within(base));
         let Paired {
             classes,
             checks,
@@ -730,9 +734,7 @@ impl Analysis for Atomicity {
         };
         stopped = stopped.or(pairing_stopped);
         let mut held = base + pairing::vec_bytes(&classes);
-        if let Err(spent) = own.hold(held) {
-            stopped = stopped.or(Some(spent));
-        }
+        stopped = stopped.or(refused(own.hold(held)));
         let mut wrw = 0u64;
         let mut others = 0u64;
         let mut per_pattern: std::collections::BTreeMap<String, u64> = Default::default();
@@ -745,17 +747,15 @@ impl Analysis for Atomicity {
             }
             *per_pattern.entry(name).or_default() += 1;
         }
-        let shown = if self.options.all {
+        // With the pairing stopped short, `--all` shows the classes found: each is one of the
+        // triples, whose search needs every class.
+        let shown = if self.options.all && stopped.is_none() {
             let mut triples = Vec::new();
-            if stopped.is_none() {
-                stopped = self
-                    .all_triples_within(&classes, budget, &mut triples)
-                    .err();
-            }
+            stopped = self
+                .all_triples_within(&classes, budget, &mut triples)
+                .err();
             held += pairing::vec_bytes(&triples);
-            if let Err(spent) = own.hold(held) {
-                stopped = stopped.or(Some(spent));
-            }
+            stopped = stopped.or(refused(own.hold(held)));
             triples
         } else {
             classes
@@ -767,13 +767,17 @@ impl Analysis for Atomicity {
         let mut out = AnalysisOutput::default();
         // Each finding kept for the report is charged as it is made; past the limit the rest
         // are left out.
+        let mut fin = Finishing {
+            own,
+            held,
+            steps: 0,
+        };
         let mut groups = 0;
         match self.options.granularity {
             Granularity::EveryEvent => {
                 for v in &shown {
                     let f = finding(v, names, schedules.as_ref(), &self.profiles);
-                    held += f.heap_bytes();
-                    if let Err(spent) = room(&mut own, held) {
+                    if let Err(spent) = fin.keep(f.heap_bytes()) {
                         stopped = stopped.or(Some(spent));
                         break;
                     }
@@ -782,7 +786,7 @@ impl Analysis for Atomicity {
             }
             Granularity::Grouped => {
                 let mut by_sites: Groups<ViolationKey, &Violation> = Groups::default();
-                for (i, v) in shown.iter().enumerate() {
+                for v in &shown {
                     let [w1, wf, w2] = v.pattern.0;
                     let key = (
                         v.var,
@@ -792,22 +796,20 @@ impl Analysis for Atomicity {
                         Site::of(v.e2.loc, u32::from(w2), v.thread),
                     );
                     by_sites.add(key, &[v.thread, v.other], v);
-                    if i as u64 % hindsight_budget::CHECK_EVERY == 0 {
-                        if let Err(spent) = room(&mut own, held + by_sites.bytes()) {
-                            stopped = stopped.or(Some(spent));
-                            break;
-                        }
+                    if let Err(spent) = fin.room(by_sites.bytes()) {
+                        stopped = stopped.or(Some(spent));
+                        break;
                     }
                 }
                 groups = by_sites.len();
+                fin.steps = 0;
                 for g in by_sites.into_sorted() {
                     let f = grouped(
                         finding(g.first, names, schedules.as_ref(), &self.profiles),
                         &g,
                         names,
                     );
-                    held += f.heap_bytes();
-                    if let Err(spent) = room(&mut own, held) {
+                    if let Err(spent) = fin.keep(f.heap_bytes()) {
                         stopped = stopped.or(Some(spent));
                         break;
                     }
@@ -816,7 +818,7 @@ impl Analysis for Atomicity {
             }
         }
         // The findings live on in the report until it is rendered: their bytes stay charged.
-        std::mem::forget(own);
+        std::mem::forget(fin.own);
         let s = &mut out.summary;
         s.insert("threads".into(), Value::from(names.threads.len()));
         // Per variable, how many threads accessed it (up to two): a byte per variable, where
@@ -888,19 +890,44 @@ impl Analysis for Atomicity {
     }
 }
 
-/// Whether what the finish holds, `held` bytes in all, may grow on: charged to `own`; once
-/// the budget is spent (by the pass, the pairing or another analysis), what was found is
-/// still shown as far as the limit and the deadline allow.
-fn room(own: &mut Account<'_>, held: u64) -> Result<(), Spent> {
-    let Err(spent) = own.hold(held) else {
-        return Ok(());
-    };
-    let budget = own.budget();
-    let late = budget.deadline().is_some_and(|d| Instant::now() >= d);
-    if held <= budget.limits().memory && !late {
-        return Ok(());
+/// What the finish holds beside the analysis' tables (the violations, the groups, the
+/// findings), charged as it grows. Once the budget is spent (by the pass, the pairing or
+/// another analysis) what was found is still shown, as far as the memory limit allows and,
+/// after [`hindsight_budget::CHECK_EVERY`] more steps, the deadline: a finding made before
+/// the budget ran out is still a finding.
+struct Finishing<'b> {
+    own: Account<'b>,
+    held: u64,
+    steps: u64,
+}
+
+impl Finishing<'_> {
+    /// One more step, the finish holding `held` and `extra` bytes: an error once it may not
+    /// go on.
+    fn room(&mut self, extra: u64) -> Result<(), Spent> {
+        self.steps += 1;
+        let bytes = self.held + extra;
+        let mut result = self.own.hold(bytes);
+        if self.steps % hindsight_budget::CHECK_EVERY == 0 {
+            result = result.and(self.own.budget().check());
+        }
+        let Err(spent) = result else {
+            return Ok(());
+        };
+        let budget = self.own.budget();
+        let late = self.steps >= hindsight_budget::CHECK_EVERY
+            && budget.deadline().is_some_and(|d| Instant::now() >= d);
+        match bytes <= budget.limits().memory && !late {
+            true => Ok(()),
+            false => Err(spent),
+        }
     }
-    Err(spent)
+
+    /// Keeps `bytes` more (a finding) if there is room.
+    fn keep(&mut self, bytes: u64) -> Result<(), Spent> {
+        self.held += bytes;
+        self.room(0)
+    }
 }
 
 impl Atomicity {

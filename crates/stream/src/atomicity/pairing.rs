@@ -291,6 +291,10 @@ pub struct Pairing<'b> {
     account: Account<'b>,
     /// Bytes held beside the memo (the violations, the index), as last charged.
     beside_memo: u64,
+    /// The budget was spent before the pairing began (by the pass): it still pairs until its
+    /// meter's first poll, as every loop of a run sees a spent budget at most
+    /// [`hindsight_budget::CHECK_EVERY`] steps late, so that a short trace is paired whole.
+    grace: bool,
 }
 
 /// Bytes of a memo of `capacity` entries: an entry and a control byte each.
@@ -311,6 +315,16 @@ impl<'b> Pairing<'b> {
             meter: Meter::new(budget),
             account: Account::new(budget),
             beside_memo: 0,
+            grace: budget.spent().is_some(),
+        }
+    }
+
+    /// `charged`, the outcome of a charge, as the pairing takes it: refused only outside its
+    /// grace.
+    fn charged(&self, charged: Result<(), Spent>) -> Result<(), Spent> {
+        match charged {
+            Err(_) if self.grace => Ok(()),
+            charged => charged,
         }
     }
 
@@ -330,10 +344,14 @@ impl<'b> Pairing<'b> {
         if self.memo.len() == self.memo.capacity() {
             // The memo doubles on its next insert: charged first.
             let grown = (self.memo.capacity() * 2).max(16);
-            self.account.hold(memo_bytes(grown) + self.beside_memo)?;
-            self.memo
-                .try_reserve(grown - self.memo.len())
-                .map_err(|_| self.account.out_of_memory())?;
+            let held = self.account.hold(memo_bytes(grown) + self.beside_memo);
+            self.charged(held)?;
+            // Refused in grace: the insert below allocates it.
+            if held.is_ok() {
+                self.memo
+                    .try_reserve(grown - self.memo.len())
+                    .map_err(|_| self.account.out_of_memory())?;
+            }
         }
         self.checks += 1;
         let c = compatible(&profiles.get(p), &profiles.get(q), fj);
@@ -348,7 +366,8 @@ impl<'b> Pairing<'b> {
             return Ok(());
         }
         let memo = memo_bytes(self.memo.capacity());
-        self.account.reserve(v, 1, memo + others)?;
+        let reserved = self.account.reserve(v, 1, memo + others);
+        self.charged(reserved)?;
         self.beside_memo = others + vec_bytes(v);
         Ok(())
     }
@@ -357,10 +376,17 @@ impl<'b> Pairing<'b> {
     /// charged before it is allocated.
     pub fn reserve_exact<T>(&mut self, v: &mut Vec<T>, more: usize) -> Result<(), Spent> {
         let bytes = (more as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-        self.account
-            .hold_within(memo_bytes(self.memo.capacity()).saturating_add(bytes))?;
-        v.try_reserve_exact(more)
-            .map_err(|_| self.account.out_of_memory())
+        let held = self
+            .account
+            .hold_within(memo_bytes(self.memo.capacity()).saturating_add(bytes));
+        self.charged(held)?;
+        match held {
+            Ok(()) => v
+                .try_reserve_exact(more)
+                .map_err(|_| self.account.out_of_memory()),
+            // In grace: the vector grows as it is filled.
+            Err(_) => Ok(()),
+        }
     }
 
     /// One step of a loop that may check no pair for long: an error once the budget is spent.
@@ -372,8 +398,10 @@ impl<'b> Pairing<'b> {
     /// Holds `bytes` beside the memo (a structure built whole, or one that shrank).
     pub fn hold(&mut self, bytes: u64) -> Result<(), Spent> {
         self.beside_memo = bytes;
-        self.account
-            .hold_within(memo_bytes(self.memo.capacity()) + bytes)
+        let held = self
+            .account
+            .hold_within(memo_bytes(self.memo.capacity()) + bytes);
+        self.charged(held)
     }
 
     /// Phase II over the witness sets, grouped by variable: `sets` is sorted by variable. The
@@ -464,11 +492,12 @@ impl<'b> Pairing<'b> {
                 found.sort_unstable_by_key(|x| x.0);
                 if out.capacity() - out.len() < found.len() {
                     let others = vec_bytes(&found) + index_bytes;
-                    self.account.reserve(
+                    let reserved = self.account.reserve(
                         out,
                         found.len(),
                         memo_bytes(self.memo.capacity()) + others,
-                    )?;
+                    );
+                    self.charged(reserved)?;
                     self.beside_memo = others + vec_bytes(out);
                 }
                 out.extend(found.drain(..).map(|x| x.1));
