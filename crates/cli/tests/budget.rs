@@ -566,6 +566,52 @@ fn reach_stops_while_building_its_loset() {
     );
 }
 
+/// Two threads each nesting `depth` locks, a write inside each: every event inside the
+/// nesting lists the intervals it holds, so a loset's lists grow with the square of `depth`.
+fn nested(depth: u32) -> String {
+    let path = temp(&format!("nested-{depth}.std"));
+    if !path.exists() {
+        let mut text = String::from("T0|fork(T1)\nT0|fork(T2)\n");
+        for t in 1..=2 {
+            for l in 0..depth {
+                text.push_str(&format!("T{t}|acq(L{l})\nT{t}|w(x{t})\n"));
+            }
+            for l in (0..depth).rev() {
+                text.push_str(&format!("T{t}|rel(L{l})\n"));
+            }
+        }
+        std::fs::write(&path, text).expect("trace written");
+    }
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+/// #39: `reach`'s loset grew with the square of the lock nesting outside the budget. 3,000
+/// nested locks in two threads list 27 million held intervals (over 100 MB); 20 MB stops the
+/// building, with the events added so far.
+#[test]
+fn reach_charges_its_loset_while_building_it() {
+    let t = nested(3_000);
+    let (code, v) = json(&["reach", &t, "--count", "--memory-limit", "20M"]);
+    assert_unknown(code, &v, "memory-limit");
+    let s = summary(&v);
+    assert!(
+        s["stopped"]
+            .as_str()
+            .is_some_and(|w| w.contains("building the loset (memory-limit reached)")),
+        "{v:#}"
+    );
+    let total = 2 + 2 * 3 * 3_000;
+    assert!(
+        s["events_added"].as_u64().is_some_and(|n| n < total),
+        "{v:#}"
+    );
+    // A shallower nesting fits: the loset is built and its states counted.
+    let t = nested(100);
+    let (code, v) = json(&["reach", &t, "--count", "--memory-limit", "20M"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert!(summary(&v).get("budget_spent").is_none(), "{v:#}");
+}
+
 /// A trace of `calls` map operations by four threads on one object, each key put by two
 /// threads: commutativity races all along.
 fn many_calls(calls: usize) -> String {
