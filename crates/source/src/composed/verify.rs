@@ -189,8 +189,7 @@ struct Node {
 fn node_bytes(local: &Local, shared: &Shared, lp: &Lp, text: usize) -> u64 {
     use std::mem::size_of;
     let shared_heap = |s: &Shared| {
-        // A B-tree entry, with its share of a node's spare room.
-        s.map.len() * (size_of::<((u8, Value), Value)>() * 3 / 2)
+        btree_bytes(s.map.len(), size_of::<((u8, Value), Value)>())
             + s.globals.capacity() * size_of::<Value>()
     };
     let local_heap = local.slots.capacity() * size_of::<Value>()
@@ -198,7 +197,8 @@ fn node_bytes(local: &Local, shared: &Shared, lp: &Lp, text: usize) -> u64 {
             .assumed
             .as_ref()
             .map_or(0, |f| f.capacity() * size_of::<Fact>());
-    let lp_heap = lp.seen.len() * (size_of::<Shared>() * 3 / 2 + shared_heap(shared))
+    let lp_heap = btree_bytes(lp.seen.len(), size_of::<Shared>())
+        + lp.seen.len() * shared_heap(shared)
         + lp.update
             .as_ref()
             .map_or(0, |(a, b)| shared_heap(a) + shared_heap(b));
@@ -208,6 +208,19 @@ fn node_bytes(local: &Local, shared: &Shared, lp: &Lp, text: usize) -> u64 {
         + size_of::<(usize, usize, usize)>()
         + size_of::<(usize, usize)>();
     (inline + 2 * (local_heap + shared_heap(shared) + lp_heap) + text) as u64
+}
+
+/// Bytes of a B-tree of `len` entries of `entry` bytes: its nodes hold eleven entries, and a
+/// tree of one entry already has a whole node.
+fn btree_bytes(len: usize, entry: usize) -> usize {
+    const NODE: usize = 11;
+    // Nodes about two thirds full past the first, with their headers and edges.
+    let nodes = if len <= NODE {
+        usize::from(len > 0)
+    } else {
+        len.div_ceil(NODE * 2 / 3)
+    };
+    nodes * (NODE * entry + 16 + 12 * std::mem::size_of::<usize>())
 }
 
 /// What the tables hold beyond their entries: the spare room of the nodes' vector, and the
