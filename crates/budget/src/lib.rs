@@ -385,6 +385,46 @@ impl<'a> Account<'a> {
     pub fn charged(&self) -> u64 {
         self.charged
     }
+
+    /// The budget the account charges.
+    pub fn budget(&self) -> &'a Budget {
+        self.budget
+    }
+
+    /// Room for `more` elements in `v`, charged before it is allocated: when `v` lacks it, the
+    /// vector grows to twice its capacity (or what `more` needs), `besides` (what the
+    /// structure holds beside `v`) plus the grown vector's bytes are held, and only then is the
+    /// memory reserved, fallibly. An error (and the budget spent) when the limit or the
+    /// allocator refuses; `v` is then unchanged.
+    pub fn reserve<T>(&mut self, v: &mut Vec<T>, more: usize, besides: u64) -> Result<(), Spent> {
+        if v.capacity() - v.len() >= more {
+            return Ok(());
+        }
+        let needed = v.len().saturating_add(more);
+        let capacity = needed.max(v.capacity().saturating_mul(2)).max(4);
+        let bytes = (capacity as u64)
+            .saturating_mul(std::mem::size_of::<T>() as u64)
+            .saturating_add(besides);
+        self.hold_within(bytes)?;
+        v.try_reserve_exact(capacity - v.len())
+            .map_err(|_| self.out_of_memory())
+    }
+
+    /// [`Account::hold`] of a size that may be past any limit (computed from an input): an
+    /// error without charging it when it alone is past the limit.
+    pub fn hold_within(&mut self, bytes: u64) -> Result<(), Spent> {
+        if bytes > self.budget.limits.memory {
+            return Err(self.out_of_memory());
+        }
+        self.hold(bytes)
+    }
+
+    /// The allocator refused memory the account had charged (or a size alone is past the
+    /// limit): the budget is spent as if its memory limit had been reached.
+    #[cold]
+    pub fn out_of_memory(&self) -> Spent {
+        self.budget.mark(Spent::Memory)
+    }
 }
 
 impl Drop for Account<'_> {
@@ -660,6 +700,48 @@ mod tests {
         let mut a = Account::new(&b);
         assert_eq!(a.hold(10), Err(Spent::Memory));
         assert_eq!(b.check(), Err(Spent::Memory));
+    }
+
+    #[test]
+    fn reserving_charges_the_grown_vector_before_allocating_it() {
+        let b = Budget::new(Limits {
+            timeout: None,
+            memory: 4 * GRANULE,
+        });
+        let mut a = Account::new(&b);
+        let mut v: Vec<u64> = Vec::new();
+        // Room for one: four at least, charged as one granule.
+        assert_eq!(a.reserve(&mut v, 1, 0), Ok(()));
+        assert!(v.capacity() >= 4);
+        assert_eq!(a.charged(), GRANULE);
+        // Grown by doubling until the next doubling would pass the limit.
+        let mut refused = None;
+        for i in 0..1_000_000u64 {
+            if let Err(spent) = a.reserve(&mut v, 1, GRANULE) {
+                refused = Some(spent);
+                break;
+            }
+            v.push(i);
+        }
+        assert_eq!(refused, Some(Spent::Memory));
+        assert_eq!(b.spent(), Some(Spent::Memory));
+        // Never allocated past what was charged, and the refused growth left `v` as it was.
+        assert!(v.capacity() as u64 * 8 + GRANULE <= 4 * GRANULE);
+        assert_eq!(v.len(), v.capacity());
+    }
+
+    #[test]
+    fn a_size_past_every_limit_is_refused_without_charging() {
+        let b = Budget::new(Limits {
+            timeout: None,
+            memory: GRANULE,
+        });
+        let mut a = Account::new(&b);
+        let mut v: Vec<[u8; 1024]> = Vec::new();
+        assert_eq!(a.reserve(&mut v, usize::MAX / 2, 0), Err(Spent::Memory));
+        assert_eq!(a.hold_within(u64::MAX), Err(Spent::Memory));
+        assert_eq!(b.reading().held, 0);
+        assert_eq!(v.capacity(), 0);
     }
 
     #[test]

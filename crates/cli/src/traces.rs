@@ -205,12 +205,9 @@ pub fn atomicity(
         granularity: granularity(findings),
         ..options
     };
-    // The pass and --schedule's searches share one budget.
+    // The pass, the pairing after it and --schedule's searches share one budget.
     let running = budget.start_counting("atomicity", "events");
-    let mut analysis = Atomicity::new(options);
-    if options.schedule {
-        analysis = analysis.within(std::sync::Arc::clone(&running.budget));
-    }
+    let analysis = Atomicity::new(options).within(std::sync::Arc::clone(&running.budget));
     let options = render_options(findings, None);
     analyse(
         session,
@@ -309,10 +306,7 @@ pub fn check(session: &Session, a: &CheckArgs) -> anyhow::Result<u8> {
                     ignore_non_nested: a.ignore_non_nested,
                     granularity: granularity(&a.findings),
                 });
-                Box::new(match a.schedule {
-                    true => atomicity.within(std::sync::Arc::clone(&running.budget)),
-                    false => atomicity,
-                })
+                Box::new(atomicity.within(std::sync::Arc::clone(&running.budget)))
             }
             AnalysisArg::Views => Box::new(
                 DynamicViews::new(regions(a.regions), !a.no_mhp)

@@ -295,6 +295,34 @@ impl<'a> PartRun<'a> {
     }
 }
 
+/// How many entries a table may gain between two polls of a search's meter: one per step.
+const SLACK: usize = hindsight_budget::CHECK_EVERY as usize;
+
+/// Bytes of a vector's buffer, or, where it may fill before the next poll, of its buffer and
+/// the doubled one it grows into.
+fn vec_bytes<T>(v: &Vec<T>) -> u64 {
+    grown(v.len(), v.capacity(), std::mem::size_of::<T>())
+}
+
+/// Bytes of a hash map's table (an entry and a control byte a slot, an eighth of the slots
+/// kept free), counted as [`vec_bytes`] counts a vector.
+fn map_bytes<K, V>(m: &FxHashMap<K, V>) -> u64 {
+    let slot = (std::mem::size_of::<(K, V)>() + 1) as u64;
+    // Entries, in units of which a table of `slots` slots holds 7/8.
+    grown(m.len(), m.capacity(), 1) * 8 / 7 * slot
+}
+
+fn grown(len: usize, capacity: usize, size: usize) -> u64 {
+    // Doubling from `capacity` until `SLACK` more entries fit: the largest buffer the next
+    // steps may allocate, while the old one is still held.
+    let mut target = capacity;
+    while target < len.saturating_add(SLACK) {
+        target = (target * 2).max(4);
+    }
+    let growing = if target > capacity { target } else { 0 };
+    ((capacity + growing) * size) as u64
+}
+
 /// Estimated bytes of one cache entry of a part of `n` operations: its bitset, its slot in the
 /// chain and its share of the hash table.
 fn per_state(n: usize) -> usize {
@@ -407,6 +435,8 @@ fn hash_of<T: Hash + ?Sized>(x: &T) -> u64 {
 #[derive(Default)]
 struct Interner {
     vals: Vec<Val>,
+    /// Bytes the values hold on the heap.
+    heap: u64,
     /// Hash → the last id with that hash; earlier ones follow `same_hash`.
     by_hash: FxHashMap<u64, u32>,
     same_hash: Vec<u32>,
@@ -424,10 +454,23 @@ impl Interner {
             at = self.same_hash[at as usize];
         }
         let id = self.vals.len() as u32;
+        self.heap += heap_bytes(&val);
         self.vals.push(val);
         self.same_hash.push(head);
         self.by_hash.insert(h, id);
         id
+    }
+}
+
+/// Bytes a model's value holds on the heap (its strings and lists).
+fn heap_bytes(v: &Val) -> u64 {
+    match v {
+        Val::Str(s) => s.capacity() as u64,
+        Val::List(items) => {
+            (items.capacity() * std::mem::size_of::<Val>()) as u64
+                + items.iter().map(heap_bytes).sum::<u64>()
+        }
+        Val::Nil | Val::Bool(_) | Val::Int(_) => 0,
     }
 }
 
@@ -685,13 +728,24 @@ impl<'a> Search<'a> {
         Opened::Candidates
     }
 
-    /// The memory the search holds, estimated from what grows: the memo, the transitions and
-    /// the interned states (counted at the size of their handle: a model's value is small).
+    /// The memory the search holds, from what grows: the memo, the transitions, the
+    /// interned states (their values' heap too: a key-value store's strings grow with every
+    /// append) and the path, by their tables' capacities. A table that may fill before the
+    /// next poll (each step adds at most one entry to each) is counted as it will be while
+    /// it grows, old and new buffers together: the charge comes before the allocation.
     fn memory(&self) -> u64 {
-        let memo = self.memo.len() * per_state(self.ops.len());
-        let transitions = self.transitions.len() * 24;
-        let states = self.states.vals.len() * (std::mem::size_of::<Val>() + 16);
-        (memo + transitions + states) as u64
+        let m = &self.memo;
+        let memo =
+            map_bytes(&m.table) + vec_bytes(&m.states) + vec_bytes(&m.next) + vec_bytes(&m.arena);
+        let states = vec_bytes(&self.states.vals)
+            + self.states.heap
+            + map_bytes(&self.states.by_hash)
+            + vec_bytes(&self.states.same_hash);
+        let path = vec_bytes(&self.stack)
+            + vec_bytes(&self.points)
+            + vec_bytes(&self.candidates)
+            + vec_bytes(&self.best.0);
+        memo + map_bytes(&self.transitions) + states + path
     }
 
     /// Searches for up to `slice` steps, or until the part is decided, the budget is spent or
@@ -808,4 +862,67 @@ fn stuck_after(ops: &[&Op], model: &dyn Model, prefix: &[usize], state: &Val) ->
         .filter(|&i| model.step(state, ops[i]).is_none())
         .map(|i| ops[i].id)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_by_name;
+    use crate::parse::parse_history;
+
+    const C50_BAD: &str = include_str!("../tests/fixtures/lin/porcupine/c50-bad.txt");
+
+    /// What the charge must cover at least: every buffer at its capacity, and the values'
+    /// strings (Porcupine's kv values are appended to and grow long).
+    fn allocated(s: &Search<'_>) -> u64 {
+        fn buffer<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        fn table<K, V>(m: &FxHashMap<K, V>) -> u64 {
+            (m.capacity() * (std::mem::size_of::<(K, V)>() + 1)) as u64
+        }
+        let values: u64 = s.states.vals.iter().map(heap_bytes).sum();
+        buffer(&s.memo.states)
+            + buffer(&s.memo.next)
+            + buffer(&s.memo.arena)
+            + table(&s.memo.table)
+            + table(&s.transitions)
+            + buffer(&s.states.vals)
+            + values
+            + table(&s.states.by_hash)
+            + buffer(&s.states.same_hash)
+    }
+
+    /// Key "0" of c50-bad, which no checker decides in minutes: however far its search goes,
+    /// what it charges covers what it has allocated (#39: at `--memory-limit 300M` the parts
+    /// reached 476 MB, the memo counted by its entries and the values by their handles).
+    #[test]
+    fn the_charge_covers_what_the_search_allocated() {
+        let history = parse_history(C50_BAD).expect("Porcupine's history parses");
+        let model = model_by_name("kv", None).expect("kv is a model");
+        let parts = model.partition(&history);
+        let part = parts.iter().max_by_key(|p| p.len()).expect("parts");
+        let ops: Vec<&Op> = part.iter().map(|&i| &history.ops[i]).collect();
+        let budget = Budget::unlimited();
+        let mut search = Search::new(ops, model.as_ref(), &budget);
+        let mut values = 0;
+        for _ in 0..40 {
+            let decided = search.run(5_000, usize::MAX, None);
+            assert!(
+                decided.is_none(),
+                "key \"0\" is not decided in 200,000 steps"
+            );
+            let (charged, allocated) = (search.memory(), allocated(&search));
+            assert!(
+                charged >= allocated,
+                "charged {charged} < allocated {allocated}"
+            );
+            values = search.states.heap;
+        }
+        assert!(values > 0, "the values hold strings");
+        assert_eq!(
+            values,
+            search.states.vals.iter().map(heap_bytes).sum::<u64>()
+        );
+    }
 }

@@ -69,6 +69,38 @@ pub struct Finding {
     pub group: Option<String>,
 }
 
+impl Finding {
+    /// About the heap the finding takes: its strings and the JSON values of its fields. What
+    /// an analysis charges to its budget for each finding it keeps for the report.
+    pub fn heap_bytes(&self) -> u64 {
+        fn value_bytes(v: &Value) -> u64 {
+            let own = std::mem::size_of::<Value>() as u64;
+            own + match v {
+                Value::String(s) => s.len() as u64,
+                Value::Array(a) => a.iter().map(value_bytes).sum(),
+                Value::Object(o) => o.iter().map(|(k, v)| k.len() as u64 + value_bytes(v)).sum(),
+                _ => 0,
+            }
+        }
+        let events: u64 = self
+            .events
+            .iter()
+            .map(|e| {
+                (std::mem::size_of_val(e) + e.thread.len() + e.op.len()) as u64
+                    + e.location.as_ref().map_or(0, |l| l.len() as u64)
+            })
+            .sum();
+        (std::mem::size_of::<Finding>() + self.kind.len() + self.message.len()) as u64
+            + self.group.as_ref().map_or(0, |g| g.len() as u64)
+            + events
+            + self
+                .fields
+                .iter()
+                .map(|(k, v)| k.len() as u64 + value_bytes(v))
+                .sum::<u64>()
+    }
+}
+
 /// A rule: one kind of finding, described once for SARIF consumers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rule {

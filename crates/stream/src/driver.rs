@@ -372,16 +372,19 @@ impl<'b> PassBudget<'b> {
         }
     }
 
-    /// One more event was seen: the limit reached, if it was.
+    /// One more event was seen, the reader holding `names`: the limit reached, if it was.
     #[inline]
-    pub(crate) fn seen(&mut self, observers: &[&mut dyn Observer]) -> Result<(), Spent> {
+    pub(crate) fn seen(
+        &mut self,
+        observers: &[&mut dyn Observer],
+        names: &Names,
+    ) -> Result<(), Spent> {
         self.events += 1;
         self.meter.step()?;
         if !self.meter.polled() {
             return Ok(());
         }
-        let held = observers.iter().map(|o| o.held_bytes()).sum();
-        self.account.hold(held)
+        self.account.hold(held_bytes(observers, names, 1))
     }
 
     /// The pipelined pass saw `events` more, the meter stepped at each of them (and `spent`
@@ -391,15 +394,22 @@ impl<'b> PassBudget<'b> {
         events: u64,
         spent: Option<Spent>,
         observers: &[&mut dyn Observer],
+        names: &Names,
     ) -> Result<(), Spent> {
         self.events += events;
         if let Some(spent) = spent {
             return Err(spent);
         }
         self.meter.poll()?;
-        let held = observers.iter().map(|o| o.held_bytes()).sum();
-        self.account.hold(held)
+        // The reader's names and stage 2's replica of them.
+        self.account.hold(held_bytes(observers, names, 2))
     }
+}
+
+/// What a pass holds that grows with the trace: its observers' tables, and `copies` of the
+/// names read (a million variables are a million names).
+fn held_bytes(observers: &[&mut dyn Observer], names: &Names, copies: u64) -> u64 {
+    observers.iter().map(|o| o.held_bytes()).sum::<u64>() + copies * names.held_bytes()
 }
 
 impl Pass {
@@ -609,7 +619,7 @@ pub fn observe_within<S: EventSource>(
             }
         }
         if let Some(w) = within.as_mut() {
-            if let Err(spent) = w.seen(observers) {
+            if let Err(spent) = w.seen(observers, source.names()) {
                 stopped = Some(Stopped {
                     spent,
                     events: w.events,

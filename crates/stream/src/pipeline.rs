@@ -570,7 +570,7 @@ fn analyse(
             hb_read = crate::driver::still_read(observers, &mut hb);
         }
         if let Some(w) = within.as_deref_mut() {
-            if let Err(spent) = w.seen_batch(seen as u64, spent_in_batch, observers) {
+            if let Err(spent) = w.seen_batch(seen as u64, spent_in_batch, observers, &names) {
                 stop.store(true, Ordering::Relaxed);
                 stopped = Some(Stopped {
                     spent,

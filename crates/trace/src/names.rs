@@ -98,6 +98,8 @@ pub struct Interner {
     short_keys: Vec<u128>,
     long: FxHashMap<Box<[u8]>, u32>,
     names: Vec<Box<str>>,
+    /// Bytes of the names' text: once in `names`, and again in `long` for a long name.
+    text: usize,
 }
 
 /// The key of a long name in `short_keys`: no short key has a length byte of 255.
@@ -228,8 +230,10 @@ impl Interner {
             _ => {
                 self.long.insert(bytes.into(), id);
                 self.short_keys.push(LONG);
+                self.text += bytes.len();
             }
         }
+        self.text += bytes.len();
         self.names.push(name.into());
         Ok(id)
     }
@@ -257,6 +261,20 @@ impl Interner {
         self.names.len()
     }
 
+    /// Bytes held, roughly, in constant time: the tables by their capacities, and the
+    /// names' text with an allocation's overhead each. A trace of a million variables holds a
+    /// million names: what grows with the input is charged to a run's budget.
+    pub fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        // What the allocator adds to each small allocation, about.
+        const PER_ALLOCATION: usize = 16;
+        (self.short.capacity() * (size_of::<u32>() + 1)
+            + self.short_keys.capacity() * size_of::<u128>()
+            + self.long.capacity() * (size_of::<(Box<[u8]>, u32)>() + 1 + PER_ALLOCATION)
+            + self.names.capacity() * (size_of::<Box<str>>() + PER_ALLOCATION)
+            + self.text) as u64
+    }
+
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
@@ -279,6 +297,14 @@ pub struct Names {
 }
 
 impl Names {
+    /// Bytes held by every interner, roughly ([`Interner::held_bytes`]).
+    pub fn held_bytes(&self) -> u64 {
+        NameKind::ALL
+            .iter()
+            .map(|&kind| self.of(kind).held_bytes())
+            .sum()
+    }
+
     /// How many names there are, of all kinds together.
     pub fn total(&self) -> usize {
         NameKind::ALL.iter().map(|&kind| self.of(kind).len()).sum()

@@ -182,6 +182,55 @@ struct Node {
     env_op: Option<EnvOp>,
 }
 
+/// Bytes of one more state: its node (with `text` bytes of step description), its key in the
+/// visited set (a copy of its local state, shared state and linearization bookkeeping) and
+/// its entries in the queue and the costs. What values point to through an `Rc` is shared
+/// and not counted; the states an `Lp` has seen are counted at the size of `shared`.
+fn node_bytes(local: &Local, shared: &Shared, lp: &Lp, text: usize) -> u64 {
+    use std::mem::size_of;
+    let shared_heap = |s: &Shared| {
+        btree_bytes(s.map.len(), size_of::<((u8, Value), Value)>())
+            + s.globals.capacity() * size_of::<Value>()
+    };
+    let local_heap = local.slots.capacity() * size_of::<Value>()
+        + local
+            .assumed
+            .as_ref()
+            .map_or(0, |f| f.capacity() * size_of::<Fact>());
+    let lp_heap = btree_bytes(lp.seen.len(), size_of::<Shared>())
+        + lp.seen.len() * shared_heap(shared)
+        + lp.update
+            .as_ref()
+            .map_or(0, |(a, b)| shared_heap(a) + shared_heap(b));
+    let inline = size_of::<Node>()
+        + size_of::<(Local, Shared, Lp)>()
+        + 1
+        + size_of::<(usize, usize, usize)>()
+        + size_of::<(usize, usize)>();
+    (inline + 2 * (local_heap + shared_heap(shared) + lp_heap) + text) as u64
+}
+
+/// Bytes of a B-tree of `len` entries of `entry` bytes: its nodes hold eleven entries, and a
+/// tree of one entry already has a whole node.
+fn btree_bytes(len: usize, entry: usize) -> usize {
+    const NODE: usize = 11;
+    // Nodes about two thirds full past the first, with their headers and edges.
+    let nodes = if len <= NODE {
+        usize::from(len > 0)
+    } else {
+        len.div_ceil(NODE * 2 / 3)
+    };
+    nodes * (NODE * entry + 16 + 12 * std::mem::size_of::<usize>())
+}
+
+/// What the tables hold beyond their entries: the spare room of the nodes' vector, and the
+/// memo of sequential runs.
+fn tables_bytes<K, V>(nodes: &Vec<Node>, sequential: &FxHashMap<K, V>) -> u64 {
+    use std::mem::size_of;
+    ((nodes.capacity() - nodes.len()) * size_of::<Node>()
+        + sequential.capacity() * (size_of::<(K, V)>() + 1)) as u64
+}
+
 /// The nodes from the root to `end`, in the order they ran.
 fn path_to(nodes: &[Node], end: usize) -> Vec<usize> {
     let mut path: Vec<usize> = std::iter::successors(Some(end), |&i| nodes[i].parent).collect();
@@ -202,9 +251,9 @@ pub fn explore(
 ) -> Result<Coverage, Explored> {
     let mut meter = Meter::new(budget);
     let mut account = Account::new(budget);
-    // A state is held twice (as a node and in the visited set), with what its values point to:
-    // counted at twice its inline size, an estimate.
-    let per_state = 2 * (std::mem::size_of::<Node>() + std::mem::size_of::<(Local, Shared, Lp)>());
+    // Bytes of the nodes, the visited set and the queue, added up as each node is pushed (and
+    // charged then, before the next one), with what their states and steps hold on the heap.
+    let mut held: u64 = 0;
     // Small explorations never reach a poll of the meter: one here, so that a spent budget
     // stops every later one.
     budget.check().map_err(|spent| Explored::Budget(spent, 0))?;
@@ -241,7 +290,7 @@ pub fn explore(
             return Err(Explored::Limit(nodes.len()));
         }
         let within = match meter.step() {
-            Ok(()) if meter.polled() => account.hold((nodes.len() * per_state) as u64),
+            Ok(()) if meter.polled() => account.hold(held + tables_bytes(&nodes, &sequential)),
             other => other,
         };
         if let Err(spent) = within {
@@ -264,6 +313,15 @@ pub fn explore(
                 let key = (local.clone(), next.clone(), lp.clone());
                 if visited.insert(key) {
                     let after = code.show_shared(&next);
+                    held += node_bytes(
+                        &local,
+                        &next,
+                        &lp,
+                        before.len() + action.len() + after.len(),
+                    );
+                    account
+                        .hold(held)
+                        .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
                     nodes.push(Node {
                         parent: Some(at),
                         step: Some(TraceStep {
@@ -303,6 +361,10 @@ pub fn explore(
                         .expect("the fact just assumed");
                     let key = (assumed.clone(), shared.clone(), lp.clone());
                     if visited.insert(key) {
+                        held += node_bytes(&assumed, &shared, &lp, 2 * before.len());
+                        account
+                            .hold(held)
+                            .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
                         nodes.push(Node {
                             parent: Some(at),
                             step: Some(TraceStep {
@@ -500,6 +562,16 @@ pub fn explore(
         }
         let key = (l2.clone(), s2.clone(), lp2.clone());
         if visited.insert(key) {
+            let text = &trace_step;
+            held += node_bytes(
+                &l2,
+                &s2,
+                &lp2,
+                text.before.len() + text.action.len() + text.after.len(),
+            );
+            account
+                .hold(held)
+                .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
             nodes.push(Node {
                 parent: Some(at),
                 step: Some(trace_step),
@@ -909,4 +981,47 @@ pub fn stopped(spent: Spent, states: usize) -> String {
         "stopped after {states} states: the budget ran out (--{})",
         spent.name()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::composed::{bounded, ir, parse};
+    use hindsight_budget::Limits as BudgetLimits;
+
+    /// An operation whose bounded check explores a long local loop, thirteen integer locals
+    /// described at every step (#39: `composed --bounded` at `--memory-limit 50M` took 285 MB,
+    /// each state charged at its inline size while its locals and step descriptions lie on
+    /// the heap).
+    const WIDE: &str = include_str!("../../tests/fixtures/composed_wide_locals.java");
+
+    #[test]
+    fn the_bounded_check_charges_what_its_states_hold() {
+        let programs = parse(WIDE).expect("parses");
+        let program = &programs[0];
+        let op = &program.operations[0];
+        let code = ir::lower(program, op);
+        let limit = 4 << 20;
+        let budget = Budget::new(BudgetLimits {
+            timeout: None,
+            memory: limit,
+        });
+        let r = bounded::check(&code, &bounded::Domain::default(), &budget);
+        assert_eq!(budget.spent(), Some(Spent::Memory));
+        assert!(matches!(r.result, VerifyResult::NotProved(_)));
+        // Each state holds at least: its node and its key inline, the thirteen locals and the
+        // loop's counter twice (node and key), and its step's three descriptions of them.
+        let start = code.start(&[Value::Int(1), Value::Int(2)]);
+        let slots = start.slots.len() * std::mem::size_of::<Value>();
+        let text = 3 * describe_state(&code, &start, &code.shared(Default::default())).len();
+        let least = std::mem::size_of::<Node>()
+            + std::mem::size_of::<(Local, Shared, Lp)>()
+            + 2 * slots
+            + text;
+        assert!(
+            (r.states * least) as u64 <= limit,
+            "{} states of at least {least} bytes under {limit}",
+            r.states
+        );
+    }
 }

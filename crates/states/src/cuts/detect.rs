@@ -415,7 +415,7 @@ fn findings_within(
     let mut findings = Vec::new();
     for g in found {
         let f = finding(tp, bound, g, race_only, poset_file);
-        held += finding_bytes(&f);
+        held += f.heap_bytes();
         if account.hold(held).is_err() {
             break;
         }
@@ -424,33 +424,6 @@ fn findings_within(
     // The findings live on in the report until it is rendered: their bytes stay charged.
     std::mem::forget(account);
     findings
-}
-
-/// About the heap a finding takes: its strings, and the JSON values of its fields.
-fn finding_bytes(f: &Finding) -> u64 {
-    fn value_bytes(v: &Value) -> u64 {
-        let own = std::mem::size_of::<Value>() as u64;
-        own + match v {
-            Value::String(s) => s.len() as u64,
-            Value::Array(a) => a.iter().map(value_bytes).sum(),
-            Value::Object(o) => o.iter().map(|(k, v)| k.len() as u64 + value_bytes(v)).sum(),
-            _ => 0,
-        }
-    }
-    let events: u64 = f
-        .events
-        .iter()
-        .map(|e| {
-            (std::mem::size_of_val(e) + e.thread.len() + e.op.len()) as u64
-                + e.location.as_ref().map_or(0, |l| l.len() as u64)
-        })
-        .sum();
-    (std::mem::size_of::<Finding>() + f.kind.len() + f.message.len()) as u64
-        + events
-        + f.fields
-            .iter()
-            .map(|(k, v)| k.len() as u64 + value_bytes(v))
-            .sum::<u64>()
 }
 
 /// The detector that decides `bound` under `options`, with the regular predicate it decides

@@ -17,7 +17,7 @@ use crate::cuts::detect::PredicateText;
 use crate::cuts::poset::{Poset, TracePoset};
 use crate::cuts::predicate::{parse_predicate, Predicate};
 use crate::Progress;
-use hindsight_budget::{Budget, Meter, Spent};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::Report;
 use hindsight_stream::reports::pass_warnings;
@@ -76,6 +76,7 @@ pub fn analyse(
     let mut builder = Building {
         loset: LosetBuilder::default(),
         meter: Meter::new(budget),
+        account: Account::new(budget),
         spent: None,
     };
     // Within the budget: an input that sends nothing more stops at its deadline.
@@ -84,7 +85,19 @@ pub fn analyse(
     let events = builder.loset.events();
     let warnings = pass_warnings(name, &pass.warnings, &pass.warning_counts);
     progress.input_read(&warnings);
-    if let Some(spent) = builder.spent.or(pass.stopped.map(|s| s.spent)) {
+    // The loset is made beside the builder's tables: charged before, and kept charged while
+    // the loset lives.
+    let mut held = builder.account;
+    let finished = builder.loset.held_bytes() + builder.loset.finished_bytes();
+    // A pass stopped by its budget (an input that sent nothing more before the deadline)
+    // built the loset of the events read until then.
+    if let Some(stopped) = pass.stopped {
+        builder.spent = builder.spent.or(Some(stopped.spent));
+    }
+    if let (None, Err(spent)) = (builder.spent, held.hold_within(finished)) {
+        builder.spent = Some(spent);
+    }
+    if let Some(spent) = builder.spent {
         return Ok(unknown_while_building(
             name,
             format.name(),
@@ -193,6 +206,9 @@ pub fn analyse(
 struct Building<'b> {
     loset: LosetBuilder,
     meter: Meter<'b>,
+    /// The loset's memory, charged after every event (cheap until it crosses a granule): an
+    /// event inside deep nesting adds a list as long as the nesting.
+    account: Account<'b>,
     spent: Option<Spent>,
 }
 
@@ -213,7 +229,11 @@ impl Observer for Building<'_> {
             self.spent = Some(spent);
             return Ok(());
         }
-        self.loset.on_event(e, hb, names)
+        self.loset.on_event(e, hb, names)?;
+        if let Err(spent) = self.account.hold(self.loset.held_bytes()) {
+            self.spent = Some(spent);
+        }
+        Ok(())
     }
 }
 

@@ -168,6 +168,10 @@ pub struct LosetBuilder {
     holder: Vec<Option<ThreadId>>,
     lock_valid: bool,
     events_total: u64,
+    /// Entries of `rows` and `held` together: the clocks grow with the threads, the lists of
+    /// intervals held with the nesting (quadratic in it: each event inside `d` nested locks
+    /// lists `d` intervals).
+    entries: u64,
 }
 
 impl Default for LosetBuilder {
@@ -183,6 +187,7 @@ impl Default for LosetBuilder {
             holder: Vec::new(),
             lock_valid: true,
             events_total: 0,
+            entries: 0,
         }
     }
 }
@@ -213,6 +218,27 @@ impl LosetBuilder {
     /// The number of events added.
     pub fn events(&self) -> u64 {
         self.events_total
+    }
+
+    /// Bytes held, in constant time: per event, the event, its clock and its list of the
+    /// intervals held (their headers and entries), and the intervals.
+    pub fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let per_event = size_of::<Event>() + 2 * size_of::<Vec<u32>>();
+        self.events_total * per_event as u64
+            + self.entries * size_of::<u32>() as u64
+            + (self.intervals.capacity() * size_of::<(ThreadId, LockId, u32, Option<u32>)>()) as u64
+    }
+
+    /// Bytes the loset [`LosetBuilder::finish`] makes will hold beside the builder while it is
+    /// made (the clocks of every event over the processes, the intervals held end to end, the
+    /// events): what to charge before finishing.
+    pub fn finished_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let processes = self.rows.iter().filter(|r| !r.is_empty()).count() as u64;
+        let per_event = (size_of::<Event>() + 3 * size_of::<u32>()) as u64;
+        self.events_total * (per_event + processes * size_of::<u32>() as u64)
+            + self.entries * size_of::<u32>() as u64
     }
 
     fn ensure(&mut self, t: usize) {
@@ -265,6 +291,7 @@ impl LosetBuilder {
             }
             _ => {}
         }
+        self.entries += (row.len() + self.open[t].len()) as u64;
         self.rows[t].push(row);
         self.events[t].push(e.clone());
         self.held[t].push(self.open[t].iter().map(|o| o.2 as u32).collect());

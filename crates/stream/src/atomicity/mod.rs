@@ -35,16 +35,17 @@ pub mod witness;
 
 use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
 use crate::groups::{count, Granularity, Group, Groups, Site};
-use hindsight_budget::Budget;
+use hindsight_budget::{Account, Budget, Spent};
 use hindsight_order::HappensBefore;
 use hindsight_report::{EventRef, Finding, Rule};
 use hindsight_trace::Position;
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
 use nesting::{NonNested, Pid, Profiles, Rest, ThreadLocks};
-use pairing::{ForkJoin, Pairing, Violation};
-use rustc_hash::{FxHashMap, FxHashSet};
+use pairing::{ForkJoin, Paired, Pairing, Violation};
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::time::Instant;
 use witness::{Marks, Occurrence, Recency, VarWitnesses, READ, WRITE};
 
 /// What to compute beyond the violation classes.
@@ -187,7 +188,8 @@ pub struct Atomicity {
     /// names a trace mentions (a `req` names a lock and takes none).
     acquired: Vec<bool>,
     locks_acquired: u64,
-    /// The budget of `--schedule`'s searches (none: unlimited, and not reported).
+    /// The budget of Phase II, `--all`'s triples, the findings and `--schedule`'s searches
+    /// (none: unlimited, and not reported).
     budget: Option<Arc<Budget>>,
     /// Whether joined threads at rest are reduced (always, but for the tests that hold the
     /// reduction to the whole states).
@@ -240,9 +242,10 @@ impl Atomicity {
         self.live_threads
     }
 
-    /// The analysis with its schedules' searches (`Options::schedule`) within `budget`: once
-    /// it is spent, the findings left have no schedule and the report says which limit was
-    /// reached.
+    /// The analysis with what it does after the pass within `budget`: the pairing (and
+    /// `Options::all`'s triples) stop once it is spent, with the violations found before,
+    /// the findings left have no schedule (`Options::schedule`), and the report says which
+    /// limit was reached.
     pub fn within(self, budget: Arc<Budget>) -> Atomicity {
         Atomicity {
             budget: Some(budget),
@@ -440,13 +443,39 @@ impl Atomicity {
 
     /// The violation classes, and how many distinct pairs of profiles were checked.
     pub fn violations_counted(&self) -> (Vec<Violation>, u64) {
-        let mut sets: Vec<((VarId, ThreadId), &VarWitnesses)> =
-            self.keys.iter().copied().zip(self.sets.iter()).collect();
-        sets.sort_by_key(|s| s.0);
-        let mut pairing = Pairing::default();
-        let mut v = pairing.pair(&sets, &self.profiles, &self.fj);
-        v.sort_by_key(|v| (v.thread, v.other, v.var, v.pattern, v.e1.index, v.f.index));
-        (v, pairing.checks)
+        let paired = self.pair_within(&Budget::unlimited());
+        (paired.classes, paired.checks)
+    }
+
+    /// Phase II within `budget`: the violation classes in a deterministic order (those found
+    /// before the budget was spent, if it was).
+    pub fn pair_within(&self, budget: &Budget) -> Paired {
+        let mut pairing = Pairing::new(budget);
+        let mut classes = Vec::new();
+        let mut sets: Vec<((VarId, ThreadId), &VarWitnesses)> = Vec::new();
+        let mut stopped = pairing.reserve_exact(&mut sets, self.keys.len()).err();
+        if stopped.is_none() {
+            sets.extend(self.keys.iter().copied().zip(self.sets.iter()));
+            sets.sort_unstable_by_key(|s| s.0);
+            stopped = pairing
+                .pair(&sets, &self.profiles, &self.fj, &mut classes)
+                .err();
+        }
+        let key = |v: &Violation| (v.thread, v.other, v.var, v.pattern, v.e1.index, v.f.index);
+        // The stable sort borrows up to the vector's size again: charged first, and where it
+        // cannot be, the classes found are put in an order as fixed by an in-place sort.
+        match pairing.hold(2 * pairing::vec_bytes(&classes)) {
+            Ok(()) => classes.sort_by_key(key),
+            Err(spent) => {
+                stopped = stopped.or(Some(spent));
+                classes.sort_unstable_by_key(|v| (key(v), v.e2.index, v.e, v.class));
+            }
+        }
+        Paired {
+            classes,
+            checks: pairing.checks,
+            stopped,
+        }
     }
 
     /// Phase II by the literal double loop over pairs of threads, in the order of
@@ -466,24 +495,47 @@ impl Atomicity {
     /// with the pattern's kinds, such that some event in `[e1, e2)` has a profile compatible
     /// with `f`'s.
     pub fn all_triples(&self, classes: &[Violation]) -> Vec<Violation> {
-        let mut pairing = Pairing::default();
-        let mut wanted: FxHashSet<(ThreadId, ThreadId, VarId)> = FxHashSet::default();
-        for v in classes {
-            wanted.insert((v.thread, v.other, v.var));
-        }
+        let mut out = Vec::new();
+        self.all_triples_within(classes, &Budget::unlimited(), &mut out)
+            .expect("an unlimited budget is never spent");
+        out
+    }
+
+    /// [`Atomicity::all_triples`] within `budget`, into `out`: an error once it is spent, `out`
+    /// holding the triples found before.
+    pub fn all_triples_within(
+        &self,
+        classes: &[Violation],
+        budget: &Budget,
+        out: &mut Vec<Violation>,
+    ) -> Result<(), Spent> {
+        let mut pairing = Pairing::new(budget);
+        let mut wanted: Vec<(ThreadId, ThreadId, VarId)> = Vec::new();
+        pairing.reserve_exact(&mut wanted, classes.len())?;
+        wanted.extend(classes.iter().map(|v| (v.thread, v.other, v.var)));
+        wanted.sort_unstable();
+        wanted.dedup();
+        // The kept events by thread: a reference per event, and a few words per thread.
+        let threads = self.threads.len() as u64;
+        let by_thread_bytes = 2 * (self.kept.len() as u64 * 8 + threads * 48);
+        let mut others = pairing::vec_bytes(&wanted) + by_thread_bytes;
+        pairing.hold(others)?;
         let mut by_thread: FxHashMap<ThreadId, Vec<&Kept>> = FxHashMap::default();
         for k in &self.kept {
             by_thread.entry(k.thread).or_default().push(k);
         }
-        let mut wanted: Vec<_> = wanted.into_iter().collect();
-        wanted.sort();
-        let mut out = Vec::new();
-        for (t, u, x) in wanted {
+        let mut fs: Vec<(&Kept, bool)> = Vec::new();
+        let mut seen: Vec<Pid> = Vec::new();
+        for (t, u, x) in wanted.iter().copied() {
             let mine = &by_thread[&t];
-            let fs: Vec<(&Kept, bool)> = by_thread[&u]
-                .iter()
-                .filter_map(|k| access_of(k, x).map(|w| (*k, w)))
-                .collect();
+            fs.clear();
+            for k in &by_thread[&u] {
+                if let Some(w) = access_of(k, x) {
+                    pairing.reserve(&mut fs, others + pairing::vec_bytes(out))?;
+                    fs.push((*k, w));
+                }
+            }
+            others = pairing::vec_bytes(&wanted) + by_thread_bytes + pairing::vec_bytes(&fs);
             let mut i = 0;
             while i < mine.len() {
                 let txn = mine[i].txn;
@@ -497,17 +549,28 @@ impl Atomicity {
                 for (a, e1) in block.iter().enumerate() {
                     let Some(w1) = access_of(e1, x) else { continue };
                     // Profiles seen in [e1, e2), grown as e2 moves right.
-                    let mut seen: Vec<Pid> = Vec::new();
+                    seen.clear();
                     for e in &block[a..] {
+                        pairing.step()?;
                         if let Some(w2) = access_of(e, x) {
                             if e.index != e1.index {
                                 for &(f, wf) in &fs {
                                     if !(wf || (w1 && w2)) {
                                         continue;
                                     }
-                                    if let Some(&pe) = seen.iter().find(|&&pe| {
-                                        pairing.compatible(pe, f.pid, &self.profiles, &self.fj)
-                                    }) {
+                                    let mut compatible = None;
+                                    for &pe in &seen {
+                                        if pairing.compatible(
+                                            pe,
+                                            f.pid,
+                                            &self.profiles,
+                                            &self.fj,
+                                        )? {
+                                            compatible = Some(pe);
+                                            break;
+                                        }
+                                    }
+                                    if let Some(pe) = compatible {
                                         let at = |k: &Kept| Occurrence {
                                             index: k.index,
                                             loc: k.loc,
@@ -516,6 +579,7 @@ impl Atomicity {
                                             .iter()
                                             .find(|k| k.pid == pe)
                                             .map_or(e1.index, |k| k.index);
+                                        pairing.reserve(out, others + pairing::vec_bytes(&seen))?;
                                         out.push(Violation {
                                             thread: t,
                                             other: u,
@@ -532,6 +596,7 @@ impl Atomicity {
                             }
                         }
                         if !seen.contains(&e.pid) {
+                            pairing.reserve(&mut seen, others + pairing::vec_bytes(out))?;
                             seen.push(e.pid);
                         }
                     }
@@ -539,7 +604,7 @@ impl Atomicity {
                 i = j;
             }
         }
-        out
+        Ok(())
     }
 
     /// The kept trace (with `Options::all` or `Options::schedule`).
@@ -644,19 +709,32 @@ impl Observer for Atomicity {
 
 impl Analysis for Atomicity {
     fn finish(self: Box<Self>, names: &Names) -> AnalysisOutput {
-        let (classes, checks) = self.violations_counted();
-        let shown = if self.options.all {
-            self.all_triples(&classes)
-        } else {
-            classes.clone()
-        };
         let unlimited = Budget::unlimited();
         let budget = self.budget.as_deref().unwrap_or(&unlimited);
-        let schedules = self
-            .options
-            .schedule
-            .then(|| schedule::Scheduler::new(&self.kept, budget));
-        let mut out = AnalysisOutput::default();
+        // The analysis' tables live on through the finish, and the pass that charged them is
+        // over: charged again here, with everything the finish builds on top.
+        let mut own = Account::new(budget);
+        let base = self.held_bytes();
+        // Spent already (the pass stopped): what the pass saw is still paired, within the
+        // grace every loop has (see `Pairing`).
+        let grace = budget.spent().is_some();
+        let refused = |held: Result<(), Spent>| held.err().filter(|_| !grace);
+        let mut stopped = refused(own.hold_within(base));
+        let Paired {
+            classes,
+            checks,
+            stopped: pairing_stopped,
+        } = match stopped {
+            None => self.pair_within(budget),
+            Some(spent) => Paired {
+                classes: Vec::new(),
+                checks: 0,
+                stopped: Some(spent),
+            },
+        };
+        stopped = stopped.or(pairing_stopped);
+        let mut held = base + pairing::vec_bytes(&classes);
+        stopped = stopped.or(refused(own.hold(held)));
         let mut wrw = 0u64;
         let mut others = 0u64;
         let mut per_pattern: std::collections::BTreeMap<String, u64> = Default::default();
@@ -669,12 +747,41 @@ impl Analysis for Atomicity {
             }
             *per_pattern.entry(name).or_default() += 1;
         }
+        // With the pairing stopped short, `--all` shows the classes found: each is one of the
+        // triples, whose search needs every class.
+        let shown = if self.options.all && stopped.is_none() {
+            let mut triples = Vec::new();
+            stopped = self
+                .all_triples_within(&classes, budget, &mut triples)
+                .err();
+            held += pairing::vec_bytes(&triples);
+            stopped = stopped.or(refused(own.hold(held)));
+            triples
+        } else {
+            classes
+        };
+        let schedules = self
+            .options
+            .schedule
+            .then(|| schedule::Scheduler::new(&self.kept, budget));
+        let mut out = AnalysisOutput::default();
+        // Each finding kept for the report is charged as it is made; past the limit the rest
+        // are left out.
+        let mut fin = Finishing {
+            own,
+            held,
+            steps: 0,
+        };
         let mut groups = 0;
         match self.options.granularity {
             Granularity::EveryEvent => {
                 for v in &shown {
-                    out.findings
-                        .push(finding(v, names, schedules.as_ref(), &self.profiles));
+                    let f = finding(v, names, schedules.as_ref(), &self.profiles);
+                    if let Err(spent) = fin.keep(f.heap_bytes()) {
+                        stopped = stopped.or(Some(spent));
+                        break;
+                    }
+                    out.findings.push(f);
                 }
             }
             Granularity::Grouped => {
@@ -689,24 +796,39 @@ impl Analysis for Atomicity {
                         Site::of(v.e2.loc, u32::from(w2), v.thread),
                     );
                     by_sites.add(key, &[v.thread, v.other], v);
+                    if let Err(spent) = fin.room(by_sites.bytes()) {
+                        stopped = stopped.or(Some(spent));
+                        break;
+                    }
                 }
                 groups = by_sites.len();
+                fin.steps = 0;
                 for g in by_sites.into_sorted() {
-                    let f = finding(g.first, names, schedules.as_ref(), &self.profiles);
-                    out.findings.push(grouped(f, &g, names));
+                    let f = grouped(
+                        finding(g.first, names, schedules.as_ref(), &self.profiles),
+                        &g,
+                        names,
+                    );
+                    if let Err(spent) = fin.keep(f.heap_bytes()) {
+                        stopped = stopped.or(Some(spent));
+                        break;
+                    }
+                    out.findings.push(f);
                 }
             }
         }
+        // The findings live on in the report until it is rendered: their bytes stay charged.
+        std::mem::forget(fin.own);
         let s = &mut out.summary;
         s.insert("threads".into(), Value::from(names.threads.len()));
-        let mut keys = self.keys.clone();
-        keys.sort_unstable();
-        let entities = keys
-            .windows(2)
-            .filter(|w| w[0].0 == w[1].0)
-            .map(|w| w[0].0)
-            .collect::<FxHashSet<_>>()
-            .len();
+        // Per variable, how many threads accessed it (up to two): a byte per variable, where
+        // sorting a copy of the keys took a copy of the largest table.
+        let mut accessors = vec![0u8; self.last_slot.len()];
+        for (x, _) in &self.keys {
+            let n = &mut accessors[x.index()];
+            *n = (*n + 1).min(2);
+        }
+        let entities = accessors.iter().filter(|&&n| n == 2).count();
         s.insert("entities".into(), Value::from(entities));
         s.insert("locks".into(), Value::from(self.locks_acquired));
         s.insert("events".into(), Value::from(self.events));
@@ -723,8 +845,17 @@ impl Analysis for Atomicity {
         if self.options.all {
             s.insert("triples".into(), Value::from(shown.len()));
         }
-        if let (true, Some(budget)) = (self.options.schedule, &self.budget) {
-            out.unknown = hindsight_report::note_budget(s, budget);
+        if let Some(budget) = &self.budget {
+            // A run within its budget says nothing of it, but with schedules (whose searches
+            // it bounds).
+            if self.options.schedule || stopped.is_some() {
+                out.unknown = hindsight_report::note_budget(s, budget);
+            }
+        }
+        if stopped.is_some() {
+            // The pairing, the triples or the findings stopped short: what is shown is what
+            // was found before.
+            s.insert("complete".into(), Value::from(false));
         }
         if self.options.granularity == Granularity::Grouped {
             s.insert("groups".into(), Value::from(groups));
@@ -756,6 +887,46 @@ impl Analysis for Atomicity {
             description: "Two accesses in one transaction of a thread and a conflicting access of another thread that some inferred run (locks and fork/join respected) executes between them (CAV'09 minimal serializability)",
         });
         out
+    }
+}
+
+/// What the finish holds beside the analysis' tables (the violations, the groups, the
+/// findings), charged as it grows. Once the budget is spent (by the pass, the pairing or
+/// another analysis) what was found is still shown, as far as the memory limit allows and,
+/// after [`hindsight_budget::CHECK_EVERY`] more steps, the deadline: a finding made before
+/// the budget ran out is still a finding.
+struct Finishing<'b> {
+    own: Account<'b>,
+    held: u64,
+    steps: u64,
+}
+
+impl Finishing<'_> {
+    /// One more step, the finish holding `held` and `extra` bytes: an error once it may not
+    /// go on.
+    fn room(&mut self, extra: u64) -> Result<(), Spent> {
+        self.steps += 1;
+        let bytes = self.held + extra;
+        let mut result = self.own.hold(bytes);
+        if self.steps % hindsight_budget::CHECK_EVERY == 0 {
+            result = result.and(self.own.budget().check());
+        }
+        let Err(spent) = result else {
+            return Ok(());
+        };
+        let budget = self.own.budget();
+        let late = self.steps >= hindsight_budget::CHECK_EVERY
+            && budget.deadline().is_some_and(|d| Instant::now() >= d);
+        match bytes <= budget.limits().memory && !late {
+            true => Ok(()),
+            false => Err(spent),
+        }
+    }
+
+    /// Keeps `bytes` more (a finding) if there is room.
+    fn keep(&mut self, bytes: u64) -> Result<(), Spent> {
+        self.held += bytes;
+        self.room(0)
     }
 }
 

@@ -40,6 +40,7 @@
 
 use super::nesting::{Pid, ProfileRef, Profiles};
 use super::witness::{Occurrence, VarWitnesses, READ, WRITE};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_order::clock::SHARE_DENSE_FROM;
 use hindsight_order::VectorClock;
 use hindsight_trace::{LockId, ThreadId, VarId};
@@ -280,25 +281,132 @@ pub struct Violation {
     pub class: (Pid, Pid),
 }
 
-/// The memoised compatibility of profile pairs.
-#[derive(Default)]
-pub struct Pairing {
+/// The memoised compatibility of profile pairs, and what Phase II spends: every check is a
+/// step of the run's budget, polled for its deadline, and the memo, the lockset index and
+/// the violations found are charged to its memory limit before they grow.
+pub struct Pairing<'b> {
     memo: FxHashMap<(Pid, Pid), bool>,
     pub checks: u64,
+    meter: Meter<'b>,
+    account: Account<'b>,
+    /// Bytes held beside the memo (the violations, the index), as last charged.
+    beside_memo: u64,
+    /// The budget was spent before the pairing began (by the pass): it still pairs until its
+    /// meter's first poll, as every loop of a run sees a spent budget at most
+    /// [`hindsight_budget::CHECK_EVERY`] steps late, so that a short trace is paired whole.
+    grace: bool,
 }
 
-impl Pairing {
-    pub fn compatible(&mut self, p: Pid, q: Pid, profiles: &Profiles, fj: &ForkJoin) -> bool {
+/// Bytes of a memo of `capacity` entries: an entry and a control byte each.
+fn memo_bytes(capacity: usize) -> u64 {
+    (capacity * (std::mem::size_of::<((Pid, Pid), bool)>() + 1)) as u64
+}
+
+/// Bytes of a vector's buffer.
+pub(crate) fn vec_bytes<T>(v: &Vec<T>) -> u64 {
+    (v.capacity() * std::mem::size_of::<T>()) as u64
+}
+
+impl<'b> Pairing<'b> {
+    pub fn new(budget: &'b Budget) -> Pairing<'b> {
+        Pairing {
+            memo: FxHashMap::default(),
+            checks: 0,
+            meter: Meter::new(budget),
+            account: Account::new(budget),
+            beside_memo: 0,
+            grace: budget.spent().is_some(),
+        }
+    }
+
+    /// `charged`, the outcome of a charge, as the pairing takes it: refused only outside its
+    /// grace.
+    fn charged(&self, charged: Result<(), Spent>) -> Result<(), Spent> {
+        match charged {
+            Err(_) if self.grace => Ok(()),
+            charged => charged,
+        }
+    }
+
+    /// Whether profiles `p` and `q` are compatible, checked once per pair: an error once the
+    /// budget is spent.
+    pub fn compatible(
+        &mut self,
+        p: Pid,
+        q: Pid,
+        profiles: &Profiles,
+        fj: &ForkJoin,
+    ) -> Result<bool, Spent> {
+        self.meter.step()?;
         if let Some(&c) = self.memo.get(&(p, q)) {
-            return c;
+            return Ok(c);
+        }
+        if self.memo.len() == self.memo.capacity() {
+            // The memo doubles on its next insert: charged first.
+            let grown = (self.memo.capacity() * 2).max(16);
+            let held = self.account.hold(memo_bytes(grown) + self.beside_memo);
+            self.charged(held)?;
+            // Refused in grace: the insert below allocates it.
+            if held.is_ok() {
+                self.memo
+                    .try_reserve(grown - self.memo.len())
+                    .map_err(|_| self.account.out_of_memory())?;
+            }
         }
         self.checks += 1;
         let c = compatible(&profiles.get(p), &profiles.get(q), fj);
         self.memo.insert((p, q), c);
-        c
+        Ok(c)
     }
 
-    /// Phase II over the witness sets, grouped by variable: `sets` is sorted by variable.
+    /// Room for one more element in `v`, a vector Phase II keeps beside `others` bytes
+    /// (besides the memo), charged before it grows.
+    pub fn reserve<T>(&mut self, v: &mut Vec<T>, others: u64) -> Result<(), Spent> {
+        if v.len() < v.capacity() {
+            return Ok(());
+        }
+        let memo = memo_bytes(self.memo.capacity());
+        let reserved = self.account.reserve(v, 1, memo + others);
+        self.charged(reserved)?;
+        self.beside_memo = others + vec_bytes(v);
+        Ok(())
+    }
+
+    /// Room for exactly `more` elements in `v`, an empty vector about to be filled whole,
+    /// charged before it is allocated.
+    pub fn reserve_exact<T>(&mut self, v: &mut Vec<T>, more: usize) -> Result<(), Spent> {
+        let bytes = (more as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        let held = self
+            .account
+            .hold_within(memo_bytes(self.memo.capacity()).saturating_add(bytes));
+        self.charged(held)?;
+        match held {
+            Ok(()) => v
+                .try_reserve_exact(more)
+                .map_err(|_| self.account.out_of_memory()),
+            // In grace: the vector grows as it is filled.
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// One step of a loop that may check no pair for long: an error once the budget is spent.
+    #[inline]
+    pub fn step(&mut self) -> Result<(), Spent> {
+        self.meter.step()
+    }
+
+    /// Holds `bytes` beside the memo (a structure built whole, or one that shrank).
+    pub fn hold(&mut self, bytes: u64) -> Result<(), Spent> {
+        self.beside_memo = bytes;
+        let held = self
+            .account
+            .hold_within(memo_bytes(self.memo.capacity()) + bytes);
+        self.charged(held)
+    }
+
+    /// Phase II over the witness sets, grouped by variable: `sets` is sorted by variable. The
+    /// violations go to `out`; an error once the budget is spent, `out` holding the violations
+    /// of the threads paired before.
     ///
     /// Per variable, the accesses of the other threads (the `f` side) are indexed by the set
     /// of locks held at them, so a sandwiched witness meets only the classes whose locks it
@@ -312,7 +420,8 @@ impl Pairing {
         sets: &[((VarId, ThreadId), &VarWitnesses)],
         profiles: &Profiles,
         fj: &ForkJoin,
-    ) -> Vec<Violation> {
+        out: &mut Vec<Violation>,
+    ) -> Result<(), Spent> {
         // Write-Read-Write, then the four patterns with a write in the middle.
         const COMBOS: [(usize, usize, usize); 5] = [
             (WRITE, READ, WRITE),
@@ -321,7 +430,6 @@ impl Pairing {
             (WRITE, WRITE, READ),
             (WRITE, WRITE, WRITE),
         ];
-        let mut out = Vec::new();
         let mut found: Vec<(Order, Violation)> = Vec::new();
         let mut start = 0;
         while start < sets.len() {
@@ -336,6 +444,8 @@ impl Pairing {
                 LocksetIndex::new(group, READ, profiles),
                 LocksetIndex::new(group, WRITE, profiles),
             ];
+            let index_bytes = index[0].bytes() + index[1].bytes();
+            self.hold(vec_bytes(out) + vec_bytes(&found) + index_bytes)?;
             for (i, ((_, t), mine)) in group.iter().enumerate() {
                 found.clear();
                 for (c, &(k1, kf, k2)) in COMBOS.iter().enumerate() {
@@ -354,7 +464,8 @@ impl Pairing {
                                 }
                                 let ((_, u), theirs) = group[j as usize];
                                 let (pf, f) = theirs.single[kf][fi as usize];
-                                if self.compatible(pe, pf, profiles, fj) {
+                                if self.compatible(pe, pf, profiles, fj)? {
+                                    self.reserve(&mut found, vec_bytes(out) + index_bytes)?;
                                     found.push((
                                         (j, c as u32, si as u32, fi),
                                         Violation {
@@ -379,11 +490,32 @@ impl Pairing {
                     }
                 }
                 found.sort_unstable_by_key(|x| x.0);
+                if out.capacity() - out.len() < found.len() {
+                    let others = vec_bytes(&found) + index_bytes;
+                    let reserved = self.account.reserve(
+                        out,
+                        found.len(),
+                        memo_bytes(self.memo.capacity()) + others,
+                    );
+                    self.charged(reserved)?;
+                    self.beside_memo = others + vec_bytes(out);
+                }
                 out.extend(found.drain(..).map(|x| x.1));
             }
         }
-        out
+        self.hold(vec_bytes(out))
     }
+}
+
+/// Phase II's violation classes within a budget.
+#[derive(Debug)]
+pub struct Paired {
+    /// The classes found, in the order of [`crate::atomicity::Atomicity::violations`].
+    pub classes: Vec<Violation>,
+    /// How many distinct pairs of profiles were checked.
+    pub checks: u64,
+    /// The limit that stopped the pairing before every class was found, if one did.
+    pub stopped: Option<Spent>,
 }
 
 /// Phase II as the paper's Fig. 1 loops: every ordered pair of threads of every variable, every
@@ -456,6 +588,18 @@ struct LocksetIndex {
 }
 
 impl LocksetIndex {
+    /// Bytes held, roughly: the classes with their locks and members (the lookup table built
+    /// with them is gone).
+    fn bytes(&self) -> u64 {
+        (vec_bytes(&self.classes)
+            + self
+                .classes
+                .iter()
+                .map(|c| vec_bytes(&c.locks) + vec_bytes(&c.members))
+                .sum::<u64>())
+            * 2
+    }
+
     fn new(
         group: &[((VarId, ThreadId), &VarWitnesses)],
         kind: usize,
