@@ -13,8 +13,8 @@
 //!
 //! The slack is stated per run: **the command's own baseline** (the same command line on a
 //! tiny bundled input, measured the same way in the same test run: the binary, its libraries,
-//! its threads' stacks, the parent's few pages a child starts with; about 12 to 18 MiB for a
-//! debug build) **plus [`MARGIN_KIB`]** for what the budget leaves out by design: the growth
+//! its threads' stacks, the parent's few pages a child starts with; 6 to 11 MiB for the test
+//! build) **plus [`MARGIN_KIB`]** for what the budget leaves out by design: the growth
 //! between two polls (a pass charges every 1024 events, or per batch when pipelined), a
 //! growing vector's spare capacity, the allocator's freed but kept pages and the pipelined
 //! pass's batches in flight. Nothing here depends on time: no run has a timeout, and the
