@@ -24,7 +24,7 @@ pub struct BudgetArgs {
     pub progress: bool,
 }
 
-fn timeout_seconds(s: &str) -> Result<Duration, String> {
+pub fn timeout_seconds(s: &str) -> Result<Duration, String> {
     parse_timeout(s)
 }
 

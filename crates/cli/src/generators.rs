@@ -1,16 +1,22 @@
 //! The generators: `gen` (a random valid trace), `gen-poset` (a poset shaped like the
 //! ParaMount/QuickLex benchmarks) and `gen-history` (a client history against a linearizable
-//! object): their arguments, and writing what the library generates.
+//! object): their arguments, and writing what the library generates. Each runs on a budget
+//! (`--timeout`; `gen-poset` and `gen-history`, which hold what they generate until it is
+//! written, `--memory-limit` too): once it is spent nothing more is written, an output file is
+//! left as it was (its temporary file removed) and the exit status is 3.
 
 use crate::args::probability;
+use crate::budget::{timeout_seconds, BudgetArgs};
 use crate::output::{write_output, TraceSink};
 use crate::session::Session;
-use hindsight_history::simulate::{simulate, to_jsonl, SimConfig, SIM_MODELS};
-use hindsight_states::cuts::generate::generate_poset_file;
+use hindsight_budget::{show_size, Budget, Limits, Meter, Spent};
+use hindsight_history::simulate::{simulate_within, to_jsonl, SimConfig, SIM_MODELS};
+use hindsight_states::cuts::generate::generate_poset_file_within;
 use hindsight_syntax::Diagnostic;
 use hindsight_trace::generate::{generate, GenConfig};
 use hindsight_trace::{Format, Names};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct GenArgs {
@@ -55,6 +61,11 @@ pub struct GenArgs {
     /// Output file (text, or binary if it ends in `.hst`); standard output if omitted.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Give up after this many seconds (a number from 0 to 1e9): nothing more is written, an
+    /// output file is not created (exit status 3). A trace is written as it is generated, so
+    /// it holds nothing that grows: there is no memory limit to set.
+    #[arg(long, value_name = "SECONDS", value_parser = timeout_seconds)]
+    pub timeout: Option<Duration>,
 }
 
 #[derive(clap::Args)]
@@ -73,6 +84,8 @@ pub struct GenPosetArgs {
     /// Output file; standard output if omitted.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(clap::Args)]
@@ -106,6 +119,14 @@ pub struct GenHistoryArgs {
     /// Output file; standard output if omitted.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// Why a trace being generated stopped before its end.
+enum Stop {
+    Write(std::io::Error),
+    Spent(Spent),
 }
 
 pub fn gen(session: &Session, a: &GenArgs) -> anyhow::Result<u8> {
@@ -124,17 +145,76 @@ pub fn gen(session: &Session, a: &GenArgs) -> anyhow::Result<u8> {
     };
     let output = a.output.as_deref();
     let format = output.map_or(Format::Text, Format::from_extension);
+    let budget = Budget::new(Limits {
+        timeout: a.timeout,
+        memory: u64::MAX,
+    });
+    let mut meter = Meter::new(&budget);
+    let mut written: u64 = 0;
     let mut sink = TraceSink::create(&session.files, output, &[], format)?;
     let mut names = Names::default();
-    generate(&config, &mut names, |e, names| sink.write(e, names))?;
-    sink.finish()?;
-    Ok(0)
+    let generated = generate(&config, &mut names, |e, names| {
+        meter.step().map_err(Stop::Spent)?;
+        written += 1;
+        sink.write(e, names).map_err(Stop::Write)
+    });
+    match generated {
+        Ok(()) => {
+            sink.finish()?;
+            Ok(0)
+        }
+        Err(Stop::Write(e)) => Err(e.into()),
+        Err(Stop::Spent(spent)) => {
+            // Dropped unfinished: an output file's temporary file is removed.
+            drop(sink);
+            Ok(stopped(
+                "gen",
+                spent,
+                &budget,
+                output,
+                &format!("{written} events"),
+            ))
+        }
+    }
+}
+
+/// Says that `command` stopped at the limit `spent` of `budget` with `done` generated, and
+/// what became of its output; the exit status 3.
+fn stopped(command: &str, spent: Spent, budget: &Budget, output: Option<&Path>, done: &str) -> u8 {
+    let limits = budget.limits();
+    let limit = match (spent, limits.timeout) {
+        (Spent::Time, Some(t)) => format!("the timeout ({} s)", t.as_secs_f64()),
+        (Spent::Time, None) => "the timeout".to_owned(),
+        (Spent::Memory, _) => format!("the memory limit ({})", show_size(limits.memory)),
+    };
+    let output = match output {
+        Some(p) if p.as_os_str() != "-" => format!("{} was not written", p.display()),
+        _ => "the output is incomplete".to_owned(),
+    };
+    crate::output::eprint_line(format_args!(
+        "hindsight: {command}: stopped at {limit} after {done}; {output}"
+    ));
+    3
 }
 
 pub fn gen_poset(session: &Session, a: &GenPosetArgs) -> anyhow::Result<u8> {
-    let text = generate_poset_file(&a.family, a.seed, a.send, a.receive)?;
-    write_output(&session.files, a.output.as_deref(), &text)?;
-    Ok(0)
+    let running = a.budget.start("gen-poset");
+    let budget = std::sync::Arc::clone(&running.budget);
+    let text = generate_poset_file_within(&a.family, a.seed, a.send, a.receive, &budget);
+    running.done();
+    match text? {
+        Some(text) => {
+            write_output(&session.files, a.output.as_deref(), &text)?;
+            Ok(0)
+        }
+        None => Ok(stopped(
+            "gen-poset",
+            budget.spent().unwrap_or(Spent::Time),
+            &budget,
+            a.output.as_deref(),
+            &format!("{} of the poset's events", budget.reading().steps),
+        )),
+    }
 }
 
 pub fn gen_history(session: &Session, a: &GenHistoryArgs) -> anyhow::Result<u8> {
@@ -146,17 +226,34 @@ pub fn gen_history(session: &Session, a: &GenHistoryArgs) -> anyhow::Result<u8> 
         ))
         .into());
     }
-    let history = simulate(&SimConfig {
-        model: a.model.clone(),
-        clients: a.clients,
-        ops: a.ops,
-        keys: a.keys,
-        values: a.values,
-        stale_reads: a.stale_reads,
-        lost_writes: a.lost_writes,
-        info: a.info,
-        seed: a.seed,
-    });
-    write_output(&session.files, a.output.as_deref(), &to_jsonl(&history))?;
-    Ok(0)
+    let running = a.budget.start("gen-history");
+    let budget = std::sync::Arc::clone(&running.budget);
+    let history = simulate_within(
+        &SimConfig {
+            model: a.model.clone(),
+            clients: a.clients,
+            ops: a.ops,
+            keys: a.keys,
+            values: a.values,
+            stale_reads: a.stale_reads,
+            lost_writes: a.lost_writes,
+            info: a.info,
+            seed: a.seed,
+        },
+        &budget,
+    );
+    running.done();
+    match history {
+        Ok(history) => {
+            write_output(&session.files, a.output.as_deref(), &to_jsonl(&history))?;
+            Ok(0)
+        }
+        Err(spent) => Ok(stopped(
+            "gen-history",
+            spent,
+            &budget,
+            a.output.as_deref(),
+            &format!("{} steps of the simulation", budget.reading().steps),
+        )),
+    }
 }

@@ -123,7 +123,7 @@ impl Session {
 
 /// `bytes` as text, or an error at the first byte that is not UTF-8; a byte-order mark
 /// (editors on Windows write one) is not part of the text.
-fn decode_text(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+pub fn decode_text(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
     let mut text = hindsight_syntax::decode_utf8(name, bytes)?;
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());

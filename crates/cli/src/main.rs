@@ -197,9 +197,9 @@ fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
             // Standard input may never end: it is read on the budget.
             let text = if history.as_os_str() == "-" {
                 let read = hindsight_history::read_within(std::io::stdin(), &running.budget)
-                    .map_err(|e| anyhow::anyhow!("<stdin>: error: {e}"))?;
+                    .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
                 match read {
-                    Some(text) => text,
+                    Some(bytes) => input::decode_text("<stdin>", bytes)?,
                     None => {
                         let report = hindsight_history::unread_report(&running.budget);
                         running.done();

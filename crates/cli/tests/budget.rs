@@ -952,3 +952,150 @@ fn lin_reads_an_endless_standard_input_on_the_budget() {
         assert_eq!(report["summary"]["verdict"], "unknown", "{report}");
     }
 }
+
+/// The files of `dir`, temporary ones (`.NAME.XXXXXX.part`) included.
+fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn generators_stop_at_their_budget_and_leave_the_output_as_it_was() {
+    // A zero timeout is spent at the first poll (the 1,024th event or step) and a 1 MiB
+    // limit long before these ends: nothing here depends on the machine's speed.
+    let dir = temp("generators-stopped");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    std::fs::write(out("before.hst"), "what was there").unwrap();
+    let cases: [(Vec<String>, &str, &str); 5] = [
+        (
+            vec![
+                "gen".into(),
+                "--events".into(),
+                "100000000".into(),
+                "--timeout".into(),
+                "0".into(),
+                "-o".into(),
+                out("before.hst"),
+            ],
+            "hindsight: gen: stopped at the timeout (0 s) after 1023 events; ",
+            "before.hst",
+        ),
+        (
+            vec![
+                "gen-poset".into(),
+                "d-10000000".into(),
+                "--timeout".into(),
+                "0".into(),
+                "-o".into(),
+                out("p.poset"),
+            ],
+            "hindsight: gen-poset: stopped at the timeout (0 s) after ",
+            "p.poset",
+        ),
+        (
+            vec![
+                "gen-poset".into(),
+                "d-10000000".into(),
+                "--memory-limit".into(),
+                "1M".into(),
+                "-o".into(),
+                out("p.poset"),
+            ],
+            "hindsight: gen-poset: stopped at the memory limit (1 MiB) after ",
+            "p.poset",
+        ),
+        (
+            vec![
+                "gen-history".into(),
+                "--ops".into(),
+                "4000000000".into(),
+                "--clients".into(),
+                "100".into(),
+                "--timeout".into(),
+                "0".into(),
+                "-o".into(),
+                out("h.jsonl"),
+            ],
+            "hindsight: gen-history: stopped at the timeout (0 s) after ",
+            "h.jsonl",
+        ),
+        (
+            vec![
+                "gen-history".into(),
+                "--ops".into(),
+                "4000000000".into(),
+                "--clients".into(),
+                "100".into(),
+                "--memory-limit".into(),
+                "1M".into(),
+                "-o".into(),
+                out("h.jsonl"),
+            ],
+            "hindsight: gen-history: stopped at the memory limit (1 MiB) after ",
+            "h.jsonl",
+        ),
+    ];
+    for (args, says, target) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = hindsight(&args);
+        assert_eq!(o.code, 3, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains(says), "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .contains(&format!("{} was not written", out(target))),
+            "{args:?}: {}",
+            o.stderr
+        );
+        // No temporary file left, no new output, the old one untouched.
+        assert_eq!(files_in(&dir), ["before.hst"], "{args:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(out("before.hst")).unwrap(),
+        "what was there"
+    );
+    // To standard output, what was printed is said to be incomplete.
+    let o = hindsight(&["gen", "--events", "100000000", "--timeout", "0"]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("the output is incomplete"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.stdout.lines().count(), 1023);
+    // Within their budgets the generators write as before.
+    for args in [
+        &["gen", "--events", "100", "--timeout", "60"][..],
+        &[
+            "gen-poset",
+            "w-4",
+            "--timeout",
+            "60",
+            "--memory-limit",
+            "64M",
+        ],
+        &[
+            "gen-history",
+            "--ops",
+            "100",
+            "--timeout",
+            "60",
+            "--memory-limit",
+            "64M",
+        ],
+    ] {
+        let o = hindsight(args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+        assert!(!o.stdout.is_empty());
+    }
+}

@@ -135,3 +135,51 @@ fn predicate_arithmetic_is_exact_by_every_algorithm() {
         }
     }
 }
+
+#[test]
+fn standard_input_that_is_not_utf8_is_placed() {
+    // Every reader of text from standard input, `lin`'s (which reads on the budget) included.
+    let bytes = b"# first line\n\xc3\xa9\xff\n";
+    let expected = "<stdin>:2:2: error: not UTF-8 text (byte 0xff at offset 15 of the file)";
+    for args in [
+        &["lin", "-"][..],
+        &["composed", "-"],
+        &["commute", "examples/hosts.txt", "--spec", "-"],
+        &["cuts", "examples/cuts/fig1.txt", "--predicate", "@-"],
+    ] {
+        let o = common::hindsight_stdin(args, Some(bytes));
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains(expected), "{args:?}: {}", o.stderr);
+        assert_eq!(
+            o.stderr.matches("error").count(),
+            1,
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+}
+
+#[test]
+fn other_text_inputs_that_are_not_utf8_are_placed() {
+    // A views program, a model table and a poset file.
+    let program = not_utf8("p.mv", "// a program");
+    let models = not_utf8("models.txt", "# models");
+    let poset = not_utf8("p.poset", "0:(1,0)");
+    for (args, file, first) in [
+        (vec!["views", program.as_str()], &program, "// a program"),
+        (
+            vec!["views", "examples/java/Race.java", "--models", &models],
+            &models,
+            "# models",
+        ),
+        (vec!["cuts", poset.as_str(), "--count"], &poset, "0:(1,0)"),
+    ] {
+        let o = hindsight(&args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        let expected = format!(
+            "{file}:2:2: error: not UTF-8 text (byte 0xff at offset {} of the file)",
+            first.len() + 3
+        );
+        assert!(o.stderr.contains(&expected), "{args:?}: {}", o.stderr);
+    }
+}

@@ -6,7 +6,14 @@
 //! call these; so does this crate's test, over the bundled examples and thousands of
 //! mutations of them, so that the test suite runs every target briefly on every machine.
 //! Knows nothing of files: inputs are bytes.
+//!
+//! The bodies that analyse run within a budget of [`MEMORY_LIMIT`], as a command under a
+//! small `--memory-limit` does: an input whose analyses would hold more stops them (the
+//! reports are then unknown), and libFuzzer's `-rss_limit_mb` (see `fuzz/README.md`), set
+//! above that limit plus what the process holds besides, catches an analysis whose memory the
+//! budget does not account for.
 
+use hindsight_budget::{Budget, Limits};
 use hindsight_report::{render, OutputFormat};
 use hindsight_stream::atomicity::{Atomicity, Options};
 use hindsight_stream::commute::builtin::builtin;
@@ -14,10 +21,13 @@ use hindsight_stream::commute::load::load;
 use hindsight_stream::commute::{Binding, Commute};
 use hindsight_stream::races::Races;
 use hindsight_stream::views::{DynamicViews, Regions};
-use hindsight_stream::{analyse_trace, Analysis, RunOptions};
+use hindsight_stream::{analyse_trace_within, Analysis, RunOptions};
 use hindsight_trace::{AnyReader, BinaryReader, RapidBinReader, RoadRunnerOptions};
 use hindsight_trace::{RoadRunnerReader, TextReader};
 use std::io::{Cursor, Read};
+
+/// The memory limit of the analyses' budget: 64 MiB, what a small `--memory-limit` gives.
+pub const MEMORY_LIMIT: u64 = 64 << 20;
 
 /// What a target runs on one input.
 pub type Body = fn(&[u8]);
@@ -40,7 +50,8 @@ fn text(data: &[u8]) -> Option<&str> {
     std::str::from_utf8(data).ok()
 }
 
-/// Every trace analysis in one pass, as `hindsight check` runs them, and their reports.
+/// Every trace analysis in one pass, as `hindsight check` runs them within a budget of
+/// [`MEMORY_LIMIT`], and their reports.
 fn analyse(mut reader: AnyReader) {
     let map = load(builtin("map").expect("shipped"), "map", false).expect("the shipped spec loads");
     let analyses: Vec<Box<dyn Analysis>> = vec![
@@ -57,7 +68,15 @@ fn analyse(mut reader: AnyReader) {
         pipeline: false,
         lock_records: Default::default(),
     };
-    if let Ok(run) = analyse_trace(&mut reader, "fuzz", analyses, options) {
+    // No deadline: a fuzzer's input must behave the same on every run (libFuzzer's `-timeout`
+    // catches one that runs too long).
+    let budget = Budget::new(Limits {
+        timeout: None,
+        memory: MEMORY_LIMIT,
+    });
+    if let Ok(run) =
+        analyse_trace_within(&mut reader, "fuzz", analyses, options, None, Some(&budget))
+    {
         for r in &run.reports {
             render(r, OutputFormat::Sarif, &mut std::io::sink()).expect("a sink takes anything");
         }

@@ -440,10 +440,11 @@ fn undecided(history: &History, unknown: &[&PartitionResult]) -> Vec<Value> {
 /// The bytes read at a time from a history stream between two polls of the budget.
 const READ_CHUNK: usize = 1 << 16;
 
-/// Reads a history from `source` (standard input, say) within `budget`: its clock polled and
-/// the bytes read charged to its memory limit as they arrive, so that an endless stream stops
-/// at the limit rather than growing until the machine runs out. `Ok(None)`: the budget ran
-/// out while reading (the report is then [`unread_report`]). A byte-order mark is dropped.
+/// Reads the bytes of a history from `source` (standard input, say) within `budget`: its
+/// clock polled and the bytes read charged to its memory limit as they arrive, so that an
+/// endless stream stops at the limit rather than growing until the machine runs out.
+/// `Ok(None)`: the budget ran out while reading (the report is then [`unread_report`]). The
+/// caller decodes the text (and drops a byte-order mark), naming the input in its errors.
 ///
 /// The reads run on a thread of their own, handing chunks over a channel of a few chunks,
 /// so that a source that never sends (a pipe whose writer waits) still stops at the deadline:
@@ -452,7 +453,7 @@ const READ_CHUNK: usize = 1 << 16;
 pub fn read_within<R: std::io::Read + Send + 'static>(
     mut source: R,
     budget: &Budget,
-) -> std::io::Result<Option<String>> {
+) -> std::io::Result<Option<Vec<u8>>> {
     let (chunks, arrive) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
     std::thread::Builder::new()
         .name("hindsight-read".into())
@@ -491,16 +492,9 @@ pub fn read_within<R: std::io::Read + Send + 'static>(
             return Ok(None);
         }
     }
-    let mut text = String::from_utf8(bytes).map_err(|e| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("byte {}: not UTF-8", e.utf8_error().valid_up_to()),
-        )
-    })?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    Ok(Some(text))
+    // Decoded by the caller, who knows the input's name for a message that places a byte
+    // that is not UTF-8.
+    Ok(Some(bytes))
 }
 
 /// The report of a history whose reading the budget stopped ([`read_within`]): unknown, with

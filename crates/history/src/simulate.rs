@@ -35,6 +35,7 @@
 //! after all other records, where an unknown outcome means the same thing.
 
 use super::parse::{History, Op, Val};
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_rng::SplitMix64;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -99,7 +100,21 @@ pub fn simulate(config: &SimConfig) -> History {
 pub fn simulate_with_witness(config: &SimConfig) -> (History, Vec<usize>) {
     let kind = Kind::parse(&config.model)
         .unwrap_or_else(|| panic!("simulate: unknown model `{}`", config.model));
-    Sim::new(config, kind).run()
+    match Sim::new(config, kind).run(&Budget::unlimited()) {
+        Ok(done) => done,
+        Err(spent) => unreachable!("an unlimited budget ran out: {spent:?}"),
+    }
+}
+
+/// [`simulate`] within `budget` (`gen-history --timeout/--memory-limit`): the simulation
+/// polls its clock every step and charges the operations and records it keeps; once the
+/// budget is spent it stops, with no history.
+pub fn simulate_within(config: &SimConfig, budget: &Budget) -> Result<History, Spent> {
+    let kind = Kind::parse(&config.model)
+        .unwrap_or_else(|| panic!("simulate: unknown model `{}`", config.model));
+    Sim::new(config, kind)
+        .run(budget)
+        .map(|(history, _)| history)
 }
 
 /// `history` as JSON Lines (`{"process":0,"type":"invoke","f":"write","value":3}`, with `"key"`
@@ -463,10 +478,20 @@ impl<'a> Sim<'a> {
         !(self.drafts[d].f == "acquire" && matches!(self.state, State::Mutex(Some(_))))
     }
 
-    fn run(mut self) -> (History, Vec<usize>) {
+    fn run(mut self, budget: &Budget) -> Result<(History, Vec<usize>), Spent> {
         let mut issued: u32 = 0;
         let mut actions: Vec<Action> = Vec::new();
+        let mut meter = Meter::new(budget);
+        let mut account = Account::new(budget);
         loop {
+            meter.step()?;
+            // What grows: the drafts and records (the history is built from them at the end,
+            // about as large again).
+            account.hold(
+                2 * (self.drafts.capacity() * std::mem::size_of::<Draft>()
+                    + self.records.capacity() * std::mem::size_of::<Rec>())
+                    as u64,
+            )?;
             actions.clear();
             for (c, &(_, flight)) in self.clients.iter().enumerate() {
                 match flight {
@@ -543,7 +568,7 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        self.finish()
+        Ok(self.finish())
     }
 
     fn effect(&mut self, d: usize) {

@@ -439,6 +439,13 @@ struct Buckets {
     recent: Vec<u32>,
 }
 
+impl Buckets {
+    /// What the two lists have allocated (not the buckets' own lists: see [`Bucket::bytes`]).
+    fn bytes(&self) -> usize {
+        self.buckets.capacity() * std::mem::size_of::<Bucket>() + self.recent.capacity() * 4
+    }
+}
+
 /// The OSR analysis.
 pub struct Osr {
     recording: Recording,
@@ -448,8 +455,8 @@ pub struct Osr {
     scratch: Scratch,
     before: Frontier,
     locksets: Locksets,
-    /// What the buckets' lists and cursors have allocated, counted as they grow (see
-    /// [`Osr::bytes`]).
+    /// What the per-variable tables, the buckets and their lists and cursors have allocated,
+    /// counted as they grow (see [`Osr::bytes`]).
     bucket_bytes: usize,
 }
 
@@ -488,11 +495,16 @@ impl Osr {
         self.recording.join_predecessors(t, rank, &mut self.before);
         let lockset = self.locksets.held(t);
         if x.index() >= self.vars.len() {
+            let before = self.vars.capacity();
             self.vars.resize_with(x.index() + 1, Vec::new);
+            self.bucket_bytes +=
+                (self.vars.capacity() - before) * std::mem::size_of::<Vec<Buckets>>();
         }
         let var = &mut self.vars[x.index()];
         if var.len() < threads {
+            let before = var.capacity();
             var.resize_with(threads, Buckets::default);
+            self.bucket_bytes += (var.capacity() - before) * std::mem::size_of::<Buckets>();
         }
         let e2 = At { thread: t, rank };
         let mut partner: Option<(ThreadId, Candidate, bool)> = None;
@@ -568,11 +580,15 @@ impl Osr {
         let bi = match mine.buckets.iter().position(|b| b.lockset == lockset) {
             Some(p) => p,
             None => {
+                // The bucket itself and its place in `recent`, besides what its lists will
+                // hold (counted as they grow).
+                let before = mine.bytes();
                 mine.buckets.push(Bucket {
                     lockset,
                     ..Bucket::default()
                 });
                 mine.recent.push(mine.buckets.len() as u32 - 1);
+                self.bucket_bytes += mine.bytes() - before;
                 mine.buckets.len() - 1
             }
         };

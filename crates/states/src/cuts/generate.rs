@@ -7,6 +7,7 @@
 
 use super::poset::Poset;
 use super::poset_file::write_poset;
+use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_rng::SplitMix64;
 use hindsight_syntax::Diagnostic;
 
@@ -78,10 +79,19 @@ pub const W_RECEIVE: f64 = 1.0;
 /// leaves waiting), then sends one to a random
 /// other process with probability `send` (an event may do both, or neither: a local step).
 pub fn generate_poset(config: &PosetGenConfig) -> Poset {
+    match generate_poset_within(config, &Budget::unlimited()) {
+        Ok(poset) => poset,
+        Err(spent) => unreachable!("an unlimited budget ran out: {spent:?}"),
+    }
+}
+
+/// [`generate_poset`] within `budget`: the clock polled every event, the poset's clocks and
+/// the messages in flight charged as they grow; once it is spent, no poset.
+pub fn generate_poset_within(config: &PosetGenConfig, budget: &Budget) -> Result<Poset, Spent> {
     let n = config.processes;
     let mut poset = Poset::new(n);
     if n == 0 {
-        return poset;
+        return Ok(poset);
     }
     let mut rng = SplitMix64::new(config.seed ^ 0x005E_ED0F_CAFE);
     let mut left: Vec<usize> = (0..n)
@@ -90,12 +100,23 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
     let mut clocks = vec![vec![0u32; n]; n];
     let mut inbox: Vec<std::collections::VecDeque<Vec<u32>>> = vec![Default::default(); n];
     let mut active: Vec<usize> = (0..n).filter(|&p| left[p] > 0).collect();
+    let mut meter = Meter::new(budget);
+    let mut account = Account::new(budget);
+    // A clock of `n` components, in the poset or in an inbox, and the file's text for it
+    // (`write_poset`: up to 11 bytes a component).
+    let clock_bytes = (n * 4 + std::mem::size_of::<Vec<u32>>()) as u64;
+    let text_bytes = (n * 11 + 8) as u64;
+    let (mut clocks_held, mut in_flight) = (0u64, 0u64);
     while !active.is_empty() {
+        meter.step()?;
+        account.hold((clocks_held + in_flight) * clock_bytes + clocks_held * text_bytes)?;
+        clocks_held += 1;
         let a = rng.modulo(active.len() as u64) as usize;
         let p = active[a];
         clocks[p][p] += 1;
         while !inbox[p].is_empty() && rng.unit_at_most(config.receive) {
             let sent = inbox[p].pop_front().expect("non-empty inbox");
+            in_flight -= 1;
             for (c, s) in clocks[p].iter_mut().zip(&sent) {
                 *c = (*c).max(*s);
             }
@@ -108,6 +129,7 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
             // A message to a process with no events left is never received.
             if left[q] > 0 {
                 inbox[q].push_back(clocks[p].clone());
+                in_flight += 1;
             }
         }
         poset.push(p, &clocks[p]);
@@ -116,7 +138,7 @@ pub fn generate_poset(config: &PosetGenConfig) -> Poset {
             active.swap_remove(a);
         }
     }
-    poset
+    Ok(poset)
 }
 
 /// `hindsight gen-poset`: the poset file of a poset of the family `name` (see
@@ -128,6 +150,20 @@ pub fn generate_poset_file(
     send: Option<f64>,
     receive: Option<f64>,
 ) -> Result<String, Diagnostic> {
+    let text = generate_poset_file_within(name, seed, send, receive, &Budget::unlimited())?;
+    Ok(text.expect("an unlimited budget never runs out"))
+}
+
+/// [`generate_poset_file`] within `budget` (`gen-poset --timeout/--memory-limit`): `Ok(None)`
+/// when the budget ran out before the poset was whole (its text is charged before it is
+/// written).
+pub fn generate_poset_file_within(
+    name: &str,
+    seed: u64,
+    send: Option<f64>,
+    receive: Option<f64>,
+    budget: &Budget,
+) -> Result<Option<String>, Diagnostic> {
     let mut config = config_by_name(name, seed).map_err(Diagnostic::usage)?;
     for (p, option) in [(send, "--send"), (receive, "--receive")] {
         if p.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
@@ -138,5 +174,7 @@ pub fn generate_poset_file(
     }
     config.send = send.unwrap_or(config.send);
     config.receive = receive.unwrap_or(config.receive);
-    Ok(write_poset(&generate_poset(&config)))
+    Ok(generate_poset_within(&config, budget)
+        .ok()
+        .map(|poset| write_poset(&poset)))
 }

@@ -482,6 +482,9 @@ struct Journal {
     /// The integers that need more than 61 bits, by their word's payload, and back.
     wide_ids: FxHashMap<i64, u64>,
     wide: Vec<i64>,
+    /// What the access points' lists of unordered actions (`PointActions::Many`) have
+    /// allocated, counted as they grow (lists are kept, never shrunk).
+    lists: usize,
 }
 
 impl Journal {
@@ -492,6 +495,7 @@ impl Journal {
             free: Vec::new(),
             wide_ids: FxHashMap::default(),
             wide: Vec::new(),
+            lists: 0,
         }
     }
 
@@ -727,7 +731,10 @@ impl PointActions {
             PointActions::One(e) => {
                 debug_assert!(!ordered(e), "the fast path replaces ordered entries");
                 let mine = me(journal.alloc(record));
-                *self = PointActions::Many(Box::new(vec![*e, mine]));
+                let list = vec![*e, mine];
+                journal.lists += std::mem::size_of::<Vec<Entry>>()
+                    + list.capacity() * std::mem::size_of::<Entry>();
+                *self = PointActions::Many(Box::new(list));
             }
             PointActions::Many(v) => {
                 v.retain(|e| {
@@ -737,7 +744,9 @@ impl PointActions {
                     }
                     keep
                 });
+                let before = v.capacity();
                 v.push(me(journal.alloc(record)));
+                journal.lists += (v.capacity() - before) * std::mem::size_of::<Entry>();
                 // A point that once had unordered actions keeps its list even when one is
                 // left: on racy workloads points go back and forth, and a list made and freed
                 // at every turn costs more than the list kept.
@@ -770,6 +779,15 @@ struct ObjState {
 const SMALL_INTS: u64 = 1 << 12;
 
 impl ObjState {
+    /// What the state's tables have allocated (not the points' lists: see `Journal::lists`).
+    fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.methods.capacity() * size_of::<MethodEntry>()
+            + (self.ds.capacity() + self.valued.capacity()) * size_of::<PointActions>()
+            + self.value_ids.capacity() * (size_of::<(Word, u32)>() + 1)
+            + (self.small_ids.capacity() + self.history.capacity()) * 4
+    }
+
     #[cold]
     fn look_up_method(
         &mut self,
@@ -923,6 +941,8 @@ pub struct Commute {
     objects: Vec<Option<ObjState>>,
     found: Found,
     actions: u64,
+    /// What the objects' states have allocated, counted as they grow ([`ObjState::bytes`]).
+    object_bytes: usize,
     journal: Journal,
     /// The warnings about the spec (rules outside ECL), for the report.
     spec_warnings: Vec<Diagnostic>,
@@ -941,6 +961,7 @@ impl Commute {
             objects: Vec::new(),
             found: Found::default(),
             actions: 0,
+            object_bytes: 0,
             journal: Journal::new(stride),
             spec_warnings: Vec::new(),
             record: Record([0; RECORD_WORDS]),
@@ -993,7 +1014,29 @@ impl Commute {
         Ok(())
     }
 
+    /// [`Commute::act`], with what the object's state grows by counted for
+    /// [`Observer::held_bytes`].
     fn action(
+        &mut self,
+        e: &Event,
+        call: &CallRef<'_>,
+        hb: &HappensBefore,
+        names: &Names,
+    ) -> Result<(), ErrorKind> {
+        let o = call.object.index();
+        let bytes = |objects: &[Option<ObjState>]| {
+            objects
+                .get(o)
+                .and_then(Option::as_ref)
+                .map_or(0, ObjState::bytes)
+        };
+        let before = bytes(&self.objects);
+        let acted = self.act(e, call, hb, names);
+        self.object_bytes = (self.object_bytes + bytes(&self.objects)).saturating_sub(before);
+        acted
+    }
+
+    fn act(
         &mut self,
         e: &Event,
         call: &CallRef<'_>,
@@ -1363,8 +1406,9 @@ impl Observer for Commute {
     /// (not each object's own tables).
     fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
-        let objects = size_of::<Option<ObjState>>() + 256;
-        (self.objects.capacity() * objects
+        (self.objects.capacity() * size_of::<Option<ObjState>>()
+            + self.object_bytes
+            + self.journal.lists
             + self.journal.lines.capacity() * size_of::<Line>()
             + self.found.races.capacity() * size_of::<Race>()
             + (self.found.racy_objects.capacity() + self.found.racy_locations.capacity()) * 5)
