@@ -24,7 +24,14 @@ pub fn stats(
     running: Running,
 ) -> anyhow::Result<u8> {
     let budget = running.budget.clone();
-    let run = run(session, input, Vec::new(), None, Some(&budget));
+    let run = run(
+        session,
+        input,
+        Vec::new(),
+        None,
+        Some(&budget),
+        Some(&budget),
+    );
     running.done();
     let run = run?;
     let mut info = run.info;

@@ -24,16 +24,44 @@ use hindsight_syntax::input_name;
 use std::io::{self, Write};
 use std::path::Path;
 
+/// What a pass is held to: the command's budget, polled and charged by the pass (`Pass`), or
+/// only its clock while the trace is read (`Reading`), for an analysis that keeps its own
+/// account of the budget (views: charged and polled twice, its stopping point would depend on
+/// the pass's batches).
+pub enum Within {
+    Pass(Running),
+    Reading(Running),
+}
+
+impl Within {
+    fn running(&self) -> &Running {
+        match self {
+            Within::Pass(r) | Within::Reading(r) => r,
+        }
+    }
+
+    /// The budget the pass polls and charges, if it does.
+    fn pass(&self) -> Option<&Budget> {
+        match self {
+            Within::Pass(r) => Some(&r.budget),
+            Within::Reading(_) => None,
+        }
+    }
+}
+
 /// Runs `analyses` over the trace in one pass and prints the trace's warnings; with JSON Lines,
-/// the findings handed over during the pass go to `sink` as they are built.
+/// the findings handed over during the pass go to `sink` as they are built. The trace is read
+/// on `reading`'s clock (an input that sends nothing more stops at its deadline), the pass held
+/// to `budget`.
 pub(crate) fn run(
     session: &Session,
     input: &InputArgs,
     analyses: Vec<Box<dyn Analysis>>,
     sink: Option<&mut JsonlSink>,
     budget: Option<&Budget>,
+    reading: Option<&Budget>,
 ) -> anyhow::Result<TraceRun> {
-    let mut reader = session.open_trace(&input.trace, budget)?;
+    let mut reader = session.open_trace(&input.trace, reading)?;
     let options = RunOptions {
         strict: input.strict,
         lock_records: input.lock_records.into(),
@@ -46,8 +74,8 @@ pub(crate) fn run(
     Ok(run)
 }
 
-/// Runs `analyses` over the trace in one pass, within the budget `running` if given (its
-/// progress line drawn meanwhile), and prints their reports: one report as its command prints it, or
+/// Runs `analyses` over the trace in one pass, within the command's budget (its progress line
+/// drawn meanwhile), and prints their reports: one report as its command prints it, or
 /// (`check`) all of them in `check`'s envelope. Returns the exit status.
 fn report(
     session: &Session,
@@ -56,24 +84,20 @@ fn report(
     format: FormatArg,
     options: RenderOptions,
     check: bool,
-    running: Option<Running>,
+    within: Within,
 ) -> anyhow::Result<u8> {
-    let budget = running.as_ref().map(|r| &*r.budget);
+    let (budget, reading) = (within.pass(), Some(&*within.running().budget));
     let mut streamed = 0;
     let run = if let FormatArg::Jsonl = format {
         let mut sink = JsonlSink::new(analyses.iter().map(|a| a.name()).collect());
-        let run = run(session, input, analyses, Some(&mut sink), budget);
-        if let Some(r) = running {
-            r.done();
-        }
+        let run = run(session, input, analyses, Some(&mut sink), budget, reading);
+        done(within);
         let run = run?;
         streamed = sink.finish(&run.reports)?;
         run
     } else {
-        let run = run(session, input, analyses, None, budget);
-        if let Some(r) = running {
-            r.done();
-        }
+        let run = run(session, input, analyses, None, budget, reading);
+        done(within);
         let mut run = run?;
         if session.wants_html(format) {
             // Read as logged, the events are numbered in logged order (tolerance renumbers
@@ -128,7 +152,7 @@ pub fn analyse(
     format: FormatArg,
     options: RenderOptions,
     analysis: Box<dyn Analysis>,
-    running: Option<Running>,
+    within: Within,
 ) -> anyhow::Result<u8> {
     report(
         session,
@@ -137,8 +161,15 @@ pub fn analyse(
         format,
         options,
         false,
-        running,
+        within,
     )
+}
+
+/// Ends the command's progress line.
+fn done(within: Within) {
+    match within {
+        Within::Pass(r) | Within::Reading(r) => r.done(),
+    }
 }
 
 pub(crate) fn granularity(findings: &FindingsArgs) -> Granularity {
@@ -190,7 +221,14 @@ pub fn races(
     let analysis = race_analysis(findings, model)?;
     let running = budget.start_counting("races", "events");
     let options = render_options(findings, Some(&model));
-    analyse(session, input, format, options, analysis, Some(running))
+    analyse(
+        session,
+        input,
+        format,
+        options,
+        analysis,
+        Within::Pass(running),
+    )
 }
 
 pub fn atomicity(
@@ -215,7 +253,7 @@ pub fn atomicity(
         format,
         options,
         Box::new(analysis),
-        Some(running),
+        Within::Pass(running),
     )
 }
 
@@ -275,7 +313,7 @@ pub fn commute(session: &Session, a: CommuteArgs<'_>) -> anyhow::Result<u8> {
         a.format,
         render_options(&a.findings, None),
         Box::new(analysis),
-        Some(running),
+        Within::Pass(running),
     )
 }
 
@@ -331,6 +369,6 @@ pub fn check(session: &Session, a: &CheckArgs) -> anyhow::Result<u8> {
         a.format,
         render_options(&a.findings, Some(&a.model)),
         true,
-        Some(running),
+        Within::Pass(running),
     )
 }

@@ -6,7 +6,7 @@ use crate::args::{FindingsArgs, FormatArg, InputArgs, RegionsArg};
 use crate::budget::BudgetArgs;
 use crate::output::print_warnings;
 use crate::session::Session;
-use crate::traces::{analyse, granularity, regions, render_options};
+use crate::traces::{analyse, granularity, regions, render_options, Within};
 use anyhow::bail;
 use hindsight_source::views::analyse_program_within;
 use hindsight_stream::views::DynamicViews;
@@ -53,9 +53,8 @@ pub fn views(
     };
     if path.extension().and_then(|e| e.to_str()) != Some(PROGRAM_EXTENSION) {
         let running = budget.start_counting("views", "events");
-        // Views charges its relation to the budget itself (the pass charges what observers
-        // say they hold, which views leaves at nothing); the pass still reads on the budget's
-        // clock, so that an input that stops sending stops it too.
+        // Views charges its relation to the budget and polls it itself; the pass reads on the
+        // budget's clock only.
         let analysis = DynamicViews::new(regions(o.regions), !o.no_mhp)
             .with_granularity(granularity(&o.findings))
             .within(std::sync::Arc::clone(&running.budget));
@@ -65,7 +64,7 @@ pub fn views(
             format,
             render_options(&o.findings, None),
             Box::new(analysis),
-            Some(running),
+            Within::Reading(running),
         );
     }
     if o.regions.is_some() || o.no_mhp || o.findings.every_event {

@@ -338,10 +338,10 @@ pub struct Stopped {
 
 /// Where a pass stopped whose input sent nothing more before the deadline of `budget`
 /// ([`hindsight_trace::timed`]), after `events` events.
-pub(crate) fn timed_out(budget: &Budget, events: u64) -> Stopped {
+pub(crate) fn timed_out(budget: Option<&Budget>, events: u64) -> Stopped {
     Stopped {
         // The input's deadline is the budget's: checking records the timeout for the report.
-        spent: budget.check().err().unwrap_or(Spent::Time),
+        spent: budget.and_then(|b| b.check().err()).unwrap_or(Spent::Time),
         events,
     }
 }
@@ -574,20 +574,22 @@ pub fn observe_within<S: EventSource>(
     let mut since_asked = 0;
     let mut by_op = OpCounts::default();
     let mut source = LockRepair::with(source, lock_handling(observers, options));
+    let mut read: u64 = 0;
     loop {
         let more = match source.advance() {
             Ok(more) => more,
-            Err(e) => match (budget, &within) {
-                (Some(b), Some(w)) if e.kind == ErrorKind::InputTimedOut => {
-                    stopped = Some(timed_out(b, w.events));
-                    break;
-                }
-                _ => return Err(e),
-            },
+            // Only a reader given a deadline times out: the command's, which an analysis that
+            // keeps its own account of the budget (views) polls itself.
+            Err(e) if e.kind == ErrorKind::InputTimedOut => {
+                stopped = Some(timed_out(budget, read));
+                break;
+            }
+            Err(e) => return Err(e),
         };
         if !more {
             break;
         }
+        read += 1;
         for w in source.take_repairs() {
             validator.warn(w.pos, w.kind)?;
         }

@@ -237,7 +237,6 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
                 built: Vec::new(),
                 sink,
                 stop: stop_reading,
-                within_budget: budget.is_some(),
             };
             stage.run(&full_tx, &empty_rx)
         });
@@ -258,13 +257,13 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
                 lock_records,
                 timed_out,
             } => {
+                let read: u64 = by_op.iter().sum();
                 let mut pass = finish_pass(&by_op, *names, built, warnings, warning_counts);
                 pass.stats.note_lock_records(lock_records);
-                pass.stopped = match (stopped, budget, &within) {
-                    (None, Some(b), Some(w)) if timed_out => {
-                        Some(crate::driver::timed_out(b, w.events))
-                    }
-                    (stopped, ..) => stopped,
+                pass.stopped = match stopped {
+                    // Stage 2 analysed every batch stage 1 sent: the events read.
+                    None if timed_out => Some(crate::driver::timed_out(budget, read)),
+                    stopped => stopped,
                 };
                 Ok(pass)
             }
@@ -291,9 +290,6 @@ struct ReadStage<'s, 'k, S> {
     sink: Option<&'k mut dyn FindingSink>,
     /// Set by stage 2 when the budget is spent: read no more.
     stop: Arc<AtomicBool>,
-    /// Whether the pass runs within a budget, whose deadline ends the reading of an input
-    /// that sends nothing more (a pass without one has no deadline to meet).
-    within_budget: bool,
 }
 
 impl<S: EventSource> ReadStage<'_, '_, S> {
@@ -311,7 +307,7 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
             } else {
                 match self.fill(&mut batch) {
                     // The events read until then are analysed, as at a budget's stop.
-                    Err(e) if e.kind == ErrorKind::InputTimedOut && self.within_budget => {
+                    Err(e) if e.kind == ErrorKind::InputTimedOut => {
                         (stopped, timed_out) = (true, true);
                         Ok(false)
                     }
