@@ -12,6 +12,14 @@
 //! ordered before a later one (an antichain, usually of one action): "the join is not below
 //! the current clock" holds exactly when one of them is unordered with the current action, so
 //! the verdict is the paper's, and the kept actions name a partner for the report.
+//!
+//! The two phases of an action wait for a batch of `BATCH` actions, which then run in
+//! trace order: an action's verdict depends only on the points as the earlier actions left
+//! them and on its own clock, so each runs at a copy of its thread's clock as it was at the
+//! action (the happens-before pass changes a thread's clock only at an event of that thread,
+//! or at a fork or join naming it: after one, the next action takes a new copy). Before the
+//! batch runs, the rows it will read are loaded one after another: on a state of a million
+//! rows each is a cache miss, and requested together they overlap instead of adding up.
 
 pub mod builtin;
 pub mod ecl;
@@ -41,7 +49,7 @@ pub const MAX_PARAMS: usize = 8;
 pub struct CompiledSpec {
     pub spec: ObjectSpec,
     pub rep: Representation,
-    /// How many classes are valued: the length of a value's row in [`ObjState::valued`].
+    /// How many classes are valued: the length of a value's row of points.
     valued_classes: usize,
     /// The most parameters any method has.
     max_params: usize,
@@ -847,7 +855,7 @@ enum RowAt {
 /// joined, plus `DENSE_FLOOR` rows: so that their memory stays proportional to what the
 /// trace touched, while keys drawn from a range of small integers, the usual case, soon all
 /// have a row of their own without a lookup.
-const DENSE_PER_JOINED: u64 = 4;
+const DENSE_PER_JOINED: u64 = 8;
 const DENSE_FLOOR: u64 = 16;
 
 #[derive(Default)]
@@ -1103,9 +1111,50 @@ pub struct Commute {
     tables: u64,
     /// The warnings about the spec (rules outside ECL), for the report.
     spec_warnings: Vec<Diagnostic>,
-    /// The record of the action being analysed, reused from one to the next.
-    record: Record,
+    /// The actions checked against their spec whose probes and touches wait for the batch
+    /// to fill: `pending[..waiting]`.
+    pending: Box<[Pending]>,
+    waiting: usize,
+    /// The clocks the waiting actions were made at (`clocks[..clocks_used]`), and per
+    /// thread the one its next action is made at if its clock has not changed since
+    /// (`NO_CLOCK`: none), with the threads that have one.
+    clocks: Vec<VectorClock>,
+    clocks_used: usize,
+    clock_of: Vec<u32>,
+    clocked: Vec<ThreadId>,
 }
+
+/// How many actions wait before their points are read. A point is read at random in a state
+/// of millions of rows: the rows of a batch are all requested first, one load after another,
+/// so that their cache misses overlap rather than follow one another.
+const BATCH: usize = 32;
+
+const NO_CLOCK: u32 = u32::MAX;
+
+/// An action whose spec has been looked up and whose parameters are packed, waiting for its
+/// probes and touches (Algorithm 1's two phases).
+#[derive(Clone, Copy)]
+struct Pending {
+    record: Record,
+    object: ObjId,
+    thread: ThreadId,
+    /// Its plan in its spec's `plans`.
+    plan: u32,
+    /// Its snapshot in `Commute::clocks`.
+    clock: u32,
+    /// Where in its object's dense rows the row of its first valued point starts, if it is
+    /// there already: the loads requested ahead (`usize::MAX`: none).
+    hint: usize,
+}
+
+const IDLE: Pending = Pending {
+    record: Record([0; RECORD_WORDS]),
+    object: ObjId(0),
+    thread: ThreadId(0),
+    plan: 0,
+    clock: NO_CLOCK,
+    hint: usize::MAX,
+};
 
 const UNKNOWN: u32 = u32::MAX;
 
@@ -1121,7 +1170,12 @@ impl Commute {
             journal: Journal::new(stride),
             tables: 0,
             spec_warnings: Vec::new(),
-            record: Record([0; RECORD_WORDS]),
+            pending: vec![IDLE; BATCH].into_boxed_slice(),
+            waiting: 0,
+            clocks: Vec::new(),
+            clocks_used: 0,
+            clock_of: Vec::new(),
+            clocked: Vec::new(),
         }
     }
 
@@ -1149,7 +1203,8 @@ impl Commute {
 
     /// The races found so far and not handed over to a findings job: (racy action index,
     /// partner index), in trace order.
-    pub fn races(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub fn races(&mut self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.flush();
         self.found
             .races
             .iter()
@@ -1188,7 +1243,7 @@ impl Commute {
     /// looked up in a table of one bit per record.
     #[cold]
     #[inline(never)]
-    fn compact(&mut self) -> Result<(), ErrorKind> {
+    fn compact(&mut self) {
         let journal = &mut self.journal;
         let mut kept = Kept::new(journal.records);
         for state in self.objects.iter_mut().flatten() {
@@ -1208,14 +1263,11 @@ impl Commute {
         for state in self.objects.iter_mut().flatten() {
             state.for_each_slot(|slot| *slot = kept.rank(*slot));
         }
-        if count >= MAX_RECORDS {
-            return Err(ErrorKind::Analysis(format!(
-                "the access points hold more than {MAX_RECORDS} actions"
-            )));
-        }
-        Ok(())
     }
 
+    /// Checks an action against its spec (an error names the action's event) and queues its
+    /// probes and touches, which a batch does together ([`Commute::flush`]); an action
+    /// checked directly (Section 5.1), rare, is done at once, after those queued.
     fn action(
         &mut self,
         e: &Event,
@@ -1224,8 +1276,15 @@ impl Commute {
         names: &Names,
     ) -> Result<(), ErrorKind> {
         self.actions += 1;
-        if self.journal.wants_compaction((self.tables / 64) as usize) {
-            self.compact()?;
+        if self.journal.records + BATCH >= MAX_RECORDS {
+            self.flush();
+            self.compact();
+            if self.journal.records + BATCH >= MAX_RECORDS {
+                return Err(ErrorKind::Analysis(format!(
+                    "the access points hold more than {} actions",
+                    MAX_RECORDS - BATCH
+                )));
+            }
         }
         let o = call.object.index();
         if !matches!(self.objects.get(o), Some(Some(_))) {
@@ -1234,8 +1293,7 @@ impl Commute {
         let Some(Some(state)) = self.objects.get_mut(o) else {
             unreachable!("the object's state was made above")
         };
-        let spec_ix = state.spec;
-        let compiled = &self.specs[spec_ix];
+        let compiled = &self.specs[state.spec];
         let entry = match state.methods.get(call.method.index()) {
             Some(&entry) if entry.method != UNRESOLVED.method => entry,
             _ => {
@@ -1251,16 +1309,150 @@ impl Commute {
         }
         let t = e.thread;
         let vc = hb.clock(t);
-        let record = &mut self.record;
-        [record.0[0], record.0[1], record.0[2]] =
+        let p = &mut self.pending[self.waiting];
+        [p.record.0[0], p.record.0[1], p.record.0[2]] =
             Head::pack(e.index, t, vc.get(t), e.loc, entry.method, len);
-        self.journal.pack_params(record, call.args, call.results);
-        let record = &self.record;
-        let params = record.params(len);
-        let journal = &self.journal;
-        let beta = compiled.beta(entry, params, journal, names);
-        let plan = &compiled.plans[entry.plan_base as usize + beta as usize];
+        self.journal
+            .pack_params(&mut p.record, call.args, call.results);
+        let params = p.record.params(len);
+        let plan_ix = entry.plan_base + compiled.beta(entry, params, &self.journal, names);
+        let plan = &compiled.plans[plan_ix as usize];
+        p.object = call.object;
+        p.thread = t;
+        p.plan = plan_ix;
+        p.hint = match plan.valued.first() {
+            Some(touch) => {
+                let (w, row) = (params[touch.param], compiled.valued_classes);
+                let k = w >> TAG_BITS;
+                if w & 7 == TAG_INT && k < state.dense_rows {
+                    k as usize * row
+                } else {
+                    usize::MAX
+                }
+            }
+            None => usize::MAX,
+        };
+        if plan.direct {
+            // Its formulas are evaluated on names, and its clock is read where it is.
+            let action = self.pending[self.waiting];
+            self.flush();
+            self.pending[0] = action;
+            self.process(0, Some((vc, names)));
+            return Ok(());
+        }
+        self.pending[self.waiting].clock = self.clock_at(t, vc);
+        self.waiting += 1;
+        if self.waiting == BATCH {
+            self.flush();
+        }
+        Ok(())
+    }
+
+    /// The snapshot of `vc`, thread `t`'s clock, for a waiting action of `t`: the one taken
+    /// for its previous action if `t`'s clock has not changed since.
+    #[inline]
+    fn clock_at(&mut self, t: ThreadId, vc: &VectorClock) -> u32 {
+        if let Some(&c) = self.clock_of.get(t.index()) {
+            if c != NO_CLOCK {
+                return c;
+            }
+        }
+        self.new_clock(t, vc)
+    }
+
+    #[inline(never)]
+    fn new_clock(&mut self, t: ThreadId, vc: &VectorClock) -> u32 {
+        let c = self.clocks_used;
+        if c == self.clocks.len() {
+            self.clocks.push(VectorClock::new());
+        }
+        self.clocks[c].copy_from(vc);
+        self.clocks_used += 1;
+        if t.index() >= self.clock_of.len() {
+            self.clock_of.resize(t.index() + 1, NO_CLOCK);
+        }
+        self.clock_of[t.index()] = c as u32;
+        self.clocked.push(t);
+        c as u32
+    }
+
+    /// An event other than a call: the clocks it may change (those of its thread, and of
+    /// the thread it forks or joins) are taken afresh for the actions that follow. The
+    /// happens-before pass changes a thread's clock only at such events.
+    #[inline]
+    fn clocks_may_change(&mut self, e: &Event) {
+        let mut forget = |t: ThreadId| {
+            if let Some(c) = self.clock_of.get_mut(t.index()) {
+                *c = NO_CLOCK;
+            }
+        };
+        forget(e.thread);
+        if let Op::Fork(u) | Op::Join(u) = e.op {
+            forget(u);
+        }
+    }
+
+    /// Probes and touches the points of the waiting actions, in trace order, each at the
+    /// clock it was made at. The rows they read are requested first, all together.
+    fn flush(&mut self) {
+        let mut requested = 0u64;
+        for p in &self.pending[..self.waiting] {
+            if let Some(Some(state)) = self.objects.get(p.object.index()) {
+                // Both ends of the row: it may straddle two cache lines.
+                let row = self.specs[state.spec].valued_classes;
+                for at in [p.hint, p.hint.wrapping_add(row.saturating_sub(1))] {
+                    if let Some(point) = state.dense.get(at) {
+                        requested += u64::from(matches!(point, PointActions::Empty));
+                    }
+                }
+            }
+        }
+        std::hint::black_box(requested);
+        for k in 0..self.waiting {
+            self.process(k, None);
+        }
+        self.waiting = 0;
+        self.clocks_used = 0;
+        for t in self.clocked.drain(..) {
+            self.clock_of[t.index()] = NO_CLOCK;
+        }
+    }
+
+    /// Algorithm 1 for the `k`-th waiting action, at its snapshot clock or, for an action
+    /// checked directly, at `live`: its thread's clock, and the names formulas are
+    /// evaluated on.
+    #[inline]
+    fn process(&mut self, k: usize, live: Option<(&VectorClock, &Names)>) {
+        if self.journal.wants_compaction((self.tables / 64) as usize) {
+            self.compact();
+        }
+        let Commute {
+            specs,
+            objects,
+            found,
+            journal,
+            tables,
+            pending,
+            clocks,
+            ..
+        } = self;
+        let p = &pending[k];
+        let vc = match live {
+            Some((vc, _)) => vc,
+            None => &clocks[p.clock as usize],
+        };
+        let Some(Some(state)) = objects.get_mut(p.object.index()) else {
+            unreachable!("a waiting action's object has a state")
+        };
+        let spec_ix = state.spec;
+        let compiled = &specs[spec_ix];
+        let plan = &compiled.plans[p.plan as usize];
+        let record = &p.record;
+        let head = record.head();
+        let params = record.params(head.len as usize);
+        let t = p.thread;
         let row = compiled.valued_classes;
+        let object = p.object;
 
         // Phase 1: the latest earlier action unordered with this one on a conflicting point.
         let mut best: Option<Partner> = None;
@@ -1278,17 +1470,16 @@ impl Commute {
         if let (false, [touch]) = (plan.direct, &plan.valued[..]) {
             // The usual plan, one valued point and nothing checked directly, without the
             // bookkeeping of several rows.
-            let at = state.value_row(params[touch.param], row, &mut self.tables);
+            let at = state.value_row(params[touch.param], row, tables);
             for &(c2, rank) in touch.probes.iter() {
                 let found = state.point(at, rank).latest_unordered(t, vc, journal);
                 consider(found, Via::Valued(0, c2));
             }
             if let Some(b) = best {
-                let (partner, head) = (journal.head(b.slot), record.head());
-                let make = || race(call.object, spec_ix, b, journal, record, plan);
-                self.found.add(call.object, partner, head, make);
+                let partner = journal.head(b.slot);
+                let make = || race(object, spec_ix, b, journal, record, plan);
+                found.add(object, partner, head, make);
             }
-            let journal = &mut self.journal;
             let slot = journal.append(record);
             if let Some(c) = plan.ds {
                 state.ds[c as usize].touch(t, vc, slot, journal);
@@ -1296,41 +1487,40 @@ impl Commute {
             if state.point_mut(at, touch.rank).touch(t, vc, slot, journal) {
                 state.joined += 1;
             }
-            return Ok(());
+            return;
         }
         // Per valued touch, where the row of its value starts.
         let mut rows = [RowAt::Dense(0); MAX_PARAMS];
         for (k, touch) in plan.valued.iter().enumerate() {
-            let at = state.value_row(params[touch.param], row, &mut self.tables);
+            let at = state.value_row(params[touch.param], row, tables);
             rows[k] = at;
             for &(c2, rank) in touch.probes.iter() {
                 let found = state.point(at, rank).latest_unordered(t, vc, journal);
                 consider(found, Via::Valued(k, c2));
             }
         }
-        if plan.direct {
-            let m = entry.method as usize;
+        if let (true, Some((_, names))) = (plan.direct, live) {
+            let m = head.method as usize;
             let found = latest_direct(compiled, m, params, &state.history, t, vc, journal, names);
             consider(found, Via::Direct);
         }
 
         if let Some(b) = best {
-            let (partner, head) = (journal.head(b.slot), record.head());
-            let make = || race(call.object, spec_ix, b, journal, record, plan);
-            self.found.add(call.object, partner, head, make);
+            let partner = journal.head(b.slot);
+            let make = || race(object, spec_ix, b, journal, record, plan);
+            found.add(object, partner, head, make);
         }
 
         // Phase 2: this action joins every point it touches, replacing what it covers.
         if !plan.direct && plan.ds.is_none() && plan.valued.is_empty() {
-            return Ok(());
+            return;
         }
-        let journal = &mut self.journal;
         let slot = journal.append(record);
         if plan.direct {
             let capacity = state.history.capacity();
             state.history.push(slot);
             journal.refs += 1;
-            self.tables += ((state.history.capacity() - capacity) * 4) as u64;
+            *tables += ((state.history.capacity() - capacity) * 4) as u64;
         }
         if let Some(c) = plan.ds {
             state.ds[c as usize].touch(t, vc, slot, journal);
@@ -1343,7 +1533,6 @@ impl Commute {
                 state.joined += 1;
             }
         }
-        Ok(())
     }
 }
 
@@ -1625,7 +1814,10 @@ impl Observer for Commute {
     fn on_event(&mut self, e: &Event, hb: &HappensBefore, names: &Names) -> Result<(), ErrorKind> {
         match &e.op {
             Op::Call(call) => self.action(e, &call.borrowed(), hb, names),
-            _ => Ok(()),
+            _ => {
+                self.clocks_may_change(e);
+                Ok(())
+            }
         }
     }
 
@@ -1644,6 +1836,7 @@ impl Observer for Commute {
     /// pipeline's reading thread has time to spare: built there while the pass goes on, they
     /// no longer add to the run's length.
     fn findings_job(&mut self) -> Option<FindingsJob> {
+        self.flush();
         if self.found.races.is_empty() {
             return None;
         }
@@ -1661,6 +1854,7 @@ impl Observer for Commute {
 
 impl Analysis for Commute {
     fn finish(mut self: Box<Self>, names: &Names) -> AnalysisOutput {
+        self.flush();
         let mut out = AnalysisOutput {
             warnings: std::mem::take(&mut self.spec_warnings),
             ..AnalysisOutput::default()
@@ -1758,6 +1952,7 @@ mod tests {
             c.on_event(e, &hb, &trace.names).expect("valid");
             hb.after(e);
         }
+        c.flush();
         c
     }
 
