@@ -249,9 +249,10 @@ proptest! {
     }
 
     /// Theorem 5.1 again, with values from a wide domain (rows reached by value, by hash, and
-    /// moved from one to the other) and, half of the time, the journal compacted before every
-    /// action: the records kept, at their new positions, give the same races with the same
-    /// partners.
+    /// moved from one to the other), half of the time the journal compacted before every
+    /// action (the records kept, at their new positions, give the same races with the same
+    /// partners), and half of the time the actions waiting in batches, as on large states
+    /// (each runs at its thread's clock as it was at the action).
     #[test]
     fn algorithm_1_matches_the_definition_on_wide_values_and_compacted_journals(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 0..80),
@@ -261,6 +262,7 @@ proptest! {
         which in 0usize..4,
         direct in any::<bool>(),
         eager in any::<bool>(),
+        batched in any::<bool>(),
     ) {
         let name = BUILTINS[which % BUILTINS.len()];
         let specs = compiled(name, direct);
@@ -270,6 +272,7 @@ proptest! {
         let expected = brute_force(&trace, &specs[0].spec);
         let c = Commute::new(specs, Binding::All(0));
         let c = if eager { c.with_eager_compaction() } else { c };
+        let c = if batched { c.with_batches_always() } else { c };
         prop_assert_eq!(fast_with(&trace, c), expected);
     }
 
@@ -494,6 +497,8 @@ fn long_workload_matches_the_direct_approach() {
     assert_eq!(points, fast(&trace, compiled("map", true)));
     let compacted = Commute::new(compiled("map", false), Binding::All(0)).with_eager_compaction();
     assert_eq!(points, fast_with(&trace, compacted));
+    let batched = Commute::new(compiled("map", false), Binding::All(0)).with_batches_always();
+    assert_eq!(points, fast_with(&trace, batched));
 }
 
 /// A key first seen past an object's dense rows gets a row of its own by hash; once enough

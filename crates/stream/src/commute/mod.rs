@@ -1115,6 +1115,8 @@ pub struct Commute {
     /// to fill: `pending[..waiting]`.
     pending: Box<[Pending]>,
     waiting: usize,
+    /// The tables' bytes from which actions wait (`BATCH_FROM_BYTES`; 0 in tests).
+    batch_from: u64,
     /// The clocks the waiting actions were made at (`clocks[..clocks_used]`), and per
     /// thread the one its next action is made at if its clock has not changed since
     /// (`NO_CLOCK`: none), with the threads that have one.
@@ -1128,6 +1130,11 @@ pub struct Commute {
 /// of millions of rows: the rows of a batch are all requested first, one load after another,
 /// so that their cache misses overlap rather than follow one another.
 const BATCH: usize = 32;
+
+/// The objects' tables' bytes from which actions wait in batches: below, the points mostly
+/// sit in the caches, and the batch (a copy of the clock after every synchronisation, a second
+/// walk over the actions) would cost more than the misses it overlaps.
+const BATCH_FROM_BYTES: u64 = 2 << 20;
 
 const NO_CLOCK: u32 = u32::MAX;
 
@@ -1172,6 +1179,7 @@ impl Commute {
             spec_warnings: Vec::new(),
             pending: vec![IDLE; BATCH].into_boxed_slice(),
             waiting: 0,
+            batch_from: BATCH_FROM_BYTES,
             clocks: Vec::new(),
             clocks_used: 0,
             clock_of: Vec::new(),
@@ -1198,6 +1206,14 @@ impl Commute {
     #[doc(hidden)]
     pub fn with_eager_compaction(mut self) -> Commute {
         self.journal.eager = true;
+        self
+    }
+
+    /// The analysis making actions wait in batches whatever the size of its state (the pass
+    /// does once the state outgrows the caches): for tests, on small traces.
+    #[doc(hidden)]
+    pub fn with_batches_always(mut self) -> Commute {
+        self.batch_from = 0;
         self
     }
 
@@ -1266,8 +1282,9 @@ impl Commute {
     }
 
     /// Checks an action against its spec (an error names the action's event) and queues its
-    /// probes and touches, which a batch does together ([`Commute::flush`]); an action
-    /// checked directly (Section 5.1), rare, is done at once, after those queued.
+    /// probes and touches, which a batch does together ([`Commute::flush`]) once the state
+    /// is large; an action checked directly (Section 5.1), rare, is done at once, after
+    /// those queued.
     fn action(
         &mut self,
         e: &Event,
@@ -1332,11 +1349,14 @@ impl Commute {
             }
             None => usize::MAX,
         };
-        if plan.direct {
-            // Its formulas are evaluated on names, and its clock is read where it is.
-            let action = self.pending[self.waiting];
-            self.flush();
-            self.pending[0] = action;
+        if plan.direct || self.tables < self.batch_from {
+            // At once, after the actions waiting: an action checked directly because its
+            // formulas are evaluated on names, and every action while the state is small.
+            if self.waiting > 0 {
+                let action = self.pending[self.waiting];
+                self.flush();
+                self.pending[0] = action;
+            }
             self.process(0, Some((vc, names)));
             return Ok(());
         }
