@@ -574,7 +574,6 @@ fn many_variables() -> &'static str {
 }
 
 #[test]
-#[ignore = "issue #39 item 3: races' per-variable state is charged short (300,000 variables: the limit is reached, yet the peak is 27 MiB over the baseline at 8 MiB)"]
 fn races_on_many_variables_peak_within_the_limit() {
     check(&case(
         &["races", many_variables(), "--format", "json"],
@@ -605,7 +604,6 @@ fn many_blocks() -> &'static str {
 }
 
 #[test]
-#[ignore = "issue #39 item 3: atomicity's pairing is not charged (3,000 threads with blocks: about 30 MiB over the baseline at 8 MiB, the limit never reached)"]
 fn atomicity_on_many_threads_peaks_within_the_limit() {
     check(&case(
         &["atomicity", many_blocks(), "--format", "json"],
@@ -614,7 +612,6 @@ fn atomicity_on_many_threads_peaks_within_the_limit() {
 }
 
 #[test]
-#[ignore = "issue #39 item 3: composed's bounded search is not charged (examples/composed: about 40 MiB over the baseline at 8 MiB, the limit never reached)"]
 fn composed_bounded_peaks_within_the_limit() {
     check(&case(
         &[
