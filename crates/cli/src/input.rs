@@ -129,6 +129,11 @@ pub fn open_trace_as(path: &Path, format: Option<Format>) -> anyhow::Result<AnyR
         roadrunner: RoadRunnerOptions {
             exclude: RR_EXCLUDE.get().cloned().unwrap_or_default(),
         },
+        // Text is parsed on every core unless `--one-thread` says one.
+        parse_threads: match ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed) {
+            true => 1,
+            false => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        },
     };
     Ok(hindsight_trace::open_with(path, &options)
         .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))?)

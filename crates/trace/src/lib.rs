@@ -10,6 +10,7 @@
 
 pub mod arbitrary;
 pub mod binary;
+pub mod chunked;
 pub mod error;
 pub mod event;
 pub mod files;
@@ -26,6 +27,7 @@ pub mod text;
 pub mod validate;
 
 pub use binary::{BinaryReader, BinaryWriter};
+pub use chunked::{ChunkConfig, ChunkedReader};
 pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
 pub use event::{Call, CallRef, Event, Op, Value};
 pub use files::{remove_unfinished, same_file, OutputFile};
@@ -82,6 +84,8 @@ pub enum AnyReader {
     Binary(BinaryReader<Box<dyn Read + Send>>),
     RoadRunner(RoadRunnerReader<Box<dyn Read + Send>>),
     RapidBin(RapidBinReader<Box<dyn Read + Send>>),
+    /// Text or a RoadRunner log, its lines parsed by worker threads.
+    Chunked(ChunkedReader),
 }
 
 /// Calls `$body` with the reader inside, whatever its format.
@@ -92,6 +96,7 @@ macro_rules! each {
             AnyReader::Binary($r) => $body,
             AnyReader::RoadRunner($r) => $body,
             AnyReader::RapidBin($r) => $body,
+            AnyReader::Chunked($r) => $body,
         }
     };
 }
@@ -103,6 +108,7 @@ impl AnyReader {
             AnyReader::Binary(_) => Format::Binary,
             AnyReader::RoadRunner(_) => Format::RoadRunner,
             AnyReader::RapidBin(_) => Format::RapidBin,
+            AnyReader::Chunked(r) => r.format(),
         }
     }
 
@@ -147,11 +153,16 @@ impl EventSource for AnyReader {
     }
 }
 
-/// How to open a trace: its format (sniffed when `None`) and the options of RoadRunner logs.
+/// How to open a trace: its format (sniffed when `None`), the options of RoadRunner logs, and
+/// how many threads parse a line-based format.
 #[derive(Clone, Debug, Default)]
 pub struct OpenOptions {
     pub format: Option<Format>,
     pub roadrunner: RoadRunnerOptions,
+    /// Text and RoadRunner logs are parsed by this many worker threads ([`ChunkedReader`])
+    /// when it is 2 or more; 0 and 1 read them in the calling thread. What is read is the
+    /// same either way.
+    pub parse_threads: usize,
 }
 
 /// How many bytes [`sniff`] looks at, at most.
@@ -346,7 +357,17 @@ pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceE
         },
     };
     let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(input));
+    let threads = options.parse_threads;
     Ok(match format {
+        Format::Text if threads > 1 => AnyReader::Chunked(ChunkedReader::text(
+            input,
+            ChunkConfig::with_threads(threads),
+        )),
+        Format::RoadRunner if threads > 1 => AnyReader::Chunked(ChunkedReader::roadrunner(
+            input,
+            &options.roadrunner,
+            ChunkConfig::with_threads(threads),
+        )),
         Format::Text => AnyReader::Text(TextReader::new(input)),
         Format::Binary => AnyReader::Binary(BinaryReader::new(input)),
         Format::RoadRunner => {
