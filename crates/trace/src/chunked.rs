@@ -262,6 +262,8 @@ pub struct ChunkedReader {
     /// Per worker (one when parsing inline), its ids' ids in the trace, by kind.
     maps: Vec<[Vec<u32>; NameKind::ALL.len()]>,
     spare: Vec<Box<Chunk>>,
+    /// Chunks made so far (see [`ChunkedReader::chunks_made`]).
+    chunks: usize,
     /// Chunks read, and chunks taken back from the workers.
     sent: u64,
     received: u64,
@@ -330,6 +332,7 @@ impl ChunkedReader {
             parsed_inline: None,
             maps: vec![Default::default()],
             spare: Vec::new(),
+            chunks: 0,
             sent: 0,
             received: 0,
             chunk: None,
@@ -423,7 +426,16 @@ impl ChunkedReader {
     }
 
     fn spare_chunk(&mut self) -> Box<Chunk> {
-        self.spare.pop().unwrap_or_default()
+        self.spare.pop().unwrap_or_else(|| {
+            self.chunks += 1;
+            Box::default()
+        })
+    }
+
+    /// How many chunks this reader has made: two per worker in flight, the one being handed
+    /// out and one being read, whatever the length of the input.
+    pub fn chunks_made(&self) -> usize {
+        self.chunks
     }
 
     /// Reads chunks and hands them to the workers until two per worker are in flight or the

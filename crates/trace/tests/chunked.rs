@@ -306,3 +306,30 @@ fn a_line_of_16_mib_is_refused_at_its_line() {
     let expected = sequential_text(&data, usize::MAX, None);
     assert!(chunked_text(&data, usize::MAX, None, config) == expected);
 }
+
+/// Memory does not grow with the input: however long it is, at most two chunks per worker are
+/// in flight, besides the one handed out and the one being read.
+#[test]
+fn chunks_in_flight_are_bounded() {
+    let line = b"T0|w(x)|L\n";
+    let data: Vec<u8> = line
+        .iter()
+        .copied()
+        .cycle()
+        .take(line.len() * 20_000)
+        .collect();
+    for threads in [1, 3] {
+        let config = ChunkConfig {
+            threads,
+            chunk_bytes: 64,
+            reset_names: 1 << 20,
+        };
+        let mut r = ChunkedReader::text(Box::new(input(&data, 1 << 16, None)), config);
+        let mut n = 0;
+        while r.advance().expect("valid") {
+            n += 1;
+        }
+        assert_eq!(n, 20_000);
+        assert!(r.chunks_made() <= 2 * threads + 2, "{}", r.chunks_made());
+    }
+}
