@@ -474,7 +474,7 @@ pub fn observe_any_within(
                 observe_pipelined_within(r, observers, options, b, sink, budget)
             }
             AnyReader::Chunked(r) => {
-                observe_pipelined_within(r, observers, options, b, sink, budget)
+                observe_pipelined_within(&mut **r, observers, options, b, sink, budget)
             }
         };
     }
@@ -483,7 +483,7 @@ pub fn observe_any_within(
         AnyReader::Binary(r) => observe_within(r, observers, options, sink, budget),
         AnyReader::RoadRunner(r) => observe_within(r, observers, options, sink, budget),
         AnyReader::RapidBin(r) => observe_within(r, observers, options, sink, budget),
-        AnyReader::Chunked(r) => observe_within(r, observers, options, sink, budget),
+        AnyReader::Chunked(r) => observe_within(&mut **r, observers, options, sink, budget),
     }
 }
 

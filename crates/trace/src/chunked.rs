@@ -237,8 +237,8 @@ fn too_long() -> ErrorKind {
 
 /// A worker thread and the channels to it.
 struct WorkerThread {
-    to: Option<SyncSender<Box<Chunk>>>,
-    from: Option<Receiver<Box<Chunk>>>,
+    to: Option<SyncSender<Chunk>>,
+    from: Option<Receiver<Chunk>>,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -258,17 +258,17 @@ pub struct ChunkedReader {
     /// Parses the chunks where no thread does: a one-chunk input, or when no thread started.
     inline: Option<Worker>,
     /// A chunk parsed inline, waiting to be handed out.
-    parsed_inline: Option<Box<Chunk>>,
+    parsed_inline: Option<Chunk>,
     /// Per worker (one when parsing inline), its ids' ids in the trace, by kind.
     maps: Vec<[Vec<u32>; NameKind::ALL.len()]>,
-    spare: Vec<Box<Chunk>>,
+    spare: Vec<Chunk>,
     /// Chunks made so far (see [`ChunkedReader::chunks_made`]).
     chunks: usize,
     /// Chunks read, and chunks taken back from the workers.
     sent: u64,
     received: u64,
     /// The chunk being handed out, and the worker that parsed it.
-    chunk: Option<(Box<Chunk>, usize)>,
+    chunk: Option<(Chunk, usize)>,
     /// The next event of `chunk` to hand out, and its next new name.
     next: usize,
     next_name: usize,
@@ -425,10 +425,10 @@ impl ChunkedReader {
         chunk.bytes.truncate(keep);
     }
 
-    fn spare_chunk(&mut self) -> Box<Chunk> {
+    fn spare_chunk(&mut self) -> Chunk {
         self.spare.pop().unwrap_or_else(|| {
             self.chunks += 1;
-            Box::default()
+            Chunk::default()
         })
     }
 
@@ -470,16 +470,16 @@ impl ChunkedReader {
                 }
             }
             let w = ((self.sent - 1) % self.threads.len() as u64) as usize;
-            let sent = self.threads[w].to.as_ref().map(|to| to.send(chunk));
-            debug_assert!(
-                matches!(sent, Some(Ok(()))),
-                "a worker ends only when dropped"
-            );
+            if let Some(to) = &self.threads[w].to {
+                // A worker ends only when this reader drops its channels, or by a panic,
+                // which `take_chunk` passes on when it comes to the worker's chunks.
+                let _ = to.send(chunk);
+            }
         }
     }
 
     /// Parses a chunk here, where no worker does; it waits in `parsed_inline` to be taken.
-    fn parse_inline(&mut self, mut chunk: Box<Chunk>) {
+    fn parse_inline(&mut self, mut chunk: Chunk) {
         if let Some(worker) = self.inline.as_mut() {
             worker.parse(&mut chunk);
         }
@@ -491,8 +491,8 @@ impl ChunkedReader {
             return;
         };
         for i in 0..self.config.threads {
-            let (to, work) = sync_channel::<Box<Chunk>>(2);
-            let (done, from) = sync_channel::<Box<Chunk>>(2);
+            let (to, work) = sync_channel::<Chunk>(2);
+            let (done, from) = sync_channel::<Chunk>(2);
             let mut worker = Worker {
                 format: template.format.fresh(),
                 names: Names::default(),
@@ -526,7 +526,7 @@ impl ChunkedReader {
 
     /// The next parsed chunk in input order, and the worker that parsed it; `None` when the
     /// input has no more.
-    fn take_chunk(&mut self) -> Option<(Box<Chunk>, usize)> {
+    fn take_chunk(&mut self) -> Option<(Chunk, usize)> {
         self.top_up();
         if self.received == self.sent {
             return None;

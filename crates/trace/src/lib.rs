@@ -85,7 +85,7 @@ pub enum AnyReader {
     RoadRunner(RoadRunnerReader<Box<dyn Read + Send>>),
     RapidBin(RapidBinReader<Box<dyn Read + Send>>),
     /// Text or a RoadRunner log, its lines parsed by worker threads.
-    Chunked(ChunkedReader),
+    Chunked(Box<ChunkedReader>),
 }
 
 /// Calls `$body` with the reader inside, whatever its format.
@@ -359,15 +359,17 @@ pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceE
     let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(input));
     let threads = options.parse_threads;
     Ok(match format {
-        Format::Text if threads > 1 => AnyReader::Chunked(ChunkedReader::text(
+        Format::Text if threads > 1 => AnyReader::Chunked(Box::new(ChunkedReader::text(
             input,
             ChunkConfig::with_threads(threads),
-        )),
-        Format::RoadRunner if threads > 1 => AnyReader::Chunked(ChunkedReader::roadrunner(
-            input,
-            &options.roadrunner,
-            ChunkConfig::with_threads(threads),
-        )),
+        ))),
+        Format::RoadRunner if threads > 1 => {
+            AnyReader::Chunked(Box::new(ChunkedReader::roadrunner(
+                input,
+                &options.roadrunner,
+                ChunkConfig::with_threads(threads),
+            )))
+        }
         Format::Text => AnyReader::Text(TextReader::new(input)),
         Format::Binary => AnyReader::Binary(BinaryReader::new(input)),
         Format::RoadRunner => {
