@@ -17,7 +17,16 @@ use std::path::Path;
 use std::time::Instant;
 
 fn parse_only(path: &Path) -> u64 {
-    let mut r = hindsight_trace::open(path).expect("open");
+    parse_on(path, 1)
+}
+
+/// Parses with `parse_threads` threads (the line-based formats: see `ChunkedReader`).
+fn parse_on(path: &Path, parse_threads: usize) -> u64 {
+    let options = hindsight_trace::OpenOptions {
+        parse_threads,
+        ..hindsight_trace::OpenOptions::default()
+    };
+    let mut r = hindsight_trace::open_with(path, &options).expect("open");
     let mut n = 0;
     while r.advance().expect("valid trace") {
         n += 1;
@@ -88,6 +97,17 @@ fn main() {
         rate(std_parse),
         rate(std_hb)
     );
+    // The line-based formats parsed on every core, as the CLI reads them.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
+    for (label, path) in [("STD", &std_path), ("RoadRunner", &rr_path)] {
+        let (parse, n) = best_of(runs, || parse_on(path, cores));
+        assert_eq!(n, events, "{label}");
+        println!(
+            "{label:<11} parse on {cores} threads {:6.1} M events/s ({:.2}x STD on one)",
+            rate(parse),
+            std_parse / parse
+        );
+    }
     for (label, path) in [("RoadRunner", &rr_path), ("RapidBin", &bin_path)] {
         let (parse, n) = best_of(runs, || parse_only(path));
         assert_eq!(n, events, "{label}");

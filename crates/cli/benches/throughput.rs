@@ -3,7 +3,8 @@
 //! `cargo bench -p hindsight-cli --bench throughput` (events: `HINDSIGHT_BENCH_EVENTS`, default
 //! 10 million). Each stage is measured in the same run as its baselines, so the ratios hold on
 //! any machine: a raw newline count over the same file (the I/O floor), parsing alone, parsing
-//! with validation and happens-before, and the full `races` pass.
+//! with validation and happens-before, and the full `races` pass; for text, parsing and the
+//! pipelined pass again with the text parsed on every core.
 
 mod common;
 
@@ -12,7 +13,7 @@ use common::{best_of, validate_hb};
 use hindsight_stream::races::Races;
 use hindsight_stream::{run_any, RunOptions};
 use hindsight_trace::generate::{generate, GenConfig};
-use hindsight_trace::{BinaryWriter, EventSource, Names, TextWriter};
+use hindsight_trace::{BinaryWriter, EventSource, Names, OpenOptions, TextWriter};
 use std::fs::File;
 use std::io::{BufWriter, Read};
 use std::path::Path;
@@ -36,7 +37,12 @@ fn memchr_count(b: &[u8]) -> u64 {
 }
 
 fn parse_only(path: &Path) -> u64 {
-    let mut r = hindsight_trace::open(path).expect("open");
+    parse_on(path, 1)
+}
+
+/// Parses the trace with `threads` parsing threads (text only: see `ChunkedReader`).
+fn parse_on(path: &Path, threads: usize) -> u64 {
+    let mut r = open_on(path, threads);
     let mut n = 0;
     while r.advance().expect("valid trace") {
         n += 1;
@@ -44,8 +50,20 @@ fn parse_only(path: &Path) -> u64 {
     n
 }
 
+fn open_on(path: &Path, parse_threads: usize) -> hindsight_trace::AnyReader {
+    let options = OpenOptions {
+        parse_threads,
+        ..OpenOptions::default()
+    };
+    hindsight_trace::open_with(path, &options).expect("open")
+}
+
 fn races(path: &Path, pipeline: bool) -> (u64, u64) {
-    let mut r = hindsight_trace::open(path).expect("open");
+    races_on(path, pipeline, 1)
+}
+
+fn races_on(path: &Path, pipeline: bool, parse_threads: usize) -> (u64, u64) {
+    let mut r = open_on(path, parse_threads);
     let options = RunOptions {
         pipeline,
         ..RunOptions::default()
@@ -146,6 +164,25 @@ fn main() {
             rate(piped),
             full / piped
         );
+        if label == "text" {
+            // Text parsed on every core (`ChunkedReader`), as the CLI reads it.
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let (parse_all, n) = best_of(runs, || parse_on(path, cores.max(2)));
+            assert_eq!(n, events);
+            let (piped_all, _) = best_of(runs, || races_on(path, true, cores.max(2)).0);
+            println!(
+                "{label:>6}: parse on {} threads {:>7.1} M events/s  ({:.2}x parse)",
+                cores.max(2),
+                rate(parse_all),
+                parse / parse_all
+            );
+            println!(
+                "{label:>6}: + races, pipelined, parsed on {} threads {:>7.1} M events/s  ({:.2}x pipelined)",
+                cores.max(2),
+                rate(piped_all),
+                piped / piped_all
+            );
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

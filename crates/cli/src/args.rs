@@ -22,9 +22,9 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// Read and analyse a trace in one thread (by default, with a second core, one thread reads
-    /// and validates while the other analyses, and findings are built on every core; the
-    /// results are the same).
+    /// Read and analyse a trace in one thread (by default, with a second core, text is parsed
+    /// on every core, one thread validates while another analyses, and findings are built on
+    /// every core; the results are the same).
     #[arg(long, global = true)]
     pub one_thread: bool,
     /// RoadRunner logs: RAPID's exclude file, one pattern per line; an `Enter`/`Exit` line
@@ -274,6 +274,8 @@ const GLOBAL_OPTIONS: [(&str, &[&str]); 3] = [
             "reach",
             "lin",
             "composed",
+            "stats",
+            "convert",
         ],
     ),
     (

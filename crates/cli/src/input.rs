@@ -95,6 +95,11 @@ impl Session {
                 exclude: self.rr_exclude.clone(),
             },
             deadline: budget.and_then(Budget::deadline),
+            // Text is parsed on every core unless `--one-thread` says one.
+            parse_threads: match self.one_thread {
+                true => 1,
+                false => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            },
         };
         Ok(hindsight_trace::open_with(path, &options)
             .map_err(|e| Diagnostic::error(&input_name(path), e.pos, e.kind.to_string()))?)

@@ -608,7 +608,29 @@ fn one_thread_and_pipelined_runs_agree() {
         .collect();
     let bad = write_temp("one-thread-bad.std", &bad);
     let cut = &bad;
+    // Text of many chunks, which is parsed on every core unless `--one-thread` (the names'
+    // ids, warnings in input order and the first error included).
+    let big_text = temp("one-thread.std");
+    let big_text = big_text.to_str().expect("utf-8 path");
+    let mut gen_text = gen;
+    gen_text[10] = big_text;
+    assert_eq!(hindsight(&gen_text).code, 0);
+    let text = std::fs::read_to_string(big_text).expect("generated");
+    let odd: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match i % 5000 {
+            4999 => format!("{l}\nT9|rel(nowhere)\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let odd = write_temp("one-thread-odd.std", &odd);
     for args in [
+        vec!["stats", big_text],
+        vec!["races", big_text, "--format", "json"],
+        vec!["races", &odd],
+        vec!["races", &odd, "--strict"],
+        vec!["stats", &odd, "--strict"],
         vec!["races", "examples/rapid.std", "--format", "json"],
         vec!["commute", big, "--builtin", "map", "--format", "json"],
         vec!["races", big, "--format", "json"],

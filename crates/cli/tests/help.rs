@@ -84,6 +84,8 @@ const PLACED: [(&str, &[&str]); 3] = [
             "reach",
             "lin",
             "composed",
+            "stats",
+            "convert",
         ],
     ),
     (

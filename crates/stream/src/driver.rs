@@ -493,6 +493,9 @@ pub fn observe_any_within(
             AnyReader::RapidBin(r) => {
                 observe_pipelined_within(r, observers, options, b, sink, budget)
             }
+            AnyReader::Chunked(r) => {
+                observe_pipelined_within(&mut **r, observers, options, b, sink, budget)
+            }
         };
     }
     match source {
@@ -500,6 +503,7 @@ pub fn observe_any_within(
         AnyReader::Binary(r) => observe_within(r, observers, options, sink, budget),
         AnyReader::RoadRunner(r) => observe_within(r, observers, options, sink, budget),
         AnyReader::RapidBin(r) => observe_within(r, observers, options, sink, budget),
+        AnyReader::Chunked(r) => observe_within(&mut **r, observers, options, sink, budget),
     }
 }
 

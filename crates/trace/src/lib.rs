@@ -10,6 +10,7 @@
 
 pub mod arbitrary;
 pub mod binary;
+pub mod chunked;
 pub mod error;
 pub mod event;
 pub mod files;
@@ -27,6 +28,7 @@ pub mod timed;
 pub mod validate;
 
 pub use binary::{BinaryReader, BinaryWriter};
+pub use chunked::{ChunkConfig, ChunkedReader};
 pub use error::{ErrorKind, Position, TraceError, Warning, WarningKind};
 pub use event::{Call, CallRef, Event, Op, Value};
 pub use files::{remove_unfinished, same_file, OutputFile};
@@ -83,6 +85,8 @@ pub enum AnyReader {
     Binary(BinaryReader<Box<dyn Read + Send>>),
     RoadRunner(RoadRunnerReader<Box<dyn Read + Send>>),
     RapidBin(RapidBinReader<Box<dyn Read + Send>>),
+    /// Text or a RoadRunner log, its lines parsed by worker threads.
+    Chunked(Box<ChunkedReader>),
 }
 
 /// Calls `$body` with the reader inside, whatever its format.
@@ -93,6 +97,7 @@ macro_rules! each {
             AnyReader::Binary($r) => $body,
             AnyReader::RoadRunner($r) => $body,
             AnyReader::RapidBin($r) => $body,
+            AnyReader::Chunked($r) => $body,
         }
     };
 }
@@ -104,6 +109,7 @@ impl AnyReader {
             AnyReader::Binary(_) => Format::Binary,
             AnyReader::RoadRunner(_) => Format::RoadRunner,
             AnyReader::RapidBin(_) => Format::RapidBin,
+            AnyReader::Chunked(r) => r.format(),
         }
     }
 
@@ -164,8 +170,9 @@ fn stdin_is_file() -> bool {
     }
 }
 
-/// How to open a trace: its format (sniffed when `None`), the options of RoadRunner logs, and
-/// the deadline past which an input that sends nothing more is given up.
+/// How to open a trace: its format (sniffed when `None`), the options of RoadRunner logs, the
+/// deadline past which an input that sends nothing more is given up, and how many threads
+/// parse a line-based format.
 #[derive(Clone, Debug, Default)]
 pub struct OpenOptions {
     pub format: Option<Format>,
@@ -173,6 +180,10 @@ pub struct OpenOptions {
     /// Standard input that is not a file (a pipe, a terminal) is then read on a thread of its
     /// own ([`timed::ReadUntil`]), so that a silent writer cannot hold the run past it.
     pub deadline: Option<std::time::Instant>,
+    /// Text and RoadRunner logs are parsed by this many worker threads ([`ChunkedReader`])
+    /// when it is 2 or more; 0 and 1 read them in the calling thread. What is read is the
+    /// same either way.
+    pub parse_threads: usize,
 }
 
 /// How many bytes [`sniff`] looks at, at most.
@@ -372,7 +383,19 @@ pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceE
         },
     };
     let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(input));
+    let threads = options.parse_threads;
     Ok(match format {
+        Format::Text if threads > 1 => AnyReader::Chunked(Box::new(ChunkedReader::text(
+            input,
+            ChunkConfig::with_threads(threads),
+        ))),
+        Format::RoadRunner if threads > 1 => {
+            AnyReader::Chunked(Box::new(ChunkedReader::roadrunner(
+                input,
+                &options.roadrunner,
+                ChunkConfig::with_threads(threads),
+            )))
+        }
         Format::Text => AnyReader::Text(TextReader::new(input)),
         Format::Binary => AnyReader::Binary(BinaryReader::new(input)),
         Format::RoadRunner => {

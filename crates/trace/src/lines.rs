@@ -7,7 +7,7 @@ use std::ops::Range;
 
 const CHUNK: usize = 256 * 1024;
 /// No event needs more; a longer line means the input is not a trace.
-const MAX_LINE: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// A chunked line splitter. [`LineBuf::next_line`] hands out the range of the next line in
 /// [`LineBuf::buf`], valid until the next call.

@@ -284,6 +284,20 @@ impl Interner {
     }
 }
 
+/// Where a line parser puts the names it reads: the trace's own [`Names`], or the names a
+/// chunk of lines parsed apart defines (`crate::chunked`), which are merged in trace order
+/// later. Either way a name gets an id of its kind, in the order the parser interns them.
+pub(crate) trait NameSink {
+    fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8>;
+}
+
+impl NameSink for Names {
+    #[inline]
+    fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8> {
+        self.of_mut(kind).intern(bytes)
+    }
+}
+
 /// All the id spaces of one trace.
 #[derive(Default, Debug, Clone)]
 pub struct Names {

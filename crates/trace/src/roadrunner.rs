@@ -44,10 +44,12 @@
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{Event, Op};
 use crate::lines::LineBuf;
-use crate::names::{LocId, LockId, NameKind, Names, NotUtf8, SymId, ThreadId, VarId};
+use crate::names::{LocId, LockId, NameKind, NameSink, Names, NotUtf8, SymId, ThreadId, VarId};
 use crate::source::EventSource;
+use crate::text::LineEvent;
 use memchr::memmem;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 /// What RAPID's `rr` parser takes besides the log.
 #[derive(Clone, Debug, Default)]
@@ -114,8 +116,24 @@ pub struct RoadRunnerReader<R> {
     next_index: u64,
     names: Names,
     slot: Event,
-    /// `None` without patterns: most logs are read without an exclude file.
-    exclude: Option<Box<Exclusion>>,
+    parser: RoadRunnerLines,
+}
+
+/// The parser of a RoadRunner log's lines, whoever reads them: the sequential
+/// [`RoadRunnerReader`], or the workers of `crate::chunked`, each with names of its own.
+#[derive(Clone)]
+pub(crate) struct RoadRunnerLines {
+    /// `None` without patterns: most logs are read without an exclude file. Shared by the
+    /// workers that parse a log's chunks.
+    exclude: Option<Arc<Exclusion>>,
+}
+
+impl RoadRunnerLines {
+    pub(crate) fn new(options: &RoadRunnerOptions) -> RoadRunnerLines {
+        RoadRunnerLines {
+            exclude: Exclusion::new(&options.exclude),
+        }
+    }
 }
 
 /// RAPID's exclusion: an `Enter(`/`Exit(` line holding one of the patterns.
@@ -126,14 +144,14 @@ struct Exclusion {
 }
 
 impl Exclusion {
-    fn new(patterns: &[String]) -> Option<Box<Exclusion>> {
+    fn new(patterns: &[String]) -> Option<Arc<Exclusion>> {
         let patterns: Vec<_> = patterns
             .iter()
             .filter(|p| !p.is_empty())
             .map(|p| memmem::Finder::new(p.as_bytes()).into_owned())
             .collect();
         (!patterns.is_empty()).then(|| {
-            Box::new(Exclusion {
+            Arc::new(Exclusion {
                 patterns,
                 enter: memmem::Finder::new(b"Enter(").into_owned(),
                 exit: memmem::Finder::new(b"Exit(").into_owned(),
@@ -159,7 +177,7 @@ impl<R: Read> RoadRunnerReader<R> {
             next_index: 0,
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            exclude: Exclusion::new(&options.exclude),
+            parser: RoadRunnerLines::new(options),
         }
     }
 }
@@ -223,9 +241,74 @@ fn split(line: &[u8]) -> Result<Option<Parts<'_>>, String> {
     }))
 }
 
-impl<R: Read> RoadRunnerReader<R> {
+impl RoadRunnerLines {
     fn excluded(&self, line: &[u8]) -> bool {
         self.exclude.as_ref().is_some_and(|x| x.excludes(line))
+    }
+
+    /// The event of line number `line` (its bytes without the `\n`), its names interned into
+    /// `names`; `None` for a line RAPID skips. `first` says it is the input's first line,
+    /// which may open with a byte-order mark.
+    #[inline]
+    pub(crate) fn parse<N: NameSink>(
+        &mut self,
+        raw: &[u8],
+        line_no: u64,
+        first: bool,
+        names: &mut N,
+    ) -> Result<Option<LineEvent>, TraceError> {
+        let mut line = raw;
+        // A byte-order mark (a log saved by a Windows editor) is not part of the first line.
+        if first {
+            line = line.strip_prefix(crate::text::BOM).unwrap_or(line);
+        }
+        // Java's `readLine` ends a line at `\r\n` too.
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        if line.first() != Some(&b'@') || self.excluded(line) {
+            return Ok(None);
+        }
+        let parts = match split(line) {
+            Ok(Some(parts)) => parts,
+            Ok(None) => return Ok(None),
+            Err(msg) => return Err(syntax(line_no, msg)),
+        };
+        let mut intern = |kind: NameKind, bytes: &[u8]| {
+            names
+                .intern(kind, bytes)
+                .map_err(|NotUtf8| TraceError::new(Position::Line(line_no), ErrorKind::NotUtf8))
+        };
+        let target = parts.target;
+        let thread = ThreadId(intern(NameKind::Thread, parts.thread)?);
+        let op = match parts.keyword {
+            Keyword::Acquire => Op::Acquire(LockId(intern(NameKind::Lock, target)?)),
+            Keyword::Release => Op::Release(LockId(intern(NameKind::Lock, target)?)),
+            Keyword::Read => Op::Read(VarId(intern(NameKind::Var, target)?)),
+            Keyword::Write => Op::Write(VarId(intern(NameKind::Var, target)?)),
+            Keyword::Start => Op::Fork(ThreadId(intern(NameKind::Thread, target)?)),
+            Keyword::Join => Op::Join(ThreadId(intern(NameKind::Thread, target)?)),
+            Keyword::Enter => Op::Begin(Some(SymId(intern(NameKind::Symbol, target)?))),
+            Keyword::Exit => Op::End,
+            Keyword::Dummy => {
+                return Err(syntax(
+                    line_no,
+                    "`Dummy` is no event (RAPID stops with an exception on it)",
+                ))
+            }
+        };
+        let access = matches!(parts.keyword, Keyword::Read | Keyword::Write);
+        let loc = match (access, parts.location) {
+            (false, _) => None,
+            (true, Some(loc)) => Some(LocId(intern(NameKind::Location, loc)?)),
+            (true, None) => {
+                return Err(syntax(
+                    line_no,
+                    "an access needs a location after its shadow state (RAPID skips such a line, losing the access)",
+                ))
+            }
+        };
+        Ok(Some(LineEvent { thread, op, loc }))
     }
 }
 
@@ -236,59 +319,12 @@ impl<R: Read> EventSource for RoadRunnerReader<R> {
                 return Ok(false);
             };
             self.line += 1;
-            let mut line = &self.lines.buf()[range];
-            // A byte-order mark (a log saved by a Windows editor) is not part of the first line.
-            if self.line == 1 {
-                line = line.strip_prefix(crate::text::BOM).unwrap_or(line);
-            }
-            // Java's `readLine` ends a line at `\r\n` too.
-            if let [rest @ .., b'\r'] = line {
-                line = rest;
-            }
-            if line.first() != Some(&b'@') || self.excluded(line) {
+            let raw = &self.lines.buf()[range];
+            let parsed = self
+                .parser
+                .parse(raw, self.line, self.line == 1, &mut self.names)?;
+            let Some(LineEvent { thread, op, loc }) = parsed else {
                 continue;
-            }
-            let parts = match split(line) {
-                Ok(Some(parts)) => parts,
-                Ok(None) => continue,
-                Err(msg) => return Err(syntax(self.line, msg)),
-            };
-            let line_no = self.line;
-            let names = &mut self.names;
-            let mut intern = |kind: NameKind, bytes: &[u8]| {
-                names
-                    .of_mut(kind)
-                    .intern(bytes)
-                    .map_err(|NotUtf8| TraceError::new(Position::Line(line_no), ErrorKind::NotUtf8))
-            };
-            let target = parts.target;
-            let thread = ThreadId(intern(NameKind::Thread, parts.thread)?);
-            let op = match parts.keyword {
-                Keyword::Acquire => Op::Acquire(LockId(intern(NameKind::Lock, target)?)),
-                Keyword::Release => Op::Release(LockId(intern(NameKind::Lock, target)?)),
-                Keyword::Read => Op::Read(VarId(intern(NameKind::Var, target)?)),
-                Keyword::Write => Op::Write(VarId(intern(NameKind::Var, target)?)),
-                Keyword::Start => Op::Fork(ThreadId(intern(NameKind::Thread, target)?)),
-                Keyword::Join => Op::Join(ThreadId(intern(NameKind::Thread, target)?)),
-                Keyword::Enter => Op::Begin(Some(SymId(intern(NameKind::Symbol, target)?))),
-                Keyword::Exit => Op::End,
-                Keyword::Dummy => {
-                    return Err(syntax(
-                        line_no,
-                        "`Dummy` is no event (RAPID stops with an exception on it)",
-                    ))
-                }
-            };
-            let access = matches!(parts.keyword, Keyword::Read | Keyword::Write);
-            let loc = match (access, parts.location) {
-                (false, _) => None,
-                (true, Some(loc)) => Some(LocId(intern(NameKind::Location, loc)?)),
-                (true, None) => {
-                    return Err(syntax(
-                        line_no,
-                        "an access needs a location after its shadow state (RAPID skips such a line, losing the access)",
-                    ))
-                }
             };
             self.slot.index = self.next_index;
             self.slot.thread = thread;

@@ -5,7 +5,9 @@
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{CallPool, DisplayOp, Event, Op, Value};
 use crate::lines::LineBuf;
-use crate::names::{LocId, LockId, MsgId, NameKind, Names, NotUtf8, ObjId, SymId, ThreadId, VarId};
+use crate::names::{
+    LocId, LockId, MsgId, NameKind, NameSink, Names, NotUtf8, ObjId, SymId, ThreadId, VarId,
+};
 use crate::source::EventSource;
 use std::io::{self, Read, Write};
 
@@ -17,9 +19,7 @@ pub struct TextReader<R> {
     next_index: u64,
     names: Names,
     slot: Event,
-    calls: CallPool,
-    /// The previous line's thread: consecutive events of one thread skip the hash lookup.
-    last_thread: (Vec<u8>, ThreadId),
+    parser: TextLines,
 }
 
 fn syntax(line: u64, msg: impl Into<String>) -> TraceError {
@@ -34,8 +34,7 @@ impl<R: Read> TextReader<R> {
             next_index: 0,
             names: Names::default(),
             slot: Event::new(0, ThreadId(0), Op::End),
-            calls: CallPool::default(),
-            last_thread: (Vec::new(), ThreadId(u32::MAX)),
+            parser: TextLines::new(),
         }
     }
 }
@@ -62,13 +61,79 @@ pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
-fn intern(names: &mut Names, kind: NameKind, bytes: &[u8], line: u64) -> Result<u32, TraceError> {
+/// What one line of a line-based format says: an event but for its index, which the reader
+/// gives.
+pub(crate) struct LineEvent {
+    pub thread: ThreadId,
+    pub op: Op,
+    pub loc: Option<LocId>,
+}
+
+/// The parser of the text format's lines, whoever reads them: the sequential [`TextReader`],
+/// or the workers of `crate::chunked` that parse chunks of lines apart, each into names of
+/// its own. The one place where what a line means is decided.
+pub(crate) struct TextLines {
+    calls: CallPool,
+    /// The previous line's thread: consecutive events of one thread skip the hash lookup.
+    last_thread: (Vec<u8>, ThreadId),
+}
+
+impl TextLines {
+    pub(crate) fn new() -> TextLines {
+        TextLines {
+            calls: CallPool::default(),
+            last_thread: (Vec::new(), ThreadId(u32::MAX)),
+        }
+    }
+
+    /// The event of line number `line` (its bytes without the `\n`), its names interned into
+    /// `names`; `None` for a blank line or a comment. `first` says it is the input's first
+    /// line, which may open with a byte-order mark.
+    #[inline]
+    pub(crate) fn parse<N: NameSink>(
+        &mut self,
+        raw: &[u8],
+        line: u64,
+        first: bool,
+        names: &mut N,
+    ) -> Result<Option<LineEvent>, TraceError> {
+        // Editors on Windows open a UTF-8 file with a byte-order mark: not part of the text.
+        let raw = match first {
+            true => raw.strip_prefix(BOM).unwrap_or(raw),
+            false => raw,
+        };
+        let text = trim(raw);
+        if text.is_empty() || text[0] == b'#' {
+            return Ok(None);
+        }
+        let mut parser = LineParser {
+            names,
+            line,
+            calls: &mut self.calls,
+            last_thread: &mut self.last_thread,
+        };
+        let (thread, op, loc) = parser.parse(text)?;
+        Ok(Some(LineEvent { thread, op, loc }))
+    }
+
+    /// Takes back the call box of an event that is being replaced.
+    #[inline]
+    pub(crate) fn recycle(&mut self, op: Op) {
+        self.calls.recycle(op);
+    }
+}
+
+fn intern<N: NameSink>(
+    names: &mut N,
+    kind: NameKind,
+    bytes: &[u8],
+    line: u64,
+) -> Result<u32, TraceError> {
     if bytes.is_empty() {
         return Err(syntax(line, "empty name"));
     }
     names
-        .of_mut(kind)
-        .intern(bytes)
+        .intern(kind, bytes)
         .map_err(|NotUtf8| TraceError::new(Position::Line(line), ErrorKind::NotUtf8))
 }
 
@@ -79,25 +144,15 @@ impl<R: Read> EventSource for TextReader<R> {
                 return Ok(false);
             };
             self.line += 1;
-            let mut range = range;
-            // Editors on Windows open a UTF-8 file with a byte-order mark: not part of the text.
-            if self.line == 1 && self.lines.buf()[range.clone()].starts_with(BOM) {
-                range.start += BOM.len();
-            }
-            let line = trim(&self.lines.buf()[range]);
-            if line.is_empty() || line[0] == b'#' {
+            let raw = &self.lines.buf()[range];
+            let parsed = self
+                .parser
+                .parse(raw, self.line, self.line == 1, &mut self.names)?;
+            let Some(LineEvent { thread, op, loc }) = parsed else {
                 continue;
-            }
-            // Split borrows: the line lives in `buf`, the parse writes into the other fields.
-            let line_no = self.line;
-            let mut parser = LineParser {
-                names: &mut self.names,
-                line: line_no,
-                calls: &mut self.calls,
-                last_thread: &mut self.last_thread,
             };
-            let (thread, op, loc) = parser.parse(line)?;
-            self.calls.recycle(std::mem::replace(&mut self.slot.op, op));
+            self.parser
+                .recycle(std::mem::replace(&mut self.slot.op, op));
             self.slot.index = self.next_index;
             self.slot.thread = thread;
             self.slot.loc = loc;
@@ -123,14 +178,14 @@ impl<R: Read> EventSource for TextReader<R> {
     }
 }
 
-struct LineParser<'a> {
-    names: &'a mut Names,
+struct LineParser<'a, N> {
+    names: &'a mut N,
     line: u64,
     calls: &'a mut CallPool,
     last_thread: &'a mut (Vec<u8>, ThreadId),
 }
 
-impl LineParser<'_> {
+impl<N: NameSink> LineParser<'_, N> {
     fn err(&self, msg: impl Into<String>) -> TraceError {
         syntax(self.line, msg)
     }
@@ -330,9 +385,12 @@ impl LineParser<'_> {
                         }
                     }
                 }
-                let id = self.names.symbols.intern(&text).map_err(|NotUtf8| {
-                    TraceError::new(Position::Line(self.line), ErrorKind::NotUtf8)
-                })?;
+                let id = self
+                    .names
+                    .intern(NameKind::Symbol, &text)
+                    .map_err(|NotUtf8| {
+                        TraceError::new(Position::Line(self.line), ErrorKind::NotUtf8)
+                    })?;
                 Ok(Value::Str(SymId(id)))
             }
             _ => {
