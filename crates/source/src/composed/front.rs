@@ -1680,27 +1680,32 @@ impl<'a> Lowering<'a> {
         (!same_class).then_some(first)
     }
 
-    /// Whether running `m` may act on a map: it names one, calls a method of the class, or
-    /// runs code that receives one (checked on its text, before anything is lowered).
+    /// Whether running `m` may act on a map: it names one, runs code that receives one, or
+    /// calls a method of the class that may (checked on the text, before anything is
+    /// lowered; each method once, so recursion ends).
     fn may_touch_map(&self, m: Method<'a>) -> bool {
-        let sub = self.sub(m);
-        if sub.mentions_map(m.decl.body) {
-            return true;
-        }
-        let mut stack = vec![m.decl.body];
-        while let Some(x) = stack.pop() {
-            if x.kind() == "method_invocation"
-                && x.child_by_field_name("object")
-                    .is_none_or(|o| o.kind() == "this")
-                && x.child_by_field_name("name").is_some_and(|n| {
-                    let name = m.file.text_of(n);
-                    self.methods.iter().any(|h| h.decl.name == name)
-                })
-            {
+        let mut seen: Vec<Method<'a>> = Vec::new();
+        let mut todo = vec![m];
+        while let Some(m) = todo.pop() {
+            if seen.iter().any(|s| std::ptr::eq(s.decl, m.decl)) {
+                continue;
+            }
+            seen.push(m);
+            if self.sub(m).mentions_map(m.decl.body) {
                 return true;
             }
-            let mut c = x.walk();
-            stack.extend(x.named_children(&mut c));
+            let mut stack = vec![m.decl.body];
+            while let Some(x) = stack.pop() {
+                let own = x.kind() == "method_invocation"
+                    && x.child_by_field_name("object")
+                        .is_none_or(|o| o.kind() == "this");
+                if let (true, Some(n)) = (own, x.child_by_field_name("name")) {
+                    let name = m.file.text_of(n);
+                    todo.extend(self.methods.iter().filter(|h| h.decl.name == name));
+                }
+                let mut c = x.walk();
+                stack.extend(x.named_children(&mut c));
+            }
         }
         false
     }
@@ -2742,5 +2747,109 @@ mod tests {
         assert!(parse(&nested).expect("parses")[0].operations[0]
             .unsupported
             .is_none());
+    }
+}
+
+#[cfg(test)]
+mod helper_tests {
+    use super::super::ast::{ExprKind, StmtKind};
+    use super::super::ir::show;
+    use super::parse;
+
+    fn class(body: &str) -> String {
+        format!("class C {{\n  private final ConcurrentHashMap<String, Object> cache = new ConcurrentHashMap<>();\n{body}}}\n")
+    }
+
+    fn op<'p>(programs: &'p [super::Program], name: &str) -> &'p super::super::ast::Operation {
+        programs
+            .iter()
+            .flat_map(|p| &p.operations)
+            .find(|o| o.name == name)
+            .unwrap_or_else(|| panic!("no operation {name}"))
+    }
+
+    #[test]
+    fn a_key_through_a_helper_stays_the_key_and_its_map_calls_are_the_operations() {
+        let ps = parse(&class(
+            "  private String checkKey(String k) { if (k == null) throw new NullPointerException(); return k; }\n  private Object lookup(String key) { return cache.get(key); }\n  Object get(String key) { Object v = lookup(checkKey(key)); if (v == null) { cache.putIfAbsent(checkKey(key), 1); } return v; }\n",
+        ))
+        .expect("parses");
+        let get = op(&ps, "get");
+        assert!(get.unsupported.is_none(), "{:?}", get.unsupported);
+        // Two map calls, both on the parameter itself.
+        let mut keys = Vec::new();
+        super::walk_stmts(&get.body, &mut |_, e| {
+            if let Some(e) = e {
+                super::walk_expr(e, &mut |x| {
+                    if let ExprKind::MapCall { args, .. } = &x.kind {
+                        keys.push(show(&args[0]));
+                    }
+                })
+            }
+        });
+        assert_eq!(keys, ["key", "key"]);
+        // The helpers themselves have one map call or none: no operations.
+        assert_eq!(ps[0].operations.len(), 1);
+    }
+
+    #[test]
+    fn recursion_and_calls_that_cannot_be_hoisted_are_unsupported_when_they_use_the_map() {
+        let ps = parse(&class(
+            "  Object retry(String k) { if (cache.get(k) == null) return retry(k); return cache.remove(k); }\n  boolean present(String k) { return cache.containsKey(k); }\n  Object cond(String k) { Object v = cache.get(k); if (v == null && present(k)) return v; return v; }\n  Object loop(String k) { Object v = null; while (present(k)) { v = cache.remove(k); } return v; }\n  Object after(String k) { return cache.get(k) == null ? null : (Object) String.valueOf(present(k)); }\n  String pure(String k) { return pure(k.trim()); }\n  Object fine(String k) { Object v = cache.get(pure(k)); cache.put(k, 1); return v; }\n",
+        ))
+        .expect("parses");
+        let why = |name: &str| {
+            op(&ps, name)
+                .unsupported
+                .clone()
+                .map(|u| u.1)
+                .unwrap_or_default()
+        };
+        assert!(why("retry").contains("recursive call"), "{}", why("retry"));
+        assert!(why("cond").contains("conditionally"), "{}", why("cond"));
+        assert!(
+            why("loop").contains("conditionally or repeatedly"),
+            "{}",
+            why("loop")
+        );
+        assert!(
+            why("after").contains("helper `present`"),
+            "{}",
+            why("after")
+        );
+        // A recursive helper that uses no map stays an unknown call.
+        assert!(op(&ps, "fine").unsupported.is_none());
+    }
+
+    #[test]
+    fn a_helper_with_early_returns_and_a_retry_loop_is_inlined_with_assignments() {
+        let ps = parse(&class(
+            "  private Object find(String k, Object n) {\n    while (true) {\n      Object c = cache.get(k);\n      if (c == null) { if (cache.putIfAbsent(k, n) == null) return n; }\n      else { if (cache.replace(k, c, n)) return c; }\n    }\n  }\n  Object use(String k) { Object r = find(k, new Object()); return r; }\n",
+        ))
+        .expect("parses");
+        let u = op(&ps, "use");
+        assert!(u.unsupported.is_none(), "{:?}", u.unsupported);
+        let mut assigned = Vec::new();
+        super::walk_stmts(&u.body, &mut |t, _| assigned.extend(t.map(str::to_owned)));
+        for name in ["find#1.n", "find#1", "find#1.returned", "find#1.c", "r"] {
+            assert!(assigned.iter().any(|a| a == name), "{name} in {assigned:?}");
+        }
+        assert!(matches!(
+            u.body.last().map(|s| &s.kind),
+            Some(StmtKind::Return(_))
+        ));
+    }
+
+    #[test]
+    fn a_getter_and_a_local_alias_of_the_map_are_the_map() {
+        let ps = parse(&class(
+            "  ConcurrentHashMap<String, Object> getCache() { return cache; }\n  Object viaGetter(String k) { Object v = getCache().get(k); if (v == null) getCache().put(k, 1); return v; }\n  Object viaThisGetter(String k) { Object v = this.getCache().get(k); this.getCache().remove(k); return v; }\n  Object viaAlias(String k) { Map<String, Object> m = this.cache; Object v = m.get(k); m.remove(k); return v; }\n",
+        ))
+        .expect("parses");
+        for name in ["viaGetter", "viaThisGetter", "viaAlias"] {
+            assert!(op(&ps, name).unsupported.is_none(), "{name}");
+        }
+        // The getter is no operation.
+        assert_eq!(ps[0].operations.len(), 3);
     }
 }
