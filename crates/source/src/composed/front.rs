@@ -316,7 +316,7 @@ fn constant(file: &JavaFile, node: Node, depth: usize) -> Option<Expr> {
     let kind = match node.kind() {
         "parenthesized_expression" => return constant(file, node.named_child(0)?, depth + 1),
         "object_creation_expression" => {
-            if node.child_by_field_name("body").is_some() {
+            if java::anonymous_body(node).is_some() {
                 return None;
             }
             let ty = java::base_type(file.text_of(node.child_by_field_name("type")?)).to_owned();
@@ -1381,7 +1381,7 @@ impl<'a> Lowering<'a> {
                     .child_by_field_name("type")
                     .map(|t| java::base_type(self.text(t)).to_owned())
                     .unwrap_or_default();
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = java::anonymous_body(n) {
                     if self.mentions_map(body) {
                         self.unseen_use(body, "an anonymous class that uses the map".into());
                     }
