@@ -208,7 +208,7 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
     // Fields and methods it sees: its own first, then inherited, then its enclosing classes'
     // (a name it declares hides the same name further out).
     let mut methods: Vec<Method> = Vec::new();
-    for (i, c) in project.visible(file_index, class) {
+    for (seen, (i, c)) in project.visible(file_index, class).into_iter().enumerate() {
         let f = project.files[*i];
         for field in &c.fields {
             if !program.fields.iter().any(|x| x.name == field.name) {
@@ -217,7 +217,11 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
         }
         for m in &c.methods {
             if !m.is_constructor {
-                methods.push(Method { file: f, decl: m });
+                methods.push(Method {
+                    file: f,
+                    decl: m,
+                    class: seen,
+                });
             }
         }
     }
@@ -426,10 +430,15 @@ struct Lowering<'a> {
 struct Method<'a> {
     file: &'a JavaFile,
     decl: &'a MethodDecl<'a>,
+    /// Which of the classes the class sees declares it (0: the class itself).
+    class: usize,
 }
 
 /// The statement whose expressions are being lowered, and the statements of the helpers
 /// inlined in them so far, which run before it.
+/// Overloads of one name and arity in one class: which one a call names is not followed.
+struct Ambiguous;
+
 struct Hoist<'a> {
     statement: Node<'a>,
     stmts: Vec<Stmt>,
@@ -573,7 +582,9 @@ impl<'a> Lowering<'a> {
                 if !own || !no_args {
                     return None;
                 }
-                let m = self.helper(self.text(n.child_by_field_name("name")?), 0)?;
+                let m = self
+                    .helper(self.text(n.child_by_field_name("name")?), 0)
+                    .ok()??;
                 self.getter_of(m)
             }
             _ => None,
@@ -1642,9 +1653,30 @@ impl<'a> Lowering<'a> {
         }
         let own = obj.is_none_or(|o| o.kind() == "this");
         if own {
-            if let Some(m) = self.helper(&name, arg_nodes.len()) {
-                if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
-                    return e;
+            match self.helper(&name, arg_nodes.len()) {
+                Ok(Some(m)) => {
+                    if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
+                        return e;
+                    }
+                }
+                Ok(None) => {}
+                Err(Ambiguous) => {
+                    let uses_map = self
+                        .methods
+                        .iter()
+                        .filter(|m| m.decl.name == name && m.decl.params.len() == arg_nodes.len())
+                        .any(|m| self.may_touch_map(*m));
+                    if uses_map {
+                        self.unseen += 1;
+                        self.unsupported(
+                            n,
+                            format!(
+                                "`{}` calls one of the overloads of `{name}` with {} parameter(s), which use the map: which one is not followed",
+                                self.text(n),
+                                arg_nodes.len()
+                            ),
+                        );
+                    }
                 }
             }
         }
@@ -1664,20 +1696,21 @@ impl<'a> Lowering<'a> {
         self.unknown(&name, recv, args, pos).kind
     }
 
-    /// The method of the class a call `name(..)` of `arity` arguments names, if exactly one.
-    fn helper(&self, name: &str, arity: usize) -> Option<Method<'a>> {
+    /// The method of the class a call `name(..)` of `arity` arguments names: the nearest
+    /// (the class's own before an inherited one it overrides), or an error when that class
+    /// declares several of this arity (overloads are told apart by types, not followed).
+    fn helper(&self, name: &str, arity: usize) -> Result<Option<Method<'a>>, Ambiguous> {
         let mut found = self
             .methods
             .iter()
             .filter(|m| m.decl.name == name && m.decl.params.len() == arity);
-        let first = *found.next()?;
-        // Overloads of one arity are told apart by types, which are not followed: the first
-        // seen (the class's own, before an inherited one it overrides) when it is the only
-        // one of its class.
-        let same_class = found.any(|m| {
-            std::ptr::eq(m.file, first.file) && m.decl.body.parent() == first.decl.body.parent()
-        });
-        (!same_class).then_some(first)
+        let Some(first) = found.next() else {
+            return Ok(None);
+        };
+        if found.any(|m| m.class == first.class) {
+            return Err(Ambiguous);
+        }
+        Ok(Some(*first))
     }
 
     /// Whether running `m` may act on a map: it names one, runs code that receives one, or

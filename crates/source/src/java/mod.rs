@@ -409,7 +409,9 @@ fn finish<'t>(
 /// The class body of `new T(..) { .. }`, if it has one.
 pub fn anonymous_body(node: Node) -> Option<Node> {
     let mut c = node.walk();
-    let body = node.named_children(&mut c).find(|k| k.kind() == "class_body");
+    let body = node
+        .named_children(&mut c)
+        .find(|k| k.kind() == "class_body");
     body
 }
 
@@ -434,7 +436,9 @@ fn members<'t>(
     for m in members {
         match m.kind() {
             "field_declaration" | "constant_declaration" => fields_of(file, m, &mut class.fields),
-            "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
+            "method_declaration"
+            | "constructor_declaration"
+            | "compact_constructor_declaration" => {
                 if let Some(decl) = method_of(file, m) {
                     class.methods.push(decl);
                 }
