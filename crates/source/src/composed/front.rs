@@ -11,9 +11,26 @@
 //! **Operations.** In a class, a composed operation is a method with two or more calls on its
 //! maps (iteration over a map counts); in a snippet every method is one.
 //!
+//! **Discovery.** A class sees the fields and methods of its superclasses and enclosing classes
+//! among the files given ([`programs_of`] lowers them together); a getter that returns a map
+//! field and a local initialised with one are that map; anonymous and local classes are classes
+//! of their own. A use of a map the lowering cannot count (the map passed to unknown code, a
+//! lambda or class that uses it, a helper not followed) reports the method as `unsupported`
+//! however few calls it counted: an operation seen is never silently absent.
+//!
+//! **Helpers.** A call of a method of the class that may use a map is inlined
+//! ([`Lowering::inline`], `inline.rs`): its statements run just before the statement that
+//! calls it, which is where Java runs them when the call is reached unconditionally and nothing
+//! with an effect precedes it in the statement; anywhere else (a loop's condition, a branch of
+//! `&&`/`||`/`?:`, a lambda, after another call), recursively, past [`INLINE_DEPTH`], or among
+//! overloads of one arity, it is `unsupported`. Leaving such a call unknown would drop its map
+//! calls, and with them the proof's soundness. A helper that uses no map is inlined only when
+//! it is guards and one `return` (a key through it stays the key); otherwise it is an unknown
+//! call, as any other.
+//!
 //! **What is not interpreted** becomes explicit, never an error: a call of anything other
-//! than a map (another object, a static method, a method of the class, `super`) is an unknown
-//! call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
+//! than a map (another object, a static method, a method of the class not inlined, `super`) is
+//! an unknown call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
 //! constant of another class or a final field set by a constructor is an opaque value; casts
 //! are their operand; `synchronized` blocks are their body (a lock the map's other clients
 //! need not take orders nothing). What would change the meaning if ignored is recorded: an

@@ -391,7 +391,7 @@ pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
             name: format!("h{i}"),
             form,
             body,
-            result: *g.pick(&["c", "d"]),
+            result: if g.below(2) == 0 { "c" } else { "d" },
         });
     }
     let values: &[&str] = if java { VALUES_EXTRA } else { VALUES };
