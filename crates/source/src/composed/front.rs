@@ -1258,8 +1258,32 @@ impl<'a> Lowering<'a> {
         });
     }
 
-    /// Whether any map is named inside `n` (a call, a use as a value).
+    /// Whether `n` names a map (a call, a use as a value) or calls a helper that may use one.
     fn mentions_map(&self, n: Node<'a>) -> bool {
+        if self.mentions_map_directly(n) {
+            return true;
+        }
+        // Or calls a helper that may use one: code not lowered must not hide its map calls.
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            let own = x.kind() == "method_invocation"
+                && x.child_by_field_name("object")
+                    .is_none_or(|o| o.kind() == "this");
+            if let (true, Some(name)) = (own, x.child_by_field_name("name")) {
+                let name = self.text(name);
+                let helpers = self.methods.iter().filter(|m| m.decl.name == name);
+                if helpers.copied().any(|m| self.may_touch_map(m)) {
+                    return true;
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
+    /// Whether a map is named inside `n` itself (helpers it calls not followed).
+    fn mentions_map_directly(&self, n: Node<'a>) -> bool {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             if self.map_of(x).is_some() {
@@ -1741,7 +1765,7 @@ impl<'a> Lowering<'a> {
                 continue;
             }
             seen.push(m);
-            if self.sub(m).mentions_map(m.decl.body) {
+            if self.sub(m).mentions_map_directly(m.decl.body) {
                 return true;
             }
             let mut stack = vec![m.decl.body];
@@ -2901,5 +2925,29 @@ mod helper_tests {
         }
         // The getter is no operation.
         assert_eq!(ps[0].operations.len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod hidden_helper_tests {
+    use super::parse;
+
+    /// A helper that uses the map, called from code the lowering does not lower (a `switch`,
+    /// a lambda given to unknown code): the operation is unsupported, never analysed as if
+    /// the helper's map calls were not there.
+    #[test]
+    fn a_helper_that_uses_the_map_in_code_not_lowered_is_unsupported() {
+        let ps = parse(
+            "class C {\n  final ConcurrentHashMap<String, Object> m = new ConcurrentHashMap<>();\n  void drop(String k) { m.remove(k); }\n  Object viaSwitch(String k, int x) { Object v = m.get(k); switch (x) { case 1: drop(k); break; default: break; } m.put(k, 1); return v; }\n  Object viaLambda(String k, java.util.concurrent.Executor e) { Object v = m.get(k); e.execute(() -> drop(k)); m.put(k, 1); return v; }\n}\n",
+        )
+        .expect("parses");
+        for name in ["viaSwitch", "viaLambda"] {
+            let op = ps[0]
+                .operations
+                .iter()
+                .find(|o| o.name == name)
+                .expect("an operation");
+            assert!(op.unsupported.is_some(), "{name}");
+        }
     }
 }
