@@ -8,7 +8,7 @@ use hindsight_budget::Budget;
 use hindsight_source::composed::bounded;
 use hindsight_source::composed::brute::{brute_force, check_pair_assuming, Other};
 use hindsight_source::composed::classify::Class;
-use hindsight_source::composed::generate::{file, file_with, Extras};
+use hindsight_source::composed::generate::{file, file_with, with_helpers, Extras};
 use hindsight_source::composed::verify::{verify, Limits};
 use hindsight_source::composed::{classify, ir, parse, VerifyResult};
 use proptest::prelude::*;
@@ -273,4 +273,94 @@ fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
     // Floors against vacuity, well under a run's counts (the seed is random: violations
     // 56-63, assuming 21-27 in four runs).
     assert!(s.violations >= 20 && s.assuming >= 5, "{s:?}");
+}
+
+/// Helpers of the class (`composed::generate::with_helpers`: straight-line ones, an early
+/// `return` of the map's value, a compare-and-set retry loop returning from inside, no result;
+/// called as `h(k, value)` or `this.h(k, value)`, once inside a branch), inlined by the front
+/// end: the verifier agrees with the brute force on the inlined operation ([`agree`]), and
+/// the brute force finds the operation linearizable exactly when it finds the same operation
+/// inlined by hand (locals renamed, `return`s written as assignments and `break`s)
+/// linearizable: inlining means what inlining by hand means.
+#[test]
+fn inlined_helpers_mean_what_inlining_by_hand_means() {
+    #[derive(Default, Debug)]
+    struct Seen {
+        operations: usize,
+        same_verdict: usize,
+        violations: usize,
+        undecided: usize,
+        tally: Tally,
+    }
+    let seen = RefCell::new(Seen::default());
+    let mut runner = TestRunner::new(Config {
+        cases: std::env::var("COMPOSED_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(300),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&any::<u64>(), |seed| {
+            let w = with_helpers(seed, 2, seed % 2 == 0);
+            let mut seen = seen.borrow_mut();
+            agree(&w.with_helpers, &mut seen.tally).map_err(TestCaseError::fail)?;
+            let programs =
+                |text: &str| parse(text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")));
+            let (a, b) = (programs(&w.with_helpers)?, programs(&w.by_hand)?);
+            let op0 = |ps: &[hindsight_source::composed::ast::Program]| {
+                ps.iter().find_map(|p| {
+                    p.operations
+                        .iter()
+                        .find(|o| o.name == "op0")
+                        .map(|o| (p.clone(), o.clone()))
+                })
+            };
+            let (pa, oa, pb, ob) = match (op0(&a), op0(&b)) {
+                (Some((pa, oa)), Some((pb, ob))) => (pa, oa, pb, ob),
+                (None, None) => return Ok(()),
+                (x, y) => {
+                    return Err(TestCaseError::fail(format!(
+                        "op0 found with helpers: {}, by hand: {}\n{}\n{}",
+                        x.is_some(),
+                        y.is_some(),
+                        w.with_helpers,
+                        w.by_hand
+                    )))
+                }
+            };
+            seen.operations += 1;
+            let (ca, cb) = (classify(&pa, &oa), classify(&pb, &ob));
+            let mut keys = ca.inputs();
+            for k in cb.inputs() {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+            let (code_a, code_b) = (ir::lower(&pa, &oa), ir::lower(&pb, &ob));
+            let ra = brute_force(&code_a, &keys, ca.key, ca.value, 200_000);
+            let rb = brute_force(&code_b, &keys, cb.key, cb.value, 200_000);
+            match (ra, rb) {
+                (Ok(x), Ok(y)) => {
+                    if x.is_some() != y.is_some() {
+                        return Err(TestCaseError::fail(format!(
+                            "with helpers: {x:?}\nby hand: {y:?}\n{}\n{}",
+                            w.with_helpers, w.by_hand
+                        )));
+                    }
+                    seen.same_verdict += 1;
+                    seen.violations += usize::from(x.is_some());
+                }
+                _ => seen.undecided += 1,
+            }
+            Ok(())
+        })
+        .unwrap();
+    let s = seen.into_inner();
+    eprintln!("{s:?}");
+    assert!(
+        s.same_verdict >= 100 && s.violations >= 20 && s.tally.proved >= 20,
+        "{s:?}"
+    );
 }

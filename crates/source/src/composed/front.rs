@@ -11,9 +11,26 @@
 //! **Operations.** In a class, a composed operation is a method with two or more calls on its
 //! maps (iteration over a map counts); in a snippet every method is one.
 //!
+//! **Discovery.** A class sees the fields and methods of its superclasses and enclosing classes
+//! among the files given ([`programs_of`] lowers them together); a getter that returns a map
+//! field and a local initialised with one are that map; anonymous and local classes are classes
+//! of their own. A use of a map the lowering cannot count (the map passed to unknown code, a
+//! lambda or class that uses it, a helper not followed) reports the method as `unsupported`
+//! however few calls it counted: an operation seen is never silently absent.
+//!
+//! **Helpers.** A call of a method of the class that may use a map is inlined
+//! ([`Lowering::inline`], `inline.rs`): its statements run just before the statement that
+//! calls it, which is where Java runs them when the call is reached unconditionally and nothing
+//! with an effect precedes it in the statement; anywhere else (a loop's condition, a branch of
+//! `&&`/`||`/`?:`, a lambda, after another call), recursively, past [`INLINE_DEPTH`], or among
+//! overloads of one arity, it is `unsupported`. Leaving such a call unknown would drop its map
+//! calls, and with them the proof's soundness. A helper that uses no map is inlined only when
+//! it is guards and one `return` (a key through it stays the key); otherwise it is an unknown
+//! call, as any other.
+//!
 //! **What is not interpreted** becomes explicit, never an error: a call of anything other
-//! than a map (another object, a static method, a method of the class, `super`) is an unknown
-//! call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
+//! than a map (another object, a static method, a method of the class not inlined, `super`) is
+//! an unknown call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
 //! constant of another class or a final field set by a constructor is an opaque value; casts
 //! are their operand; `synchronized` blocks are their body (a lock the map's other clients
 //! need not take orders nothing). What would change the meaning if ignored is recorded: an
@@ -49,27 +66,121 @@
 //! `getOrDefault(k, d)` for `x` a map's `get(k)` (without map calls in `d`).
 
 use super::ast::*;
-use crate::java::{self, ClassDecl, FieldDecl, JavaFile};
+use super::inline::{returns_to_assignments, Renaming};
+use crate::java::{self, ClassDecl, FieldDecl, JavaFile, MethodDecl};
 use hindsight_syntax::{SyntaxError, MAX_NESTING};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 /// The classes of `file` that have composed operations, each with its fields and operations.
 pub fn programs(file: &JavaFile) -> Result<Vec<Program>, SyntaxError> {
-    let mut out = Vec::new();
-    for class in java::classes(file)? {
-        let program = lower_class(file, &class);
-        if !program.operations.is_empty() {
-            out.push(program);
+    programs_of(&[file]).pop().expect("one file")
+}
+
+/// The classes of each of `files` that have composed operations; a class sees the members of
+/// its superclasses and enclosing classes among the classes of all of them.
+pub fn programs_of(files: &[&JavaFile]) -> Vec<Result<Vec<Program>, SyntaxError>> {
+    let mut classes = Vec::new();
+    let mut results: Vec<Result<Vec<Program>, SyntaxError>> = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        match java::classes(file) {
+            Ok(cs) => {
+                classes.extend(cs.into_iter().map(|c| (i, c)));
+                results.push(Ok(Vec::new()));
+            }
+            Err(e) => results.push(Err(e)),
         }
     }
-    Ok(out)
+    let project = Project {
+        files,
+        classes: &classes,
+    };
+    for (i, class) in &classes {
+        let program = lower_class(&project, *i, class);
+        if program.operations.is_empty() {
+            continue;
+        }
+        if let Ok(ps) = &mut results[*i] {
+            ps.push(program);
+        }
+    }
+    results
 }
 
 /// Parses `text` and lowers it (a snippet or whole classes).
 pub fn parse(text: &str) -> Result<Vec<Program>, SyntaxError> {
     let file = java::parse(text)?;
     programs(&file)
+}
+
+/// Every class of the files given: where a class's superclasses and enclosing classes, and
+/// so the fields and helpers it sees, are found.
+struct Project<'p, 't> {
+    files: &'p [&'t JavaFile],
+    classes: &'p [(usize, ClassDecl<'t>)],
+}
+
+/// How many superclasses are followed up a chain (a cycle among the files given is not Java,
+/// but costs nothing to survive).
+const SUPERCLASS_DEPTH: usize = 32;
+
+impl<'p, 't> Project<'p, 't> {
+    /// The class a type names (`Base<K>`, `pkg.Base`): by its simple name, in the same file
+    /// first.
+    fn class_named(&self, ty: &str, file: usize) -> Option<&'p (usize, ClassDecl<'t>)> {
+        let simple = java::base_type(ty);
+        let named = |c: &&(usize, ClassDecl)| {
+            c.1.name.rsplit('.').next() == Some(simple) && !c.1.name.is_empty()
+        };
+        let classes = self.classes;
+        classes
+            .iter()
+            .filter(named)
+            .find(|c| c.0 == file)
+            .or_else(|| classes.iter().find(named))
+    }
+
+    /// `class` and its superclasses among the files given, nearest first.
+    fn chain(&self, file: usize, class: &'p ClassDecl<'t>) -> Vec<&'p (usize, ClassDecl<'t>)> {
+        let mut out: Vec<&(usize, ClassDecl)> = Vec::new();
+        let mut at = self
+            .classes
+            .iter()
+            .find(|c| c.0 == file && std::ptr::eq(&c.1, class));
+        while let Some(c) = at {
+            if out.len() > SUPERCLASS_DEPTH || out.iter().any(|o| std::ptr::eq(*o, c)) {
+                break;
+            }
+            out.push(c);
+            at =
+                c.1.superclass
+                    .as_deref()
+                    .and_then(|s| self.class_named(s, c.0));
+        }
+        out
+    }
+
+    /// The classes whose members `class` sees: itself and its superclasses, then each
+    /// enclosing class (an inner class sees its outer class's fields) with its superclasses.
+    fn visible(&self, file: usize, class: &'p ClassDecl<'t>) -> Vec<&'p (usize, ClassDecl<'t>)> {
+        let mut out = self.chain(file, class);
+        let mut name = class.name.as_str();
+        while let Some((outer, _)) = name.rsplit_once('.') {
+            name = outer;
+            let found = self
+                .classes
+                .iter()
+                .find(|c| c.0 == file && c.1.name == outer);
+            if let Some(c) = found {
+                for x in self.chain(c.0, &c.1) {
+                    if !out.iter().any(|o| std::ptr::eq(*o, x)) {
+                        out.push(x);
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 const ITERATION: &[&str] = &[
@@ -96,44 +207,57 @@ const ITERATION: &[&str] = &[
     "searchValues",
 ];
 
-fn lower_class(file: &JavaFile, class: &ClassDecl) -> Program {
+fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDecl<'t>) -> Program {
+    let file = project.files[file_index];
     let snippet = class.name.is_empty();
-    let custom_map = class
-        .superclass
-        .as_deref()
-        .is_some_and(java::is_concurrent_map_type);
+    let chain = project.chain(file_index, class);
+    // A class that extends a concurrent map, directly or through classes of the files given.
+    let custom_map = chain.iter().any(|c| {
+        c.1.superclass
+            .as_deref()
+            .is_some_and(java::is_concurrent_map_type)
+    });
     let mut program = Program {
         class: class.name.clone(),
         fields: Vec::new(),
         operations: Vec::new(),
     };
-    for f in &class.fields {
-        program.fields.push(lower_field(file, f));
+    // Fields and methods it sees: its own first, then inherited, then its enclosing classes'
+    // (a name it declares hides the same name further out).
+    let mut methods: Vec<Method> = Vec::new();
+    for (seen, (i, c)) in project.visible(file_index, class).into_iter().enumerate() {
+        let f = project.files[*i];
+        for field in &c.fields {
+            if !program.fields.iter().any(|x| x.name == field.name) {
+                program.fields.push(lower_field(f, field));
+            }
+        }
+        for m in &c.methods {
+            if !m.is_constructor {
+                methods.push(Method {
+                    file: f,
+                    decl: m,
+                    class: seen,
+                });
+            }
+        }
     }
     let mut names = BTreeSet::new();
     for m in &class.methods {
         if m.is_constructor {
             continue;
         }
-        let mut lw = Lowering {
+        let mut lw = Lowering::new(
             file,
-            fields: &program.fields,
-            this_is_map: snippet || custom_map,
+            &program.fields,
+            &methods,
+            snippet || custom_map,
             snippet,
-            locals: BTreeMap::new(),
-            map_locals: BTreeMap::new(),
-            map_calls: 0,
-            unsupported: None,
-            approximations: Vec::new(),
-            lambda_effects: Vec::new(),
-            depth: 0,
-            params: m.params.iter().map(|p| p.name.clone()).collect(),
-        };
-        for p in &m.params {
-            lw.declare_local(&p.name, &p.ty, None);
-        }
+            m,
+        );
+        lw.inlining.push(m.name.clone());
         let body = lw.block(m.body);
-        let keep = if snippet { true } else { lw.map_calls >= 2 };
+        let keep = snippet || lw.map_calls >= 2 || lw.unseen > 0;
         if !keep {
             continue;
         }
@@ -213,7 +337,7 @@ fn constant(file: &JavaFile, node: Node, depth: usize) -> Option<Expr> {
     let kind = match node.kind() {
         "parenthesized_expression" => return constant(file, node.named_child(0)?, depth + 1),
         "object_creation_expression" => {
-            if node.child_by_field_name("body").is_some() {
+            if java::anonymous_body(node).is_some() {
                 return None;
             }
             let ty = java::base_type(file.text_of(node.child_by_field_name("type")?)).to_owned();
@@ -301,28 +425,109 @@ struct Lowering<'a> {
     depth: usize,
     /// The method's parameters: a null check of one is the parameter itself.
     params: BTreeSet<String>,
+    /// The methods of the class (its own, inherited and enclosing ones): calls of them are
+    /// inlined (see [`Lowering::inline`]).
+    methods: &'a [Method<'a>],
+    /// Where the statements of an inlined helper go: before the statement being lowered,
+    /// when its call is reached there unconditionally (`None` elsewhere).
+    hoist: Option<Hoist<'a>>,
+    /// The methods being inlined, outermost first (the operation itself first): a call of
+    /// one of them is recursion.
+    inlining: Vec<String>,
+    /// Helpers inlined so far in the operation: each call's locals get names of their own.
+    inlined: usize,
+    /// Uses of a map whose calls the lowering cannot count (the map passed to unknown code,
+    /// a lambda or class that uses it, a helper not followed): the method is reported
+    /// (`unsupported`) however few calls it counted.
+    unseen: usize,
 }
+
+/// A method of the class, or of a class whose members it sees, with the file it is in.
+#[derive(Clone, Copy)]
+struct Method<'a> {
+    file: &'a JavaFile,
+    decl: &'a MethodDecl<'a>,
+    /// Which of the classes the class sees declares it (0: the class itself).
+    class: usize,
+}
+
+/// The statement whose expressions are being lowered, and the statements of the helpers
+/// inlined in them so far, which run before it.
+/// Overloads of one name and arity in one class: which one a call names is not followed.
+struct Ambiguous;
+
+struct Hoist<'a> {
+    statement: Node<'a>,
+    stmts: Vec<Stmt>,
+    /// The byte ranges of the calls inlined: their effects are among `stmts`, in order.
+    inlined: Vec<std::ops::Range<usize>>,
+}
+
+/// How deep helpers are inlined into helpers: past it a helper that uses a map is
+/// `unsupported`.
+const INLINE_DEPTH: usize = 4;
 
 fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
     Expr { kind, pos }
 }
 
 impl<'a> Lowering<'a> {
-    fn pos(&self, n: Node) -> Pos {
+    /// The lowering of `method`'s body (an operation's, or a helper's to inline).
+    fn new(
+        file: &'a JavaFile,
+        fields: &'a [Field],
+        methods: &'a [Method<'a>],
+        this_is_map: bool,
+        snippet: bool,
+        method: &MethodDecl,
+    ) -> Lowering<'a> {
+        let mut lw = Lowering {
+            file,
+            fields,
+            this_is_map,
+            snippet,
+            locals: BTreeMap::new(),
+            map_locals: BTreeMap::new(),
+            map_calls: 0,
+            unsupported: None,
+            approximations: Vec::new(),
+            lambda_effects: Vec::new(),
+            depth: 0,
+            params: method.params.iter().map(|p| p.name.clone()).collect(),
+            methods,
+            hoist: None,
+            inlining: Vec::new(),
+            inlined: 0,
+            unseen: 0,
+        };
+        for p in &method.params {
+            lw.declare_local(&p.name, &p.ty, None);
+        }
+        lw
+    }
+
+    fn pos(&self, n: Node<'a>) -> Pos {
         self.file.pos(n)
     }
 
-    fn text(&self, n: Node) -> &'a str {
+    fn text(&self, n: Node<'a>) -> &'a str {
         self.file.text_of(n)
     }
 
-    fn unsupported(&mut self, n: Node, what: String) {
+    fn unsupported(&mut self, n: Node<'a>, what: String) {
         if self.unsupported.is_none() {
             self.unsupported = Some((self.pos(n), what));
         }
     }
 
-    fn approximate(&mut self, n: Node, what: String) {
+    /// A use of a map the lowering cannot follow (its calls are not counted): the operation
+    /// is `unsupported` with `what`, and reported however few calls it counted.
+    fn unseen_use(&mut self, n: Node<'a>, what: String) {
+        self.unseen += 1;
+        self.unsupported(n, what);
+    }
+
+    fn approximate(&mut self, n: Node<'a>, what: String) {
         self.approximations.push((self.pos(n), what));
     }
 
@@ -351,7 +556,7 @@ impl<'a> Lowering<'a> {
     }
 
     /// The map an expression denotes, if it is one: a map field (`m`, `this.m`) or map local.
-    fn map_of(&self, n: Node) -> Option<String> {
+    fn map_of(&self, n: Node<'a>) -> Option<String> {
         // Through parentheses and casts, iteratively: they may nest as deep as the input.
         let mut n = n;
         while matches!(n.kind(), "parenthesized_expression" | "cast_expression") {
@@ -383,11 +588,57 @@ impl<'a> Lowering<'a> {
                 }
             }
             "this" if self.this_is_map && !self.snippet => Some(THIS_MAP.to_owned()),
+            // A getter of the class that returns a map field (`getMap().get(k)`).
+            "method_invocation" => {
+                let own = n
+                    .child_by_field_name("object")
+                    .is_none_or(|o| o.kind() == "this");
+                let no_args = n
+                    .child_by_field_name("arguments")
+                    .is_some_and(|a| a.named_child_count() == 0);
+                if !own || !no_args {
+                    return None;
+                }
+                let m = self
+                    .helper(self.text(n.child_by_field_name("name")?), 0)
+                    .ok()??;
+                self.getter_of(m)
+            }
             _ => None,
         }
     }
 
-    fn enter(&mut self, n: Node) -> bool {
+    /// The map field `m` returns, if its body is `return f;` or `return this.f;` alone.
+    fn getter_of(&self, m: Method) -> Option<String> {
+        let mut c = m.decl.body.walk();
+        let stmts: Vec<Node> = m
+            .decl
+            .body
+            .named_children(&mut c)
+            .filter(|k| !k.kind().contains("comment"))
+            .collect();
+        let [ret] = stmts.as_slice() else {
+            return None;
+        };
+        let e = if ret.kind() == "return_statement" {
+            ret.named_child(0)?
+        } else {
+            return None;
+        };
+        let name = match e.kind() {
+            "identifier" => m.file.text_of(e),
+            "field_access" if e.child_by_field_name("object")?.kind() == "this" => {
+                m.file.text_of(e.child_by_field_name("field")?)
+            }
+            _ => return None,
+        };
+        self.fields
+            .iter()
+            .find(|f| f.name == name && f.is_map)
+            .map(|f| f.name.clone())
+    }
+
+    fn enter(&mut self, n: Node<'a>) -> bool {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             self.unsupported(n, format!("code nested more than {MAX_NESTING} deep"));
@@ -402,11 +653,11 @@ impl<'a> Lowering<'a> {
 
     // ---- statements ----
 
-    fn block(&mut self, n: Node) -> Vec<Stmt> {
+    fn block(&mut self, n: Node<'a>) -> Vec<Stmt> {
         let mut out = Vec::new();
         if n.kind() == "block" {
             let mut c = n.walk();
-            let kids: Vec<Node> = n.named_children(&mut c).collect();
+            let kids: Vec<Node<'a>> = n.named_children(&mut c).collect();
             for k in kids {
                 self.stmt(k, &mut out);
             }
@@ -416,7 +667,7 @@ impl<'a> Lowering<'a> {
         out
     }
 
-    fn stmt(&mut self, n: Node, out: &mut Vec<Stmt>) {
+    fn stmt(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
         if !self.enter(n) {
             return;
         }
@@ -424,7 +675,7 @@ impl<'a> Lowering<'a> {
         self.leave();
     }
 
-    fn stmt_inner(&mut self, n: Node, out: &mut Vec<Stmt>) {
+    fn stmt_inner(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
         let pos = self.pos(n);
         let mk = |kind| Stmt { kind, pos };
         match n.kind() {
@@ -435,11 +686,16 @@ impl<'a> Lowering<'a> {
             "local_variable_declaration" => self.declaration(n, out),
             "expression_statement" => {
                 if let Some(e) = n.named_child(0) {
-                    self.expression_statement(e, out);
+                    let mut stmts = Vec::new();
+                    self.hoisting(n, out, |lw| lw.expression_statement(e, &mut stmts));
+                    out.extend(stmts);
                 }
             }
             "if_statement" => {
-                let cond = self.cond(n);
+                let cond = match n.child_by_field_name("condition") {
+                    Some(c) => self.hoisting(c, out, |lw| lw.cond(n)),
+                    None => self.cond(n),
+                };
                 let then = n
                     .child_by_field_name("consequence")
                     .map(|c| self.block(c))
@@ -451,7 +707,7 @@ impl<'a> Lowering<'a> {
                 out.push(mk(StmtKind::If { cond, then, els }));
             }
             "while_statement" => {
-                let cond = self.cond(n);
+                let cond = self.unhoisted(|lw| lw.cond(n));
                 let body = n
                     .child_by_field_name("body")
                     .map(|b| self.block(b))
@@ -468,7 +724,7 @@ impl<'a> Lowering<'a> {
                     .child_by_field_name("body")
                     .map(|b| self.block(b))
                     .unwrap_or_default();
-                let cond = self.cond(n);
+                let cond = self.unhoisted(|lw| lw.cond(n));
                 let cpos = cond.pos;
                 let exit = Stmt {
                     kind: StmtKind::If {
@@ -489,13 +745,20 @@ impl<'a> Lowering<'a> {
             }
             "for_statement" => self.for_statement(n, out),
             "enhanced_for_statement" => self.enhanced_for(n, out),
+            // Returning the map hands it to the caller, whose calls on it are its own
+            // operations (a getter): no use here.
+            "return_statement" if n.named_child(0).is_some_and(|e| self.map_of(e).is_some()) => {
+                out.push(mk(StmtKind::Return(Some(expr_at(ExprKind::Null, pos)))));
+            }
             "return_statement" => {
-                let e = n.named_child(0).map(|e| self.expr(e));
+                let e = n
+                    .named_child(0)
+                    .map(|e| self.hoisting(n, out, |lw| lw.expr(e)));
                 out.push(mk(StmtKind::Return(e)));
             }
             "throw_statement" => {
                 let e = match n.named_child(0) {
-                    Some(e) => self.expr(e),
+                    Some(e) => self.hoisting(n, out, |lw| lw.expr(e)),
                     None => expr_at(ExprKind::Null, pos),
                 };
                 out.push(mk(StmtKind::Throw(e)));
@@ -541,7 +804,7 @@ impl<'a> Lowering<'a> {
             | "enum_declaration"
             | "interface_declaration" => {
                 if self.mentions_map(n) {
-                    self.unsupported(n, "a local class that uses the map".into());
+                    self.unseen_use(n, "a local class that uses the map".into());
                 }
             }
             "explicit_constructor_invocation" => {
@@ -556,9 +819,9 @@ impl<'a> Lowering<'a> {
 
     /// A statement not interpreted (`switch`): allowed when it neither calls a map nor leaves
     /// the statement; every local it assigns then holds an unknown value after it.
-    fn opaque_statement(&mut self, n: Node, what: &str, out: &mut Vec<Stmt>) {
+    fn opaque_statement(&mut self, n: Node<'a>, what: &str, out: &mut Vec<Stmt>) {
         if self.mentions_map(n) {
-            self.unsupported(n, format!("{what} with map calls in it"));
+            self.unseen_use(n, format!("{what} with map calls in it"));
             return;
         }
         if contains_kind(
@@ -598,37 +861,29 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn cond(&mut self, n: Node) -> Expr {
+    fn cond(&mut self, n: Node<'a>) -> Expr {
         match n.child_by_field_name("condition") {
             Some(c) => self.expr(c),
             None => expr_at(ExprKind::Bool(true), self.pos(n)),
         }
     }
 
-    fn declaration(&mut self, n: Node, out: &mut Vec<Stmt>) {
+    fn declaration(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
         let ty = n
             .child_by_field_name("type")
             .map(|t| self.text(t).to_owned())
             .unwrap_or_default();
         let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        let decls: Vec<Node<'a>> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let Some(name) = d.child_by_field_name("name") else {
                 continue;
             };
             let name = self.text(name).to_owned();
             let value = d.child_by_field_name("value");
-            let init = value.map(|v| {
-                if v.kind() == "array_initializer" {
-                    let items = self.children_exprs(v);
-                    self.unknown("an array", None, items, self.pos(v))
-                } else if self.map_of(v).is_some() || is_new_concurrent_map(self.file, v) {
-                    // A map alias: its calls act on the map it denotes.
-                    expr_at(ExprKind::Null, self.pos(v))
-                } else {
-                    self.expr(v)
-                }
-            });
+            let mut pre = Vec::new();
+            let init = self.hoisting(d, &mut pre, |lw| value.map(|v| lw.initializer(v)));
+            out.extend(pre);
             self.declare_local(&name, &ty, value);
             if self.map_locals.contains_key(&name) {
                 continue;
@@ -640,9 +895,22 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn children_exprs(&mut self, n: Node) -> Vec<Expr> {
+    /// A local's initializer (an array's items are an unknown call's arguments; a map alias
+    /// is no value: its calls act on the map it denotes).
+    fn initializer(&mut self, v: Node<'a>) -> Expr {
+        if v.kind() == "array_initializer" {
+            let items = self.children_exprs(v);
+            self.unknown("an array", None, items, self.pos(v))
+        } else if self.map_of(v).is_some() || is_new_concurrent_map(self.file, v) {
+            expr_at(ExprKind::Null, self.pos(v))
+        } else {
+            self.expr(v)
+        }
+    }
+
+    fn children_exprs(&mut self, n: Node<'a>) -> Vec<Expr> {
         let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        let kids: Vec<Node<'a>> = n.named_children(&mut c).collect();
         kids.into_iter()
             .filter(|k| !k.kind().contains("comment"))
             .map(|k| {
@@ -656,7 +924,7 @@ impl<'a> Lowering<'a> {
             .collect()
     }
 
-    fn expression_statement(&mut self, e: Node, out: &mut Vec<Stmt>) {
+    fn expression_statement(&mut self, e: Node<'a>, out: &mut Vec<Stmt>) {
         let pos = self.pos(e);
         match e.kind() {
             "assignment_expression" => {
@@ -697,7 +965,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn assignment(&mut self, e: Node) -> Option<Stmt> {
+    fn assignment(&mut self, e: Node<'a>) -> Option<Stmt> {
         let pos = self.pos(e);
         let left = e.child_by_field_name("left")?;
         let right = e.child_by_field_name("right")?;
@@ -727,7 +995,7 @@ impl<'a> Lowering<'a> {
     }
 
     /// `target = value` as a statement.
-    fn store(&mut self, target: Node, value: Expr, pos: Pos) -> Option<Stmt> {
+    fn store(&mut self, target: Node<'a>, value: Expr, pos: Pos) -> Option<Stmt> {
         let name = match target.kind() {
             "identifier" => Some(self.text(target).to_owned()),
             "field_access"
@@ -746,7 +1014,7 @@ impl<'a> Lowering<'a> {
                 if self.map_locals.contains_key(&name)
                     || self.field(&name).is_some_and(|f| f.is_map)
                 {
-                    self.unsupported(target, format!("the map `{name}` is reassigned"));
+                    self.unseen_use(target, format!("the map `{name}` is reassigned"));
                     return None;
                 }
                 return Some(Stmt {
@@ -797,10 +1065,10 @@ impl<'a> Lowering<'a> {
         })
     }
 
-    fn for_statement(&mut self, n: Node, out: &mut Vec<Stmt>) {
+    fn for_statement(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
         let pos = self.pos(n);
         let mut c = n.walk();
-        let inits: Vec<Node> = n.children_by_field_name("init", &mut c).collect();
+        let inits: Vec<Node<'a>> = n.children_by_field_name("init", &mut c).collect();
         let mut outer = Vec::new();
         for i in inits {
             if i.kind() == "local_variable_declaration" {
@@ -809,16 +1077,16 @@ impl<'a> Lowering<'a> {
                 self.expression_statement(i, &mut outer);
             }
         }
-        let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+        let cond = self.unhoisted(|lw| n.child_by_field_name("condition").map(|c| lw.expr(c)));
         let body = n
             .child_by_field_name("body")
             .map(|b| self.block(b))
             .unwrap_or_default();
         let mut c = n.walk();
-        let updates: Vec<Node> = n.children_by_field_name("update", &mut c).collect();
+        let updates: Vec<Node<'a>> = n.children_by_field_name("update", &mut c).collect();
         let mut update = Vec::new();
         for u in updates {
-            self.expression_statement(u, &mut update);
+            self.unhoisted(|lw| lw.expression_statement(u, &mut update));
         }
         outer.push(Stmt {
             kind: StmtKind::Loop { cond, body, update },
@@ -832,7 +1100,7 @@ impl<'a> Lowering<'a> {
 
     /// `for (T x : items)`: iterating over a map is not modelled; over anything else, each
     /// round's `hasNext` and `next` are unknown calls.
-    fn enhanced_for(&mut self, n: Node, out: &mut Vec<Stmt>) {
+    fn enhanced_for(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
         let pos = self.pos(n);
         let Some(items) = n.child_by_field_name("value") else {
             return;
@@ -852,7 +1120,9 @@ impl<'a> Lowering<'a> {
             }
             return;
         }
-        let items_e = self.expr(items);
+        let mut pre = Vec::new();
+        let items_e = self.hoisting(items, &mut pre, |lw| lw.expr(items));
+        out.extend(pre);
         let name = n
             .child_by_field_name("name")
             .map(|x| self.text(x).to_owned())
@@ -901,7 +1171,7 @@ impl<'a> Lowering<'a> {
     }
 
     /// Whether `n` is a view of a map (`m.values()`, `m.entrySet()`, the map itself).
-    fn iterates_map(&self, n: Node) -> bool {
+    fn iterates_map(&self, n: Node<'a>) -> bool {
         // Down a chain of calls, iteratively: chains may be as long as the input.
         let mut n = n;
         loop {
@@ -922,12 +1192,12 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn try_statement(&mut self, n: Node, out: &mut Vec<Stmt>) {
+    fn try_statement(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
         let pos = self.pos(n);
         let mut stmts = Vec::new();
         if let Some(res) = n.child_by_field_name("resources") {
             let mut c = res.walk();
-            let kids: Vec<Node> = res.named_children(&mut c).collect();
+            let kids: Vec<Node<'a>> = res.named_children(&mut c).collect();
             for r in kids {
                 if let (Some(name), Some(value)) = (
                     r.child_by_field_name("name"),
@@ -954,13 +1224,13 @@ impl<'a> Lowering<'a> {
             stmts.extend(self.block(b));
         }
         let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        let kids: Vec<Node<'a>> = n.named_children(&mut c).collect();
         for k in kids {
             match k.kind() {
                 "catch_clause" => {
                     let body_calls_map = self.mentions_map(k);
                     if body_calls_map {
-                        self.unsupported(k, "a `catch` block that uses the map".into());
+                        self.unseen_use(k, "a `catch` block that uses the map".into());
                     } else {
                         self.approximate(
                             k,
@@ -973,7 +1243,7 @@ impl<'a> Lowering<'a> {
                 }
                 "finally_clause" => {
                     if self.mentions_map(k) {
-                        self.unsupported(k, "a `finally` block that uses the map".into());
+                        self.unseen_use(k, "a `finally` block that uses the map".into());
                     }
                     if let Some(b) = k.named_child(0) {
                         stmts.extend(self.block(b));
@@ -988,8 +1258,32 @@ impl<'a> Lowering<'a> {
         });
     }
 
-    /// Whether any map is named inside `n` (a call, a use as a value).
-    fn mentions_map(&self, n: Node) -> bool {
+    /// Whether `n` names a map (a call, a use as a value) or calls a helper that may use one.
+    fn mentions_map(&self, n: Node<'a>) -> bool {
+        if self.mentions_map_directly(n) {
+            return true;
+        }
+        // Or calls a helper that may use one: code not lowered must not hide its map calls.
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            let own = x.kind() == "method_invocation"
+                && x.child_by_field_name("object")
+                    .is_none_or(|o| o.kind() == "this");
+            if let (true, Some(name)) = (own, x.child_by_field_name("name")) {
+                let name = self.text(name);
+                let helpers = self.methods.iter().filter(|m| m.decl.name == name);
+                if helpers.copied().any(|m| self.may_touch_map(m)) {
+                    return true;
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
+    /// Whether a map is named inside `n` itself (helpers it calls not followed).
+    fn mentions_map_directly(&self, n: Node<'a>) -> bool {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             if self.map_of(x).is_some() {
@@ -1011,10 +1305,10 @@ impl<'a> Lowering<'a> {
     }
 
     /// A map used as a value where unknown code receives it: that code may do anything to it.
-    fn escapes(&mut self, n: Node) {
+    fn escapes(&mut self, n: Node<'a>) {
         if let Some(m) = self.map_of(n) {
             if m != THIS_MAP {
-                self.unsupported(
+                self.unseen_use(
                     n,
                     format!("the map `{m}` is passed to code the analysis does not see"),
                 );
@@ -1036,7 +1330,7 @@ impl<'a> Lowering<'a> {
         )
     }
 
-    fn unknown_call_of(&mut self, n: Node, what: &str) -> Expr {
+    fn unknown_call_of(&mut self, n: Node<'a>, what: &str) -> Expr {
         let pos = self.pos(n);
         let args = match n.child_by_field_name("arguments") {
             Some(a) => self.arguments(a),
@@ -1045,9 +1339,9 @@ impl<'a> Lowering<'a> {
         self.unknown(what, None, args, pos)
     }
 
-    fn arguments(&mut self, args: Node) -> Vec<Expr> {
+    fn arguments(&mut self, args: Node<'a>) -> Vec<Expr> {
         let mut c = args.walk();
-        let kids: Vec<Node> = args.named_children(&mut c).collect();
+        let kids: Vec<Node<'a>> = args.named_children(&mut c).collect();
         kids.into_iter()
             .filter(|k| !k.kind().contains("comment"))
             .map(|a| {
@@ -1057,7 +1351,7 @@ impl<'a> Lowering<'a> {
             .collect()
     }
 
-    fn expr(&mut self, n: Node) -> Expr {
+    fn expr(&mut self, n: Node<'a>) -> Expr {
         // Parentheses and casts are their operand, positioned as it is.
         let inner = match n.kind() {
             "parenthesized_expression" => n.named_child(0),
@@ -1088,7 +1382,7 @@ impl<'a> Lowering<'a> {
         expr_at(kind, pos)
     }
 
-    fn expr_kind(&mut self, n: Node, pos: Pos) -> ExprKind {
+    fn expr_kind(&mut self, n: Node<'a>, pos: Pos) -> ExprKind {
         if let Some(l) = literal(self.file, n) {
             return l;
         }
@@ -1125,11 +1419,11 @@ impl<'a> Lowering<'a> {
                 let a = n.child_by_field_name("consequence");
                 let b = n.child_by_field_name("alternative");
                 match (c, a, b) {
-                    (Some(c), Some(a), Some(b)) => ExprKind::Cond(
-                        Box::new(self.expr(c)),
-                        Box::new(self.expr(a)),
-                        Box::new(self.expr(b)),
-                    ),
+                    (Some(c), Some(a), Some(b)) => {
+                        let c = self.expr(c);
+                        let (a, b) = self.unhoisted(|lw| (lw.expr(a), lw.expr(b)));
+                        ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b))
+                    }
                     _ => ExprKind::Null,
                 }
             }
@@ -1139,9 +1433,9 @@ impl<'a> Lowering<'a> {
                     .child_by_field_name("type")
                     .map(|t| java::base_type(self.text(t)).to_owned())
                     .unwrap_or_default();
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = java::anonymous_body(n) {
                     if self.mentions_map(body) {
-                        self.unsupported(body, "an anonymous class that uses the map".into());
+                        self.unseen_use(body, "an anonymous class that uses the map".into());
                     }
                 }
                 let args = match n.child_by_field_name("arguments") {
@@ -1160,7 +1454,7 @@ impl<'a> Lowering<'a> {
                     Some(o) if o.kind() == "this" || o.kind() == "super" => {
                         if let Some(f) = self.fields.iter().find(|f| f.name == field) {
                             if f.is_map {
-                                self.unsupported(n, format!("the map `{field}` used as a value"));
+                                self.unseen_use(n, format!("the map `{field}` used as a value"));
                             }
                             ExprKind::Var(field)
                         } else {
@@ -1179,7 +1473,7 @@ impl<'a> Lowering<'a> {
             "class_literal" | "method_reference" => ExprKind::Opaque(self.text(n).to_owned()),
             "lambda_expression" => {
                 if self.mentions_map(n) {
-                    self.unsupported(
+                    self.unseen_use(
                         n,
                         "a lambda that uses the map, passed to code the analysis does not see"
                             .into(),
@@ -1223,14 +1517,14 @@ impl<'a> Lowering<'a> {
             }
             "switch_expression" => {
                 if self.mentions_map(n) {
-                    self.unsupported(n, "a `switch` expression with map calls in it".into());
+                    self.unseen_use(n, "a `switch` expression with map calls in it".into());
                 }
                 self.unknown("switch", None, Vec::new(), pos).kind
             }
             "string_literal" | "text_block" => ExprKind::Str(string_body(self.text(n))),
             other => {
                 if self.mentions_map(n) {
-                    self.unsupported(
+                    self.unseen_use(
                         n,
                         format!("the {} with map calls in it", other.replace('_', " ")),
                     );
@@ -1240,7 +1534,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn is_type_name(&self, n: Node) -> bool {
+    fn is_type_name(&self, n: Node<'a>) -> bool {
         match n.kind() {
             "identifier" => {
                 let t = self.text(n);
@@ -1264,7 +1558,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn is_package(&self, n: Node) -> bool {
+    fn is_package(&self, n: Node<'a>) -> bool {
         n.kind() == "identifier" && {
             let t = self.text(n);
             !self.locals.contains_key(t)
@@ -1273,17 +1567,17 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn name(&mut self, n: Node) -> ExprKind {
+    fn name(&mut self, n: Node<'a>) -> ExprKind {
         let name = self.text(n).to_owned();
         if self.locals.contains_key(&name) {
             if self.map_locals.contains_key(&name) {
-                self.unsupported(n, format!("the map `{name}` used as a value"));
+                self.unseen_use(n, format!("the map `{name}` used as a value"));
             }
             return ExprKind::Var(name);
         }
         match self.field(&name) {
             Some(f) if f.is_map => {
-                self.unsupported(n, format!("the map `{name}` used as a value"));
+                self.unseen_use(n, format!("the map `{name}` used as a value"));
                 ExprKind::Var(name)
             }
             Some(_) => ExprKind::Var(name),
@@ -1293,7 +1587,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn binary(&mut self, n: Node, pos: Pos) -> ExprKind {
+    fn binary(&mut self, n: Node<'a>, pos: Pos) -> ExprKind {
         let (Some(l), Some(r)) = (
             n.child_by_field_name("left"),
             n.child_by_field_name("right"),
@@ -1305,7 +1599,12 @@ impl<'a> Lowering<'a> {
             .map(|o| self.text(o))
             .unwrap_or("");
         let a = self.expr(l);
-        let b = self.expr(r);
+        // The right of `&&` and `||` runs only on some paths: no helper is hoisted from it.
+        let b = if matches!(op, "&&" | "||") {
+            self.unhoisted(|lw| lw.expr(r))
+        } else {
+            self.expr(r)
+        };
         let bin = match op {
             "+" => BinOp::Add,
             "-" => BinOp::Sub,
@@ -1325,13 +1624,13 @@ impl<'a> Lowering<'a> {
         ExprKind::Binary(bin, Box::new(a), Box::new(b))
     }
 
-    fn call(&mut self, n: Node, pos: Pos) -> ExprKind {
+    fn call(&mut self, n: Node<'a>, pos: Pos) -> ExprKind {
         let name = n
             .child_by_field_name("name")
             .map(|m| self.text(m).to_owned())
             .unwrap_or_default();
         let obj = n.child_by_field_name("object");
-        let arg_nodes: Vec<Node> = match n.child_by_field_name("arguments") {
+        let arg_nodes: Vec<Node<'a>> = match n.child_by_field_name("arguments") {
             Some(a) => {
                 let mut c = a.walk();
                 a.named_children(&mut c)
@@ -1393,6 +1692,35 @@ impl<'a> Lowering<'a> {
                 return e;
             }
         }
+        let own = obj.is_none_or(|o| o.kind() == "this");
+        if own {
+            match self.helper(&name, arg_nodes.len()) {
+                Ok(Some(m)) => {
+                    if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
+                        return e;
+                    }
+                }
+                Ok(None) => {}
+                Err(Ambiguous) => {
+                    let uses_map = self
+                        .methods
+                        .iter()
+                        .filter(|m| m.decl.name == name && m.decl.params.len() == arg_nodes.len())
+                        .any(|m| self.may_touch_map(*m));
+                    if uses_map {
+                        self.unseen += 1;
+                        self.unsupported(
+                            n,
+                            format!(
+                                "`{}` calls one of the overloads of `{name}` with {} parameter(s), which use the map: which one is not followed",
+                                self.text(n),
+                                arg_nodes.len()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
         let recv = match obj {
             Some(o) if self.is_type_name(o) || o.kind() == "super" => Some(expr_at(
                 ExprKind::Opaque(self.text(o).to_owned()),
@@ -1409,13 +1737,292 @@ impl<'a> Lowering<'a> {
         self.unknown(&name, recv, args, pos).kind
     }
 
+    /// The method of the class a call `name(..)` of `arity` arguments names: the nearest
+    /// (the class's own before an inherited one it overrides), or an error when that class
+    /// declares several of this arity (overloads are told apart by types, not followed).
+    fn helper(&self, name: &str, arity: usize) -> Result<Option<Method<'a>>, Ambiguous> {
+        let mut found = self
+            .methods
+            .iter()
+            .filter(|m| m.decl.name == name && m.decl.params.len() == arity);
+        let Some(first) = found.next() else {
+            return Ok(None);
+        };
+        if found.any(|m| m.class == first.class) {
+            return Err(Ambiguous);
+        }
+        Ok(Some(*first))
+    }
+
+    /// Whether running `m` may act on a map: it names one, runs code that receives one, or
+    /// calls a method of the class that may (checked on the text, before anything is
+    /// lowered; each method once, so recursion ends).
+    fn may_touch_map(&self, m: Method<'a>) -> bool {
+        let mut seen: Vec<Method<'a>> = Vec::new();
+        let mut todo = vec![m];
+        while let Some(m) = todo.pop() {
+            if seen.iter().any(|s| std::ptr::eq(s.decl, m.decl)) {
+                continue;
+            }
+            seen.push(m);
+            if self.sub(m).mentions_map_directly(m.decl.body) {
+                return true;
+            }
+            let mut stack = vec![m.decl.body];
+            while let Some(x) = stack.pop() {
+                let own = x.kind() == "method_invocation"
+                    && x.child_by_field_name("object")
+                        .is_none_or(|o| o.kind() == "this");
+                if let (true, Some(n)) = (own, x.child_by_field_name("name")) {
+                    let name = m.file.text_of(n);
+                    todo.extend(self.methods.iter().filter(|h| h.decl.name == name));
+                }
+                let mut c = x.walk();
+                stack.extend(x.named_children(&mut c));
+            }
+        }
+        false
+    }
+
+    /// A lowering of `m`'s body as the class's code, within this one's nesting.
+    fn sub(&self, m: Method<'a>) -> Lowering<'a> {
+        let mut sub = Lowering::new(
+            m.file,
+            self.fields,
+            self.methods,
+            self.this_is_map,
+            self.snippet,
+            m.decl,
+        );
+        sub.depth = self.depth;
+        sub.inlining = self.inlining.clone();
+        sub.inlined = self.inlined;
+        sub
+    }
+
+    /// A call of the class's method `m` (a helper) in place: its arguments evaluated into its
+    /// parameters, its body run as statements before the statement being lowered, its result
+    /// the call's value, its map calls the operation's own. Only where that runs exactly what
+    /// Java runs: the call is reached unconditionally by its statement, and nothing with an
+    /// effect is evaluated before it there (else its statements would run too early). A helper
+    /// that uses no map is inlined only when its body is guards and one `return` (a key that
+    /// flows through it stays the key); with more, it stays an unknown call, as before.
+    /// `None`: not inlined, and the call is an unknown call (the helper uses no map);
+    /// a helper that may use a map and cannot be inlined makes the operation `unsupported`.
+    fn inline(
+        &mut self,
+        call: Node<'a>,
+        m: Method<'a>,
+        args: &[Node<'a>],
+        pos: Pos,
+    ) -> Option<ExprKind> {
+        let touches = self.may_touch_map(m);
+        let why_not = if self.inlining.contains(&m.decl.name) {
+            Some("a recursive call: not followed")
+        } else if self.inlining.len() > INLINE_DEPTH {
+            Some("helpers nested deeper than the inlining bound (4)")
+        } else {
+            match &self.hoist {
+                None => Some("a call evaluated conditionally or repeatedly (a loop's condition, a branch of `&&`, `||`, `?:`, a lambda)"),
+                Some(h) if effect_before(h, call) => Some("a call after other calls in its statement"),
+                Some(_) => None,
+            }
+        };
+        if let Some(why) = why_not {
+            if touches {
+                self.unseen += 1;
+                self.unsupported(
+                    call,
+                    format!(
+                        "`{}` calls the helper `{}` that uses the map, in {why}",
+                        self.text(call),
+                        m.decl.name
+                    ),
+                );
+            }
+            return None;
+        }
+        // The body first (its shape decides whether to inline), then the arguments, in
+        // order, in the caller's context; a map argument makes the parameter an alias of that
+        // map.
+        let mut sub = self.sub(m);
+        for (a, p) in args.iter().zip(&m.decl.params) {
+            if let Some(map) = self.map_of(*a) {
+                sub.map_locals.insert(p.name.clone(), map);
+            }
+        }
+        sub.inlining.push(m.decl.name.clone());
+        let body = sub.block(m.decl.body);
+        if !touches && !sub.simple_body(&body) {
+            // Lowered for nothing: the call stays unknown, and what the lowering saw of it
+            // (unsupported constructs included) is dropped with it.
+            return None;
+        }
+        self.inlined = sub.inlined;
+        let mut bound = Vec::new();
+        for (a, p) in args.iter().zip(&m.decl.params) {
+            if !sub.map_locals.contains_key(&p.name) {
+                bound.push((p.name.clone(), self.expr(*a)));
+            }
+        }
+        self.inlined += 1;
+        let tag = format!("{}#{}", m.decl.name, self.inlined);
+        self.map_calls += sub.map_calls;
+        self.unseen += sub.unseen;
+        if self.unsupported.is_none() {
+            self.unsupported = sub.unsupported.take();
+        }
+        self.approximations.append(&mut sub.approximations);
+        self.lambda_effects.append(&mut sub.lambda_effects);
+        // The helper's names, its own.
+        let mut assigned = BTreeSet::new();
+        walk_stmts(&body, &mut |t, _| {
+            if let Some(t) = t {
+                assigned.insert(t.to_owned());
+            }
+        });
+        let mut renaming = Renaming::default();
+        let mut pre = Vec::new();
+        for (name, value) in bound {
+            // A value that cannot change while the helper runs is the parameter itself: a
+            // constant, a local of the caller (the helper cannot see it), or a final field.
+            let fixed = match &value.kind {
+                ExprKind::Null
+                | ExprKind::Bool(_)
+                | ExprKind::Int(_)
+                | ExprKind::Str(_)
+                | ExprKind::Opaque(_)
+                | ExprKind::This => true,
+                ExprKind::Var(v) => {
+                    self.locals.contains_key(v)
+                        || self.fields.iter().any(|f| &f.name == v && f.is_final)
+                }
+                _ => false,
+            };
+            if fixed && !assigned.contains(&name) {
+                renaming.values.insert(name, value);
+            } else {
+                let local = format!("{tag}.{name}");
+                renaming.locals.insert(name.clone(), local.clone());
+                pre.push(Stmt {
+                    kind: StmtKind::Decl {
+                        name: local,
+                        init: Some(value),
+                    },
+                    pos,
+                });
+            }
+        }
+        for name in sub.locals.keys() {
+            if !renaming.values.contains_key(name) && !renaming.locals.contains_key(name) {
+                renaming
+                    .locals
+                    .insert(name.clone(), format!("{tag}.{name}"));
+            }
+        }
+        let mut body = body;
+        renaming.stmts(&mut body);
+        // Its result: the returned expression in place when it is the body's last statement,
+        // its only `return`, and free of effects; else a local of its own.
+        let mut value = expr_at(ExprKind::Null, pos);
+        let last_only = matches!(body.last(), Some(Stmt { kind: StmtKind::Return(Some(e)), .. })
+                if !has_map_call(e) && !has_unknown_call(e) && !self.reads_mutable_field(e))
+            && count_returns(&body) == 1;
+        if last_only {
+            if let Some(Stmt {
+                kind: StmtKind::Return(Some(e)),
+                ..
+            }) = body.pop()
+            {
+                value = e;
+            }
+        } else {
+            let result = tag.clone();
+            let done = format!("{tag}.returned");
+            let (stmts, uses_done) = returns_to_assignments(body, Some(&result), &done);
+            pre.push(Stmt {
+                kind: StmtKind::Decl {
+                    name: result.clone(),
+                    init: None,
+                },
+                pos,
+            });
+            if uses_done {
+                pre.push(Stmt {
+                    kind: StmtKind::Decl {
+                        name: done,
+                        init: Some(expr_at(ExprKind::Bool(false), pos)),
+                    },
+                    pos,
+                });
+            }
+            body = stmts;
+            value = expr_at(ExprKind::Var(result.clone()), pos);
+            self.locals.insert(result, String::new());
+        }
+        pre.extend(body);
+        let h = self.hoist.as_mut().expect("checked above");
+        h.stmts.extend(pre);
+        h.inlined.push(call.byte_range());
+        Some(value.kind)
+    }
+
+    /// Whether `e` reads a field that is not final (a helper's result read in place would
+    /// see the field as later statements leave it).
+    fn reads_mutable_field(&self, e: &Expr) -> bool {
+        let mut vars = BTreeSet::new();
+        expr_vars(e, &mut vars);
+        vars.iter().any(|v| {
+            !self.locals.contains_key(v) && self.fields.iter().any(|f| &f.name == v && !f.is_final)
+        })
+    }
+
+    /// Whether a helper's lowered body, that uses no map, is guards (`if (..) throw ..;`)
+    /// and one final `return`: inlined, it adds no branch the operation did not have.
+    fn simple_body(&self, body: &[Stmt]) -> bool {
+        let Some((last, guards)) = body.split_last() else {
+            return false;
+        };
+        matches!(last.kind, StmtKind::Return(Some(_)))
+            && guards.iter().all(|s| matches!(&s.kind, StmtKind::If { then, els, .. }
+                if els.is_empty() && matches!(then.as_slice(), [Stmt { kind: StmtKind::Throw(_), .. }])))
+    }
+
+    /// Lowers `f` (the expressions of `statement`) with the statements of the helpers inlined
+    /// in them put in `out` first.
+    fn hoisting<T>(
+        &mut self,
+        statement: Node<'a>,
+        out: &mut Vec<Stmt>,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let saved = self.hoist.replace(Hoist {
+            statement,
+            stmts: Vec::new(),
+            inlined: Vec::new(),
+        });
+        let t = f(self);
+        let h = std::mem::replace(&mut self.hoist, saved).expect("set above");
+        out.extend(h.stmts);
+        t
+    }
+
+    /// Lowers `f` where a helper's statements cannot be hoisted (a part evaluated
+    /// conditionally or repeatedly).
+    fn unhoisted<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.hoist.take();
+        let t = f(self);
+        self.hoist = saved;
+        t
+    }
+
     /// `Optional.ofNullable(x).orElse(d)` with `o` the `ofNullable` call: for a local `x`,
     /// `x != null ? x : d`; for `x` a map's `get(k)` and `d` free of map calls,
     /// `getOrDefault(k, d)` (`ConcurrentHashMap` holds no null value, so `get` is null
     /// exactly when the key is absent, and `d` is evaluated either way, after the `get` in the
     /// one and before `getOrDefault` in the other, which without map calls in `d` is
     /// the same). Anything else: `None`, an unknown call.
-    fn or_else(&mut self, o: Node, d: Node) -> Option<ExprKind> {
+    fn or_else(&mut self, o: Node<'a>, d: Node<'a>) -> Option<ExprKind> {
         if o.kind() != "method_invocation" {
             return None;
         }
@@ -1430,7 +2037,7 @@ impl<'a> Lowering<'a> {
         }
         let args = o.child_by_field_name("arguments")?;
         let mut c = args.walk();
-        let xs: Vec<Node> = args
+        let xs: Vec<Node<'a>> = args
             .named_children(&mut c)
             .filter(|k| !k.kind().contains("comment"))
             .collect();
@@ -1488,7 +2095,7 @@ impl<'a> Lowering<'a> {
         })
     }
 
-    fn map_call(&mut self, n: Node, map: String, name: &str, args: &[Node]) -> ExprKind {
+    fn map_call(&mut self, n: Node<'a>, map: String, name: &str, args: &[Node<'a>]) -> ExprKind {
         let Some(method) = MapMethod::from_name(name, args.len()) else {
             let what = if ITERATION.contains(&name) {
                 format!(
@@ -1523,7 +2130,12 @@ impl<'a> Lowering<'a> {
 
     /// The function of an atomic method: a lambda with an expression body (or a block that
     /// only returns one), a constructor reference, or anything else as an unknown function.
-    fn function(&mut self, n: Node, method: MapMethod) -> Expr {
+    fn function(&mut self, n: Node<'a>, method: MapMethod) -> Expr {
+        // Its body runs inside the map's step, when the map decides: nothing is hoisted.
+        self.unhoisted(|lw| lw.function_inner(n, method))
+    }
+
+    fn function_inner(&mut self, n: Node<'a>, method: MapMethod) -> Expr {
         let pos = self.pos(n);
         let arity = if method == MapMethod::ComputeIfAbsent {
             1
@@ -1573,7 +2185,7 @@ impl<'a> Lowering<'a> {
                 let body = match body_node {
                     Some(b) if b.kind() == "block" => {
                         let mut c = b.walk();
-                        let stmts: Vec<Node> = b
+                        let stmts: Vec<Node<'a>> = b
                             .named_children(&mut c)
                             .filter(|k| !k.kind().contains("comment"))
                             .collect();
@@ -1669,7 +2281,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn lambda_params(&self, n: Node) -> Vec<String> {
+    fn lambda_params(&self, n: Node<'a>) -> Vec<String> {
         let Some(p) = n.child_by_field_name("parameters") else {
             return Vec::new();
         };
@@ -1729,6 +2341,49 @@ fn unknown_calls(e: &Expr, params: &[String], out: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// Whether something with an effect (a call, an assignment) is evaluated before `call` in the
+/// statement `h` is lowering, other than helpers inlined already (their statements are hoisted
+/// in order).
+fn effect_before(h: &Hoist, call: Node) -> bool {
+    let start = call.start_byte();
+    let mut stack = vec![h.statement];
+    while let Some(x) = stack.pop() {
+        if x.start_byte() >= start || h.inlined.iter().any(|r| r.contains(&x.start_byte())) {
+            continue;
+        }
+        if x.end_byte() <= start
+            && matches!(
+                x.kind(),
+                "method_invocation" | "assignment_expression" | "update_expression"
+            )
+        {
+            return true;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    false
+}
+
+fn has_unknown_call(e: &Expr) -> bool {
+    let mut found = false;
+    walk_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::Call { .. }));
+    found
+}
+
+fn count_returns(stmts: &[Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Return(_) => 1,
+            StmtKind::If { then, els, .. } => count_returns(then) + count_returns(els),
+            StmtKind::Loop { body, update, .. } => count_returns(body) + count_returns(update),
+            StmtKind::Block(b) => count_returns(b),
+            _ => 0,
+        })
+        .sum()
 }
 
 fn contains_kind(n: Node, kinds: &[&str]) -> bool {
@@ -2166,5 +2821,133 @@ mod tests {
         assert!(parse(&nested).expect("parses")[0].operations[0]
             .unsupported
             .is_none());
+    }
+}
+
+#[cfg(test)]
+mod helper_tests {
+    use super::super::ast::{ExprKind, StmtKind};
+    use super::super::ir::show;
+    use super::parse;
+
+    fn class(body: &str) -> String {
+        format!("class C {{\n  private final ConcurrentHashMap<String, Object> cache = new ConcurrentHashMap<>();\n{body}}}\n")
+    }
+
+    fn op<'p>(programs: &'p [super::Program], name: &str) -> &'p super::super::ast::Operation {
+        programs
+            .iter()
+            .flat_map(|p| &p.operations)
+            .find(|o| o.name == name)
+            .unwrap_or_else(|| panic!("no operation {name}"))
+    }
+
+    #[test]
+    fn a_key_through_a_helper_stays_the_key_and_its_map_calls_are_the_operations() {
+        let ps = parse(&class(
+            "  private String checkKey(String k) { if (k == null) throw new NullPointerException(); return k; }\n  private Object lookup(String key) { return cache.get(key); }\n  Object get(String key) { Object v = lookup(checkKey(key)); if (v == null) { cache.putIfAbsent(checkKey(key), 1); } return v; }\n",
+        ))
+        .expect("parses");
+        let get = op(&ps, "get");
+        assert!(get.unsupported.is_none(), "{:?}", get.unsupported);
+        // Two map calls, both on the parameter itself.
+        let mut keys = Vec::new();
+        super::walk_stmts(&get.body, &mut |_, e| {
+            if let Some(e) = e {
+                super::walk_expr(e, &mut |x| {
+                    if let ExprKind::MapCall { args, .. } = &x.kind {
+                        keys.push(show(&args[0]));
+                    }
+                })
+            }
+        });
+        assert_eq!(keys, ["key", "key"]);
+        // The helpers themselves have one map call or none: no operations.
+        assert_eq!(ps[0].operations.len(), 1);
+    }
+
+    #[test]
+    fn recursion_and_calls_that_cannot_be_hoisted_are_unsupported_when_they_use_the_map() {
+        let ps = parse(&class(
+            "  Object retry(String k) { if (cache.get(k) == null) return retry(k); return cache.remove(k); }\n  boolean present(String k) { return cache.containsKey(k); }\n  Object cond(String k) { Object v = cache.get(k); if (v == null && present(k)) return v; return v; }\n  Object loop(String k) { Object v = null; while (present(k)) { v = cache.remove(k); } return v; }\n  Object after(String k) { return cache.get(k) == null ? null : (Object) String.valueOf(present(k)); }\n  String pure(String k) { return pure(k.trim()); }\n  Object fine(String k) { Object v = cache.get(pure(k)); cache.put(k, 1); return v; }\n",
+        ))
+        .expect("parses");
+        let why = |name: &str| {
+            op(&ps, name)
+                .unsupported
+                .clone()
+                .map(|u| u.1)
+                .unwrap_or_default()
+        };
+        assert!(why("retry").contains("recursive call"), "{}", why("retry"));
+        assert!(why("cond").contains("conditionally"), "{}", why("cond"));
+        assert!(
+            why("loop").contains("conditionally or repeatedly"),
+            "{}",
+            why("loop")
+        );
+        assert!(
+            why("after").contains("helper `present`"),
+            "{}",
+            why("after")
+        );
+        // A recursive helper that uses no map stays an unknown call.
+        assert!(op(&ps, "fine").unsupported.is_none());
+    }
+
+    #[test]
+    fn a_helper_with_early_returns_and_a_retry_loop_is_inlined_with_assignments() {
+        let ps = parse(&class(
+            "  private Object find(String k, Object n) {\n    while (true) {\n      Object c = cache.get(k);\n      if (c == null) { if (cache.putIfAbsent(k, n) == null) return n; }\n      else { if (cache.replace(k, c, n)) return c; }\n    }\n  }\n  Object use(String k) { Object r = find(k, new Object()); return r; }\n",
+        ))
+        .expect("parses");
+        let u = op(&ps, "use");
+        assert!(u.unsupported.is_none(), "{:?}", u.unsupported);
+        let mut assigned = Vec::new();
+        super::walk_stmts(&u.body, &mut |t, _| assigned.extend(t.map(str::to_owned)));
+        for name in ["find#1.n", "find#1", "find#1.returned", "find#1.c", "r"] {
+            assert!(assigned.iter().any(|a| a == name), "{name} in {assigned:?}");
+        }
+        assert!(matches!(
+            u.body.last().map(|s| &s.kind),
+            Some(StmtKind::Return(_))
+        ));
+    }
+
+    #[test]
+    fn a_getter_and_a_local_alias_of_the_map_are_the_map() {
+        let ps = parse(&class(
+            "  ConcurrentHashMap<String, Object> getCache() { return cache; }\n  Object viaGetter(String k) { Object v = getCache().get(k); if (v == null) getCache().put(k, 1); return v; }\n  Object viaThisGetter(String k) { Object v = this.getCache().get(k); this.getCache().remove(k); return v; }\n  Object viaAlias(String k) { Map<String, Object> m = this.cache; Object v = m.get(k); m.remove(k); return v; }\n",
+        ))
+        .expect("parses");
+        for name in ["viaGetter", "viaThisGetter", "viaAlias"] {
+            assert!(op(&ps, name).unsupported.is_none(), "{name}");
+        }
+        // The getter is no operation.
+        assert_eq!(ps[0].operations.len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod hidden_helper_tests {
+    use super::parse;
+
+    /// A helper that uses the map, called from code the lowering does not lower (a `switch`,
+    /// a lambda given to unknown code): the operation is unsupported, never analysed as if
+    /// the helper's map calls were not there.
+    #[test]
+    fn a_helper_that_uses_the_map_in_code_not_lowered_is_unsupported() {
+        let ps = parse(
+            "class C {\n  final ConcurrentHashMap<String, Object> m = new ConcurrentHashMap<>();\n  void drop(String k) { m.remove(k); }\n  Object viaSwitch(String k, int x) { Object v = m.get(k); switch (x) { case 1: drop(k); break; default: break; } m.put(k, 1); return v; }\n  Object viaLambda(String k, java.util.concurrent.Executor e) { Object v = m.get(k); e.execute(() -> drop(k)); m.put(k, 1); return v; }\n}\n",
+        )
+        .expect("parses");
+        for name in ["viaSwitch", "viaLambda"] {
+            let op = ps[0]
+                .operations
+                .iter()
+                .find(|o| o.name == name)
+                .expect("an operation");
+            assert!(op.unsupported.is_some(), "{name}");
+        }
     }
 }

@@ -31,20 +31,65 @@ pub struct Extras {
     pub branches: bool,
 }
 
+/// The words statements are made of: an operation's own, or a helper's (its locals `c` and
+/// `d`, no `return`: the helper's forms put theirs).
+struct Words {
+    vars: &'static [&'static str],
+    values: &'static [&'static str],
+    values_extra: &'static [&'static str],
+    returns: bool,
+}
+
+const OPERATION: Words = Words {
+    vars: VARS,
+    values: VALUES,
+    values_extra: VALUES_EXTRA,
+    returns: true,
+};
+
+const HELPER: Words = Words {
+    vars: &["c", "d"],
+    values: &["v", "c", "d", "new Obj()"],
+    values_extra: &["v", "c", "d", "new Obj()", "f.make(k)", "f.make(v)"],
+    returns: false,
+};
+
 fn stmts(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
+    stmts_of(&OPERATION, g, depth, out, indent, extras);
+}
+
+fn stmts_of(
+    words: &Words,
+    g: &mut SplitMix64,
+    depth: u32,
+    out: &mut String,
+    indent: usize,
+    extras: Extras,
+) {
     let count = 1 + g.below(3);
     for _ in 0..count {
-        stmt(g, depth, out, indent, extras);
+        stmt(words, g, depth, out, indent, extras);
     }
 }
 
-fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras: Extras) {
+fn stmt(
+    words: &Words,
+    g: &mut SplitMix64,
+    depth: u32,
+    out: &mut String,
+    indent: usize,
+    extras: Extras,
+) {
     let pad = " ".repeat(indent);
-    let x = *g.pick(VARS);
+    let x = *g.pick(words.vars);
     let val = if extras.inputs && g.below(4) == 0 {
         "w"
     } else {
-        *g.pick(if extras.java { VALUES_EXTRA } else { VALUES })
+        *g.pick(if extras.java {
+            words.values_extra
+        } else {
+            words.values
+        })
     };
     if extras.java && g.below(4) == 0 {
         let line = match g.below(5) {
@@ -60,6 +105,13 @@ fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras:
         return;
     }
     let choice = g.below(if depth == 0 { 9 } else { 13 });
+    // Without `return`s (a helper's body): an assignment for the `return`, a condition for
+    // the retry loop (the draws stay those of an operation's statements).
+    let choice = match choice {
+        8 if !words.returns => 7,
+        12 if !words.returns => 9,
+        c => c,
+    };
     let line = match choice {
         0 => format!("{x} = m.get(k);"),
         1 => format!("{x} = m.put(k, {val});"),
@@ -83,10 +135,10 @@ fn stmt(g: &mut SplitMix64, depth: u32, out: &mut String, indent: usize, extras:
                 _ => "\"y\".equals(k)".to_owned(),
             };
             let mut s = format!("if ({cond}) {{\n");
-            stmts(g, depth - 1, &mut s, indent + 2, extras);
+            stmts_of(words, g, depth - 1, &mut s, indent + 2, extras);
             if g.below(2) == 0 {
                 s.push_str(&format!("{pad}}} else {{\n"));
-                stmts(g, depth - 1, &mut s, indent + 2, extras);
+                stmts_of(words, g, depth - 1, &mut s, indent + 2, extras);
             }
             s.push_str(&format!("{pad}}}"));
             s
@@ -183,4 +235,212 @@ pub fn file_with(seed: u64, count: usize, depth: u32, extras: Extras) -> String 
         ));
     }
     s
+}
+
+/// An operation that calls helpers of its class, and the same operation with every call
+/// replaced by hand by the helper's body (its locals renamed, its `return`s made assignments
+/// of the result and a `break` out of its loop): what inlining must mean.
+#[derive(Clone, Debug)]
+pub struct WithHelpers {
+    /// The class's text: the map, the operation `op0` and its helpers `h0`, `h1`.
+    pub with_helpers: String,
+    /// The map and `op0` alone, every call inlined by hand.
+    pub by_hand: String,
+}
+
+/// The forms of a helper: the result of straight-line code, an early `return` of the map's
+/// value, a compare-and-set retry loop that returns from inside, no result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HelperForm {
+    Plain,
+    EarlyReturn,
+    RetryLoop,
+    Void,
+}
+
+struct Helper {
+    name: String,
+    form: HelperForm,
+    /// The body's generated statements (over `k`, `v`, `c`, `d`), starting with a map call so
+    /// the helper always uses the map (one that does not stays an unknown call).
+    body: String,
+    /// For `Plain`: the local it returns.
+    result: &'static str,
+}
+
+impl Helper {
+    fn declaration(&self) -> String {
+        let name = &self.name;
+        match self.form {
+            HelperForm::Plain => format!(
+                "Object {name}(String k, Object v) {{\n  Object c = null;\n  Object d = null;\n{}  return {};\n}}\n",
+                self.body, self.result
+            ),
+            HelperForm::EarlyReturn => format!(
+                "Object {name}(String k, Object v) {{\n  Object c = m.get(k);\n  if (c != null) return c;\n  Object d = null;\n{}  return d;\n}}\n",
+                self.body
+            ),
+            HelperForm::RetryLoop => format!(
+                "Object {name}(String k, Object v) {{\n  while (true) {{\n    Object c = m.get(k);\n    if (c == null) {{\n      if (m.putIfAbsent(k, v) == null) return v;\n    }} else {{\n      if (m.replace(k, c, v)) return c;\n    }}\n  }}\n}}\n"
+            ),
+            HelperForm::Void => format!(
+                "void {name}(String k, Object v) {{\n  Object c = null;\n  Object d = null;\n{}}}\n",
+                self.body
+            ),
+        }
+    }
+
+    /// `target = name(k, value);` (or `name(k, value);` for `Void`) by hand, as a block.
+    fn by_hand(&self, target: &str, value: &str, pad: &str) -> String {
+        let p = format!("{}_", self.name);
+        let body = rename_words(
+            &self.body,
+            &[
+                ("v", &format!("{p}v")),
+                ("c", &format!("{p}c")),
+                ("d", &format!("{p}d")),
+            ],
+        );
+        let mut s = format!("{{\n{pad}  Object {p}v = {value};\n");
+        match self.form {
+            HelperForm::Plain => {
+                s.push_str(&format!("{pad}  Object {p}c = null;\n{pad}  Object {p}d = null;\n{body}{pad}  {target} = {p}{};\n", self.result));
+            }
+            HelperForm::EarlyReturn => s.push_str(&format!(
+                "{pad}  Object {p}c = m.get(k);\n{pad}  if ({p}c != null) {{\n{pad}    {target} = {p}c;\n{pad}  }} else {{\n{pad}    Object {p}d = null;\n{body}{pad}    {target} = {p}d;\n{pad}  }}\n"
+            )),
+            HelperForm::RetryLoop => s.push_str(&format!(
+                "{pad}  Object {p}r = null;\n{pad}  while (true) {{\n{pad}    Object {p}c = m.get(k);\n{pad}    if ({p}c == null) {{\n{pad}      if (m.putIfAbsent(k, {p}v) == null) {{\n{pad}        {p}r = {p}v;\n{pad}        break;\n{pad}      }}\n{pad}    }} else {{\n{pad}      if (m.replace(k, {p}c, {p}v)) {{\n{pad}        {p}r = {p}c;\n{pad}        break;\n{pad}      }}\n{pad}    }}\n{pad}  }}\n{pad}  {target} = {p}r;\n"
+            )),
+            HelperForm::Void => s.push_str(&format!("{pad}  Object {p}c = null;\n{pad}  Object {p}d = null;\n{body}")),
+        }
+        s.push_str(&format!("{pad}}}"));
+        s
+    }
+
+    fn call(&self, target: &str, value: &str, this: bool) -> String {
+        let recv = if this { "this." } else { "" };
+        if self.form == HelperForm::Void {
+            format!("{recv}{}(k, {value});", self.name)
+        } else {
+            format!("{target} = {recv}{}(k, {value});", self.name)
+        }
+    }
+}
+
+/// `text` with each whole word `from` written `to`.
+fn rename_words(text: &str, renames: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let w = std::mem::take(word);
+        match renames.iter().find(|(from, _)| *from == w) {
+            Some((_, to)) => out.push_str(to),
+            None => out.push_str(&w),
+        }
+    };
+    let mut in_string = false;
+    for ch in text.chars() {
+        if ch == '"' {
+            in_string = !in_string;
+        }
+        if !in_string && (ch.is_alphanumeric() || ch == '_') {
+            word.push(ch);
+            continue;
+        }
+        flush(&mut word, &mut out);
+        out.push(ch);
+    }
+    flush(&mut word, &mut out);
+    // A method named like a local (`f.make`) keeps its name: only `.word(` after a dot is a
+    // member, and the helper words (`v`, `c`, `d`) are never members of the generated code.
+    out
+}
+
+/// An operation `op0` over the map `m` that calls one or two helpers (of the forms above, as
+/// `h(k, value)` or `this.h(k, value)`, one of them possibly inside a branch), and the same
+/// operation inlined by hand. With `java`, unknown calls and the factory `f` as in
+/// [`Extras::java`].
+pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
+    let mut g = SplitMix64::new(seed);
+    let extras = Extras {
+        java,
+        inputs: false,
+        branches: false,
+    };
+    let forms = [
+        HelperForm::Plain,
+        HelperForm::EarlyReturn,
+        HelperForm::RetryLoop,
+        HelperForm::Void,
+    ];
+    let count = 1 + g.below(2) as usize;
+    let mut helpers = Vec::new();
+    for i in 0..count {
+        let form = *g.pick(&forms);
+        let mut body = String::from("  c = m.get(k);\n");
+        stmts_of(
+            &HELPER,
+            &mut g,
+            depth.saturating_sub(1).max(1),
+            &mut body,
+            2,
+            extras,
+        );
+        helpers.push(Helper {
+            name: format!("h{i}"),
+            form,
+            body,
+            result: if g.below(2) == 0 { "c" } else { "d" },
+        });
+    }
+    let values: &[&str] = if java { VALUES_EXTRA } else { VALUES };
+    let mut calls = String::new();
+    let mut by_hand = String::new();
+    let mut before = String::new();
+    stmts(&mut g, depth.saturating_sub(1), &mut before, 2, extras);
+    calls.push_str(&before);
+    by_hand.push_str(&before);
+    for (i, h) in helpers.iter().enumerate() {
+        let x = *g.pick(VARS);
+        let value = *g.pick(values);
+        let this = g.below(2) == 0;
+        // The second call sometimes inside a branch on the first's result.
+        let guarded = i == 1 && g.below(2) == 0;
+        let (pad, open, close) = if guarded {
+            (
+                "    ",
+                "  if (a == null) {\n".to_owned(),
+                "  }\n".to_owned(),
+            )
+        } else {
+            ("  ", String::new(), String::new())
+        };
+        calls.push_str(&format!("{open}{pad}{}\n{close}", h.call(x, value, this)));
+        by_hand.push_str(&format!("{open}{pad}{}\n{close}", h.by_hand(x, value, pad)));
+    }
+    let mut after = String::new();
+    stmts(&mut g, depth.saturating_sub(1), &mut after, 2, extras);
+    calls.push_str(&after);
+    by_hand.push_str(&after);
+    let last = *g.pick(VARS);
+    let head = if java {
+        "ConcurrentHashMap<String, Object> m;\nfinal Factory f;\n"
+    } else {
+        "ConcurrentHashMap<String, Object> m;\n"
+    };
+    let op = |body: &str| {
+        format!(
+            "Object op0(String k, Object v) {{\n  Object a = null;\n  Object b = null;\n  Object n = new Obj();\n{body}  return {last};\n}}\n"
+        )
+    };
+    let mut with = format!("class Ops {{\n{head}{}", op(&calls));
+    for h in &helpers {
+        with.push_str(&h.declaration());
+    }
+    with.push_str("}\n");
+    WithHelpers {
+        with_helpers: with,
+        by_hand: format!("class Ops {{\n{head}{}}}\n", op(&by_hand)),
+    }
 }

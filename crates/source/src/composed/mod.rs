@@ -22,6 +22,7 @@ pub mod brute;
 pub mod classify;
 pub mod front;
 pub mod generate;
+mod inline;
 pub mod ir;
 pub mod report;
 pub mod verify;

@@ -1,7 +1,8 @@
 //! The report of `hindsight composed`: each operation's class and verdict, as findings and a
 //! summary, and as the text the paper's figures suggest.
 
-use super::{analyse_one, parse, Analysed, Class, Verdict};
+use super::{analyse_one, front, Analysed, Class, Verdict};
+use crate::java;
 use hindsight_budget::Budget;
 use hindsight_report::{EventRef, Finding, Report, Rule};
 use hindsight_syntax::Diagnostic;
@@ -49,14 +50,24 @@ pub fn analyse_sources(
     let mut warnings = Vec::new();
     let mut parsed = Vec::new();
     let mut first_error = None;
+    let mut files = Vec::new();
+    let mut fail = |name: &str, e: hindsight_syntax::SyntaxError, warnings: &mut Vec<String>| {
+        let d = e.in_input(name);
+        warnings.push(d.to_string());
+        first_error.get_or_insert(d);
+    };
     for src in sources {
-        match parse(&src.text) {
-            Ok(programs) => parsed.push((src.name.as_str(), programs)),
-            Err(e) => {
-                let d = e.in_input(&src.name);
-                warnings.push(d.to_string());
-                first_error.get_or_insert(d);
-            }
+        match java::parse(&src.text) {
+            Ok(file) => files.push((src.name.as_str(), file)),
+            Err(e) => fail(&src.name, e, &mut warnings),
+        }
+    }
+    // Lowered together: a class sees its superclasses' fields and helpers in other files.
+    let all: Vec<&java::JavaFile> = files.iter().map(|(_, f)| f).collect();
+    for ((name, _), programs) in files.iter().zip(front::programs_of(&all)) {
+        match programs {
+            Ok(programs) => parsed.push((*name, programs)),
+            Err(e) => fail(name, e, &mut warnings),
         }
     }
     if parsed.is_empty() {

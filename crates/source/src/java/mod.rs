@@ -338,39 +338,115 @@ fn collect_classes<'t>(
     };
     let mut inner = Vec::new();
     if let Some(body) = node.child_by_field_name("body") {
-        let mut cursor = body.walk();
-        let mut members: Vec<Node> = body.named_children(&mut cursor).collect();
-        // An enum's fields and methods sit in its body declarations.
-        if let Some(decls) = members
-            .iter()
-            .position(|m| m.kind() == "enum_body_declarations")
-        {
-            let d = members.remove(decls);
-            let mut c = d.walk();
-            members.extend(d.named_children(&mut c));
-        }
-        for m in members {
-            match m.kind() {
-                "field_declaration" | "constant_declaration" => {
-                    fields_of(file, m, &mut class.fields)
-                }
-                "method_declaration"
-                | "constructor_declaration"
-                | "compact_constructor_declaration" => {
-                    if let Some(decl) = method_of(file, m) {
-                        class.methods.push(decl);
-                    }
-                }
-                k if is_class_kind(k) => inner.push(m),
-                _ => {}
-            }
-        }
+        members(file, body, &mut class, &mut inner);
     }
+    finish(file, class, inner, depth, out)
+}
+
+/// Pushes `class`, then the classes declared in it: its nested classes (in `inner`), and the
+/// anonymous and local classes of its methods and field initializers.
+fn finish<'t>(
+    file: &'t JavaFile,
+    class: ClassDecl<'t>,
+    inner: Vec<Node<'t>>,
+    depth: usize,
+    out: &mut Vec<ClassDecl<'t>>,
+) -> Result<(), SyntaxError> {
+    let name = class.name.clone();
+    let mut code: Vec<Node<'t>> = class.methods.iter().map(|m| m.body).collect();
+    code.extend(class.fields.iter().filter_map(|f| f.init));
     out.push(class);
     for c in inner {
         collect_classes(file, c, &name, depth + 1, out)?;
     }
+    for root in code {
+        // Down the code iteratively, not into the classes found (their own members are
+        // walked when they are pushed).
+        let mut stack = vec![root];
+        while let Some(x) = stack.pop() {
+            if is_class_kind(x.kind()) {
+                collect_classes(file, x, &name, depth + 1, out)?;
+                continue;
+            }
+            if x.kind() == "object_creation_expression" {
+                if let Some(body) = anonymous_body(x) {
+                    if depth > MAX_NESTING {
+                        return Err(SyntaxError::new(
+                            file.pos(x),
+                            format!("classes nested more than {MAX_NESTING} deep"),
+                        ));
+                    }
+                    let ty = x
+                        .child_by_field_name("type")
+                        .map(|t| file.text_of(t))
+                        .unwrap_or("");
+                    let pos = file.pos(x);
+                    let mut class = ClassDecl {
+                        name: format!("{name}.<anonymous {} at line {}>", base_type(ty), pos.line),
+                        pos,
+                        superclass: Some(ty.to_owned()),
+                        interfaces: Vec::new(),
+                        fields: Vec::new(),
+                        methods: Vec::new(),
+                    };
+                    let mut inner = Vec::new();
+                    members(file, body, &mut class, &mut inner);
+                    finish(file, class, inner, depth + 1, out)?;
+                    // Its arguments are the enclosing code's.
+                    if let Some(args) = x.child_by_field_name("arguments") {
+                        stack.push(args);
+                    }
+                    continue;
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+    }
     Ok(())
+}
+
+/// The class body of `new T(..) { .. }`, if it has one.
+pub fn anonymous_body(node: Node) -> Option<Node> {
+    let mut c = node.walk();
+    let body = node
+        .named_children(&mut c)
+        .find(|k| k.kind() == "class_body");
+    body
+}
+
+/// The fields and methods of a class body into `class`, its nested classes into `inner`.
+fn members<'t>(
+    file: &'t JavaFile,
+    body: Node<'t>,
+    class: &mut ClassDecl<'t>,
+    inner: &mut Vec<Node<'t>>,
+) {
+    let mut cursor = body.walk();
+    let mut members: Vec<Node> = body.named_children(&mut cursor).collect();
+    // An enum's fields and methods sit in its body declarations.
+    if let Some(decls) = members
+        .iter()
+        .position(|m| m.kind() == "enum_body_declarations")
+    {
+        let d = members.remove(decls);
+        let mut c = d.walk();
+        members.extend(d.named_children(&mut c));
+    }
+    for m in members {
+        match m.kind() {
+            "field_declaration" | "constant_declaration" => fields_of(file, m, &mut class.fields),
+            "method_declaration"
+            | "constructor_declaration"
+            | "compact_constructor_declaration" => {
+                if let Some(decl) = method_of(file, m) {
+                    class.methods.push(decl);
+                }
+            }
+            k if is_class_kind(k) => inner.push(m),
+            _ => {}
+        }
+    }
 }
 
 fn modifiers(file: &JavaFile, node: Node) -> Vec<String> {

@@ -180,3 +180,197 @@ public class Caches<K, V> {
         return "Value for " + key;
     }
 }
+
+// Operations that reach their map through helpers of the class, a getter, a local alias, a
+// superclass's field, an inner class or an anonymous class (issue 40, items 2 and 5). Written
+// for this corpus after the patterns cited (not copied); class and verdict reasoned by hand.
+abstract class HelperCaches<K, V> {
+    private static final Map<String, String> values = new ConcurrentHashMap<>();
+    protected final ConcurrentMap<K, V> formats = new ConcurrentHashMap<>();
+
+    // Pattern: thriftybug/Java-Multithreading
+    // SynchronisedCollections/ConcurrentCollections/ConcurrentMap/ConcurrentCache.java
+    // (getCachedValue): get, on a miss a private static helper computes the value (it sleeps
+    // in a try/catch: more than guards and a return, and no map call, so it stays an unknown
+    // call), then put. Check-then-act with an overwriting put: an SCM, and a put by another
+    // thread between the get and the put is overwritten while this one returns its own value.
+    // expect: SCM not-linearizable
+    public static String cachedValue(String key) {
+        String value = values.get(key);
+        if (value == null) {
+            value = slowValue(key);
+            values.put(key, value);
+        }
+        return value;
+    }
+
+    private static String slowValue(String key) {
+        try {
+            Thread.sleep(10);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        return "value of " + key;
+    }
+
+    // Written after the same getCachedValue with its two map calls moved into helpers of
+    // the class, `lookup` (a `get`) and `store` (a `putIfAbsent` keeping the winner), and the
+    // key checked by a helper that throws on null and returns it: inlined, the key stays the
+    // parameter and the operation is Fig. 2's get-then-putIfAbsent, linearizable. The null
+    // check compares the key with null: an FCM over the inputs {null, one other key}.
+    // expect: FCM linearizable
+    public String cachedThroughHelpers(String key) {
+        String value = lookup(checked(key));
+        if (value == null) {
+            value = store(checked(key), "value of " + key);
+        }
+        return value;
+    }
+
+    private static String checked(String key) {
+        if (key == null) {
+            throw new NullPointerException("key");
+        }
+        return key;
+    }
+
+    private String lookup(String key) {
+        return values.get(key);
+    }
+
+    private String store(String key, String value) {
+        String previous = values.putIfAbsent(key, value);
+        if (previous != null) {
+            return previous;
+        }
+        return value;
+    }
+
+    // Pattern: apache/commons-lang
+    // src/main/java/org/apache/commons/lang3/time/AbstractFormatCache.java
+    // (getDateInstance): a public method delegates to an overload of the same arity,
+    // `getDateTimeInstance(Integer, Integer, ..)` beside `getDateTimeInstance(int, int, ..)`,
+    // which reaches the map. Which overload a call names depends on the argument types, which
+    // the front end does not follow: unsupported, said at the call, never silently absent.
+    // (The private overload alone makes one atomic call: no composed operation.)
+    // expect: SCM unsupported
+    V dateInstance(final int dateStyle, final K zone) {
+        return dateTimeInstance(Integer.valueOf(dateStyle), null, zone);
+    }
+
+    // The public overload: the same call, the same answer.
+    // expect: SCM unsupported
+    V dateTimeInstance(final int dateStyle, final int timeStyle, final K zone) {
+        return dateTimeInstance(Integer.valueOf(dateStyle), Integer.valueOf(timeStyle), zone);
+    }
+
+    private V dateTimeInstance(final Integer dateStyle, final Integer timeStyle, final K zone) {
+        return formats.computeIfAbsent(zone, z -> create(z));
+    }
+
+    protected abstract V create(K zone);
+
+    // Pattern: apache/commons-lang
+    // src/main/java/org/apache/commons/lang3/concurrent/ConcurrentUtils.java
+    // (createIfAbsentUnchecked calling createIfAbsent): the helper receives the map as a
+    // parameter (its calls act on the field passed) and first compares it with null, a use
+    // of the map as a value the analysis does not model: unsupported, at the helper's line.
+    // expect: SCM unsupported
+    public V createUnchecked(final K key, final V fallback) {
+        return createIfAbsent(formats, key, fallback);
+    }
+
+    // The helper itself, an operation of its own (two map calls): the same construct. Its
+    // early exit on `map == null` also makes it data-dependent (Exit), which the verdict
+    // does not need.
+    // expect: data-dependent unsupported
+    // reasons: Exit
+    private static <A, B> B createIfAbsent(final ConcurrentMap<A, B> map, final A key, final B fallback) {
+        if (map == null) {
+            return null;
+        }
+        final B value = map.get(key);
+        if (value == null) {
+            final B previous = map.putIfAbsent(key, fallback);
+            return previous != null ? previous : fallback;
+        }
+        return value;
+    }
+}
+
+// The registry of a base class, reached by a subclass (a superclass's field), through a getter
+// and through a local alias, and by an inner and an anonymous class.
+class RegistryBase {
+    protected final ConcurrentHashMap<String, Object> registry = new ConcurrentHashMap<>();
+
+    protected ConcurrentHashMap<String, Object> getRegistry() {
+        return registry;
+    }
+}
+
+class Registry extends RegistryBase {
+    // Written after the thriftybug getCachedValue above, on the superclass's map through its
+    // getter: get, then an overwriting put: an SCM, not linearizable (a put between them is
+    // lost while this returns its own value).
+    // expect: SCM not-linearizable
+    public Object register(String name) {
+        Object current = getRegistry().get(name);
+        if (current == null) {
+            current = new Object();
+            getRegistry().put(name, current);
+        }
+        return current;
+    }
+
+    // The same with a local alias of the inherited field and putIfAbsent keeping the winner:
+    // Fig. 2's shape, linearizable.
+    // expect: SCM linearizable
+    public Object registerOnce(String name) {
+        ConcurrentHashMap<String, Object> map = this.registry;
+        Object current = map.get(name);
+        if (current == null) {
+            Object created = new Object();
+            Object previous = map.putIfAbsent(name, created);
+            current = previous != null ? previous : created;
+        }
+        return current;
+    }
+
+    class Evictor {
+        // An inner class's method on the outer class's map: containsKey then remove. If a
+        // remove by another thread comes between, this remove finds nothing and returns null
+        // although containsKey said present; run atomically, the key would be either absent
+        // (false branch, null) or present (its value returned). Here the method returns the
+        // removed value, so the null after a `true` check has no sequential explanation:
+        // not linearizable.
+        // expect: SCM not-linearizable
+        Object evict(String name) {
+            if (registry.containsKey(name)) {
+                return registry.remove(name);
+            }
+            return "absent";
+        }
+    }
+
+    // The method itself only builds the task: the anonymous class uses the map, which the
+    // method's own analysis does not follow (unsupported, listed), while the task's `run` is
+    // an operation of its own below.
+    // expect: SCM unsupported
+    Runnable evictLater(final String name) {
+        return new Runnable() {
+            // The anonymous class's method: the key is the enclosing method's captured local,
+            // one fixed value that is no input of `run`, so the key is not the operation's
+            // input (Keys): data-dependent. Its containsKey-then-remove discards the removed
+            // value, so every interleaving has an atomic explanation; nothing is proved, and
+            // the bounded check finds no violation.
+            // expect: data-dependent not-proved
+            // reasons: Keys
+            // bounded: not-proved
+            public void run() {
+                if (registry.containsKey(name)) {
+                    registry.remove(name);
+                }
+            }
+        };
+    }
+}
