@@ -361,14 +361,17 @@ pub(crate) struct PassBudget<'b> {
     pub(crate) meter: Meter<'b>,
     account: Account<'b>,
     pub(crate) events: u64,
+    /// What the reader holds besides its names ([`EventSource::held_besides_names`]).
+    reader: (u64, u64),
 }
 
 impl<'b> PassBudget<'b> {
-    pub(crate) fn new(budget: &'b Budget) -> PassBudget<'b> {
+    pub(crate) fn new(budget: &'b Budget, reader: (u64, u64)) -> PassBudget<'b> {
         PassBudget {
             meter: Meter::new(budget),
             account: Account::new(budget),
             events: 0,
+            reader,
         }
     }
 
@@ -384,7 +387,9 @@ impl<'b> PassBudget<'b> {
         if !self.meter.polled() {
             return Ok(());
         }
-        self.account.hold(held_bytes(observers, names, 1))
+        let (copies, bytes) = self.reader;
+        self.account
+            .hold(held_bytes(observers, names, 1 + copies) + bytes)
     }
 
     /// The pipelined pass saw `events` more, the meter stepped at each of them (and `spent`
@@ -401,8 +406,10 @@ impl<'b> PassBudget<'b> {
             return Err(spent);
         }
         self.meter.poll()?;
-        // The reader's names and stage 2's replica of them.
-        self.account.hold(held_bytes(observers, names, 2))
+        // The reader's names and stage 2's replica of them, and what the reader holds besides.
+        let (copies, bytes) = self.reader;
+        self.account
+            .hold(held_bytes(observers, names, 2 + copies) + bytes)
     }
 }
 
@@ -565,7 +572,8 @@ pub fn observe_within<S: EventSource>(
     mut sink: Option<&mut dyn FindingSink>,
     budget: Option<&Budget>,
 ) -> Result<Pass, TraceError> {
-    let mut within = budget.map(PassBudget::new);
+    let reader = source.held_besides_names();
+    let mut within = budget.map(|b| PassBudget::new(b, reader));
     tell_deadline(observers, budget);
     let mut stopped = None;
     let needs_lock_valid = observers

@@ -210,6 +210,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
     budget: Option<&Budget>,
 ) -> Result<Pass, TraceError> {
     let batch_events = batch_events.max(1);
+    let reader_holds = source.held_besides_names();
     crate::driver::tell_deadline(observers, budget);
     let stop = Arc::new(AtomicBool::new(false));
     let stop_reading = Arc::clone(&stop);
@@ -240,7 +241,7 @@ pub fn observe_pipelined_within<S: EventSource + Send>(
             };
             stage.run(&full_tx, &empty_rx)
         });
-        let mut within = budget.map(PassBudget::new);
+        let mut within = budget.map(|b| PassBudget::new(b, reader_holds));
         let analysed = analyse(observers, full_rx, empty_tx, within.as_mut(), &stop);
         let read = match reader.join() {
             Ok(read) => read,

@@ -684,6 +684,14 @@ impl EventSource for ChunkedReader {
     fn take_names(&mut self) -> Names {
         std::mem::take(&mut self.names)
     }
+
+    /// Each worker's own name table (at most every name read, until its reset), and the
+    /// chunks in flight (two per worker) with the one being cut.
+    fn held_besides_names(&self) -> (u64, u64) {
+        let workers = self.config.threads as u64;
+        let chunks = (2 * workers + 1) * self.config.chunk_bytes as u64;
+        (workers, chunks)
+    }
 }
 
 impl Drop for ChunkedReader {

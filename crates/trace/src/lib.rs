@@ -152,6 +152,9 @@ impl EventSource for AnyReader {
     fn take_names(&mut self) -> Names {
         each!(self, r => r.take_names())
     }
+    fn held_besides_names(&self) -> (u64, u64) {
+        each!(self, r => r.held_besides_names())
+    }
 }
 
 /// Whether standard input is a file, which never keeps a read waiting.

@@ -85,6 +85,13 @@ pub trait EventSource {
     }
     /// Gives up the names, for a caller that has finished reading.
     fn take_names(&mut self) -> Names;
+    /// What the reader holds besides `names`, as a budget charges it: `(copies, bytes)`, so
+    /// many more copies of the names' size (readers whose workers keep name tables of their
+    /// own) and so many bytes of buffers. Nothing for a reader that reads in its caller's
+    /// thread.
+    fn held_besides_names(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }
 
 /// A trace held in memory (tests, generators, oracles).

@@ -59,6 +59,10 @@ impl Local<'_> {
 /// Builds schedules over a kept trace, within a budget.
 pub struct Scheduler<'k> {
     budget: &'k Budget,
+    /// The limit that stopped the building of the threads' clocks (charged as they grow: they
+    /// hold a component per thread at each fork and join, the square of the threads): no
+    /// schedule is searched then.
+    stopped: Option<Spent>,
     locals: FxHashMap<ThreadId, Local<'k>>,
     /// Event index -> (thread, 1-based position).
     position: FxHashMap<u64, (ThreadId, u32)>,
@@ -120,7 +124,18 @@ impl<'k> Scheduler<'k> {
         // inherited one.
         let mut current: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
         let mut open: FxHashMap<(ThreadId, LockId), (u32, u32)> = FxHashMap::default();
+        // What the clocks, the threads' events and the positions hold, charged as they grow.
+        let mut account = Account::new(budget);
+        let mut held: u64 = 0;
+        let mut stopped = None;
+        let clock_bytes = |c: &Vec<u32>| 4 * c.len() as u64 + 32;
         for k in kept {
+            if let Err(spent) = account.hold(held) {
+                stopped = Some(spent);
+                break;
+            }
+            // The event in its thread's list and its position.
+            held += 40;
             let t = k.thread;
             let local = locals.entry(t).or_insert_with(|| Local {
                 events: Vec::new(),
@@ -133,6 +148,7 @@ impl<'k> Scheduler<'k> {
             let mut changed = local.clocks.is_empty();
             let clock = current.entry(t).or_default();
             if clock.len() <= t.index() {
+                held += 4 * (t.index() + 1 - clock.len()) as u64;
                 clock.resize(t.index() + 1, 0);
             }
             clock[t.index()] = pos;
@@ -154,23 +170,29 @@ impl<'k> Scheduler<'k> {
                 KeptOp::Fork(u) => {
                     let mine = clock.clone();
                     let child = current.entry(u).or_default();
+                    let before = child.len();
                     join_into(child, &mine);
+                    held += 4 * (child.len() - before) as u64;
                     let c = child.clone();
                     if let Some(cl) = locals.get_mut(&u) {
                         // A child already running: the fork orders only its later events.
+                        held += clock_bytes(&c);
                         cl.clocks.push((cl.events.len() as u32 + 1, c));
                     }
                 }
                 KeptOp::Join(u) => {
                     let theirs = current.get(&u).cloned().unwrap_or_default();
                     let clock = current.get_mut(&t).expect("present");
+                    let before = clock.len();
                     join_into(clock, &theirs);
+                    held += 4 * (clock.len() - before) as u64;
                     changed = true;
                 }
                 _ => {}
             }
             if changed {
                 let c = current[&t].clone();
+                held += clock_bytes(&c);
                 locals.get_mut(&t).expect("present").clocks.push((pos, c));
             }
         }
@@ -191,6 +213,7 @@ impl<'k> Scheduler<'k> {
         }
         Scheduler {
             budget,
+            stopped,
             locals,
             position,
         }
@@ -203,6 +226,11 @@ impl<'k> Scheduler<'k> {
 
     /// Finds, checks and returns an inferred run for `v`.
     pub fn build(&self, v: &Violation) -> Result<Run, String> {
+        let spent = |s: Spent| format!("the budget ran out (--{})", s.name());
+        // The clocks were not all built: the threads' lists may lack the events.
+        if let Some(s) = self.stopped {
+            return Err(spent(s));
+        }
         let (t, u) = (v.thread, v.other);
         let pos = |i: u64| self.position(i).map(|p| p.1).ok_or("event not kept");
         let (p1, pf, p2) = (pos(v.e1.index)?, pos(v.f.index)?, pos(v.e2.index)?);
@@ -213,7 +241,6 @@ impl<'k> Scheduler<'k> {
             .position(v.e)
             .map(|p| p.1)
             .filter(|&pe| p1 <= pe && pe < p2);
-        let spent = |s: Spent| format!("the budget ran out (--{})", s.name());
         let budget = self.budget;
         let at_witness = match pe {
             Some(pe) => search(lt, lu, t, u, (pe, pe + 1, pf, p2), true, budget).map_err(spent)?,
