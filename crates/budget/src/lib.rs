@@ -12,7 +12,12 @@
 //! spent, so every search sharing it stops at its next poll and the run reports *unknown*.
 //!
 //! This crate depends on nothing. It knows no search, no report and no command line: it is a
-//! clock, some counters and the two parsers every command shares.
+//! clock, some counters, the two parsers every command shares, and a reader that gives up at
+//! a deadline ([`ReadUntil`]) for inputs that may never send another byte.
+
+mod read_until;
+
+pub use read_until::ReadUntil;
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};

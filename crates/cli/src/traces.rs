@@ -47,6 +47,13 @@ impl Within {
             Within::Reading(_) => None,
         }
     }
+
+    /// Ends the command's progress line.
+    fn done(self) {
+        match self {
+            Within::Pass(r) | Within::Reading(r) => r.done(),
+        }
+    }
 }
 
 /// Runs `analyses` over the trace in one pass and prints the trace's warnings; with JSON Lines,
@@ -91,13 +98,13 @@ fn report(
     let run = if let FormatArg::Jsonl = format {
         let mut sink = JsonlSink::new(analyses.iter().map(|a| a.name()).collect());
         let run = run(session, input, analyses, Some(&mut sink), budget, reading);
-        done(within);
+        within.done();
         let run = run?;
         streamed = sink.finish(&run.reports)?;
         run
     } else {
         let run = run(session, input, analyses, None, budget, reading);
-        done(within);
+        within.done();
         let mut run = run?;
         if session.wants_html(format) {
             // Read as logged, the events are numbered in logged order (tolerance renumbers
@@ -163,13 +170,6 @@ pub fn analyse(
         false,
         within,
     )
-}
-
-/// Ends the command's progress line.
-fn done(within: Within) {
-    match within {
-        Within::Pass(r) | Within::Reading(r) => r.done(),
-    }
 }
 
 pub(crate) fn granularity(findings: &FindingsArgs) -> Granularity {

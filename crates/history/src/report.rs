@@ -446,48 +446,32 @@ const READ_CHUNK: usize = 1 << 16;
 /// `Ok(None)`: the budget ran out while reading (the report is then [`unread_report`]). The
 /// caller decodes the text (and drops a byte-order mark), naming the input in its errors.
 ///
-/// The reads run on a thread of their own, handing chunks over a channel of a few chunks,
-/// so that a source that never sends (a pipe whose writer waits) still stops at the deadline:
-/// a `read` blocked on it cannot look at the clock. Such a thread is left blocked when the
-/// budget runs out; the process ends without it.
+/// With a deadline the reads run on a thread of their own ([`hindsight_budget::ReadUntil`]),
+/// so that a source that never sends (a pipe whose writer waits) still stops at it: a `read`
+/// blocked on it cannot look at the clock.
 pub fn read_within<R: std::io::Read + Send + 'static>(
-    mut source: R,
+    source: R,
     budget: &Budget,
 ) -> std::io::Result<Option<Vec<u8>>> {
-    let (chunks, arrive) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
-    std::thread::Builder::new()
-        .name("hindsight-read".into())
-        .spawn(move || loop {
-            let mut chunk = vec![0u8; READ_CHUNK];
-            let sent = match source.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => {
-                    chunk.truncate(n);
-                    chunks.send(Ok(chunk))
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => chunks.send(Err(e)),
-            };
-            if sent.is_err() {
-                break; // the budget ran out: nobody reads what comes
-            }
-        })?;
+    let mut source: Box<dyn std::io::Read> = match budget.deadline() {
+        Some(at) => Box::new(hindsight_budget::ReadUntil::new(source, at)?),
+        None => Box::new(source),
+    };
     let mut account = hindsight_budget::Account::new(budget);
     let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; READ_CHUNK];
     loop {
-        let next = match budget.deadline() {
-            Some(at) => match arrive.recv_timeout(at.saturating_duration_since(Instant::now())) {
-                Ok(chunk) => Some(chunk),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    let _ = budget.check(); // records the timeout for the report
-                    return Ok(None);
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
-            },
-            None => arrive.recv().ok(),
+        let n = match source.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                let _ = budget.check(); // records the timeout for the report
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
         };
-        let Some(chunk) = next else { break };
-        bytes.extend_from_slice(&chunk?);
+        bytes.extend_from_slice(&chunk[..n]);
         if account.hold(bytes.capacity() as u64).is_err() || budget.check().is_err() {
             return Ok(None);
         }

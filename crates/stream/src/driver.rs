@@ -337,7 +337,7 @@ pub struct Stopped {
 }
 
 /// Where a pass stopped whose input sent nothing more before the deadline of `budget`
-/// ([`hindsight_trace::timed`]), after `events` events.
+/// ([`hindsight_budget::ReadUntil`]), after `events` events.
 pub(crate) fn timed_out(budget: Option<&Budget>, events: u64) -> Stopped {
     Stopped {
         // The input's deadline is the budget's: checking records the timeout for the report.
@@ -586,14 +586,13 @@ pub fn observe_within<S: EventSource>(
     let mut since_asked = 0;
     let mut by_op = OpCounts::default();
     let mut source = LockRepair::with(source, lock_handling(observers, options));
-    let mut read: u64 = 0;
     loop {
         let more = match source.advance() {
             Ok(more) => more,
             // Only a reader given a deadline times out: the command's, which an analysis that
             // keeps its own account of the budget (views) polls itself.
             Err(e) if e.kind == ErrorKind::InputTimedOut => {
-                stopped = Some(timed_out(budget, read));
+                stopped = Some(timed_out(budget, by_op.iter().sum()));
                 break;
             }
             Err(e) => return Err(e),
@@ -601,7 +600,6 @@ pub fn observe_within<S: EventSource>(
         if !more {
             break;
         }
-        read += 1;
         for w in source.take_repairs() {
             validator.warn(w.pos, w.kind)?;
         }

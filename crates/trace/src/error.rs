@@ -7,7 +7,7 @@ pub use hindsight_syntax::Position;
 pub enum ErrorKind {
     #[error("cannot read: {0}")]
     Io(String),
-    /// The input sent nothing more before the deadline of `--timeout` ([`crate::timed`]).
+    /// The input sent nothing more before the deadline of `--timeout` ([`hindsight_budget::ReadUntil`]).
     #[error("no more input came before the deadline")]
     InputTimedOut,
     #[error("bad syntax: {0}")]

@@ -24,7 +24,6 @@ pub mod roadrunner;
 pub mod shapes;
 pub mod source;
 pub mod text;
-pub mod timed;
 pub mod validate;
 
 pub use binary::{BinaryReader, BinaryWriter};
@@ -181,7 +180,7 @@ pub struct OpenOptions {
     pub format: Option<Format>,
     pub roadrunner: RoadRunnerOptions,
     /// Standard input that is not a file (a pipe, a terminal) is then read on a thread of its
-    /// own ([`timed::ReadUntil`]), so that a silent writer cannot hold the run past it.
+    /// own ([`hindsight_budget::ReadUntil`]), so that a silent writer cannot hold the run past it.
     pub deadline: Option<std::time::Instant>,
     /// Text and RoadRunner logs are parsed by this many worker threads ([`ChunkedReader`])
     /// when it is 2 or more; 0 and 1 read them in the calling thread. What is read is the
@@ -359,7 +358,7 @@ pub fn open_with(path: &Path, options: &OpenOptions) -> Result<AnyReader, TraceE
     let io_err = |e: io::Error| TraceError::new(Position::File, ErrorKind::Io(e.to_string()));
     let mut input: Box<dyn Read + Send> = match (path.as_os_str() == "-", options.deadline) {
         (true, Some(deadline)) if !stdin_is_file() => {
-            Box::new(timed::ReadUntil::new(io::stdin(), deadline).map_err(io_err)?)
+            Box::new(hindsight_budget::ReadUntil::new(io::stdin(), deadline).map_err(io_err)?)
         }
         (true, _) => Box::new(io::stdin()),
         (false, _) => Box::new(File::open(path).map_err(io_err)?),

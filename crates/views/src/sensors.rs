@@ -11,7 +11,7 @@
 //! anomaly to happen. This module does not judge whether they can (that is the trace's business,
 //! see `dynamic.rs`), and knows nothing of where the views came from.
 
-use super::view::{intersection, is_subset, maximal, Kind, Mark, View};
+use super::view::{holding, intersection, is_subset, maximal, maximal_among, Kind, Mark, View};
 use super::{Knowledge, ViewId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -217,19 +217,8 @@ fn projected(k: &Knowledge, t: usize, kind: Kind) -> Projected {
     out
 }
 
-/// Per variable, the places in `projected` of the sets holding it, in increasing order.
-fn holding(projected: &Projected) -> FxHashMap<u32, Vec<usize>> {
-    let mut out: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-    for (i, (vars, _)) in projected.iter().enumerate() {
-        for &v in vars {
-            out.entry(v).or_default().push(i);
-        }
-    }
-    out
-}
-
 /// The sets of `projected` that meet `m`, in their order there (the order the literal scan
-/// meets them in): those of `m`'s variables' entries in `holding`.
+/// meets them in): those of `m`'s variables' entries in `holding` ([`holding`]).
 fn meeting<'p>(
     m: &[u32],
     projected: &'p Projected,
@@ -350,21 +339,19 @@ impl Sensor for ViewConsistency {
                 [projected(k, t, Kind::Read), projected(k, t, Kind::Write)]
             })
             .collect();
-        // Per class and kind: the maximal sets, and where each variable is held. Worked out
+        // Per class and kind: where each variable is held, and the maximal sets. Worked out
         // once per class, not once per thread of it.
-        let maxima: Vec<[Vec<usize>; 2]> = proj
-            .iter()
-            .map(|p| {
-                [Kind::Read, Kind::Write].map(|kind| {
-                    let sets: Vec<Vec<u32>> =
-                        p[kind as usize].iter().map(|e| e.0.clone()).collect();
-                    maximal(&sets)
-                })
-            })
-            .collect();
         let held: Vec<[FxHashMap<u32, Vec<usize>>; 2]> = proj
             .iter()
-            .map(|p| [holding(&p[0]), holding(&p[1])])
+            .map(|p| {
+                p.each_ref()
+                    .map(|sets| holding(sets.iter().map(|e| e.0.as_slice())))
+            })
+            .collect();
+        let maxima: Vec<[Vec<usize>; 2]> = proj
+            .iter()
+            .zip(&held)
+            .map(|(p, h)| [0, 1].map(|k| maximal_among(p[k].len(), |i| &p[k][i].0, &h[k])))
             .collect();
         // Per kind and variable, the classes with a view of that kind touching it.
         let mut touching: [FxHashMap<u32, Vec<u32>>; 2] = Default::default();

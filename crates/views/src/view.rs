@@ -10,6 +10,8 @@
 //! operations and a view is a short sorted list. This module knows nothing of traces, programs,
 //! threads or sensors.
 
+use rustc_hash::FxHashMap;
+
 /// `(r, v, ∘)`: the value read escapes the region (not overwritten after the read).
 pub const READ_OPEN: u8 = 1;
 /// `(r, v, •)`: the value read is overwritten later in the region.
@@ -295,29 +297,43 @@ pub fn intersection(a: &[u32], b: &[u32]) -> Vec<u32> {
 /// with the sets holding its rarest variable only: a thread with a region per lock (thousands
 /// of disjoint views) costs a look-up per view, not a comparison with every other.
 pub fn maximal(sets: &[Vec<u32>]) -> Vec<usize> {
-    let mut holding: rustc_hash::FxHashMap<u32, Vec<usize>> = Default::default();
-    for (j, o) in sets.iter().enumerate() {
+    let held = holding(sets.iter().map(Vec::as_slice));
+    maximal_among(sets.len(), |i| &sets[i], &held)
+}
+
+/// Per variable, the places of the sets holding it, in increasing order.
+pub fn holding<'a>(sets: impl IntoIterator<Item = &'a [u32]>) -> FxHashMap<u32, Vec<usize>> {
+    let mut out: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    for (j, o) in sets.into_iter().enumerate() {
         for &v in o {
-            holding.entry(v).or_default().push(j);
-        }
-    }
-    let dominates = |i: usize, s: &[u32], j: usize| {
-        let o = &sets[j];
-        (o.len() > s.len() && is_subset(s, o)) || (o.as_slice() == s && j < i)
-    };
-    let mut out: Vec<usize> = Vec::new();
-    for (i, s) in sets.iter().enumerate() {
-        let rarest = s.iter().map(|v| &holding[v]).min_by_key(|h| h.len());
-        let dominated = match rarest {
-            Some(candidates) => candidates.iter().any(|&j| dominates(i, s, j)),
-            // Every set contains the empty one.
-            None => (0..sets.len()).any(|j| dominates(i, s, j)),
-        };
-        if !dominated {
-            out.push(i);
+            out.entry(v).or_default().push(j);
         }
     }
     out
+}
+
+/// [`maximal`] of the `n` sets `set(0..n)`, whose [`holding`] index is `held`.
+pub fn maximal_among<'a>(
+    n: usize,
+    set: impl Fn(usize) -> &'a [u32],
+    held: &FxHashMap<u32, Vec<usize>>,
+) -> Vec<usize> {
+    let dominates = |i: usize, s: &[u32], j: usize| {
+        let o = set(j);
+        (o.len() > s.len() && is_subset(s, o)) || (o == s && j < i)
+    };
+    (0..n)
+        .filter(|&i| {
+            let s = set(i);
+            let rarest = s.iter().map(|v| &held[v]).min_by_key(|h| h.len());
+            let dominated = match rarest {
+                Some(candidates) => candidates.iter().any(|&j| dominates(i, s, j)),
+                // Every set contains the empty one.
+                None => (0..n).any(|j| dominates(i, s, j)),
+            };
+            !dominated
+        })
+        .collect()
 }
 
 #[cfg(test)]

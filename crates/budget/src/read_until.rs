@@ -2,8 +2,8 @@
 //! outliving a deadline. `read()` on a pipe blocks until data comes; nothing polled between
 //! events can interrupt it. So the input is read on a thread of its own, and the reader
 //! waits for its chunks only until the deadline; then it answers an error of kind
-//! [`io::ErrorKind::TimedOut`], which the trace readers report as
-//! [`crate::ErrorKind::InputTimedOut`] and a pass within a budget takes as its timeout.
+//! [`io::ErrorKind::TimedOut`]: the trace readers report it as their input's timeout, which a
+//! pass takes as its budget's, and `lin` as a history not read.
 
 use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
