@@ -194,7 +194,7 @@ impl Worker {
         let mut line = 0u64;
         let mut rest = &bytes[..];
         while !rest.is_empty() {
-            let (raw, after) = match memchr::memchr(b'\n', rest) {
+            let (raw, after) = match crate::lines::find_newline(rest) {
                 Some(nl) => (&rest[..nl], &rest[nl + 1..]),
                 None => (rest, &rest[rest.len()..]),
             };

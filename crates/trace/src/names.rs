@@ -90,8 +90,16 @@ impl NameKind {
 /// order. A map of `u128` to `u32` takes 32 bytes a slot, and on a trace of 10,000 variables
 /// accessed at random its lookups were mostly cache misses: the smaller table, plus a dense
 /// array that the first accesses of a name fill in order, misses less (`BENCHMARKS.md`, #43).
+///
+/// Names of at most 8 bytes (`T4`, `x5307`, `L11`, RAPID's numbered locations: nearly every
+/// name of a generated or RAPID trace) come before both, in [`Small`]: their bytes are one
+/// word, kept in the slot beside the id, so that a lookup is a multiplication, one load and
+/// one comparison, where the general table's probe costs several times the instructions
+/// (reading a text trace runs at several instructions a cycle: instructions are its cost).
 #[derive(Default, Debug, Clone)]
 pub struct Interner {
+    /// Ids of the names of at most 8 bytes.
+    small: Small,
     /// Ids of the short names, hashed by their key.
     short: HashTable<u32>,
     /// Each id's short key; [`LONG`] for a long name.
@@ -147,6 +155,85 @@ fn load(b: &[u8]) -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotUtf8;
 
+/// A slot of [`Small`]: a name's bytes as a word (zero past them), its length plus one (0: an
+/// empty slot, so that the empty name has a slot of its own), and its id.
+#[derive(Clone, Copy, Debug, Default)]
+struct SmallSlot {
+    word: u64,
+    tag: u32,
+    id: u32,
+}
+
+/// Ids of the names of at most 8 bytes, keyed by their bytes as a word: open addressing with
+/// linear probing, at most half full, keys in the slots. No name is ever removed.
+#[derive(Clone, Debug, Default)]
+struct Small {
+    /// A power of two of slots, or none before the first name.
+    slots: Vec<SmallSlot>,
+    /// `64 - log2(slots.len())`: a slot's index is the top bits of the key's hash.
+    shift: u32,
+    held: usize,
+}
+
+impl Small {
+    /// The slot to probe first for `word` of `tag`.
+    #[inline]
+    fn home(&self, word: u64, tag: u32) -> usize {
+        // A multiplication by an odd constant (Fibonacci hashing) spreads every input bit
+        // into the product's top bits, which index the table.
+        let h = (word ^ u64::from(tag) << 60).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> self.shift) as usize
+    }
+
+    #[inline]
+    fn find(&self, word: u64, tag: u32) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(word, tag);
+        loop {
+            let slot = self.slots[i];
+            if slot.word == word && slot.tag == tag {
+                return Some(slot.id);
+            }
+            if slot.tag == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Holds `word` of `tag`, which is not held, as `id`.
+    fn insert(&mut self, word: u64, tag: u32, id: u32) {
+        if 2 * (self.held + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(word, tag);
+        while self.slots[i].tag != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = SmallSlot { word, tag, id };
+        self.held += 1;
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let len = (2 * self.slots.len()).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![SmallSlot::default(); len]);
+        self.shift = 64 - len.trailing_zeros();
+        self.held = 0;
+        for slot in old.into_iter().filter(|s| s.tag != 0) {
+            self.insert(slot.word, slot.tag, slot.id);
+        }
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<SmallSlot>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +267,54 @@ mod tests {
         assert_eq!(interner.lookup("z"), None);
     }
 
+    /// The same reference on many names of the shape of real traces' (a short prefix and a
+    /// number, `x01` beside `x1`), across the small names' table's growth, with names of 7 to
+    /// 10 bytes on both sides of its limit, and bytes that are not UTF-8 (refused, and never
+    /// given an id).
+    #[test]
+    fn numbered_names_follow_first_appearance_like_a_list_search() {
+        let prefixes: [&[u8]; 8] = [
+            b"", b"x", b"T", b"-", b"ab\xff", b"Object@", b"Lock", b"V1.",
+        ];
+        let mut rng = hindsight_rng::SplitMix64::new(7);
+        let mut interner = Interner::default();
+        let mut reference: Vec<Vec<u8>> = Vec::new();
+        let mut index: std::collections::HashMap<Vec<u8>, u32> = Default::default();
+        for _ in 0..60_000 {
+            let mut name = prefixes[rng.below(prefixes.len() as u64) as usize].to_vec();
+            let number = match rng.below(3) {
+                0 => rng.below(50),
+                1 => rng.below(20_000),
+                _ => rng.below(1 << 40),
+            };
+            if rng.below(10) == 0 {
+                name.push(b'0');
+            }
+            name.extend_from_slice(number.to_string().as_bytes());
+            // The list search, through an index so that the test stays fast.
+            let expected = match index.get(&name) {
+                Some(&i) => Ok(i),
+                None if std::str::from_utf8(&name).is_err() => Err(NotUtf8),
+                None => {
+                    reference.push(name.clone());
+                    index.insert(name.clone(), reference.len() as u32 - 1);
+                    Ok(reference.len() as u32 - 1)
+                }
+            };
+            assert_eq!(interner.intern(&name), expected, "{name:?}");
+        }
+        assert_eq!(interner.len(), reference.len());
+        for (i, name) in reference.iter().enumerate() {
+            let text = std::str::from_utf8(name).expect("utf-8");
+            assert_eq!(interner.lookup(text), Some(i as u32));
+            assert_eq!(interner.name(i as u32), text);
+        }
+        assert_eq!(interner.lookup("x1000000000000"), None);
+        assert_eq!(interner.lookup(""), None);
+        assert_eq!(interner.intern(b""), Ok(reference.len() as u32));
+        assert_eq!(interner.lookup(""), Some(reference.len() as u32));
+    }
+
     #[test]
     fn short_keys_are_injective_and_match_long_lookups() {
         let names: Vec<Vec<u8>> = (0..=20)
@@ -208,6 +343,20 @@ impl Interner {
     /// The id of `bytes`, allocating a new one the first time it is seen.
     #[inline]
     pub fn intern(&mut self, bytes: &[u8]) -> Result<u32, NotUtf8> {
+        if bytes.len() <= 8 {
+            let (word, tag) = (load(bytes), bytes.len() as u32 + 1);
+            if let Some(id) = self.small.find(word, tag) {
+                return Ok(id);
+            }
+            return self.intern_new_small(bytes, word, tag);
+        }
+        self.intern_long(bytes)
+    }
+
+    /// [`Self::intern`] of a name longer than 8 bytes: kept out of line, so that the small
+    /// names' lookup is inlined into the parsers' loops.
+    #[inline(never)]
+    fn intern_long(&mut self, bytes: &[u8]) -> Result<u32, NotUtf8> {
         let key = short_key(bytes);
         // The hash is computed once, for the lookup and for the insertion.
         let hash = key.map(hash_short);
@@ -238,6 +387,19 @@ impl Interner {
         Ok(id)
     }
 
+    /// A name of at most 8 bytes that [`Small`] does not hold.
+    #[inline(never)]
+    fn intern_new_small(&mut self, bytes: &[u8], word: u64, tag: u32) -> Result<u32, NotUtf8> {
+        let name = std::str::from_utf8(bytes).map_err(|_| NotUtf8)?;
+        let id = self.names.len() as u32;
+        self.small.insert(word, tag, id);
+        // Never looked up by it: a stand-in keeps `short_keys` indexed by id.
+        self.short_keys.push(LONG);
+        self.text += bytes.len();
+        self.names.push(name.into());
+        Ok(id)
+    }
+
     #[inline]
     fn find_short(&self, key: u128, hash: u64) -> Option<u32> {
         self.short
@@ -246,7 +408,11 @@ impl Interner {
     }
 
     pub fn lookup(&self, name: &str) -> Option<u32> {
-        match short_key(name.as_bytes()) {
+        let bytes = name.as_bytes();
+        if bytes.len() <= 8 {
+            return self.small.find(load(bytes), bytes.len() as u32 + 1);
+        }
+        match short_key(bytes) {
             Some(k) => self.find_short(k, hash_short(k)),
             None => self.long.get(name.as_bytes()).copied(),
         }
@@ -268,7 +434,8 @@ impl Interner {
         use std::mem::size_of;
         // What the allocator adds to each small allocation, about.
         const PER_ALLOCATION: usize = 16;
-        (self.short.capacity() * (size_of::<u32>() + 1)
+        (self.small.held_bytes()
+            + self.short.capacity() * (size_of::<u32>() + 1)
             + self.short_keys.capacity() * size_of::<u128>()
             + self.long.capacity() * (size_of::<(Box<[u8]>, u32)>() + 1 + PER_ALLOCATION)
             + self.names.capacity() * (size_of::<Box<str>>() + PER_ALLOCATION)
@@ -292,7 +459,9 @@ pub(crate) trait NameSink {
 }
 
 impl NameSink for Names {
-    #[inline]
+    // Inlined into each parser's call: out of line, saving and restoring registers around
+    // the call costs more than the lookup of a small name.
+    #[inline(always)]
     fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8> {
         self.of_mut(kind).intern(bytes)
     }

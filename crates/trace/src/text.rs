@@ -74,15 +74,12 @@ pub(crate) struct LineEvent {
 /// its own. The one place where what a line means is decided.
 pub(crate) struct TextLines {
     calls: CallPool,
-    /// The previous line's thread: consecutive events of one thread skip the hash lookup.
-    last_thread: (Vec<u8>, ThreadId),
 }
 
 impl TextLines {
     pub(crate) fn new() -> TextLines {
         TextLines {
             calls: CallPool::default(),
-            last_thread: (Vec::new(), ThreadId(u32::MAX)),
         }
     }
 
@@ -110,7 +107,6 @@ impl TextLines {
             names,
             line,
             calls: &mut self.calls,
-            last_thread: &mut self.last_thread,
         };
         let (thread, op, loc) = parser.parse(text)?;
         Ok(Some(LineEvent { thread, op, loc }))
@@ -182,7 +178,6 @@ struct LineParser<'a, N> {
     names: &'a mut N,
     line: u64,
     calls: &'a mut CallPool,
-    last_thread: &'a mut (Vec<u8>, ThreadId),
 }
 
 impl<N: NameSink> LineParser<'_, N> {
@@ -199,17 +194,10 @@ impl<N: NameSink> LineParser<'_, N> {
         let Some(bar) = line.iter().position(|&b| b == b'|') else {
             return Err(self.err("expected THREAD|OP(TARGET)|LOCATION"));
         };
-        let thread_name = trim(&line[..bar]);
-        // The cache starts empty: an empty name must not hit it, but fail in `name`.
-        let thread = if !thread_name.is_empty() && thread_name == self.last_thread.0.as_slice() {
-            self.last_thread.1
-        } else {
-            let t = ThreadId(self.name(NameKind::Thread, thread_name)?);
-            self.last_thread.0.clear();
-            self.last_thread.0.extend_from_slice(thread_name);
-            self.last_thread.1 = t;
-            t
-        };
+        // No cache of the last thread's name: a thread name of a few bytes is one load and
+        // one comparison in the interner's small names' table, less than comparing it with a
+        // cached copy and copying it there when it changes.
+        let thread = ThreadId(self.name(NameKind::Thread, &line[..bar])?);
         let rest = &line[bar + 1..];
         let name_end = rest
             .iter()
