@@ -97,10 +97,10 @@ impl<R: Read> LineBuf<R> {
     }
 }
 
-/// Where the first `\n` of `bytes` is. A trace's lines are short (15 bytes in RAPID's STD):
-/// looking at the first two words, eight bytes at a time in a `u64`, finds most line ends at
-/// a third of the instructions of a vectorised search, whose setup costs more than the line;
-/// a longer line goes to that search.
+/// Where the first `\n` of `bytes` is. A trace's lines are short (about 15 bytes in RAPID's
+/// STD): looking at the first two words, eight bytes at a time in a `u64`, finds most line
+/// ends in fewer instructions than a vectorised search, whose setup costs more than such a
+/// line (`BENCHMARKS.md`, #43); a longer line goes to that search.
 #[inline]
 pub(crate) fn find_newline(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;

@@ -102,7 +102,8 @@ pub struct Interner {
     small: Small,
     /// Ids of the short names, hashed by their key.
     short: HashTable<u32>,
-    /// Each id's short key; [`LONG`] for a long name.
+    /// Each id's short key; [`LONG`] for a name that `short` does not hold (a long name, or
+    /// one of at most 8 bytes, which `small` holds).
     short_keys: Vec<u128>,
     long: FxHashMap<Box<[u8]>, u32>,
     names: Vec<Box<str>>,
