@@ -165,6 +165,13 @@ struct SmallSlot {
     id: u32,
 }
 
+/// The most names a [`Small`] table holds: past them, names of at most 8 bytes go to the
+/// general tables like longer ones. Its 16-byte slots, at most half full, take twice the
+/// memory per name of the general short names' table; bounded, they stay within 512 KiB per
+/// kind of name (a trace of 300,000 variables would otherwise hold 8 MiB of them in each copy
+/// of the names, one per parsing thread).
+const SMALL_MAX: usize = 1 << 14;
+
 /// Ids of the names of at most 8 bytes, keyed by their bytes as a word: open addressing with
 /// linear probing, at most half full, keys in the slots. No name is ever removed.
 #[derive(Clone, Debug, Default)]
@@ -316,6 +323,29 @@ mod tests {
         assert_eq!(interner.lookup(""), Some(reference.len() as u32));
     }
 
+    /// Past [`SMALL_MAX`] small names, new ones go to the general tables: ids still follow
+    /// first appearance, and every name is found again, on both sides of the bound.
+    #[test]
+    fn small_names_past_the_small_table_s_bound_are_interned_in_the_general_tables() {
+        let mut interner = Interner::default();
+        let names: Vec<String> = (0..SMALL_MAX + 5_000).map(|i| format!("v{i}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(interner.intern(name.as_bytes()), Ok(i as u32));
+            // A name from before, interned again, keeps its id.
+            let earlier = i / 2;
+            assert_eq!(
+                interner.intern(names[earlier].as_bytes()),
+                Ok(earlier as u32)
+            );
+        }
+        assert_eq!(interner.small.held, SMALL_MAX);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(interner.lookup(name), Some(i as u32));
+            assert_eq!(interner.name(i as u32), name);
+        }
+        assert_eq!(interner.lookup("w1"), None);
+    }
+
     #[test]
     fn short_keys_are_injective_and_match_long_lookups() {
         let names: Vec<Vec<u8>> = (0..=20)
@@ -349,7 +379,11 @@ impl Interner {
             if let Some(id) = self.small.find(word, tag) {
                 return Ok(id);
             }
-            return self.intern_new_small(bytes, word, tag);
+            // Until it is full, every name of at most 8 bytes is in the small table: one
+            // that it does not hold is new.
+            if self.small.held < SMALL_MAX {
+                return self.intern_new_small(bytes, word, tag);
+            }
         }
         self.intern_long(bytes)
     }
@@ -411,7 +445,10 @@ impl Interner {
     pub fn lookup(&self, name: &str) -> Option<u32> {
         let bytes = name.as_bytes();
         if bytes.len() <= 8 {
-            return self.small.find(load(bytes), bytes.len() as u32 + 1);
+            let found = self.small.find(load(bytes), bytes.len() as u32 + 1);
+            if found.is_some() || self.small.held < SMALL_MAX {
+                return found;
+            }
         }
         match short_key(bytes) {
             Some(k) => self.find_short(k, hash_short(k)),
