@@ -198,7 +198,13 @@ impl Recording {
         if seen.thread == t || clock.get(seen.thread) > seen.rank {
             return;
         }
-        self.join_closure_of(seen.thread, seen.rank, clock);
+        // The event's closure is built apart and then joined: raising the seen thread's count
+        // in `clock` after joining its kept closure would leave the two clocks' trees sharing
+        // no nodes, and every later join with the clocks built from them would compare them
+        // node by node (a join per request on a thread per request: the square of the threads).
+        let mut closure = VectorClock::new();
+        self.join_closure_of(seen.thread, seen.rank, &mut closure);
+        clock.join(&closure);
         self.learned[t.index()] = true;
     }
 
