@@ -518,6 +518,21 @@ impl VectorClock {
         }
     }
 
+    /// The bytes this clock adds to what the clocks it shares its tree with hold, estimated:
+    /// its own arrays and one path of its tree, what a copy that then learns of one more
+    /// thread than the clock it was copied from costs. A caller that keeps many clocks, each
+    /// a copy of the one before joined with a little more, charges a budget with it.
+    pub fn held_bytes(&self) -> usize {
+        let path = match self.high.root {
+            Some(_) => (self.high.height as usize + 1) * (std::mem::size_of::<Node>() + 16),
+            None => 0,
+        };
+        std::mem::size_of::<VectorClock>()
+            + self.low.capacity() * 4
+            + self.pending.capacity() * 8
+            + path
+    }
+
     /// Calls `f` with every component that is not zero, in order of thread.
     pub fn for_each_nonzero(&self, mut f: impl FnMut(ThreadId, u32)) {
         for (i, &v) in self.low.iter().enumerate() {

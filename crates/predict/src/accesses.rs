@@ -8,6 +8,7 @@
 //! variable cost no scan of them all at every access.
 
 use crate::found::{Access, Race};
+use crate::held::HeldLocks;
 use hindsight_order::{Entry, HappensBefore, LatestPerThread};
 use hindsight_trace::{Event, LocId, LockId, Op, ThreadId, VarId};
 use rustc_hash::FxHashMap;
@@ -151,14 +152,62 @@ fn counted<R>(
 /// Lock depths per thread: which acquires and releases change whether a thread holds a lock.
 /// Re-entrant ones order nothing in any model, as in RAPID. Per thread, the locks it holds
 /// with their depths: a thread holds few locks at once, so a short scan finds one (every
-/// acquire and release asks).
+/// acquire and release asks); past [`NESTING_SCANNED`] of them, a map (a thread nesting
+/// thousands of locks would scan them all at each acquire: the square of the depth).
 #[derive(Default)]
-pub struct Nesting(Vec<Vec<(LockId, u32)>>);
+pub struct Nesting(Vec<Held>);
+
+/// The locks held at once past which a thread's depths are found through a map.
+const NESTING_SCANNED: usize = 16;
+
+/// The locks one thread holds, with their depths: in a short list, or a map.
+#[derive(Default)]
+enum Held {
+    #[default]
+    None,
+    Few(Vec<(LockId, u32)>),
+    Many(FxHashMap<LockId, u32>),
+}
+
+impl Held {
+    fn depth(&mut self, l: LockId) -> Option<&mut u32> {
+        match self {
+            Held::None => None,
+            Held::Few(v) => v.iter_mut().find(|(m, _)| *m == l).map(|(_, d)| d),
+            Held::Many(m) => m.get_mut(&l),
+        }
+    }
+
+    fn insert(&mut self, l: LockId) {
+        match self {
+            Held::None => *self = Held::Few(vec![(l, 1)]),
+            Held::Few(v) if v.len() < NESTING_SCANNED => v.push((l, 1)),
+            Held::Few(v) => {
+                let mut m: FxHashMap<LockId, u32> = v.drain(..).collect();
+                m.insert(l, 1);
+                *self = Held::Many(m);
+            }
+            Held::Many(m) => {
+                m.insert(l, 1);
+            }
+        }
+    }
+
+    fn remove(&mut self, l: LockId) {
+        match self {
+            Held::None => {}
+            Held::Few(v) => v.retain(|&(m, _)| m != l),
+            Held::Many(m) => {
+                m.remove(&l);
+            }
+        }
+    }
+}
 
 impl Nesting {
-    fn held(&mut self, t: ThreadId) -> &mut Vec<(LockId, u32)> {
+    fn held(&mut self, t: ThreadId) -> &mut Held {
         if t.index() >= self.0.len() {
-            self.0.resize_with(t.index() + 1, Vec::new);
+            self.0.resize_with(t.index() + 1, Held::default);
         }
         &mut self.0[t.index()]
     }
@@ -166,13 +215,13 @@ impl Nesting {
     /// Whether this acquire takes the lock (rather than re-entering it).
     pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
         let held = self.held(t);
-        match held.iter_mut().find(|(m, _)| *m == l) {
-            Some((_, depth)) => {
+        match held.depth(l) {
+            Some(depth) => {
                 *depth += 1;
                 false
             }
             None => {
-                held.push((l, 1));
+                held.insert(l);
                 true
             }
         }
@@ -181,94 +230,82 @@ impl Nesting {
     /// Whether this release gives the lock up (a release of a lock not held does not).
     pub fn release(&mut self, t: ThreadId, l: LockId) -> bool {
         let held = self.held(t);
-        let Some(i) = held.iter().position(|&(m, _)| m == l) else {
+        let Some(depth) = held.depth(l) else {
             return false;
         };
-        held[i].1 -= 1;
-        if held[i].1 > 0 {
+        *depth -= 1;
+        if *depth > 0 {
             return false;
         }
-        held.swap_remove(i);
+        held.remove(l);
         true
     }
 }
 
-/// What an interned lockset takes besides its locks: its vector in `sets` and in `ids`.
-const SET_BYTES: usize = 48;
-
-/// The locks each thread holds, each distinct set interned as an id: a candidate access keeps a
-/// `u32`, and two accesses made holding a common lock are never a race (the earlier's section
-/// is released before the later's is acquired in every correct reordering), which spares the
-/// closure for most protected accesses (syncp, osr).
+/// The locks each thread holds, each distinct set interned as an id ([`HeldLocks`]): a
+/// candidate access keeps a `u32`, and two accesses made holding a common lock are never a race
+/// (the earlier's section is released before the later's is acquired in every correct
+/// reordering), which spares the closure for most protected accesses (syncp, osr).
+#[derive(Default)]
 pub struct Locksets {
     held: Vec<u32>,
-    sets: Vec<Vec<LockId>>,
-    ids: FxHashMap<Vec<LockId>, u32>,
+    sets: HeldLocks,
     nesting: Nesting,
-    /// What the interned sets take, counted as they are added.
-    bytes: usize,
-}
-
-impl Default for Locksets {
-    fn default() -> Locksets {
-        Locksets {
-            held: Vec::new(),
-            sets: vec![Vec::new()],
-            ids: FxHashMap::from_iter([(Vec::new(), 0)]),
-            nesting: Nesting::default(),
-            bytes: SET_BYTES,
-        }
-    }
 }
 
 impl Locksets {
     /// Follows an acquire or release that takes or gives up its lock (re-entrant ones change
     /// nothing); other events are ignored.
     pub fn observe(&mut self, e: &Event) {
+        let t = e.thread;
         match e.op {
-            Op::Acquire(l) if self.nesting.acquire(e.thread, l) => {
-                self.relock(e.thread, |s| s.push(l));
+            Op::Acquire(l) if self.nesting.acquire(t, l) => {
+                let next = self.sets.with(self.held(t), l);
+                self.set_held(t, next);
             }
-            Op::Release(l) if self.nesting.release(e.thread, l) => {
-                self.relock(e.thread, |s| s.retain(|&m| m != l));
+            Op::Release(l) if self.nesting.release(t, l) => {
+                let next = self.sets.without(self.held(t), l);
+                self.set_held(t, next);
             }
             _ => {}
         }
     }
 
-    /// Moves thread `t` to the lockset `change` makes of its current one.
-    fn relock(&mut self, t: ThreadId, change: impl FnOnce(&mut Vec<LockId>)) {
+    fn set_held(&mut self, t: ThreadId, set: u32) {
         if self.held.len() <= t.index() {
-            self.held.resize(t.index() + 1, 0);
+            self.held.resize(t.index() + 1, HeldLocks::NONE);
         }
-        let mut set = self.sets[self.held[t.index()] as usize].clone();
-        change(&mut set);
-        set.sort_unstable();
-        let next = self.sets.len() as u32;
-        let id = *self.ids.entry(set.clone()).or_insert(next);
-        if id == next {
-            self.bytes += set.capacity() * 8 + SET_BYTES;
-            self.sets.push(set);
-        }
-        self.held[t.index()] = id;
+        self.held[t.index()] = set;
     }
 
     /// The id of the locks `t` holds now (0: none).
     pub fn held(&self, t: ThreadId) -> u32 {
-        self.held.get(t.index()).copied().unwrap_or(0)
+        self.held.get(t.index()).copied().unwrap_or(HeldLocks::NONE)
     }
 
     /// Whether the locksets `a` and `b` share a lock.
     pub fn share(&self, a: u32, b: u32) -> bool {
-        let b = &self.sets[b as usize];
-        self.sets[a as usize]
-            .iter()
-            .any(|l| b.binary_search(l).is_ok())
+        self.sets.share(a, b)
+    }
+
+    /// Whether the lockset `set` holds `l`.
+    pub fn contains(&self, set: u32, l: LockId) -> bool {
+        self.sets.contains(set, l)
+    }
+
+    /// The lock of lowest id in `set`, if any.
+    pub fn first(&self, set: u32) -> Option<LockId> {
+        self.sets.first(set)
+    }
+
+    /// The locks `a` and `b` share.
+    pub fn intersection(&mut self, a: u32, b: u32) -> u32 {
+        self.sets.intersection(a, b)
     }
 
     /// The bytes the interned sets take (counted: budgets poll it).
     pub fn bytes(&self) -> usize {
-        self.bytes
+        self.sets.bytes() + self.held.capacity() * 4
     }
 }
 

@@ -31,6 +31,7 @@
 
 mod accesses;
 pub mod found;
+mod held;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 pub mod osr;
@@ -38,6 +39,7 @@ pub mod recording;
 pub mod replay;
 pub mod shb;
 pub mod syncp;
+mod touched;
 pub mod wcp;
 #[cfg(feature = "oracle")]
 pub mod wcp_queues;

@@ -55,6 +55,7 @@ use crate::accesses::Locksets;
 use crate::found::{Access, Found, Race};
 use crate::recording::{Frontier, Recording};
 use crate::shb::{finish_with, Options};
+use crate::touched::{Go, Order, Touched};
 use hindsight_order::HappensBefore;
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
@@ -106,11 +107,12 @@ struct Open {
 pub struct Scratch {
     set: Frontier,
     opens: Vec<Open>,
-    /// Sweep state, by thread: the reversals whose open acquire reaches the thread's latest
-    /// event in the window, and what reaches each thread's first event by its fork.
-    thread_mask: Vec<u64>,
-    fork_mask: Vec<u64>,
-    rank: Vec<u32>,
+    /// Sweep state, by thread met in the window: the reversals whose open acquire reaches the
+    /// thread's latest event in the window, what reaches each thread's first event by its
+    /// fork, and the rank of its next event.
+    thread_mask: FxHashMap<u32, u64>,
+    fork_mask: FxHashMap<u32, u64>,
+    rank: FxHashMap<u32, u32>,
     /// Sweep state, per variable or message: the reversals reaching an earlier write (send)
     /// and an earlier access of it; per lock, an earlier release.
     writes: FxHashMap<(u8, u32), u64>,
@@ -123,35 +125,37 @@ pub struct Scratch {
 
 /// The optimistic lock closure of the pair (`e1` earlier in the trace, `e2` at trace index
 /// `limit`), into `set`: `false` when it holds `e1` (it never holds `e2`).
+///
+/// Each round walks the threads the set holds events of (threads with none hold no lock), and
+/// joins the closure of each release it adds: the set stays a union of closures, so closed
+/// under thread order, fork, join and reads-from.
 fn closure(rec: &Recording, e1: At, e2: At, limit: u64, set: &mut Frontier) -> bool {
-    set.clear();
-    set.resize(rec.thread_count(), 0);
+    *set = Frontier::new();
     rec.join_predecessors(e1.thread, e1.rank, set);
     rec.join_predecessors(e2.thread, e2.rank, set);
-    if set[e1.thread.index()] > e1.rank {
+    if set.get(e1.thread) > e1.rank {
         return false;
     }
+    let mut support: Vec<(ThreadId, u32)> = Vec::new();
     loop {
+        support.clear();
+        set.for_each_nonzero(|v, n| support.push((v, n)));
         let mut changed = false;
-        for v in 0..set.len() {
-            let vt = ThreadId(v as u32);
-            let n = set[v];
-            for &l in rec.held_after(vt, n) {
+        for &(vt, _) in &support {
+            let n = set.get(vt);
+            for l in rec.held_after(vt, n) {
                 let Some((_, release)) = rec.section_within(vt, l, n) else {
                     continue;
                 };
                 if release == u32::MAX || rec.index_of(vt, release) >= limit {
                     continue;
                 }
-                let clock = rec.closure(vt, release);
-                if clock.get(e1.thread.index()).copied().unwrap_or(0) > e1.rank
-                    || clock.get(e2.thread.index()).copied().unwrap_or(0) > e2.rank
+                if rec.closure_count(vt, release, e1.thread) > e1.rank
+                    || rec.closure_count(vt, release, e2.thread) > e2.rank
                 {
                     continue;
                 }
-                for (a, &b) in set.iter_mut().zip(clock) {
-                    *a = (*a).max(b);
-                }
+                rec.join_closure_of(vt, release, set);
                 changed = true;
             }
         }
@@ -164,18 +168,19 @@ fn closure(rec: &Recording, e1: At, e2: At, limit: u64, set: &mut Frontier) -> b
 /// The sections open in `set`, each with its reversing release; `false` when some lock has two.
 fn open_sections(rec: &Recording, set: &Frontier, opens: &mut Vec<Open>) -> bool {
     opens.clear();
-    for (v, &n) in set.iter().enumerate() {
-        for &lock in rec.held_after(ThreadId(v as u32), n) {
+    let mut support: Vec<(ThreadId, u32)> = Vec::new();
+    set.for_each_nonzero(|v, n| support.push((v, n)));
+    for &(v, n) in &support {
+        for lock in rec.held_after(v, n) {
             if opens.iter().any(|o| o.lock == lock) {
                 return false;
             }
             let (acquire, _) = rec
-                .section_within(ThreadId(v as u32), lock, n)
+                .section_within(v, lock, n)
                 .expect("a held lock has a section");
             let last = rec
-                .users(lock)
-                .iter()
-                .filter_map(|&w| rec.last_release_within(w, lock, set[w.index()]))
+                .users_within(lock, &support)
+                .filter_map(|w| rec.last_release_within(w, lock, set.get(w)))
                 .max();
             opens.push(Open {
                 lock,
@@ -190,7 +195,7 @@ fn open_sections(rec: &Recording, set: &Frontier, opens: &mut Vec<Open>) -> bool
 /// Whether the event of `v` at `rank`, an acquire or release of `l`, takes or gives up the lock.
 fn outer(rec: &Recording, v: ThreadId, rank: u32, l: LockId, acquire: bool) -> bool {
     let before = if acquire { rank } else { rank + 1 };
-    !rec.held_after(v, before).contains(&l)
+    !rec.holds_after(v, before, l)
 }
 
 /// Whether the reversals of `s.opens` (those with a reverser) close a cycle: one forward sweep
@@ -209,31 +214,30 @@ fn reversals_cycle(rec: &Recording, s: &mut Scratch) -> bool {
     // `reaches[i][j]`: reversal i's open acquire reaches, forward, reversal j's release.
     let mut reaches = vec![vec![false; n]; n];
     let hi = reversals.iter().map(|r| r.1).max().expect("not empty");
-    let threads = rec.thread_count();
     for chunk_start in (0..n).step_by(64) {
         let chunk = &reversals[chunk_start..n.min(chunk_start + 64)];
         let lo = chunk.iter().map(|r| r.0).min().expect("not empty");
         s.thread_mask.clear();
-        s.thread_mask.resize(threads, 0);
         s.fork_mask.clear();
-        s.fork_mask.resize(threads, 0);
         s.rank.clear();
-        s.rank
-            .extend((0..threads).map(|v| rec.count_before(ThreadId(v as u32), lo)));
         s.writes.clear();
         s.accesses.clear();
         s.releases.clear();
         for i in lo..=hi {
             let e = rec.events[i as usize];
-            let v = e.thread.index();
-            let rank = s.rank[v];
-            s.rank[v] += 1;
-            if rank >= s.set[v] {
+            let v = e.thread.0;
+            let next = s
+                .rank
+                .entry(v)
+                .or_insert_with(|| rec.count_before(e.thread, lo));
+            let rank = *next;
+            *next += 1;
+            if rank >= s.set.get(e.thread) {
                 continue;
             }
-            let mut m = s.thread_mask[v];
+            let mut m = s.thread_mask.get(&v).copied().unwrap_or(0);
             if rank == 0 {
-                m |= s.fork_mask[v];
+                m |= s.fork_mask.get(&v).copied().unwrap_or(0);
             }
             for (k, r) in chunk.iter().enumerate() {
                 if r.0 == i {
@@ -264,11 +268,11 @@ fn reversals_cycle(rec: &Recording, s: &mut Scratch) -> bool {
                 RELEASE if outer(rec, e.thread, rank, LockId(e.target), false) => {
                     *s.releases.entry(e.target).or_default() |= m;
                 }
-                FORK => s.fork_mask[e.target as usize] |= m,
-                JOIN => m |= s.thread_mask[e.target as usize],
+                FORK => *s.fork_mask.entry(e.target).or_default() |= m,
+                JOIN => m |= s.thread_mask.get(&e.target).copied().unwrap_or(0),
                 _ => {}
             }
-            s.thread_mask[v] = m;
+            s.thread_mask.insert(v, m);
             if m != 0 {
                 for (j, r) in reversals.iter().enumerate() {
                     if r.1 == i {
@@ -420,14 +424,14 @@ struct Candidate {
 }
 
 /// The accesses of one thread to one variable made holding one set of locks, and, per thread
-/// `t`, how many of them are in the closure of the events before `t`'s latest access.
+/// `t` and kind (a write: `true`), how many of them are in the closure of the events before
+/// `t`'s latest access (only for the threads whose scans met them).
 #[derive(Default)]
 struct Bucket {
     lockset: u32,
     reads: Vec<Candidate>,
     writes: Vec<Candidate>,
-    read_cursor: Vec<usize>,
-    write_cursor: Vec<usize>,
+    cursors: FxHashMap<(ThreadId, bool), usize>,
 }
 
 /// The accesses of one thread to one variable, in buckets, and the buckets most recently
@@ -446,11 +450,22 @@ impl Buckets {
     }
 }
 
+/// The threads that read and that wrote one variable, each walked in order of thread.
+#[derive(Default)]
+struct Var {
+    readers: Touched,
+    writers: Touched,
+}
+
+/// What a map entry of [`Osr::buckets`] or of a bucket's cursors takes besides its value.
+const ENTRY_BYTES: usize = 24;
+
 /// The OSR analysis.
 pub struct Osr {
     recording: Recording,
-    /// Per variable, per thread, the buckets of its accesses.
-    vars: Vec<Vec<Buckets>>,
+    vars: Vec<Var>,
+    /// Per variable and thread, the buckets of its accesses.
+    buckets: FxHashMap<(VarId, ThreadId), Buckets>,
     found: Found,
     scratch: Scratch,
     before: Frontier,
@@ -463,7 +478,7 @@ pub struct Osr {
 impl Bucket {
     fn bytes(&self) -> usize {
         (self.reads.capacity() + self.writes.capacity()) * std::mem::size_of::<Candidate>()
-            + (self.read_cursor.capacity() + self.write_cursor.capacity()) * 8
+            + self.cursors.capacity() * ENTRY_BYTES
     }
 }
 
@@ -472,10 +487,11 @@ impl Osr {
         Osr {
             recording: Recording::new(),
             vars: Vec::new(),
+            buckets: FxHashMap::default(),
             found: Found::new("osr", options.granularity, options.witnesses)
                 .only_beyond_hb(options.beyond_hb),
             scratch: Scratch::default(),
-            before: Vec::new(),
+            before: Frontier::new(),
             locksets: Locksets::default(),
             bucket_bytes: 0,
         }
@@ -486,34 +502,39 @@ impl Osr {
         self.found.races()
     }
 
+    /// Checks the access `e` against the accesses of the other threads, in order of thread,
+    /// and reports the first race found. A thread is looked at only when it accessed the
+    /// variable (a write for a read; either for a write), and not when every one of those
+    /// accesses held a lock the access holds ([`Touched`]): such a pair leaves both sections
+    /// of that lock open in the closure, never an OSR race, so the thread's buckets would all
+    /// be skipped.
     fn access(&mut self, e: &Event, x: VarId, write: bool, hb: &HappensBefore) {
         let t = e.thread;
         let rank = self.recording.rank_of_next(t);
-        let threads = self.recording.thread_count();
-        self.before.clear();
-        self.before.resize(threads, 0);
-        self.recording.join_predecessors(t, rank, &mut self.before);
+        if let Some(current) = self.recording.before_next(t) {
+            self.before.copy_from(current);
+        }
         let lockset = self.locksets.held(t);
         if x.index() >= self.vars.len() {
             let before = self.vars.capacity();
-            self.vars.resize_with(x.index() + 1, Vec::new);
-            self.bucket_bytes +=
-                (self.vars.capacity() - before) * std::mem::size_of::<Vec<Buckets>>();
-        }
-        let var = &mut self.vars[x.index()];
-        if var.len() < threads {
-            let before = var.capacity();
-            var.resize_with(threads, Buckets::default);
-            self.bucket_bytes += (var.capacity() - before) * std::mem::size_of::<Buckets>();
+            self.vars.resize_with(x.index() + 1, Var::default);
+            self.bucket_bytes += (self.vars.capacity() - before) * std::mem::size_of::<Var>();
         }
         let e2 = At { thread: t, rank };
         let mut partner: Option<(ThreadId, Candidate, bool)> = None;
-        'threads: for (u, of_u) in var.iter_mut().enumerate() {
-            if u == t.index() {
-                continue;
+        let var = &self.vars[x.index()];
+        let both = [&var.writers, &var.readers];
+        let sets: &[&Touched] = if write { &both } else { &both[..1] };
+        let kinds: &[bool] = if write { &[true, false] } else { &[true] };
+        let mut grown = 0usize;
+        Touched::walk(sets, lockset, &self.locksets, Order::Ascending, |u, _| {
+            if u == t {
+                return Go::On;
             }
-            let ut = ThreadId(u as u32);
-            let seen = self.before.get(u).copied().unwrap_or(0);
+            let Some(of_u) = self.buckets.get_mut(&(x, u)) else {
+                return Go::On;
+            };
+            let seen = self.before.get(u);
             for &bi in &of_u.recent {
                 let b = &mut of_u.buckets[bi as usize];
                 let latest = b.reads.last().map_or(0, |c| c.rank + 1);
@@ -523,35 +544,30 @@ impl Osr {
                 if self.locksets.share(b.lockset, lockset) {
                     continue;
                 }
-                if b.read_cursor.len() < threads {
-                    let before = b.bytes();
-                    b.read_cursor.resize(threads, 0);
-                    b.write_cursor.resize(threads, 0);
-                    self.bucket_bytes += b.bytes() - before;
-                }
-                let kinds: &[bool] = if write { &[true, false] } else { &[true] };
+                let before = b.cursors.capacity();
                 for &writes in kinds {
-                    let (list, cursor) = if writes {
-                        (&b.writes, &mut b.write_cursor[t.index()])
-                    } else {
-                        (&b.reads, &mut b.read_cursor[t.index()])
-                    };
+                    let list = if writes { &b.writes } else { &b.reads };
+                    let cursor = b.cursors.entry((t, writes)).or_insert(0);
                     while list.get(*cursor).is_some_and(|c| c.rank < seen) {
                         *cursor += 1;
                     }
                     for c in list[*cursor..].iter().rev() {
                         let e1 = At {
-                            thread: ut,
+                            thread: u,
                             rank: c.rank,
                         };
                         if decide(&self.recording, e1, e2, e.index, &mut self.scratch) {
-                            partner = Some((ut, *c, writes));
-                            break 'threads;
+                            partner = Some((u, *c, writes));
+                            grown += (b.cursors.capacity() - before) * ENTRY_BYTES;
+                            return Go::Stop;
                         }
                     }
                 }
+                grown += (b.cursors.capacity() - before) * ENTRY_BYTES;
             }
-        }
+            Go::On
+        });
+        self.bucket_bytes += grown;
         if let Some((u, c, partner_writes)) = partner {
             self.found.found(Race {
                 var: x,
@@ -576,7 +592,8 @@ impl Osr {
             hb: hb.epoch(t).clock,
             loc: e.loc,
         };
-        let mine = &mut self.vars[x.index()][t.index()];
+        let map_before = self.buckets.capacity();
+        let mine = self.buckets.entry((x, t)).or_default();
         let bi = match mine.buckets.iter().position(|b| b.lockset == lockset) {
             Some(p) => p,
             None => {
@@ -606,6 +623,17 @@ impl Osr {
             .position(|&r| r as usize == bi)
             .expect("every bucket is listed");
         mine.recent[..=at].rotate_right(1);
+        self.bucket_bytes +=
+            (self.buckets.capacity() - map_before) * (ENTRY_BYTES + std::mem::size_of::<Buckets>());
+        let var = &mut self.vars[x.index()];
+        let touched = if write {
+            &mut var.writers
+        } else {
+            &mut var.readers
+        };
+        let touched_before = touched.bytes();
+        touched.touch(t, lockset, u64::from(t.0), &mut self.locksets);
+        self.bucket_bytes += touched.bytes() - touched_before;
     }
 
     /// What the analysis holds besides its recording and races: counted as it grows, so that

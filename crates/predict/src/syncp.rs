@@ -14,17 +14,35 @@
 //! per thread, and each access stops at the first candidate that races with it (the paper's
 //! Algorithm 2, whose per-thread-pair scan gives its O(N·T²) closure steps).
 //!
-//! The pass keeps the trace as [`Recording`] (a clock per event) and every access as a
-//! candidate: memory linear in the trace, as the algorithm needs, reported in the summary.
+//! Which partner a racy access is reported with: the latest, in the trace, of the first
+//! racing access of each other thread. Three things keep the work of an access from growing
+//! with the thread count when it need not (#38):
+//! - Only the threads that accessed the variable are looked at, and of those not the ones all
+//!   of whose accesses held a lock the access at hand holds ([`Touched`]): a candidate made
+//!   holding a common lock is inside the ideal (its section is released before the later
+//!   section of that lock is acquired, and that acquire precedes the access), so it never
+//!   races with this access or a later one of its thread.
+//! - The threads are looked at latest access first, and the look stops once every thread left
+//!   accessed the variable last before the partner found: none of their accesses can be a
+//!   later partner. Where threads run concurrently, the first thread looked at is the answer.
+//! - The ideal is closed from the union of two closures, walking only the threads it holds
+//!   events of ([`Recording::close`]), with per-event closures kept only where an event
+//!   learns of another thread.
+//!
+//! The pass keeps the trace as [`Recording`] and every access as a candidate, with a cursor
+//! per pair of threads that met on a variable: memory linear in the trace and in the pairs the
+//! scans met, reported in the summary.
 
 use crate::accesses::Locksets;
 use crate::found::{Access, Found, Race};
 use crate::recording::{Frontier, Recording};
 use crate::shb::{finish_model, Options};
+use crate::touched::{Go, Order, Touched};
 use hindsight_order::HappensBefore;
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
+use rustc_hash::FxHashMap;
 use std::time::Instant;
 
 /// An access kept as a candidate partner of later accesses.
@@ -39,45 +57,27 @@ struct Candidate {
     lockset: u32,
 }
 
-/// The accesses of one variable, per thread, and per pair of threads (t, u) the first access
-/// of `u` not yet dropped for `t`.
+/// The threads that read and that wrote one variable.
 #[derive(Default)]
 struct Var {
-    reads: Vec<Vec<Candidate>>,
-    writes: Vec<Vec<Candidate>>,
-    read_cursor: Vec<Vec<usize>>,
-    write_cursor: Vec<Vec<usize>>,
+    readers: Touched,
+    writers: Touched,
 }
 
-impl Var {
-    /// What the variable's lists and cursors have allocated: `O(threads)` to count, as the
-    /// access that grows them already is.
-    fn bytes(&self) -> usize {
-        let per = std::mem::size_of::<Candidate>();
-        self.reads
-            .iter()
-            .chain(&self.writes)
-            .map(|l| l.capacity() * per)
-            .sum::<usize>()
-            + self
-                .read_cursor
-                .iter()
-                .chain(&self.write_cursor)
-                .map(|c| c.capacity() * 8)
-                .sum::<usize>()
-    }
-}
+/// Where the accesses of one thread to one variable of one kind (a write: `true`) are kept.
+type ListKey = (VarId, ThreadId, bool);
 
-fn grow<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
-    if v.len() < n {
-        v.resize(n, T::default());
-    }
-}
+/// The scan of one pair of threads on one variable: thread `t`'s accesses, the first access of
+/// `u` of one kind not yet dropped for them.
+type CursorKey = (VarId, ThreadId, ThreadId, bool);
 
 /// The sync-preserving analysis.
 pub struct SyncP {
     recording: Recording,
     vars: Vec<Var>,
+    /// Every access, per variable, thread and kind, in trace order.
+    lists: FxHashMap<ListKey, Vec<Candidate>>,
+    cursors: FxHashMap<CursorKey, u32>,
     found: Found,
     /// Reused frontiers: the events before the access at hand, and an ideal.
     before: Frontier,
@@ -86,22 +86,28 @@ pub struct SyncP {
     /// The locks each thread holds: two accesses made holding a common lock are never a race
     /// (the earlier's section is released, within their ideal, before the later's is acquired).
     locksets: Locksets,
-    /// What `vars` has allocated, counted as it grows (see [`SyncP::bytes`]).
+    /// What `vars` and the candidates' lists have allocated, counted as they grow (see
+    /// [`SyncP::bytes`]).
     var_bytes: usize,
-    /// The pass's deadline: an access is checked against every other thread, each check a
-    /// closure, so one access of a trace of many threads can take seconds.
+    /// The pass's deadline: an access may be checked against many threads, each check a
+    /// closure, so one access of a trace of many threads can take long.
     deadline: Option<Instant>,
 }
+
+/// What a map entry of [`SyncP::lists`] or [`SyncP::cursors`] takes besides its value.
+const ENTRY_BYTES: usize = 32;
 
 impl SyncP {
     pub fn new(options: Options) -> SyncP {
         SyncP {
             recording: Recording::new(),
             vars: Vec::new(),
+            lists: FxHashMap::default(),
+            cursors: FxHashMap::default(),
             found: Found::new("syncp", options.granularity, options.witnesses)
                 .only_beyond_hb(options.beyond_hb),
-            before: Vec::new(),
-            ideal: Vec::new(),
+            before: Frontier::new(),
+            ideal: Frontier::new(),
             closures: 0,
             locksets: Locksets::default(),
             var_bytes: 0,
@@ -115,37 +121,39 @@ impl SyncP {
     }
 
     /// The first candidate of `list` from `cursor` on that races with the access of `t` at
-    /// `rank`, dropping those that never will; `None` when none does.
+    /// `rank`, dropping those that never will; `None` when none does. Whatever the cursor, the
+    /// answer is the earliest candidate outside the ideal of its pair when the access is too:
+    /// a dropped candidate is inside the ideal of its pair with every later access of `t`
+    /// (the ideal only grows), and once the access is inside one, it is inside the ideals of
+    /// the later candidates.
     #[allow(clippy::too_many_arguments)]
     fn scan(
         locksets: &Locksets,
         mine: u32,
-        recording: &mut Recording,
+        recording: &Recording,
         before: &Frontier,
         ideal: &mut Frontier,
         closures: &mut u64,
         list: &[Candidate],
-        cursor: &mut usize,
+        cursor: &mut u32,
         (t, rank): (ThreadId, u32),
         u: ThreadId,
     ) -> Option<Candidate> {
-        while let Some(&c) = list.get(*cursor) {
+        while let Some(&c) = list.get(*cursor as usize) {
             // Already below the access by thread order, fork, join and reads-from alone.
-            if before.get(u.index()).is_some_and(|&n| n > c.rank) || locksets.share(c.lockset, mine)
-            {
+            if before.get(u) > c.rank || locksets.share(c.lockset, mine) {
                 *cursor += 1;
                 continue;
             }
-            ideal.clear();
-            ideal.extend_from_slice(before);
+            ideal.copy_from(before);
             recording.join_predecessors(u, c.rank, ideal);
             recording.close(ideal);
             *closures += 1;
-            if ideal[u.index()] > c.rank {
+            if ideal.get(u) > c.rank {
                 *cursor += 1;
                 continue;
             }
-            if ideal[t.index()] > rank {
+            if ideal.get(t) > rank {
                 return None;
             }
             return Some(c);
@@ -156,58 +164,70 @@ impl SyncP {
     fn access(&mut self, e: &Event, x: VarId, write: bool, hb: &HappensBefore) {
         let t = e.thread;
         let rank = self.recording.rank_of_next(t);
-        self.before.clear();
-        self.before.resize(self.recording.thread_count(), 0);
-        self.recording.join_predecessors(t, rank, &mut self.before);
-        if x.index() >= self.vars.len() {
-            self.vars.resize_with(x.index() + 1, Var::default);
+        if let Some(current) = self.recording.before_next(t) {
+            self.before.copy_from(current);
         }
-        let threads = self.recording.thread_count();
+        if x.index() >= self.vars.len() {
+            let before = self.vars.capacity();
+            self.vars.resize_with(x.index() + 1, Var::default);
+            self.var_bytes += (self.vars.capacity() - before) * std::mem::size_of::<Var>();
+        }
         let lockset = self.locksets.held(t);
-        let var = &mut self.vars[x.index()];
-        let before = var.bytes();
-        grow(&mut var.reads, threads);
-        grow(&mut var.writes, threads);
-        grow(&mut var.read_cursor, threads);
-        grow(&mut var.write_cursor, threads);
-        grow(&mut var.read_cursor[t.index()], threads);
-        grow(&mut var.write_cursor[t.index()], threads);
+        let (lists_before, cursors_before) = (self.lists.capacity(), self.cursors.capacity());
         let mut partner: Option<(ThreadId, Candidate, bool)> = None;
-        for u in 0..threads {
-            if u == t.index() {
-                continue;
-            }
-            // Past the deadline the access is left unchecked and unrecorded: the pass stops
-            // at its next poll, and what was reported is what the whole run reports of the
-            // events before.
-            if u % 64 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
-                return;
-            }
-            let ut = ThreadId(u as u32);
-            let kinds: &[bool] = if write { &[true, false] } else { &[true] };
-            for &writes in kinds {
-                let (list, cursor) = if writes {
-                    (&var.writes[u], &mut var.write_cursor[t.index()][u])
-                } else {
-                    (&var.reads[u], &mut var.read_cursor[t.index()][u])
-                };
-                let found = SyncP::scan(
-                    &self.locksets,
-                    lockset,
-                    &mut self.recording,
-                    &self.before,
-                    &mut self.ideal,
-                    &mut self.closures,
-                    list,
-                    cursor,
-                    (t, rank),
-                    ut,
-                );
-                if let Some(c) = found {
-                    if partner.is_none_or(|(_, p, _)| c.index > p.index) {
-                        partner = Some((ut, c, writes));
+        let mut looked = 0u32;
+        let mut late = false;
+        let kinds: &[bool] = if write { &[true, false] } else { &[true] };
+        for &writes in kinds {
+            let var = &self.vars[x.index()];
+            let touched = if writes { &var.writers } else { &var.readers };
+            Touched::walk(
+                &[touched],
+                lockset,
+                &self.locksets,
+                Order::Descending,
+                |u, latest| {
+                    if u == t {
+                        return Go::On;
                     }
-                }
+                    // Every thread left accessed the variable last before the partner.
+                    if partner.is_some_and(|(_, p, _)| latest < p.index) {
+                        return Go::Stop;
+                    }
+                    // Past the deadline the access is left unchecked and unrecorded: the pass
+                    // stops at its next poll, and what was reported is what the whole run
+                    // reports of the events before.
+                    looked += 1;
+                    if looked % 64 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+                        late = true;
+                        return Go::Stop;
+                    }
+                    let Some(list) = self.lists.get(&(x, u, writes)) else {
+                        return Go::On;
+                    };
+                    let cursor = self.cursors.entry((x, t, u, writes)).or_insert(0);
+                    let found = SyncP::scan(
+                        &self.locksets,
+                        lockset,
+                        &self.recording,
+                        &self.before,
+                        &mut self.ideal,
+                        &mut self.closures,
+                        list,
+                        cursor,
+                        (t, rank),
+                        u,
+                    );
+                    if let Some(c) = found {
+                        if partner.is_none_or(|(_, p, _)| c.index > p.index) {
+                            partner = Some((u, c, writes));
+                        }
+                    }
+                    Go::On
+                },
+            );
+            if late {
+                return;
             }
         }
         if let Some((u, c, partner_writes)) = partner {
@@ -235,13 +255,21 @@ impl SyncP {
             loc: e.loc,
             lockset,
         };
+        let list = self.lists.entry((x, t, write)).or_default();
+        let list_before = list.capacity();
+        list.push(me);
+        self.var_bytes += (list.capacity() - list_before) * std::mem::size_of::<Candidate>();
         let var = &mut self.vars[x.index()];
-        if write {
-            var.writes[t.index()].push(me);
+        let touched = if write {
+            &mut var.writers
         } else {
-            var.reads[t.index()].push(me);
-        }
-        self.var_bytes += var.bytes() - before;
+            &mut var.readers
+        };
+        let touched_before = touched.bytes();
+        touched.touch(t, lockset, e.index, &mut self.locksets);
+        self.var_bytes += touched.bytes() - touched_before;
+        self.var_bytes += (self.lists.capacity() - lists_before) * ENTRY_BYTES
+            + (self.cursors.capacity() - cursors_before) * ENTRY_BYTES;
     }
 
     /// What the analysis holds besides its recording and races: counted as it grows, so that

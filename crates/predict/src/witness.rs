@@ -31,13 +31,13 @@ impl Witness {
 /// The sync-preserving ideal of the pair (`first` earlier than `second` in the trace), in trace
 /// order, if neither access is in it.
 pub fn reordering(rec: &mut Recording, first: u64, second: u64) -> Option<Vec<u64>> {
-    let mut f: Frontier = vec![0; rec.thread_count()];
+    let mut f = Frontier::new();
     let (a, b) = (rec.events[first as usize], rec.events[second as usize]);
     let (ra, rb) = (rec.rank(first), rec.rank(second));
     rec.join_predecessors(a.thread, ra, &mut f);
     rec.join_predecessors(b.thread, rb, &mut f);
     rec.close(&mut f);
-    (f[a.thread.index()] <= ra && f[b.thread.index()] <= rb).then(|| rec.schedule(&f))
+    (f.get(a.thread) <= ra && f.get(b.thread) <= rb).then(|| rec.schedule(&f))
 }
 
 /// How a model builds the reordering of one of its races (trace indices, earlier first).
