@@ -314,7 +314,10 @@ fn program(seed: u64) -> String {
                 g.line(2, &format!("java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.{pool};"));
                 g.line(2, "for (int i = 0; i < 2; i++) e.submit(new WL(s));");
                 g.line(2, "e.shutdown();");
-                g.line(2, "e.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS);");
+                g.line(
+                    2,
+                    "e.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS);",
+                );
             }
         }
         g.line(2, "int[] keep = new int[2];");

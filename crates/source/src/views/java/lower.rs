@@ -1917,7 +1917,7 @@ fn join_loop(f: &JavaFile, l: Node, x: &str, array: bool) -> bool {
             stmts.into_iter().any(|s| {
                 expression_of(s)
                     .and_then(|e| no_arg_call(f, e, "join"))
-                    .is_some_and(|r| is_elem(r))
+                    .is_some_and(is_elem)
             })
         })
     };
