@@ -474,7 +474,10 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
                 continue;
             }
             String type = simple(m.owner);
-            String name = dotted(field.owner) + "." + field.name + (stateTypes.contains(type) ? ".<state>" : "[]");
+            // Named after the class declaring the field, as field accesses and `views` are.
+            Object[] decl = declaring(loader, field.owner, field.name);
+            String owner = decl == null ? field.owner : (String) decl[0];
+            String name = dotted(owner) + "." + field.name + (stateTypes.contains(type) ? ".<state>" : "[]");
             int var = Names.intern(name);
             int loc = Names.intern(file + ":" + line);
             int tmp = mn.maxLocals++;
