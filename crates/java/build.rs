@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The ASM jars the transformer needs: the core and the tree API.
-const ASM_JARS: [&str; 2] = ["asm.jar", "asm-tree.jar"];
+const ASM_JARS: [&str; 3] = ["asm.jar", "asm-tree.jar", "asm-analysis.jar"];
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(hindsight_agent)");
@@ -110,6 +110,13 @@ fn build(agent: &Path, out: &Path) -> Result<PathBuf, String> {
         &classes.join("hindsight/transform"),
         &inner.join("hindsight/transform"),
     )?;
+    // The JDK models table of `views` (crates/source): the transformer records the calls it
+    // lists on objects read from fields as accesses of their state, named as `views` names
+    // them statically.
+    let models = agent.join("../crates/source/data/jdk-models.txt");
+    println!("cargo:rerun-if-changed={}", models.display());
+    fs::copy(&models, inner.join("hindsight/transform/jdk-models.txt"))
+        .map_err(|e| format!("{}: {e}", models.display()))?;
     for j in &asm {
         run(Command::new(&jar).arg("xf").arg(j).current_dir(&inner))?;
     }

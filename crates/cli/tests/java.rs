@@ -199,6 +199,22 @@ fn a_lost_update_across_two_synchronized_methods_is_a_stale_value() {
 }
 
 #[test]
+fn state_inside_a_jdk_list_read_through_a_field_is_a_stale_value() {
+    found_and_twin_clean(&["views"], "Inventory", "InventoryFixed");
+    // Its `StringBuffer`, appended to outside any region by both threads, is atomic.
+    let trace = record("Inventory", &[]);
+    assert_eq!(
+        finding_lines(&["races"], &trace, "Inventory.java"),
+        (0, BTreeSet::new())
+    );
+}
+
+#[test]
+fn appends_to_a_shared_string_builder_race_and_to_a_string_buffer_do_not() {
+    found_and_twin_clean(&["races"], "Journal", "JournalFixed");
+}
+
+#[test]
 fn a_check_then_act_on_a_concurrent_map_is_a_commutativity_race() {
     found_and_twin_clean(&["commute", "--builtin", "map"], "Cache", "CacheFixed");
 }

@@ -161,3 +161,93 @@ fn a_read_that_only_writes_its_own_variable_back_leaves_the_read_view() {
     assert_eq!(read_modify_write("int k = n; n = k + 1; return k;").0, 1);
     assert_eq!(read_modify_write("n = n + 1; m = n; return 0;").0, 1);
 }
+
+/// Main's own check-then-act after the threads of `start` and `join`: a stale value only if
+/// some worker (which writes `x`) may still run.
+fn main_after(start_and_join: &str) -> u64 {
+    stale(
+        "    s.set(1);",
+        &format!("{start_and_join}\n    int v = s.get();\n    s.set(v + 1);"),
+    )
+}
+
+#[test]
+fn threads_started_in_a_loop_and_joined_in_a_loop_are_joined() {
+    let shapes = [
+        // Slots started in place, an enhanced `for` joining.
+        "    Thread[] ts = new Thread[3];\n    for (int i = 0; i < ts.length; i++) {\n      ts[i] = new Thread(new W(s));\n      ts[i].start();\n    }\n    for (Thread t : ts) t.join();",
+        // A local stored into its slot, a counter joining, the join in a `try`.
+        "    Thread[] ts = new Thread[4];\n    for (int i = 0; i < 4; ++i) {\n      Thread t = new Thread(new W(s));\n      t.start();\n      ts[i] = t;\n    }\n    for (int j = 0; j < ts.length; j++) {\n      try { ts[j].join(); } catch (InterruptedException e) { }\n    }",
+        // A list.
+        "    java.util.List<Thread> ts = new java.util.ArrayList<>();\n    for (int i = 0; i < 3; i++) {\n      Thread t = new Thread(new W(s));\n      ts.add(t);\n      t.start();\n    }\n    for (Thread t : ts) {\n      t.join();\n    }",
+    ];
+    for shape in shapes {
+        assert_eq!(main_after(shape), 0, "{shape}");
+    }
+}
+
+#[test]
+fn a_join_loop_that_may_miss_a_thread_joins_none() {
+    let start = "    Thread[] ts = new Thread[3];\n    for (int i = 0; i < ts.length; i++) {\n      ts[i] = new Thread(new W(s));\n      ts[i].start();\n    }\n";
+    let not_all = [
+        // Not every slot.
+        format!("{start}    for (int j = 0; j < 2; j++) ts[j].join();"),
+        format!("{start}    for (int j = 1; j < ts.length; j++) ts[j].join();"),
+        // May leave early.
+        format!("{start}    for (Thread t : ts) {{ if (t == null) break; t.join(); }}"),
+        // The join under a branch.
+        format!("{start}    for (Thread t : ts) {{ if (s.ok()) t.join(); }}"),
+        // The array escapes: the callee may replace a slot.
+        format!("{start}    shuffle(ts);\n    for (Thread t : ts) t.join();"),
+        // Another slot store after the start loop.
+        format!("{start}    ts[0] = new Thread(new W(s));\n    for (Thread t : ts) t.join();"),
+        // Only under a branch.
+        format!("{start}    if (s.ok()) {{ for (Thread t : ts) t.join(); }}"),
+        // The slot stored under a branch: a started thread may have no slot.
+        "    Thread[] ts = new Thread[3];\n    for (int i = 0; i < 3; i++) {\n      Thread t = new Thread(new W(s));\n      t.start();\n      if (s.ok()) ts[i] = t;\n    }\n    for (Thread t : ts) t.join();".to_owned(),
+        // The counter moved in the body: two starts may share a slot.
+        "    Thread[] ts = new Thread[3];\n    for (int i = 0; i < 3; i++) {\n      ts[i] = new Thread(new W(s));\n      ts[i].start();\n      i = i - 1 + 1;\n    }\n    for (Thread t : ts) t.join();".to_owned(),
+        // A `while` filling slots by hand.
+        "    Thread[] ts = new Thread[3];\n    int i = 0;\n    while (i < 3) {\n      ts[i] = new Thread(new W(s));\n      ts[i].start();\n      i++;\n    }\n    for (Thread t : ts) t.join();".to_owned(),
+    ];
+    for shape in &not_all {
+        assert!(main_after(shape) > 0, "{shape}");
+    }
+}
+
+/// Stale values of a task submitted three times to `pool`, checking then setting `x`.
+fn tasks(pool: &str) -> u64 {
+    stale(
+        "    if (s.ok()) {\n      s.set(3);\n    }",
+        &format!("    java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.{pool};\n    for (int i = 0; i < 3; i++) e.submit(new W(s));\n    e.shutdown();\n    e.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS);"),
+    )
+}
+
+#[test]
+fn a_single_thread_executor_runs_its_tasks_one_at_a_time() {
+    assert_eq!(tasks("newSingleThreadExecutor()"), 0);
+    assert_eq!(tasks("newFixedThreadPool(1)"), 0);
+    assert_eq!(tasks("newFixedThreadPool(2)"), 1);
+    assert_eq!(tasks("newCachedThreadPool()"), 1);
+    // One executor per iteration: tasks of different executors run at once.
+    let each = stale(
+        "    if (s.ok()) {\n      s.set(3);\n    }",
+        "    for (int i = 0; i < 3; i++) {\n      java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.newSingleThreadExecutor();\n      e.submit(new W(s));\n    }",
+    );
+    assert_eq!(each, 1);
+}
+
+#[test]
+fn invoke_all_runs_each_task_as_often_as_listed_and_joins_them() {
+    let run = |adds: &str| {
+        stale(
+            "    if (s.ok()) {\n      s.set(3);\n    }",
+            &format!("    java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.newFixedThreadPool(4);\n    java.util.List<W> l = new java.util.ArrayList<>();\n{adds}\n    e.invokeAll(l);\n    int v = s.get();\n    s.set(v + 1);"),
+        )
+    };
+    // Listed once: no copy, and main's check-then-act after `invokeAll` runs alone.
+    assert_eq!(run("    l.add(new W(s));"), 0);
+    // Listed in a loop, or twice: two runs at once.
+    assert_eq!(run("    for (int i = 0; i < 2; i++) l.add(new W(s));"), 1);
+    assert_eq!(run("    W w = new W(s);\n    l.add(w);\n    l.add(w);"), 1);
+}

@@ -2,7 +2,9 @@
 //! in a random order, synchronized getters, setters and blocks, branches on values read, early
 //! returns, loops; fields written back from their own read (`f = f + x`); a shared array indexed by values read, a `StringBuilder`'s state, values
 //! kept in a thread's own array between regions; workers that start copies of themselves,
-//! deeper than the analysis walks) are analysed statically, and run by the interpreter of their lowered form
+//! deeper than the analysis walks; a worker started in a loop into an array and joined in a
+//! loop or not, or submitted twice to a single-thread executor or a pool, with main acting
+//! after) are analysed statically, and run by the interpreter of their lowered form
 //! under several schedules; each run's trace goes through the trace-based views
 //! (`DynamicViews`, may-happen-in-parallel filter on). The static verdict must contain every
 //! dynamic one: each dynamic finding has a static finding of the same kind, between the same
@@ -252,6 +254,22 @@ fn program(seed: u64) -> String {
         g.line(1, "}");
         g.line(0, "}");
     }
+    // A worker started more than once: in a loop into a local array (joined in a loop, or
+    // left to end with main), or as tasks of a single-thread executor or of a pool; main then
+    // runs a few statements of its own, after the join loop or the executor's termination.
+    let looped = (g.pick(2) == 0).then(|| g.pick(4));
+    if looped.is_some() {
+        g.line(0, "class WL implements Runnable {");
+        g.line(1, "S s;");
+        g.line(1, "WL(S s) { this.s = s; }");
+        g.line(1, "public void run() {");
+        g.line(2, "int[] keep = new int[2];");
+        g.locals.clear();
+        let n = 2 + g.pick(3);
+        g.body(2, 0, n);
+        g.line(1, "}");
+        g.line(0, "}");
+    }
     g.line(0, "public class Main {");
     g.line(
         1,
@@ -274,6 +292,38 @@ fn program(seed: u64) -> String {
         if !j {
             g.line(2, &format!("t{w}.join();"));
         }
+    }
+    if let Some(shape) = looped {
+        match shape {
+            0 | 1 => {
+                g.line(2, "Thread[] ts = new Thread[2];");
+                g.line(2, "for (int i = 0; i < ts.length; i++) {");
+                g.line(3, "ts[i] = new Thread(new WL(s));");
+                g.line(3, "ts[i].start();");
+                g.line(2, "}");
+                if shape == 0 {
+                    g.line(2, "for (Thread t : ts) t.join();");
+                }
+            }
+            _ => {
+                let pool = if shape == 2 {
+                    "newSingleThreadExecutor()"
+                } else {
+                    "newFixedThreadPool(2)"
+                };
+                g.line(2, &format!("java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.{pool};"));
+                g.line(2, "for (int i = 0; i < 2; i++) e.submit(new WL(s));");
+                g.line(2, "e.shutdown();");
+                g.line(
+                    2,
+                    "e.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS);",
+                );
+            }
+        }
+        g.line(2, "int[] keep = new int[2];");
+        g.locals.clear();
+        let n = 1 + g.pick(3);
+        g.body(2, 0, n);
     }
     g.line(1, "}");
     g.line(0, "}");
@@ -407,6 +457,7 @@ proptest! {
 fn runs_find_anomalies_often_enough() {
     const SEEDS: u64 = 120;
     let (mut found, mut static_only, mut new_kinds, mut deep) = (0, 0, 0, 0);
+    let mut looped = 0;
     for seed in 0..SEEDS {
         let text = program(seed);
         let inputs = vec![("Main.java".to_owned(), text)];
@@ -430,13 +481,22 @@ fn runs_find_anomalies_often_enough() {
         if run.trace.contains(" [3]|") && !d.is_empty() {
             deep += 1;
         }
+        // A worker started more than once (in a loop, or as tasks) found in something.
+        if d.iter().any(|k| k.1.iter().any(|t| t.starts_with("WL@"))) {
+            looped += 1;
+        }
         if d.len() < s.report.findings.len() {
             static_only += 1;
         }
     }
     eprintln!(
         "{found} of {SEEDS} runs found anomalies, {new_kinds} on the array or the \
-         StringBuilder, {deep} with threads past the fold; {static_only} static verdicts larger"
+         StringBuilder, {deep} with threads past the fold, {looped} with a worker started more \
+         than once; {static_only} static verdicts larger"
+    );
+    assert!(
+        looped >= 3,
+        "{looped} runs found anomalies with a worker started more than once"
     );
     assert!(
         deep >= 2,

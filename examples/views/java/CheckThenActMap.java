@@ -49,5 +49,6 @@ public class CheckThenActMap {
 // dynamic: high-level-race 0, stale-value 0
 // Dynamic (recorded run): nothing. `Hashtable` is JDK code, which the agent does not instrument,
 // and the agent models no `Hashtable` call (only `ConcurrentHashMap`'s, for `commute`): the
-// trace has no region and no variable for the table's contents. Not yet built: the models
-// table's JDK state recorded as `Cache.table[]` accesses inside one region per call.
+// trace has no region and no variable for the table's contents. The agent records JDK state
+// through fields for the models table's lists, sets, builders, sockets and streams, not for
+// maps, whose calls are the map model's (`commute`'s vocabulary).

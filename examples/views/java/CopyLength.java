@@ -37,6 +37,7 @@ public class CopyLength {
 // tested by crates/cli/tests/java_dynviews.rs):
 // dynamic: high-level-race 0, stale-value 0
 // Dynamic (recorded run): nothing. Library mode has no counterpart in a run: main calls the
-// library from one thread (main exists only to be recorded). The `StringBuilder`'s contents and
-// the copy into `dst` are JDK code, which the agent does not instrument, and `chars` is final:
-// the trace has no access in any region.
+// library from one thread (main exists only to be recorded). The agent records the
+// `StringBuilder`'s contents through the field (`CopyLength.chars[]`: read by `length` and
+// `copyInto`, updated by `trim`), but one thread has no pair of threads to report; the copy
+// into `dst` (`getChars` filling its argument) is JDK code and not recorded.

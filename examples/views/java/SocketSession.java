@@ -79,9 +79,10 @@ public class SocketSession {
 // The answers of `views` on a run recorded with the agent (one per schedule where they differ;
 // tested by crates/cli/tests/java_dynviews.rs):
 // dynamic: high-level-race 0, stale-value 0
-// Dynamic (recorded run): nothing, in every schedule. The socket's state lives in JDK code,
-// which the agent does not instrument: the trace has only reads of the field `Session.socket`
-// (written once by main before the threads start), no `<state>` variable. And the socket is
-// never connected, so `getOutputStream` throws inside send() before `meter.add` runs (or,
-// closer first, isOpen() is false and send() is not called): the sender's regions only read
-// `Session.socket`, and `Meter.bytes` is written by reset() alone.
+// Dynamic (recorded run): nothing, in every schedule. The agent records the socket's state
+// through the field (`Session.socket.<state>`: isOpen() and send() read it, closeSocket()
+// overwrites it), but the socket is never connected, so `getOutputStream` throws inside send()
+// before `meter.add` runs (or, closer first, isOpen() is false and send() is not called): the
+// sender's regions only read `Session.socket` and its state, together, as the closer's region
+// accesses them (no split view, nothing written back), and `Meter.bytes` is written by
+// reset() alone.

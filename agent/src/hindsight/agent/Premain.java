@@ -52,6 +52,17 @@ public final class Premain {
             this.jar = jar;
         }
 
+        /** The transformer's data files (the JDK models table) stored beside its classes. */
+        @Override
+        public InputStream getResourceAsStream(String name) {
+            JarEntry e = jar.getJarEntry("inner/" + name);
+            try {
+                return e == null ? null : jar.getInputStream(e);
+            } catch (IOException x) {
+                return null;
+            }
+        }
+
         @Override
         protected Class<?> findClass(String name) throws ClassNotFoundException {
             JarEntry e = jar.getJarEntry("inner/" + name.replace('.', '/') + ".class");

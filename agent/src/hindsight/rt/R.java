@@ -66,6 +66,30 @@ public final class R {
         }
     }
 
+    /**
+     * A call of a JDK type of the models table on object {@code o} (see the transformer's
+     * {@code jdkState}): a read and/or a write of its one variable {@code var}; under its
+     * monitor when the type's methods are atomic ({@code effect & 4}), as the JDK's are.
+     */
+    public static void jdk(Object o, int var, int effect, int loc) {
+        if (o != null && recording) {
+            Buf b = buf();
+            int id = b.id(o);
+            if ((effect & 4) != 0) {
+                Trace.push(b, ACQ, 0, id, loc, null);
+            }
+            if ((effect & 1) != 0) {
+                Trace.push(b, READ | FIELD, var, id, loc, null);
+            }
+            if ((effect & 2) != 0) {
+                Trace.push(b, WRITE | FIELD, var, id, loc, null);
+            }
+            if ((effect & 4) != 0) {
+                Trace.push(b, REL, 0, id, loc, null);
+            }
+        }
+    }
+
     public static void ra(Object arr, int index, int loc) {
         if (arr != null && recording) {
             Buf b = buf();

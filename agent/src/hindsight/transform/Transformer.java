@@ -33,6 +33,10 @@ import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
 import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.Frame;
+import org.objectweb.asm.tree.analysis.SourceInterpreter;
+import org.objectweb.asm.tree.analysis.SourceValue;
 
 /**
  * Instruments application classes as they load (ASM's tree API). Loaded by the agent's own
@@ -48,6 +52,12 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
     /** The helpers that exist, as name + descriptor, per helper class. */
     private final Set<String> helpers = new HashSet<>();
     private final ConcurrentHashMap<String, Info> infos = new ConcurrentHashMap<>();
+    /** The JDK models table of `views` (jdk-models.txt): per simple type name, per method, its effect. */
+    private final HashMap<String, HashMap<String, Integer>> models = new HashMap<>();
+    /** The listed types whose variable is their state (`.<state>`), not their contents (`[]`). */
+    private final Set<String> stateTypes = new HashSet<>();
+    /** The listed types whose every method is atomic on its own. */
+    private final Set<String> syncTypes = new HashSet<>();
 
     public Transformer(String options) throws ClassNotFoundException {
         boolean sync = false;
@@ -63,6 +73,7 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
             }
         }
         syncAtomic = sync;
+        loadModels();
         for (String cls : new String[] {"hindsight.rt.R", "hindsight.rt.Atomics"}) {
             for (Method m : Class.forName(cls, false, null).getMethods()) {
                 if (Modifier.isStatic(m.getModifiers())) {
@@ -71,6 +82,48 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
             }
         }
     }
+
+    /**
+     * Reads the models table bundled with the agent (its format is in its header). A type it
+     * lists has one variable; a method no line names is an update, as statically.
+     */
+    private void loadModels() {
+        try (InputStream in = Transformer.class.getResourceAsStream("jdk-models.txt")) {
+            if (in == null) {
+                return;
+            }
+            String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            for (String raw : text.split("\n")) {
+                String line = raw.trim();
+                if (line.isEmpty() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] parts = line.split("\\s+");
+                if (parts.length == 2 && (parts[0].equals("state") || parts[0].equals("synchronized"))) {
+                    for (String t : parts[1].split(",")) {
+                        (parts[0].equals("state") ? stateTypes : syncTypes).add(t);
+                    }
+                    continue;
+                }
+                if (parts.length != 3) {
+                    continue;
+                }
+                String effect = parts[2].split("\\+")[0];
+                int e = effect.equals("read") ? JDK_READ : effect.equals("write") ? JDK_WRITE : JDK_READ | JDK_WRITE;
+                for (String t : parts[0].split(",")) {
+                    HashMap<String, Integer> methods = models.computeIfAbsent(t, k -> new HashMap<>());
+                    for (String m : parts[1].split(",")) {
+                        methods.put(m, e);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("hindsight: warning: the JDK models table is not readable: " + e);
+        }
+    }
+
+    /** Effects of a modelled JDK call, as `R.jdk` takes them. */
+    static final int JDK_READ = 1, JDK_WRITE = 2, JDK_ATOMIC = 4;
 
     /** A class pattern: a dotted name, `*` matching any run of characters. */
     private static boolean matches(String pattern, String dotted) {
@@ -268,6 +321,7 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
     }
 
     private void method(ClassLoader loader, ClassNode cn, MethodNode mn, String file) {
+        jdkState(loader, cn, mn, file);
         InsnList code = mn.instructions;
         int line = 0;
         // Before a constructor's super() call `this` is uninitialized and cannot be passed on.
@@ -355,6 +409,114 @@ public final class Transformer implements ClassFileTransformer, Opcodes {
         if (sync || atomic) {
             wrap(cn, mn, file, Math.max(firstLine, 0), sync, atomic);
         }
+    }
+
+    /**
+     * Calls of the models table's JDK types on an object read from a field
+     * ({@code this.table.add(x)}, {@code socket.close()}): the JDK is not instrumented, so the
+     * state inside the object is recorded at the call as an access of one variable per object,
+     * named as `views` names it statically: {@code Class.field[]} for contents,
+     * {@code Class.field.<state>} for the state of a socket or stream ({@code @ID} added by
+     * the trace, per object). The table says whether the call reads, overwrites or updates it;
+     * a call of a synchronized type (Vector, StringBuffer, ...) holds the object's monitor
+     * around the access, as the JDK method does, so it is atomic and never a race. Which field
+     * the receiver came from is found by ASM's source analysis: the receiver must be the value
+     * a GETFIELD or GETSTATIC pushed (not a local, a parameter or a call's result, whose field
+     * is not known). That value is kept in a fresh local until the call, so the access is
+     * recorded after the arguments are evaluated, just before the call runs.
+     */
+    private void jdkState(ClassLoader loader, ClassNode cn, MethodNode mn, String file) {
+        if (models.isEmpty()) {
+            return;
+        }
+        boolean any = false;
+        for (AbstractInsnNode n = mn.instructions.getFirst(); n != null && !any; n = n.getNext()) {
+            any = n instanceof MethodInsnNode && modelled(loader, (MethodInsnNode) n) != 0;
+        }
+        if (!any) {
+            return;
+        }
+        Frame<SourceValue>[] frames;
+        try {
+            frames = new Analyzer<SourceValue>(new SourceInterpreter()).analyze(cn.name, mn);
+        } catch (Exception e) {
+            return;
+        }
+        InsnList code = mn.instructions;
+        AbstractInsnNode[] insns = code.toArray();
+        int line = 0;
+        for (int i = 0; i < insns.length; i++) {
+            AbstractInsnNode n = insns[i];
+            if (n instanceof LineNumberNode) {
+                line = ((LineNumberNode) n).line;
+            }
+            if (!(n instanceof MethodInsnNode) || frames[i] == null) {
+                continue;
+            }
+            MethodInsnNode m = (MethodInsnNode) n;
+            int effect = modelled(loader, m);
+            if (effect == 0) {
+                continue;
+            }
+            Frame<SourceValue> f = frames[i];
+            int args = Type.getArgumentTypes(m.desc).length;
+            SourceValue recv = f.getStack(f.getStackSize() - 1 - args);
+            if (recv.insns.size() != 1) {
+                continue;
+            }
+            AbstractInsnNode src = recv.insns.iterator().next();
+            if (!(src instanceof FieldInsnNode)
+                    || (src.getOpcode() != GETFIELD && src.getOpcode() != GETSTATIC)) {
+                continue;
+            }
+            FieldInsnNode field = (FieldInsnNode) src;
+            if (isJdk(field.owner)) {
+                continue;
+            }
+            String type = simple(m.owner);
+            // Named after the class declaring the field, as field accesses and `views` are.
+            Object[] decl = declaring(loader, field.owner, field.name);
+            String owner = decl == null ? field.owner : (String) decl[0];
+            String name = dotted(owner) + "." + field.name + (stateTypes.contains(type) ? ".<state>" : "[]");
+            int var = Names.intern(name);
+            int loc = Names.intern(file + ":" + line);
+            int tmp = mn.maxLocals++;
+            InsnList keep = new InsnList();
+            keep.add(new InsnNode(DUP));
+            keep.add(new VarInsnNode(ASTORE, tmp));
+            code.insert(field, keep);
+            InsnList hook = new InsnList();
+            hook.add(new VarInsnNode(ALOAD, tmp));
+            hook.add(ldc(var));
+            hook.add(ldc(effect));
+            hook.add(ldc(loc));
+            hook.add(rt("jdk", "(Ljava/lang/Object;III)V"));
+            code.insertBefore(m, hook);
+        }
+    }
+
+    /**
+     * The effect of a call of a type of the models table, or 0 when it lists none or the agent
+     * records the type's calls as what they are: maps' calls (for `commute`), concurrent
+     * queues' hand-offs and atomics' accesses are synchronization, which an access of the
+     * state would contradict (a plain access of a map's contents would race).
+     */
+    private int modelled(ClassLoader loader, MethodInsnNode m) {
+        int op = m.getOpcode();
+        if ((op != INVOKEVIRTUAL && op != INVOKEINTERFACE) || !isJdk(m.owner)
+                || m.owner.startsWith("java/util/concurrent/atomic/")
+                || isA(loader, m.owner, "java/util/Map")
+                || isA(loader, m.owner, "java/util/concurrent/BlockingQueue")
+                || m.owner.startsWith("java/util/concurrent/ConcurrentLinked")) {
+            return 0;
+        }
+        String type = simple(m.owner);
+        HashMap<String, Integer> methods = models.get(type);
+        if (methods == null) {
+            return 0;
+        }
+        int effect = methods.getOrDefault(m.name, JDK_READ | JDK_WRITE);
+        return effect | (syncTypes.contains(type) ? JDK_ATOMIC : 0);
     }
 
     /** The monitor of a synchronized method and the block of an atomic one, on every exit. */

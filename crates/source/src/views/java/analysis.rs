@@ -205,10 +205,37 @@ struct KeyInfo {
     executor: bool,
     entry: Entry,
     multi: bool,
+    /// Surely ended before it starts: joined, or (`serial`) earlier tasks of its executor.
     joined_at_spawn: BTreeSet<KeyId>,
+    /// A task of a single-thread executor.
+    serial: bool,
     line: u32,
     file: u32,
     label: String,
+}
+
+/// How a thread is started: on what `join()` waits for, and how many may run.
+#[derive(Clone, Copy, Debug)]
+struct Spawn {
+    /// The object `join()` is called on (a thread) or the executor.
+    handle: SiteId,
+    executor: bool,
+    /// A task of one single-thread executor: it runs after the tasks submitted before it.
+    serial: bool,
+    /// May run more than once for other reasons than the start being repeated (a task in a
+    /// collection more than once).
+    many: bool,
+}
+
+impl Spawn {
+    fn thread(handle: SiteId) -> Spawn {
+        Spawn {
+            handle,
+            executor: false,
+            serial: false,
+            many: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -257,6 +284,12 @@ pub struct Analysed {
     /// The threads that spawn threads of their own creation site past [`SPAWN_COPIES`]: the
     /// deeper ones are folded onto them.
     pub spawn_bounded: Vec<String>,
+    /// The threads that may run more than once at the same time (started in a loop, by a
+    /// thread that is, or a task more than once in what `invokeAll` runs), folded ones aside:
+    /// each is walked once and has one copy (` [2]`) that stands for every other run of it.
+    pub copied: Vec<String>,
+    /// The tasks of single-thread executors: they run one at a time, in the order submitted.
+    pub serial_tasks: Vec<String>,
     /// The walk stopped because the budget was spent: what was found so far.
     pub stopped: bool,
     lines: Vec<(String, String)>,
@@ -302,6 +335,16 @@ struct Analysis<'p> {
     notes: Vec<String>,
     /// Per method, the entry values of the threads folded (kept across rounds).
     folded_entries: FxHashMap<MethodId, Vec<Val>>,
+    /// The (collection, element) pairs stored at most once this round, and those that may be
+    /// stored more than once (in a loop, by a thread that runs more than once, or by two
+    /// calls): `invokeAll` runs a task once per time it is in the collection.
+    stored_once: BTreeSet<(SiteId, SiteId)>,
+    stored_again: BTreeSet<(SiteId, SiteId)>,
+    /// The executors allocated this round, and those that may be allocated more than once:
+    /// one object of a single-thread executor runs its tasks one at a time, two objects do
+    /// not.
+    made_once: BTreeSet<SiteId>,
+    made_again: BTreeSet<SiteId>,
     meter: Meter<'p>,
     account: Account<'p>,
     /// The budget was spent: every statement left is skipped.
@@ -334,6 +377,10 @@ pub fn analyse(p: &Program, models: &Models, options: Options, budget: &Budget) 
         ctx: Vec::new(),
         stack: Vec::new(),
         loop_depth: 0,
+        stored_once: BTreeSet::new(),
+        stored_again: BTreeSet::new(),
+        made_once: BTreeSet::new(),
+        made_again: BTreeSet::new(),
         recording: true,
         notes: Vec::new(),
         folded_entries: FxHashMap::default(),
@@ -385,6 +432,30 @@ impl<'p> Analysis<'p> {
         self.threads.clear();
         self.notes.clear();
         self.heap_taint.clear();
+        self.stored_once.clear();
+        self.stored_again.clear();
+        self.made_once.clear();
+        self.made_again.clear();
+    }
+
+    /// Whether the statement being walked may run more than once in the program: in a loop,
+    /// or in a thread with copies (started in a loop, or by such a thread).
+    fn repeated(&self) -> bool {
+        let cur = self.cur as usize;
+        self.loop_depth > 0
+            || self.threads[cur].origin as usize != cur
+            || self
+                .threads
+                .iter()
+                .enumerate()
+                .any(|(i, t)| t.origin as usize == cur && i != cur)
+    }
+
+    /// Counts one allocation of an executor (see `made_again`).
+    fn made(&mut self, site: SiteId) {
+        if self.repeated() || !self.made_once.insert(site) {
+            self.made_again.insert(site);
+        }
     }
 
     /// Counts one step of the walk and, at each poll, says how much the walk holds; false
@@ -921,6 +992,21 @@ impl<'p> Analysis<'p> {
             }
             Stmt::Lock(src) => Out::normal(self.open(*src, st)),
             Stmt::Unlock => Out::normal(self.close(st)),
+            Stmt::JoinedAll(starts) => {
+                let mut st = st;
+                if st.live {
+                    for &id in starts {
+                        let mut ctx = self.ctx.clone();
+                        ctx.push(id);
+                        for (k, &key) in &self.key_ids {
+                            if k.0 == self.cur && k.1 == ctx && st.started.contains(&key) {
+                                st.joined.insert(key);
+                            }
+                        }
+                    }
+                }
+                Out::normal(st)
+            }
         }
     }
 
@@ -1122,6 +1208,7 @@ impl<'p> Analysis<'p> {
                     self.heap_add(site, "<target>", &t.sites);
                 }
             }
+            SiteKind::Executor { .. } => self.made(site),
             _ => {}
         }
         (me, st)
@@ -1199,7 +1286,7 @@ impl<'p> Analysis<'p> {
                                     method: run,
                                     locals: vec![this],
                                 };
-                                self.spawn(id, site, site, false, entry, line, &mut st);
+                                self.spawn(id, site, Spawn::thread(site), entry, line, &mut st);
                             }
                             return (Val::default(), st);
                         }
@@ -1238,7 +1325,7 @@ impl<'p> Analysis<'p> {
                     "start" => {
                         for t in self.heap_get(site, "<target>") {
                             if let Some(entry) = self.entry_of(t) {
-                                self.spawn(id, t, site, false, entry, line, &mut st);
+                                self.spawn(id, t, Spawn::thread(site), entry, line, &mut st);
                             }
                         }
                     }
@@ -1247,16 +1334,45 @@ impl<'p> Analysis<'p> {
                 }
                 (unknown_value(&args), st)
             }
-            SiteKind::Executor => {
+            SiteKind::Executor { serial } => {
+                // One object of a single-thread executor: its tasks run one at a time, in
+                // the order submitted.
+                let serial = serial && !self.made_again.contains(&site);
                 match name {
                     "submit" | "execute" => {
                         if let Some(a) = args.first() {
                             for t in a.sites.clone() {
                                 if let Some(entry) = self.entry_of(t) {
-                                    self.spawn(id, t, site, true, entry, line, &mut st);
+                                    let spawn = Spawn {
+                                        handle: site,
+                                        executor: true,
+                                        serial,
+                                        many: false,
+                                    };
+                                    self.spawn(id, t, spawn, entry, line, &mut st);
                                 }
                             }
                         }
+                    }
+                    "invokeAll" => {
+                        // Runs every task of the collection (once per time it is in it) and
+                        // returns when all are done: they are joined right away.
+                        let mut started = Vec::new();
+                        for c in args.first().map(|a| a.sites.clone()).unwrap_or_default() {
+                            for t in self.heap_get(c, "[]") {
+                                let Some(entry) = self.entry_of(t) else {
+                                    continue;
+                                };
+                                let spawn = Spawn {
+                                    handle: site,
+                                    executor: true,
+                                    serial,
+                                    many: self.stored_again.contains(&(c, t)),
+                                };
+                                started.extend(self.spawn(id, t, spawn, entry, line, &mut st));
+                            }
+                        }
+                        st.joined.extend(started);
                     }
                     "awaitTermination" | "close" => {
                         for (k, key) in self.keys.iter().enumerate() {
@@ -1336,6 +1452,11 @@ impl<'p> Analysis<'p> {
                     self.load(&mut st, site, "[]", &mut v);
                 }
                 if matches!(effect, Effect::Write | Effect::Update) {
+                    for e in arg.sites.clone() {
+                        if self.repeated() || !self.stored_once.insert((site, e)) {
+                            self.stored_again.insert((site, e));
+                        }
+                    }
                     let mut w = arg.clone();
                     if effect == Effect::Update {
                         // The new contents are the old ones changed.
@@ -1394,37 +1515,59 @@ impl<'p> Analysis<'p> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Starts (walks later) a thread running `entry`, or finds the thread this start was
+    /// already given; its key, or `None` when not recording or when it was folded.
     fn spawn(
         &mut self,
         id: CallId,
         target: SiteId,
-        handle: SiteId,
-        executor: bool,
+        how: Spawn,
         entry: Entry,
         line: u32,
         st: &mut St,
-    ) {
+    ) -> Option<KeyId> {
         if !self.recording {
-            return;
+            return None;
         }
+        let Spawn {
+            handle,
+            executor,
+            serial,
+            many,
+        } = how;
         let mut ctx = self.ctx.clone();
         ctx.push(id);
         let k = (self.cur, ctx, target);
         let cur = self.cur as usize;
-        let multi = self.loop_depth > 0
-            || self.threads[cur].origin as usize != cur
+        let copies = self.threads[cur].origin as usize != cur
             || self
                 .threads
                 .iter()
                 .enumerate()
                 .any(|(i, t)| t.origin as usize == cur && i != cur);
+        // A task of a single-thread executor submitted in a loop runs once per submission,
+        // never two at once: no copy.
+        let multi = many || copies || (self.loop_depth > 0 && !serial);
+        // What surely ended before it starts: the threads joined, and for a task of a
+        // single-thread executor every task submitted to it before.
+        let mut before = st.joined.clone();
+        if serial {
+            before.extend(
+                self.keys
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, key)| {
+                        key.executor && key.handle == handle && st.started.contains(&(*k as KeyId))
+                    })
+                    .map(|(k, _)| k as KeyId),
+            );
+        }
         let key = match self.key_ids.get(&k) {
             Some(&key) => {
                 let info = &mut self.keys[key as usize];
                 info.joined_at_spawn = info
                     .joined_at_spawn
-                    .intersection(&st.joined)
+                    .intersection(&before)
                     .copied()
                     .collect();
                 for (a, b) in info.entry.locals.iter_mut().zip(&entry.locals) {
@@ -1439,7 +1582,7 @@ impl<'p> Analysis<'p> {
             None => {
                 if let Some(onto) = self.fold_onto(entry.method) {
                     self.fold(onto, entry);
-                    return;
+                    return None;
                 }
                 let mut entry = entry;
                 if let Some(extra) = self.folded_entries.get(&entry.method) {
@@ -1461,7 +1604,8 @@ impl<'p> Analysis<'p> {
                     executor,
                     entry,
                     multi,
-                    joined_at_spawn: st.joined.clone(),
+                    joined_at_spawn: before,
+                    serial,
                     line,
                     file,
                     label,
@@ -1476,6 +1620,7 @@ impl<'p> Analysis<'p> {
             }
         };
         st.started.insert(key);
+        Some(key)
     }
 
     /// The thread a new thread running `method` is folded onto: the nearest on the current
@@ -1730,6 +1875,23 @@ impl Analysis<'_> {
                 .threads
                 .iter()
                 .filter(|t| t.folded)
+                .map(|t| t.name.clone())
+                .collect(),
+            copied: self
+                .threads
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| {
+                    t.origin as usize == *i
+                        && !t.folded
+                        && t.key.is_some_and(|k| self.keys[k as usize].multi)
+                })
+                .map(|(_, t)| t.name.clone())
+                .collect(),
+            serial_tasks: self
+                .threads
+                .iter()
+                .filter(|t| t.key.is_some_and(|k| self.keys[k as usize].serial))
                 .map(|t| t.name.clone())
                 .collect(),
             stopped: self.stopped,

@@ -75,6 +75,10 @@ struct DynThread {
     parent: usize,
     done: bool,
     running: bool,
+    /// A task of a single-thread executor: the message it receives before it runs (sent by
+    /// the task before it when that one ended) and the one it sends when it ends.
+    receive: Option<String>,
+    send: Option<String>,
 }
 
 /// A recorded run.
@@ -140,6 +144,8 @@ pub fn run(p: &Program, models: &Models, seed: u64, fuel: u64) -> Result<Run, Ru
             parent: 0,
             done: false,
             running: true,
+            receive: None,
+            send: None,
         }],
         cur: 0,
         region: vec![(None, 0)],
@@ -473,6 +479,8 @@ impl Interp<'_> {
                 self.leaving(locals, pc, None);
                 self.close();
             }
+            // The join loop before it joined each thread.
+            Stmt::JoinedAll(_) => {}
         }
         Ok(Flow::Normal)
     }
@@ -718,7 +726,9 @@ impl Interp<'_> {
                         "start" => {
                             if let Some(run) = self.p.find_method(c, "run", 0) {
                                 let label = self.p.classes[c as usize].name.clone();
-                                self.start(o, label, run, vec![recv.clone()], line, site)?;
+                                let id =
+                                    self.start(o, label, run, vec![recv.clone()], line, site)?;
+                                self.schedule(id)?;
                             }
                             return Ok(TV::int(0));
                         }
@@ -748,7 +758,8 @@ impl Interp<'_> {
                             self.objs[o as usize].fields.get("<target>").cloned()
                         {
                             if let Some((label, m, l)) = self.entry_of(t) {
-                                self.start(o, label, m, l, line, site)?;
+                                let id = self.start(o, label, m, l, line, site)?;
+                                self.schedule(id)?;
                             }
                         }
                     }
@@ -757,13 +768,42 @@ impl Interp<'_> {
                 }
                 Ok(unknown(&args))
             }
-            SiteKind::Executor => {
+            SiteKind::Executor { serial } => {
                 match name {
                     "submit" | "execute" => {
                         if let Some(TV { v: V::Ref(t), .. }) = args.first() {
                             if let Some((label, m, l)) = self.entry_of(*t) {
-                                self.start(o, label, m, l, line, site)?;
+                                let id = self.start(o, label, m, l, line, site)?;
+                                if serial {
+                                    self.serialize(o, id)?;
+                                }
+                                self.schedule(id)?;
                             }
+                        }
+                    }
+                    "invokeAll" => {
+                        // Each task of the collection runs; the call returns when all are done.
+                        let tasks: Vec<TV> = match args.first() {
+                            Some(TV { v: V::Ref(c), .. }) => self.objs[*c as usize].elems.clone(),
+                            _ => Vec::new(),
+                        };
+                        let mut started = Vec::new();
+                        for task in tasks {
+                            let V::Ref(t) = task.v else { continue };
+                            if let Some((label, m, l)) = self.entry_of(t) {
+                                let id = self.start(o, label, m, l, line, site)?;
+                                if serial {
+                                    self.serialize(o, id)?;
+                                }
+                                self.schedule(id)?;
+                                started.push(id);
+                            }
+                        }
+                        for id in started {
+                            self.run_thread(id)?;
+                            self.pending[self.cur].retain(|&x| x != id);
+                            let name = self.threads[id].name.clone();
+                            self.event(&format!("join({name})"));
                         }
                     }
                     "awaitTermination" | "close" => self.join(o)?,
@@ -897,7 +937,7 @@ impl Interp<'_> {
         locals: Vec<TV>,
         line: u32,
         site: SiteId,
-    ) -> Result<(), RunError> {
+    ) -> Result<usize, RunError> {
         let file = &self.p.files[self.p.sites[site as usize].file as usize].name;
         let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
         let _ = site;
@@ -915,6 +955,19 @@ impl Interp<'_> {
         {
             name = format!("{name} [{}]", level + 1);
         }
+        // A second thread of one start (a loop's) is the next copy: `X [2]`, `X [3]`, ...
+        if self.threads.iter().any(|t| t.name == name) {
+            let base = name.clone();
+            let mut k = 2;
+            while self
+                .threads
+                .iter()
+                .any(|t| t.name == format!("{base} [{k}]"))
+            {
+                k += 1;
+            }
+            name = format!("{base} [{k}]");
+        }
         let id = self.threads.len();
         self.threads.push(DynThread {
             name: name.clone(),
@@ -922,6 +975,8 @@ impl Interp<'_> {
             parent: self.cur,
             done: false,
             running: false,
+            receive: None,
+            send: None,
         });
         self.region.push((None, 0));
         self.region_reads.push(Vec::new());
@@ -929,11 +984,38 @@ impl Interp<'_> {
         self.pending.push(Vec::new());
         self.objs[handle as usize].threads.push(id);
         self.event(&format!("fork({name})"));
+        Ok(id)
+    }
+
+    /// Lets a started thread run now or later (when joined, or when its parent ends), as the
+    /// seed says.
+    fn schedule(&mut self, id: usize) -> Result<(), RunError> {
         if self.rng.next_u64() % 2 == 0 {
             self.run_thread(id)?;
         } else {
             self.pending[self.cur].push(id);
         }
+        Ok(())
+    }
+
+    /// Task `id` of the single-thread executor `exec` runs after the tasks submitted to it
+    /// before, one at a time: they run first (if they have not), and the last one's end is
+    /// a message `id` receives before its first event.
+    fn serialize(&mut self, exec: u32, id: usize) -> Result<(), RunError> {
+        let earlier: Vec<usize> = self.objs[exec as usize]
+            .threads
+            .iter()
+            .copied()
+            .filter(|&t| t != id)
+            .collect();
+        for &t in &earlier {
+            self.run_thread(t)?;
+        }
+        let msg = format!("exec#{exec}.{id}");
+        if let Some(&last) = earlier.last() {
+            self.threads[id].receive = self.threads[last].send.clone();
+        }
+        self.threads[id].send = Some(msg);
         Ok(())
     }
 
@@ -948,10 +1030,16 @@ impl Interp<'_> {
             .entry
             .clone()
             .expect("a started thread has an entry");
+        if let Some(m) = self.threads[id].receive.clone() {
+            self.event(&format!("rcv({m})"));
+        }
         let depth = std::mem::replace(&mut self.depth, 0);
         let r = self.invoke(m, locals);
         self.depth = depth;
         let r = r.and_then(|_| self.finish_children(id));
+        if let Some(m) = self.threads[id].send.clone() {
+            self.event(&format!("snd({m})"));
+        }
         self.cur = saved;
         self.threads[id].done = true;
         self.threads[id].running = false;

@@ -57,8 +57,12 @@ pub enum SiteKind {
     Collection(String),
     /// A `java.lang.Thread` made with `new Thread(target)`.
     Thread,
-    /// An `ExecutorService`.
-    Executor,
+    /// An `ExecutorService`; `serial` when it runs one task at a time, in the order they
+    /// were submitted (`Executors.newSingleThreadExecutor()`, `newFixedThreadPool(1)`: the
+    /// JDK documents that no two of its tasks are active at once).
+    Executor {
+        serial: bool,
+    },
     /// A lambda: calling it runs the method, whose first parameters are the captured locals.
     Lambda(MethodId),
     /// The object a library-mode client calls the methods of.
@@ -140,6 +144,11 @@ pub enum Stmt {
     Atomic(RegionSrcId, Vec<Stmt>),
     Lock(RegionSrcId),
     Unlock,
+    /// Every thread started by these `start()` calls (in the current call context) has been
+    /// joined: placed after a loop that joins each slot of a local array or list that a
+    /// loop filled with one started thread per slot (`lower::joined_loops` says when).
+    /// Nothing happens at run time: the join loop itself joins.
+    JoinedAll(Vec<CallId>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -98,6 +98,7 @@ pub fn lower(
         models,
         options,
         next_call: 0,
+        call_nodes: FxHashMap::default(),
     };
     // Method ids first, so that calls can be resolved by name later.
     for (ci, (fi, c)) in decls.iter().enumerate() {
@@ -115,6 +116,9 @@ struct Lower<'a> {
     models: &'a super::models::Models,
     options: LowerOptions,
     next_call: u32,
+    /// The call id of each method invocation lowered, by (file, node): what
+    /// `Stmt::JoinedAll` names the `start()` calls of a start loop by.
+    call_nodes: FxHashMap<(u32, usize), CallId>,
 }
 
 /// The state of lowering one method body.
@@ -306,8 +310,17 @@ impl<'a> Lower<'a> {
         ) {
             let mut c = node.walk();
             let children: Vec<Node> = node.named_children(&mut c).collect();
-            for s in children {
+            let joins = joined_loops(self.file(b.file), &children);
+            for (i, s) in children.into_iter().enumerate() {
                 self.stmt(b, s, out)?;
+                for j in joins.iter().filter(|j| j.join_loop == i) {
+                    let ids = j
+                        .starts
+                        .iter()
+                        .filter_map(|n| self.call_nodes.get(&(b.file, *n)).copied())
+                        .collect();
+                    out.push(Stmt::JoinedAll(ids));
+                }
             }
             Ok(())
         } else {
@@ -1401,11 +1414,19 @@ impl<'a> Lower<'a> {
         let obj = e.child_by_field_name("object");
         if let Some(o) = obj {
             let text = f.text_of(o);
-            if text == "Executors" && name.starts_with("new") {
+            if (text == "Executors" || text.ends_with(".Executors")) && name.starts_with("new") {
                 let n = hint
                     .map(str::to_owned)
                     .unwrap_or_else(|| format!("executor:{at}"));
-                let s = self.site(SiteKind::Executor, n, b.file, at);
+                let serial = match name.as_str() {
+                    "newSingleThreadExecutor" | "newSingleThreadScheduledExecutor" => true,
+                    "newFixedThreadPool" => e
+                        .child_by_field_name("arguments")
+                        .and_then(|a| a.named_child(0))
+                        .is_some_and(|n| f.text_of(n) == "1"),
+                    _ => false,
+                };
+                let s = self.site(SiteKind::Executor { serial }, n, b.file, at);
                 return Ok(Expr::New(s, Vec::new()));
             }
             if o.kind() == "super" {
@@ -1453,6 +1474,7 @@ impl<'a> Lower<'a> {
             None => Vec::new(),
         };
         let id = self.call_id();
+        self.call_nodes.insert((b.file, e.id()), id);
         if recv.is_none() && b.is_static {
             return Ok(Expr::StaticCall {
                 id,
@@ -1574,5 +1596,393 @@ fn bin_op(op: &str) -> BinOp {
         "&&" => BinOp::And,
         "||" => BinOp::Or,
         _ => BinOp::Other,
+    }
+}
+
+/// A loop that starts one thread per slot of a local array or list and a later loop that
+/// joins every slot, found among the statements of one block.
+#[derive(Debug)]
+struct JoinedLoop {
+    /// The index, among the block's statements, of the loop that joins.
+    join_loop: usize,
+    /// The `start()` invocations of the start loop (tree-sitter node ids).
+    starts: Vec<usize>,
+}
+
+/// The join loops of a block's statements (`stmts`) after which every thread its start loop
+/// started is surely joined. The shape, each part of which the argument needs:
+///
+/// ```java
+/// Thread[] ts = new Thread[n];              // or List<Thread> ts = new ArrayList<>();
+/// for (int i = 0; i < n; i++) {             // i only counted up by the update
+///     ts[i] = new Worker(..);               // or T t = ..; ts[i] = t; / ts.add(t);
+///     ts[i].start();                        // or t.start();
+/// }
+/// for (Thread t : ts) t.join();             // or for (int j = 0; j < ts.length; j++) ts[j].join();
+/// ```
+///
+/// - The container is a local of this block, and every mention of it is one of the above
+///   (or `ts.length`/`ts.size()`): it never escapes, so no other code (another method, another
+///   thread, a lambda) reads or changes it, and only the start loop stores into it.
+/// - The start loop has no `break`, `continue`, `return` or `throw`, and its slot store and its
+///   `start()` are statements of its body itself (not under a branch): every iteration that
+///   starts a thread stores it, and an array's index only grows, so each started thread has a
+///   slot of its own that nothing overwrites (a list's `add` overwrites nothing).
+/// - The join loop visits every slot (an enhanced `for` over the container, or a counter from
+///   0 to its length, counted up only by the update), joins the slot's thread in a statement of
+///   its body (or of a `try` that is), and has no `break` or `continue`.
+///
+/// So once the join loop ends normally, every thread the start loop started has been joined
+/// (an exception leaves the block: what follows the loop does not run). A caught
+/// `InterruptedException` is taken as not happening, as for a single `join()`.
+fn joined_loops(f: &JavaFile, stmts: &[Node]) -> Vec<JoinedLoop> {
+    let mut out = Vec::new();
+    for (d, decl) in stmts.iter().enumerate() {
+        let Some(container) = fresh_container(f, *decl) else {
+            continue;
+        };
+        let name = f.text_of(container.name);
+        let Some((s, starts)) = stmts
+            .iter()
+            .enumerate()
+            .skip(d + 1)
+            .find_map(|(i, l)| start_loop(f, *l, name, container.array).map(|st| (i, st)))
+        else {
+            continue;
+        };
+        let Some(j) = stmts
+            .iter()
+            .enumerate()
+            .skip(s + 1)
+            .find_map(|(i, l)| join_loop(f, *l, name, container.array).then_some(i))
+        else {
+            continue;
+        };
+        // Every mention of the container is a permitted one.
+        let mut allowed = 0;
+        let mut mentions = 0;
+        for (i, st) in stmts.iter().enumerate().skip(d) {
+            for id in identifiers(*st)
+                .into_iter()
+                .filter(|n| f.text_of(*n) == name)
+            {
+                mentions += 1;
+                if (i == d && id == container.name)
+                    || mention_allowed(f, id, container.array, i == s, i == j)
+                {
+                    allowed += 1;
+                }
+            }
+        }
+        if mentions == allowed {
+            out.push(JoinedLoop {
+                join_loop: j,
+                starts,
+            });
+        }
+    }
+    out
+}
+
+struct Container<'t> {
+    name: Node<'t>,
+    array: bool,
+}
+
+/// `T[] x = new T[..];` or `List<T> x = new ArrayList<>();` (one declarator).
+fn fresh_container<'t>(f: &JavaFile, decl: Node<'t>) -> Option<Container<'t>> {
+    if decl.kind() != "local_variable_declaration" {
+        return None;
+    }
+    let mut c = decl.walk();
+    let ds: Vec<Node> = decl.children_by_field_name("declarator", &mut c).collect();
+    let [d] = ds.as_slice() else { return None };
+    let name = d.child_by_field_name("name")?;
+    let value = d.child_by_field_name("value")?;
+    match value.kind() {
+        "array_creation_expression" => Some(Container { name, array: true }),
+        "object_creation_expression" => {
+            let ty = value.child_by_field_name("type")?;
+            let ty = base_type(f.text_of(ty));
+            let ty = ty.split('<').next().unwrap_or(ty);
+            matches!(
+                ty,
+                "ArrayList" | "LinkedList" | "Vector" | "CopyOnWriteArrayList"
+            )
+            .then_some(Container { name, array: false })
+        }
+        _ => None,
+    }
+}
+
+/// Every identifier node under `n`.
+fn identifiers(n: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier" {
+            out.push(x);
+        }
+        let mut c = x.walk();
+        stack.extend(x.children(&mut c));
+    }
+    out
+}
+
+/// Whether any node under `n` is of one of `kinds`.
+fn contains_kind(n: Node, kinds: &[&str]) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if kinds.contains(&x.kind()) {
+            return true;
+        }
+        let mut c = x.walk();
+        stack.extend(x.children(&mut c));
+    }
+    false
+}
+
+/// Whether the local `var` is assigned or counted anywhere under `n`.
+fn assigned(f: &JavaFile, n: Node, var: &str) -> bool {
+    identifiers(n).into_iter().any(|id| {
+        f.text_of(id) == var
+            && id.parent().is_some_and(|p| {
+                (p.kind() == "assignment_expression" && p.child_by_field_name("left") == Some(id))
+                    || p.kind() == "update_expression"
+            })
+    })
+}
+
+/// The statements of a loop body (a block's, or the one statement).
+fn body_statements(body: Node) -> Vec<Node> {
+    if body.kind() == "block" {
+        let mut c = body.walk();
+        body.named_children(&mut c).collect()
+    } else {
+        vec![body]
+    }
+}
+
+/// A counted `for` (`for (int i = ..; ..; i++)`): its counter's name, when the update is the
+/// only thing that changes it.
+fn counter<'t>(f: &'t JavaFile, l: Node) -> Option<&'t str> {
+    if l.kind() != "for_statement" {
+        return None;
+    }
+    let init = l.child_by_field_name("init")?;
+    if init.kind() != "local_variable_declaration" {
+        return None;
+    }
+    let var = f.text_of(
+        init.child_by_field_name("declarator")?
+            .child_by_field_name("name")?,
+    );
+    let mut c = l.walk();
+    let updates: Vec<Node> = l.children_by_field_name("update", &mut c).collect();
+    let [u] = updates.as_slice() else { return None };
+    let text: String = f.text_of(*u).split_whitespace().collect();
+    let counts_up = [format!("{var}++"), format!("++{var}"), format!("{var}+=1")];
+    if !counts_up.contains(&text) || assigned(f, l.child_by_field_name("body")?, var) {
+        return None;
+    }
+    Some(var)
+}
+
+/// The expression of an expression statement.
+fn expression_of(s: Node) -> Option<Node> {
+    (s.kind() == "expression_statement")
+        .then(|| s.named_child(0))
+        .flatten()
+}
+
+/// `recv.name()` with no arguments: its receiver.
+fn no_arg_call<'t>(f: &JavaFile, e: Node<'t>, name: &str) -> Option<Node<'t>> {
+    if e.kind() != "method_invocation"
+        || f.text_of(e.child_by_field_name("name")?) != name
+        || e.child_by_field_name("arguments")?.named_child_count() != 0
+    {
+        return None;
+    }
+    e.child_by_field_name("object")
+}
+
+/// `x[i]` with `x` and `i` the names given.
+fn is_slot(f: &JavaFile, e: Node, x: &str, i: &str) -> bool {
+    e.kind() == "array_access"
+        && e.child_by_field_name("array")
+            .is_some_and(|a| f.text_of(a) == x)
+        && e.child_by_field_name("index")
+            .is_some_and(|a| f.text_of(a) == i)
+}
+
+/// The start loop's `start()` invocations, if `l` is a start loop filling `x`.
+fn start_loop(f: &JavaFile, l: Node, x: &str, array: bool) -> Option<Vec<usize>> {
+    if l.kind() != "for_statement" {
+        return None;
+    }
+    let body = l.child_by_field_name("body")?;
+    if contains_kind(
+        body,
+        &[
+            "break_statement",
+            "continue_statement",
+            "return_statement",
+            "throw_statement",
+            "yield_statement",
+        ],
+    ) {
+        return None;
+    }
+    let i = if array { Some(counter(f, l)?) } else { None };
+    let stmts = body_statements(body);
+    // What each iteration stores into its own slot: `x[i] = e` or `x.add(e)`.
+    let mut stored: Vec<Node> = Vec::new();
+    for s in &stmts {
+        let Some(e) = expression_of(*s) else { continue };
+        match (e.kind(), i) {
+            ("assignment_expression", Some(i)) => {
+                let left = e.child_by_field_name("left")?;
+                if is_slot(f, left, x, i) {
+                    stored.push(e.child_by_field_name("right")?);
+                }
+            }
+            ("method_invocation", None) => {
+                let args = e.child_by_field_name("arguments")?;
+                if e.child_by_field_name("object")
+                    .is_some_and(|o| f.text_of(o) == x)
+                    && e.child_by_field_name("name")
+                        .is_some_and(|n| f.text_of(n) == "add")
+                    && args.named_child_count() == 1
+                {
+                    stored.push(args.named_child(0)?);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut starts = Vec::new();
+    for s in &stmts {
+        let Some(e) = expression_of(*s) else { continue };
+        let Some(recv) = no_arg_call(f, e, "start") else {
+            continue;
+        };
+        let in_slot = match i {
+            Some(i) => is_slot(f, recv, x, i),
+            None => false,
+        };
+        // `t.start()` on a local of the body, stored once into a slot and never reassigned.
+        let stored_local = recv.kind() == "identifier"
+            && stored.iter().any(|v| f.text_of(*v) == f.text_of(recv))
+            && !assigned(f, body, f.text_of(recv))
+            && stmts.iter().any(|d| declares(f, *d, f.text_of(recv)));
+        if in_slot || stored_local {
+            starts.push(e.id());
+        }
+    }
+    (!starts.is_empty()).then_some(starts)
+}
+
+/// Whether `d` declares the local `var` with a value.
+fn declares(f: &JavaFile, d: Node, var: &str) -> bool {
+    if d.kind() != "local_variable_declaration" {
+        return false;
+    }
+    let mut c = d.walk();
+    let found = d.children_by_field_name("declarator", &mut c).any(|v| {
+        v.child_by_field_name("name")
+            .is_some_and(|n| f.text_of(n) == var)
+            && v.child_by_field_name("value").is_some()
+    });
+    found
+}
+
+/// Whether `l` joins every slot of `x`.
+fn join_loop(f: &JavaFile, l: Node, x: &str, array: bool) -> bool {
+    let Some(body) = l.child_by_field_name("body") else {
+        return false;
+    };
+    if contains_kind(body, &["break_statement", "continue_statement"]) {
+        return false;
+    }
+    // The join statement: one of the body's own, or of a `try` block that is.
+    let joins = |is_elem: &dyn Fn(Node) -> bool| {
+        body_statements(body).into_iter().any(|s| {
+            let stmts = if s.kind() == "try_statement" {
+                s.child_by_field_name("body")
+                    .map(body_statements)
+                    .unwrap_or_default()
+            } else {
+                vec![s]
+            };
+            stmts.into_iter().any(|s| {
+                expression_of(s)
+                    .and_then(|e| no_arg_call(f, e, "join"))
+                    .is_some_and(is_elem)
+            })
+        })
+    };
+    match l.kind() {
+        "enhanced_for_statement" => {
+            let (Some(v), Some(n)) = (
+                l.child_by_field_name("value"),
+                l.child_by_field_name("name"),
+            ) else {
+                return false;
+            };
+            let var = f.text_of(n);
+            f.text_of(v) == x
+                && !assigned(f, body, var)
+                && joins(&|r: Node| r.kind() == "identifier" && f.text_of(r) == var)
+        }
+        "for_statement" if array => {
+            let Some(j) = counter(f, l) else { return false };
+            let from_zero = l
+                .child_by_field_name("init")
+                .and_then(|i| i.child_by_field_name("declarator"))
+                .and_then(|d| d.child_by_field_name("value"))
+                .is_some_and(|v| f.text_of(v) == "0");
+            let to_length = l.child_by_field_name("condition").is_some_and(|c| {
+                let t: String = f.text_of(c).split_whitespace().collect();
+                t == format!("{j}<{x}.length")
+            });
+            from_zero && to_length && joins(&|r: Node| is_slot(f, r, x, j))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a mention `id` of the container is one `joined_loops` permits: `x.length`,
+/// `x.size()`, and inside the start loop (`in_start`) or the join loop (`in_join`) the
+/// slot stores, starts, joins and the iteration the shapes have.
+fn mention_allowed(f: &JavaFile, id: Node, array: bool, in_start: bool, in_join: bool) -> bool {
+    let Some(p) = id.parent() else { return false };
+    let is = |n: Option<Node>| n == Some(id);
+    match p.kind() {
+        "field_access" => {
+            array
+                && is(p.child_by_field_name("object"))
+                && p.child_by_field_name("field")
+                    .is_some_and(|n| f.text_of(n) == "length")
+        }
+        "method_invocation" if is(p.child_by_field_name("object")) => {
+            let name = p.child_by_field_name("name").map_or("", |n| f.text_of(n));
+            !array && (name == "size" || (in_start && name == "add"))
+        }
+        "array_access" if array && is(p.child_by_field_name("array")) => {
+            let Some(g) = p.parent() else { return false };
+            match g.kind() {
+                "assignment_expression" => in_start && g.child_by_field_name("left") == Some(p),
+                "method_invocation" => {
+                    g.child_by_field_name("object") == Some(p)
+                        && g.child_by_field_name("name").is_some_and(|n| {
+                            (in_start && f.text_of(n) == "start")
+                                || (in_join && f.text_of(n) == "join")
+                        })
+                }
+                _ => false,
+            }
+        }
+        "enhanced_for_statement" => in_join && is(p.child_by_field_name("value")),
+        _ => false,
     }
 }

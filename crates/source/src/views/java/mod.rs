@@ -269,6 +269,24 @@ fn report(a: &analysis::Analysed, inputs: &[(String, String)], budget: &Budget) 
             .summary
             .insert("spawn_bounded".into(), Value::from(a.spawn_bounded.clone()));
     }
+    if !a.copied.is_empty() {
+        text.push_str(&format!(
+            "threads that may run more than once at a time (started in a loop, by a thread that is, or a task listed more than once): {}; each is walked once, with one copy (` [2]`) standing for its other runs: the sensors judge pairs of threads, so two runs are all a warning needs\n",
+            a.copied.join(", ")
+        ));
+        report
+            .summary
+            .insert("copied_threads".into(), Value::from(a.copied.clone()));
+    }
+    if !a.serial_tasks.is_empty() {
+        text.push_str(&format!(
+            "tasks of a single-thread executor, run one at a time in the order submitted (no copy, none in parallel with another of its executor): {}\n",
+            a.serial_tasks.join(", ")
+        ));
+        report
+            .summary
+            .insert("serial_tasks".into(), Value::from(a.serial_tasks.clone()));
+    }
     if a.library {
         text.push_str(&format!("{LIBRARY_NOTE}\n"));
         report
