@@ -143,8 +143,9 @@ impl LockState {
             }
             self.first += 1;
         }
-        // A burst of live sections leaves a long buffer behind; give most of it back.
-        if self.sections.capacity() > 1024 && 4 * self.sections.len() < self.sections.capacity() {
+        // A burst of live sections leaves a long buffer behind; give most of it back (a
+        // section is a hundred bytes or so: past a few hundred, the buffer is worth it).
+        if self.sections.capacity() >= 256 && 4 * self.sections.len() < self.sections.capacity() {
             self.sections.shrink_to(2 * self.sections.len().max(64));
         }
     }
