@@ -4,7 +4,7 @@
 //! under a second per analysis when the work is linear in the trace, and minutes when it is
 //! quadratic (these run unoptimised, so the sizes are modest; `--bench shapes` measures the
 //! growth from n to 2n on larger ones). The bound each is held to, [`LIMIT`], is far above
-//! the linear time (all eight tests together take under three seconds unloaded): a loaded
+//! the linear time (each test takes seconds at most unloaded): a loaded
 //! machine (CI's two cores shared with builds) stretches the wall time several-fold and cannot
 //! reach it. It catches a gross regression only; the growth is the bench's to measure. Each
 //! shape lists the analyses that are linear on it; the others are in BENCHMARKS.md ("Shapes")
