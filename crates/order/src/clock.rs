@@ -28,7 +28,9 @@
 //! forks a thread past [`SHARE_DENSE_FROM`], so traces of a few threads keep the array's speed.
 
 use hindsight_trace::ThreadId;
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::mem::size_of;
+use std::rc::{Rc, Weak};
 
 /// Threads whose components a clock keeps in its plain array.
 pub const DENSE: usize = 64;
@@ -227,12 +229,130 @@ fn node_leq(a: &Rc<Node>, b: &Rc<Node>) -> bool {
     }
     match (&**a, &**b) {
         (Node::Leaf(x), Node::Leaf(y)) => x.iter().zip(y).all(|(p, q)| p <= q),
-        (Node::Inner(x), Node::Inner(y)) => x.iter().zip(y).all(|(p, q)| match (p, q) {
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(p), Some(q)) => node_leq(p, q),
-        }),
+        (Node::Inner(x), Node::Inner(y)) => {
+            if let Some(known) = known_leq(a, b) {
+                return known;
+            }
+            let leq = x.iter().zip(y).all(|(p, q)| match (p, q) {
+                (None, _) => true,
+                (Some(_), None) => false,
+                (Some(p), Some(q)) => node_leq(p, q),
+            });
+            remember_leq(a, b, leq);
+            leq
+        }
         _ => unreachable!("nodes of one height are of one kind"),
+    }
+}
+
+/// A comparison of two inner nodes already made: whether `a ⊑ b`. The nodes are held
+/// weakly: a node is never changed while a weak reference to it exists (`Rc::make_mut` moves
+/// its value into a new node instead, and the old one can no longer be upgraded), and its
+/// address is not reused while the reference holds the allocation, so an entry whose nodes
+/// are still alive at the same addresses tells the truth.
+struct Known {
+    a: Weak<Node>,
+    b: Weak<Node>,
+    leq: bool,
+}
+
+/// How many comparisons [`KNOWN`] keeps (a direct-mapped cache: a new one replaces the
+/// one in its slot).
+const KNOWN_SLOTS: usize = 4096;
+
+thread_local! {
+    /// Comparisons of inner nodes made lately, by the nodes' addresses. Clocks of two
+    /// families that were never copied from one another (a thread's happens-before clock
+    /// and another's WCP clock) hold equal subtrees as distinct nodes, built by flushes and
+    /// joins made apart; comparing them again at every lock event walked the subtrees each
+    /// time, the threads of the trace at every step. Most comparisons are between the same
+    /// old subtrees, so each is walked once.
+    static KNOWN: RefCell<Vec<Option<Known>>> = const { RefCell::new(Vec::new()) };
+}
+
+fn known_slot(a: &Rc<Node>, b: &Rc<Node>) -> usize {
+    let (a, b) = (Rc::as_ptr(a) as usize, Rc::as_ptr(b) as usize);
+    let mixed =
+        (a >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (b >> 4).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (mixed >> 40) % KNOWN_SLOTS
+}
+
+fn known_leq(a: &Rc<Node>, b: &Rc<Node>) -> Option<bool> {
+    KNOWN.with(|known| {
+        let known = known.borrow();
+        let entry = known.get(known_slot(a, b))?.as_ref()?;
+        let alive = |w: &Weak<Node>, n: &Rc<Node>| {
+            w.strong_count() > 0 && std::ptr::eq(w.as_ptr(), Rc::as_ptr(n))
+        };
+        (alive(&entry.a, a) && alive(&entry.b, b)).then_some(entry.leq)
+    })
+}
+
+fn remember_leq(a: &Rc<Node>, b: &Rc<Node>, leq: bool) {
+    KNOWN.with(|known| {
+        let mut known = known.borrow_mut();
+        if known.is_empty() {
+            known.resize_with(KNOWN_SLOTS, || None);
+        }
+        known[known_slot(a, b)] = Some(Known {
+            a: Rc::downgrade(a),
+            b: Rc::downgrade(b),
+            leq,
+        });
+    });
+}
+
+/// Whether every component of `mine` (a subtree `level` levels above the leaves whose first
+/// component is thread `base`) is at most `other`'s. `theirs` is `other`'s tree at
+/// `theirs_level`: its root when `theirs_level` is below `level` (then it lies under `mine`'s
+/// first slots), else its subtree at `mine`'s place. Where the two are one node, or `mine` is
+/// below `theirs` already, nothing more is read; where their leaves differ, a component
+/// above `theirs` is held against `other` as a whole (its pending components, and its plain
+/// array when only `mine` holds the dense prefix in its tree).
+fn tree_leq(
+    mine: &Rc<Node>,
+    level: u32,
+    base: usize,
+    theirs: Option<&Rc<Node>>,
+    theirs_level: u32,
+    other: &VectorClock,
+) -> bool {
+    // Below `theirs` in its tree alone (or one node with it): below `other`. A comparison of
+    // two nodes is remembered (see [`KNOWN`]), the whole walk below is not (it reads
+    // `other`'s pending components), so the nodes are compared first.
+    if level == theirs_level && theirs.is_some_and(|t| node_leq(mine, t)) {
+        return true;
+    }
+    match &**mine {
+        Node::Leaf(values) => {
+            let theirs = match theirs.map(|t| &**t) {
+                Some(Node::Leaf(t)) if level == theirs_level => Some(t),
+                _ => None,
+            };
+            values.iter().enumerate().all(|(i, &v)| {
+                v <= theirs.map_or(0, |t| t[i]) || v <= other.get(ThreadId((base + i) as u32))
+            })
+        }
+        Node::Inner(kids) => kids.iter().enumerate().all(|(i, kid)| {
+            let Some(kid) = kid else { return true };
+            let (their_kid, their_level) = if level > theirs_level {
+                // `theirs` lies under the first slots: only the first kid reaches it.
+                (theirs.filter(|_| i == 0), theirs_level)
+            } else {
+                match theirs.map(|t| &**t) {
+                    Some(Node::Inner(t)) => (t[i].as_ref(), level - 1),
+                    _ => (None, level - 1),
+                }
+            };
+            tree_leq(
+                kid,
+                level - 1,
+                base + (i << (BITS * level)),
+                their_kid,
+                their_level,
+                other,
+            )
+        }),
     }
 }
 
@@ -496,11 +616,46 @@ impl VectorClock {
         }
     }
 
-    /// `self ⊑ other`: every component at most the other's.
+    /// `self ⊑ other`: every component at most the other's. The trees are compared node by
+    /// node, a node both share being below itself without a look inside: the cost follows
+    /// what the two clocks do not share, not the threads they know of (a thread-per-request
+    /// trace compares clocks of hundreds of thousands of components at every lock release).
     pub fn leq(&self, other: &VectorClock) -> bool {
-        let mut all = true;
-        self.for_each_nonzero(|t, v| all &= v <= other.get(t));
-        all
+        let low = self
+            .low
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v <= other.get(ThreadId(i as u32)));
+        // A pending component is at least the tree's there, so checking both is checking
+        // the component.
+        low && self
+            .pending
+            .iter()
+            .all(|&(rel, v)| v <= other.get(ThreadId(rel)))
+            && match &self.high.root {
+                None => true,
+                Some(root) => {
+                    // A higher tree of `other` holds the part `self`'s covers in its first
+                    // slots.
+                    let (mut theirs, mut level) = (other.high.root.as_ref(), other.high.height);
+                    while level > self.high.height {
+                        theirs = match theirs.map(|t| &**t) {
+                            Some(Node::Inner(kids)) => kids[0].as_ref(),
+                            _ => None,
+                        };
+                        level -= 1;
+                    }
+                    tree_leq(root, self.high.height, 0, theirs, level, other)
+                }
+            }
+    }
+
+    /// The heap bytes this clock holds alone: its plain array and its pending components.
+    /// Its tree's nodes are shared with the clocks it was copied from or joined with, and
+    /// charged to none of them (a caller that counts memory counts a clock as these bytes
+    /// and its handle).
+    pub fn own_heap_bytes(&self) -> usize {
+        self.low.capacity() * size_of::<u32>() + self.pending.capacity() * size_of::<(u32, u32)>()
     }
 
     /// Copies `other` into `self`, reusing the allocation; the tree is shared, not copied.

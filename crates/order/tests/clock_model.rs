@@ -1,6 +1,7 @@
 //! `VectorClock` against the definition: a clock is a map from threads to numbers, zero where
 //! never set; `join` (and `join_components`, from a dense copy) is the pointwise maximum,
-//! `copy_from` a copy, `leq` the pointwise order.
+//! `copy_from` a copy, `leq` the pointwise order (after every operation: the trees share nodes
+//! in every way the operations make them, and `leq` reads only the nodes they do not share).
 //! Random operations on a few clocks, over thread ids on both sides of the dense prefix and deep
 //! enough into the tree to give it several levels, each clock compared with a plain map after
 //! every operation, some of them keeping their dense prefix in the tree (`share_dense`).
@@ -37,7 +38,7 @@ enum Step {
 }
 
 /// Thread ids: a few low ones, a cluster just past the dense prefix, and some far out (height
-/// two and three of the tree).
+/// two and three of the tree), some of them at the cluster's slots of a higher level.
 fn thread() -> impl Strategy<Value = u32> {
     let dense = DENSE as u32;
     prop_oneof![
@@ -45,6 +46,13 @@ fn thread() -> impl Strategy<Value = u32> {
         dense - 2..dense + 40,
         dense + 200..dense + 300,
         prop::sample::select(vec![dense + 4095, dense + 4096, dense + 70_000]),
+        // The same slots as the cluster above, a tree level or two higher: where a higher
+        // tree's node meets a lower tree's at one place in their leaves.
+        (
+            prop::sample::select(vec![256u32, 4096, 65536]),
+            dense - 2..dense + 8
+        )
+            .prop_map(|(level, t)| level + t),
     ]
 }
 
@@ -136,6 +144,23 @@ proptest! {
             for c in 0..clocks.len() {
                 check(&clocks[c], &models[c], &probes, false)?;
             }
+            // The order, compared node by node where the clocks share their trees.
+            for a in 0..clocks.len() {
+                for b in 0..clocks.len() {
+                    let leq = models[a].iter().all(|(&t, &v)| v <= model_get(&models[b], t));
+                    prop_assert_eq!(clocks[a].leq(&clocks[b]), leq, "{} ⊑ {}", a, b);
+                    // Above `a` but for one component: `a` is not below it, however little
+                    // the one component's leaf differs from `a`'s in a tree they share.
+                    let mut above = clocks[b].clone();
+                    above.join(&clocks[a]);
+                    prop_assert!(clocks[a].leq(&above));
+                    for (&t, &v) in &models[a] {
+                        let mut short = above.clone();
+                        short.set(ThreadId(t), v - 1);
+                        prop_assert!(!clocks[a].leq(&short), "{} ⊑ {} short at {}", a, b, t);
+                    }
+                }
+            }
         }
         for c in 0..clocks.len() {
             check(&clocks[c], &models[c], &probes, true)?;
@@ -145,6 +170,44 @@ proptest! {
                 let leq = models[a].iter().all(|(&t, &v)| v <= model_get(&models[b], t));
                 prop_assert_eq!(clocks[a].leq(&clocks[b]), leq);
                 prop_assert_eq!(clocks[a] == clocks[b], models[a] == models[b]);
+            }
+        }
+    }
+}
+
+/// A clock whose tree is higher than the other's: its components past the other's tree are
+/// held against zero, never against the other's components at the same slots of its first
+/// subtree (a higher tree holds a lower one's there).
+#[test]
+fn a_higher_tree_is_not_read_from_the_lower_ones_slots() {
+    let dense = DENSE as u32;
+    for low in [0, 5, dense + 6] {
+        for level in [256u32, 4096, 65536, 1 << 20] {
+            let high = low + level;
+            // Enough components that they go into the tree rather than wait beside it (17:
+            // none left waiting).
+            let mut far = VectorClock::new();
+            for t in high..high + 17 {
+                far.set(ThreadId(t), 1);
+            }
+            let mut near = VectorClock::new();
+            for t in low..low + 40 {
+                near.set(ThreadId(t), 5);
+            }
+            for shared in [false, true] {
+                if shared {
+                    far.share_dense();
+                    near.share_dense();
+                }
+                assert!(!far.leq(&near), "{high} against {low}");
+                assert!(!near.leq(&far), "{low} against {high}");
+                let mut both = near.clone();
+                both.join(&far);
+                assert!(far.leq(&both) && near.leq(&both));
+                let mut short = VectorClock::new();
+                short.set(ThreadId(high + 3), 1);
+                short.join(&near);
+                assert!(short.leq(&both) && !short.leq(&near) && !far.leq(&short));
             }
         }
     }

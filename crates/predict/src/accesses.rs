@@ -150,94 +150,30 @@ fn counted<R>(
 }
 
 /// Lock depths per thread: which acquires and releases change whether a thread holds a lock.
-/// Re-entrant ones order nothing in any model, as in RAPID. Per thread, the locks it holds
-/// with their depths: a thread holds few locks at once, so a short scan finds one (every
-/// acquire and release asks); past [`NESTING_SCANNED`] of them, a map (a thread nesting
-/// thousands of locks would scan them all at each acquire: the square of the depth).
+/// Re-entrant ones order nothing in any model, as in RAPID. The depth of each lock a thread
+/// holds, by (thread, lock): a scan of the thread's held locks at every acquire and release
+/// was the square of the nesting depth on a thread that nests thousands of locks.
 #[derive(Default)]
-pub struct Nesting(Vec<Held>);
-
-/// The locks held at once past which a thread's depths are found through a map.
-const NESTING_SCANNED: usize = 16;
-
-/// The locks one thread holds, with their depths: in a short list, or a map.
-#[derive(Default)]
-enum Held {
-    #[default]
-    None,
-    Few(Vec<(LockId, u32)>),
-    Many(FxHashMap<LockId, u32>),
-}
-
-impl Held {
-    fn depth(&mut self, l: LockId) -> Option<&mut u32> {
-        match self {
-            Held::None => None,
-            Held::Few(v) => v.iter_mut().find(|(m, _)| *m == l).map(|(_, d)| d),
-            Held::Many(m) => m.get_mut(&l),
-        }
-    }
-
-    fn insert(&mut self, l: LockId) {
-        match self {
-            Held::None => *self = Held::Few(vec![(l, 1)]),
-            Held::Few(v) if v.len() < NESTING_SCANNED => v.push((l, 1)),
-            Held::Few(v) => {
-                let mut m: FxHashMap<LockId, u32> = v.drain(..).collect();
-                m.insert(l, 1);
-                *self = Held::Many(m);
-            }
-            Held::Many(m) => {
-                m.insert(l, 1);
-            }
-        }
-    }
-
-    fn remove(&mut self, l: LockId) {
-        match self {
-            Held::None => {}
-            Held::Few(v) => v.retain(|&(m, _)| m != l),
-            Held::Many(m) => {
-                m.remove(&l);
-            }
-        }
-    }
-}
+pub struct Nesting(FxHashMap<(ThreadId, LockId), u32>);
 
 impl Nesting {
-    fn held(&mut self, t: ThreadId) -> &mut Held {
-        if t.index() >= self.0.len() {
-            self.0.resize_with(t.index() + 1, Held::default);
-        }
-        &mut self.0[t.index()]
-    }
-
     /// Whether this acquire takes the lock (rather than re-entering it).
     pub fn acquire(&mut self, t: ThreadId, l: LockId) -> bool {
-        let held = self.held(t);
-        match held.depth(l) {
-            Some(depth) => {
-                *depth += 1;
-                false
-            }
-            None => {
-                held.insert(l);
-                true
-            }
-        }
+        let depth = self.0.entry((t, l)).or_insert(0);
+        *depth += 1;
+        *depth == 1
     }
 
     /// Whether this release gives the lock up (a release of a lock not held does not).
     pub fn release(&mut self, t: ThreadId, l: LockId) -> bool {
-        let held = self.held(t);
-        let Some(depth) = held.depth(l) else {
+        let Some(depth) = self.0.get_mut(&(t, l)) else {
             return false;
         };
         *depth -= 1;
         if *depth > 0 {
             return false;
         }
-        held.remove(l);
+        self.0.remove(&(t, l));
         true
     }
 }

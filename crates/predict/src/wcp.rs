@@ -25,11 +25,21 @@
 //! section's check passes (its acquire's `C` is below its release's `H`, since `P ⊑ H` always:
 //! everything joined into a `P` is an `H` or `P` clock of an event happens-before the thread's)
 //! and its join adds nothing. Such sections are dropped from the front of the queue as soon as
-//! they are found (a lock has a few live sections at a time; their clocks' slots are reused),
-//! and rule (a)'s numbers that name them are below what every thread holding the lock has
-//! joined. What the pass holds thus follows the sections still able to order something, not
-//! the trace's length (a section that never becomes ordered before a later release stays, and
-//! so does every section after it).
+//! they are found (a lock has a few live sections at a time), and rule (a)'s numbers that
+//! name them are below what every thread holding the lock has joined. What the pass holds
+//! thus follows the sections still able to order something, not the trace's length (a
+//! section that never becomes ordered before a later release stays, and so does every
+//! section after it).
+//!
+//! **Many threads.** Every clock here, the sections' included, is a [`VectorClock`]: the
+//! components past the first 64 threads live in a tree whose nodes the clocks copied from one
+//! another share, a join copies only the paths where the two differ, and `⊑` skips the nodes
+//! both share. A section's clocks are exactly the `C` and `H` the paper's queues hold, nothing
+//! dropped or approximated; what changes is what they cost. A thread per request knows of
+//! every request before it (through the lock and the joins), so a dense copy at every acquire
+//! and release cost the thread count, and the trace's time the square of its length; with
+//! shared clocks it costs the paths that differ, which follow the threads the section's
+//! thread communicated with since the clock it was copied from.
 
 use crate::accesses::{Accesses, Nesting};
 use crate::found::{Found, Race};
@@ -39,68 +49,29 @@ use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
 use hindsight_trace::{ErrorKind, Event, LockId, Names, Op, ThreadId, VarId};
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::mem::size_of;
 
-/// The clock slot of a section still open (no release clock yet).
-const OPEN: usize = usize::MAX;
-
-/// A live section of a lock, as rule (b) needs it: its clocks are slots of the lock's
-/// [`Clocks`].
-#[derive(Clone, Copy, Debug)]
+/// A live section of a lock, as rule (b) needs it. Its clocks are [`VectorClock`]s, which
+/// share with the threads' clocks every part they have in common: a copy costs what the
+/// clock holds in its plain array (at most the first 64 threads), not a component per thread
+/// of the trace. Dense copies made each acquire and release cost the thread count, which a
+/// thread-per-request trace makes the square of its length (and 50,000 threads holding a
+/// lock each, gigabytes).
+#[derive(Debug)]
 struct Section {
     thread: ThreadId,
     /// `C` at the acquire.
-    acquired: usize,
-    /// `H` at the release ([`OPEN`] while the section is open).
-    released: usize,
+    acquired: VectorClock,
+    /// `H` at the release (`None` while the section is open).
+    released: Option<VectorClock>,
 }
 
-/// The clocks of a lock's live sections, each in a slot of `width` components (shorter
-/// clocks padded with zeros, which change no join or comparison). A dead section's slots are
-/// reused by the next sections: a lock has a few live sections at a time, so it holds a few
-/// slots however long the trace, where an arena appended to at every acquire and release and
-/// compacted once many dead sections led it held their clocks until then.
-#[derive(Default)]
-struct Clocks {
-    width: usize,
-    words: Vec<u32>,
-    free: Vec<usize>,
-}
-
-impl Clocks {
-    fn get(&self, slot: usize) -> &[u32] {
-        &self.words[slot * self.width..(slot + 1) * self.width]
-    }
-
-    /// Stores `c` in a free slot (the caller widens the slots first if `c` is longer).
-    #[inline]
-    fn push(&mut self, c: &[u32]) -> usize {
-        debug_assert!(c.len() <= self.width);
-        let slot = match self.free.pop() {
-            Some(slot) => slot,
-            None => {
-                self.words.resize(self.words.len() + self.width, 0);
-                self.words.len() / self.width - 1
-            }
-        };
-        let words = &mut self.words[slot * self.width..(slot + 1) * self.width];
-        let (head, tail) = words.split_at_mut(c.len());
-        head.copy_from_slice(c);
-        // A slot freed by a dead section may hold a longer clock's components.
-        for w in tail {
-            *w = 0;
-        }
-        slot
-    }
-
-    fn slots(&self) -> usize {
-        self.words.len().checked_div(self.width).unwrap_or(0)
-    }
-
-    fn bytes(&self) -> usize {
-        self.words.capacity() * 4 + self.free.capacity() * size_of::<usize>()
-    }
+/// What a clock the queues store holds of its own, in bytes: its shared tree aside, as every
+/// clock of the models is counted (see [`clock_bytes`]).
+fn stored_bytes(c: &VectorClock) -> usize {
+    size_of::<VectorClock>() + c.own_heap_bytes()
 }
 
 #[derive(Default)]
@@ -110,79 +81,91 @@ struct LockState {
     /// The live sections (see the module comment), numbered `first..`, in order: a dead
     /// section is dropped from the front as soon as it is found dead.
     sections: VecDeque<Section>,
-    clocks: Clocks,
     first: u64,
-    /// Per thread, the number of the next section its releases look at (a thread that has
-    /// not released the lock yet starts at the first live one).
-    cursor: Vec<u64>,
+    /// What the live sections' clocks hold of their own, in bytes.
+    clock_bytes: usize,
+    /// Per thread, the number of the next section its releases look at. A thread with no
+    /// entry, or one at or below `first`, starts at the first live section: entries below it
+    /// say nothing more and are dropped (see [`LockState::set_cursor`]), so that the map
+    /// follows the threads that released the lock lately, not every thread that ever did
+    /// (50,000 threads each holding a lock of its own would otherwise give each lock a slot
+    /// per thread).
+    cursor: FxHashMap<ThreadId, u64>,
+    /// The entries `cursor` kept when it was last pruned.
+    cursor_kept: usize,
 }
 
 impl LockState {
     /// The release clock of section `number`, if it is still held (a section rule (a)
     /// names is, unless it was dead: see the module comment) and released.
-    fn released(&self, number: u64) -> Option<&[u32]> {
+    fn released(&self, number: u64) -> Option<&VectorClock> {
         let i = usize::try_from(number.checked_sub(self.first)?).ok()?;
-        let s = self.sections.get(i)?;
-        (s.released != OPEN).then(|| self.clocks.get(s.released))
+        self.sections.get(i)?.released.as_ref()
     }
 
     /// The bytes its queue holds (what it has allocated).
     fn queue_bytes(&self) -> usize {
-        self.sections.capacity() * size_of::<Section>() + self.clocks.bytes()
+        self.sections.capacity() * size_of::<Section>()
+            + self.clock_bytes
+            + self.cursor.capacity() * (size_of::<(ThreadId, u64)>() + 1)
     }
 
-    /// Stores clock `c` for a section, making the slots wide enough first.
-    #[inline]
-    fn store(&mut self, c: &[u32]) -> usize {
-        if c.len() > self.clocks.width {
-            self.relayout(c.len());
+    /// The number of the next section `t`'s releases look at.
+    fn cursor(&self, t: ThreadId) -> u64 {
+        self.cursor
+            .get(&t)
+            .map_or(self.first, |&c| c.max(self.first))
+    }
+
+    /// Sets `t`'s cursor; once the map has doubled since it was last pruned, drops the
+    /// entries at or below `first` (read as `first` all the same), so that pruning costs a
+    /// constant per release.
+    fn set_cursor(&mut self, t: ThreadId, next: u64) {
+        self.cursor.insert(t, next);
+        if self.cursor.len() > 2 * self.cursor_kept.max(8) {
+            let first = self.first;
+            self.cursor.retain(|_, c| *c > first);
+            self.cursor_kept = self.cursor.len();
+            if self.cursor.capacity() > 4 * self.cursor_kept.max(8) {
+                self.cursor.shrink_to(2 * self.cursor_kept.max(8));
+            }
         }
-        self.clocks.push(c)
     }
 
-    /// Frees the slots of the dead section at the front.
-    fn drop_front(&mut self) {
+    /// Drops the dead section at the front, its clocks back to `spare`.
+    fn drop_front(&mut self, spare: &mut Vec<VectorClock>) {
         if let Some(s) = self.sections.pop_front() {
-            self.clocks.free.push(s.acquired);
-            if s.released != OPEN {
-                self.clocks.free.push(s.released);
+            self.clock_bytes -= stored_bytes(&s.acquired);
+            give_back(spare, s.acquired);
+            if let Some(r) = s.released {
+                self.clock_bytes -= stored_bytes(&r);
+                give_back(spare, r);
             }
             self.first += 1;
         }
-        // A burst of live sections leaves many free slots behind; give most of them back.
-        let slots = self.clocks.slots();
-        if slots > 1024 && 4 * (slots - self.clocks.free.len()) < slots {
-            self.relayout(self.clocks.width);
+        // A burst of live sections leaves a long buffer behind; give most of it back (a
+        // section is a hundred bytes or so: past a few hundred, the buffer is worth it).
+        if self.sections.capacity() >= 256 && 4 * self.sections.len() < self.sections.capacity() {
             self.sections.shrink_to(2 * self.sections.len().max(64));
         }
     }
+}
 
-    /// Moves the live sections' clocks into fresh slots of `width` components, in order,
-    /// with no free slot left.
-    #[cold]
-    fn relayout(&mut self, width: usize) {
-        let width = width.max(1);
-        let mut words = Vec::with_capacity(2 * self.sections.len() * width);
-        let mut next = 0;
-        let mut copy = |slot: &mut usize| {
-            if *slot != OPEN {
-                let old = self.clocks.get(*slot);
-                words.extend_from_slice(old);
-                words.resize(words.len() + width - old.len(), 0);
-                *slot = next;
-                next += 1;
-            }
-        };
-        for s in &mut self.sections {
-            copy(&mut s.acquired);
-            copy(&mut s.released);
-        }
-        self.clocks = Clocks {
-            width,
-            words,
-            free: Vec::new(),
-        };
+/// Clocks of dead sections kept for the next sections (their plain arrays reused): at most
+/// this many.
+const SPARE_CLOCKS: usize = 64;
+
+fn give_back(spare: &mut Vec<VectorClock>, c: VectorClock) {
+    if spare.len() < SPARE_CLOCKS {
+        spare.push(c);
     }
+}
+
+/// A copy of `c` in a spare clock.
+fn stored(spare: &mut Vec<VectorClock>, c: &VectorClock) -> VectorClock {
+    let mut s = spare.pop().unwrap_or_default();
+    s.copy_from(c);
+    s
 }
 
 /// Rule (a)'s memory of one (lock, variable): `1 +` the number of the latest released section
@@ -307,8 +290,10 @@ pub struct Wcp {
     /// their buffers).
     held: Vec<Vec<Held>>,
     depth: Vec<usize>,
-    /// Scratch for the components of a clock, read or stored at every acquire and release.
-    components: Vec<u32>,
+    /// Scratch for `C_t` at a release.
+    scratch: VectorClock,
+    /// Clocks of dead sections, for the next ones (see [`SPARE_CLOCKS`]).
+    spare: Vec<VectorClock>,
     locks: Vec<LockState>,
     /// Rule (a): per variable, the guard of each lock whose sections accessed it, and the
     /// bytes the tables take.
@@ -333,7 +318,8 @@ impl Wcp {
             p: Vec::new(),
             held: Vec::new(),
             depth: Vec::new(),
-            components: Vec::new(),
+            scratch: VectorClock::new(),
+            spare: Vec::new(),
             locks: Vec::new(),
             guards: Vec::new(),
             guard_bytes: 0,
@@ -400,10 +386,10 @@ impl Wcp {
         c
     }
 
-    /// `C_t`, as components, into `self.components`.
-    fn c_components(&mut self, t: ThreadId) {
-        self.p[t.index()].copy_components_into(&mut self.components);
-        set_component(&mut self.components, t, self.h[t.index()].get(t));
+    /// `C_t`, into `into`.
+    fn c_into(&self, t: ThreadId, into: &mut VectorClock) {
+        into.copy_from(&self.p[t.index()]);
+        into.set(t, self.h[t.index()].get(t));
     }
 
     fn lock(&mut self, l: LockId) -> &mut LockState {
@@ -433,7 +419,7 @@ impl Wcp {
             };
             if latest > held.seen {
                 if let Some(released) = self.locks[held.lock.index()].released(latest - 1) {
-                    self.p[t.index()].join_components(released);
+                    self.p[t.index()].join(released);
                 }
                 held.seen = latest;
             }
@@ -490,15 +476,16 @@ impl Wcp {
         let state = &self.locks[l.index()];
         self.h[t.index()].join(&state.h);
         self.p[t.index()].join(&state.p);
-        self.c_components(t);
+        let mut acquired = self.spare.pop().unwrap_or_default();
+        self.c_into(t, &mut acquired);
         let state = &mut self.locks[l.index()];
         let before = state.queue_bytes();
-        let acquired = state.store(&self.components);
+        state.clock_bytes += stored_bytes(&acquired);
         let section = state.first + state.sections.len() as u64;
         state.sections.push_back(Section {
             thread: t,
             acquired,
-            released: OPEN,
+            released: None,
         });
         let seen = state.first;
         let after = state.queue_bytes();
@@ -517,37 +504,37 @@ impl Wcp {
     }
 
     fn release(&mut self, t: ThreadId, l: LockId) {
-        self.c_components(t);
+        let mut c = std::mem::take(&mut self.scratch);
+        self.c_into(t, &mut c);
         let p = &mut self.p[t.index()];
         let state = &mut self.locks[l.index()];
-        if state.cursor.len() <= t.index() {
-            state.cursor.resize(t.index() + 1, 0);
-        }
+        let before = state.queue_bytes();
         // Rule (b): an earlier section whose acquire is ordered before this release has its
         // release ordered before this one; the sections are consumed in order, as the
         // paper's queues are, from the first live one (the dead before it add nothing).
-        let mut next = state.cursor[t.index()].max(state.first);
-        let c = &mut self.components;
+        let mut next = state.cursor(t);
         while let Some(s) = state.sections.get((next - state.first) as usize) {
             if s.thread == t {
                 // This thread's own open section: the one being released.
-                if s.released == OPEN {
+                if s.released.is_none() {
                     break;
                 }
             } else {
-                if !leq(state.clocks.get(s.acquired), c) {
+                if !s.acquired.leq(&c) {
                     break;
                 }
-                if s.released != OPEN {
+                if let Some(r) = &s.released {
                     // `C_t` grows with `P_t`: later sections are checked against both.
-                    let r = state.clocks.get(s.released);
-                    p.join_components(r);
-                    hindsight_order::join_into(c, r);
+                    p.join(r);
+                    c.join(r);
                 }
             }
             next += 1;
         }
-        state.cursor[t.index()] = next;
+        self.scratch = c;
+        state.set_cursor(t, next);
+        let after = state.queue_bytes();
+        self.requeued(before, after);
         let depth = self.depth[t.index()];
         let Some(i) = self.held[t.index()][..depth]
             .iter()
@@ -571,42 +558,27 @@ impl Wcp {
         let before = state.queue_bytes();
         state.h.copy_from(h);
         state.p.copy_from(p);
-        h.copy_components_into(&mut self.components);
-        let released = state.store(&self.components);
+        let released = stored(&mut self.spare, h);
         if let Some(open) = state
             .sections
             .iter_mut()
             .rev()
-            .find(|s| s.thread == t && s.released == OPEN)
+            .find(|s| s.thread == t && s.released.is_none())
         {
-            open.released = released;
+            state.clock_bytes += stored_bytes(&released);
+            open.released = Some(released);
         }
         // The sections whose release is now below the lock's `P` are dead: dropped at once.
-        p.copy_components_into(&mut self.components);
         while let Some(s) = state.sections.front() {
-            if s.released == OPEN || !leq(state.clocks.get(s.released), &self.components) {
-                break;
+            match &s.released {
+                Some(r) if r.leq(p) => state.drop_front(&mut self.spare),
+                _ => break,
             }
-            state.drop_front();
         }
         let after = state.queue_bytes();
         self.requeued(before, after);
         self.h[t.index()].increment(t);
     }
-}
-
-fn set_component(c: &mut Vec<u32>, t: ThreadId, value: u32) {
-    if c.len() <= t.index() {
-        c.resize(t.index() + 1, 0);
-    }
-    c[t.index()] = value;
-}
-
-/// `a ⊑ b` for clocks held as component slices (missing components are zero).
-fn leq(a: &[u32], b: &[u32]) -> bool {
-    a.iter()
-        .enumerate()
-        .all(|(i, &x)| x <= b.get(i).copied().unwrap_or(0))
 }
 
 impl Observer for Wcp {

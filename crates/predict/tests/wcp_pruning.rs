@@ -146,6 +146,54 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Traces of hundreds of threads, most past the first 64, whose components a clock keeps
+    /// beside its plain array: the sections' clocks are shared copies of the threads' there,
+    /// where the reference holds dense ones.
+    #[test]
+    fn pruned_wcp_is_wcp_with_hundreds_of_threads(
+        choices in prop::collection::vec(any::<(u8, u8, u8)>(), 200..1500),
+        shape in (70u8..=255, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(|(threads, vars, locks, odd)| Shape {
+            threads,
+            vars,
+            locks,
+            msgs: 1,
+            odd,
+        }),
+    ) {
+        let trace = traced(&choices, shape);
+        prop_assert_eq!(pruned(&trace).0, reference(&trace));
+    }
+
+    /// A thread per request, as a server's (the generator's `per_request`): hundreds of
+    /// short threads, each knowing of every request before it through the locks and `T0`'s
+    /// joins, which is where the clocks of the two families (`H` and `P`) meet most.
+    #[test]
+    fn pruned_wcp_is_wcp_on_a_thread_per_request(
+        seed in any::<u64>(),
+        per_request in 3u32..12,
+        locks in 1u32..4,
+        in_flight in 2u32..10,
+    ) {
+        let trace = generate_trace(&GenConfig {
+            events: 1_500,
+            threads: in_flight,
+            vars: 6,
+            locks,
+            max_depth: 2,
+            unprotected: 0.2,
+            blocks: 0.0,
+            seed,
+            map_keys: 0,
+            per_request,
+            sites: hindsight_trace::generate::DEFAULT_SITES,
+        });
+        prop_assert_eq!(pruned(&trace).0, reference(&trace));
+    }
+}
+
 /// A generated trace of the bench's kind: same races, and the queues hold a small part of the
 /// sections (the reference keeps all of them).
 #[test]
