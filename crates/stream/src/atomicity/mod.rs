@@ -31,6 +31,7 @@ pub mod pairing;
 #[cfg(feature = "oracle")]
 pub mod reference;
 pub mod schedule;
+mod sets;
 pub mod witness;
 
 use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
@@ -305,10 +306,13 @@ impl Atomicity {
                 if !std::mem::replace(&mut self.acquired[l.index()], true) {
                     self.locks_acquired += 1;
                 }
-                self.thread(t).locks.acquire(*l)
+                live(&mut self.threads, &mut self.live_threads, t)
+                    .locks
+                    .acquire(*l, &mut self.profiles)
             }
             Op::Release(l) => {
-                if let Some(v) = self.thread(t).locks.release(t, *l) {
+                let s = live(&mut self.threads, &mut self.live_threads, t);
+                if let Some(v) = s.locks.release(t, *l, &mut self.profiles) {
                     if !self.options.ignore_non_nested {
                         return Err(ErrorKind::Analysis(format!(
                             "{} (nested locking is required; --ignore-non-nested accepts the trace with a warning)",
