@@ -486,15 +486,12 @@ impl Profiles {
 
     /// The stack node `node`, made if new.
     fn node(&mut self, node: Node) -> u32 {
-        match self.node_ids.get(&node) {
-            Some(&n) => n,
-            None => {
-                let n = self.nodes.len() as u32;
-                self.nodes.push(node);
-                self.node_ids.insert(node, n);
-                n
-            }
+        let next = self.nodes.len() as u32;
+        let n = *self.node_ids.entry(node).or_insert(next);
+        if n == next {
+            self.nodes.push(node);
         }
+        n
     }
 
     #[inline]

@@ -47,17 +47,16 @@ fn matches(k: u32, prefix: u32, bit: u32) -> bool {
 
 impl Sets {
     fn make(&mut self, node: Trie) -> SetId {
-        if let Some(&id) = self.ids.get(&node) {
-            return id;
-        }
         let size = match node {
             Trie::Leaf(_) => 1,
             Trie::Branch { zero, one, .. } => self.len(zero) + self.len(one),
         };
-        let id = self.nodes.len() as SetId;
-        self.nodes.push(node);
-        self.sizes.push(size);
-        self.ids.insert(node, id);
+        let next = self.nodes.len() as SetId;
+        let id = *self.ids.entry(node).or_insert(next);
+        if id == next {
+            self.nodes.push(node);
+            self.sizes.push(size);
+        }
         id
     }
 
