@@ -420,15 +420,14 @@ impl ThreadLocks {
             + (self.guards.capacity() + self.guarded_acquired.capacity()) * size_of::<LockId>()
     }
 
-/// The state of a thread that holds no lock and was forked under no guarded lock,
+    /// The state of a thread that holds no lock and was forked under no guarded lock,
     /// reduced to what its next events depend on; `None` for any other state.
     pub fn at_rest(&self) -> Option<Rest> {
-        (self.frames.is_empty() && self.guards.is_empty()
-            && self.guarded_acquired.is_empty())
-        .then_some(Rest {
-            epoch: self.epoch,
-            forks: self.forks,
-        })
+        (self.frames.is_empty() && self.guards.is_empty() && self.guarded_acquired.is_empty())
+            .then_some(Rest {
+                epoch: self.epoch,
+                forks: self.forks,
+            })
     }
 
     /// The state [`ThreadLocks::at_rest`] reduced to `rest` (without the memo of transitions,
