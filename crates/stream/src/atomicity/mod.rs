@@ -31,6 +31,7 @@ pub mod pairing;
 #[cfg(feature = "oracle")]
 pub mod reference;
 pub mod schedule;
+mod sets;
 pub mod witness;
 
 use crate::driver::{trace_warning, Analysis, AnalysisOutput, Observer};
@@ -112,6 +113,8 @@ struct ThreadState {
     recency: Recency,
     /// The slots whose `Marks` this thread holds.
     slots: Vec<u32>,
+    /// Bytes its lock state and recency list hold, as last counted into `threads_heap`.
+    heap: usize,
 }
 
 /// A thread's state: whole, or, once it has been joined holding no lock outside any block
@@ -165,6 +168,9 @@ pub struct Atomicity {
     threads: Vec<ThreadSlot>,
     /// How many of `threads` are `Live`.
     live_threads: usize,
+    /// Bytes the live threads' lock states and recency lists hold (each counted after its
+    /// thread's events): a thread deep in a nest of locks holds a frame per lock.
+    threads_heap: usize,
     profiles: Profiles,
     fj: ForkJoin,
     /// Witness sets per (variable, thread): keys, hot marks and cold sets, by slot. The marks
@@ -205,6 +211,7 @@ impl Atomicity {
             options,
             threads: Vec::new(),
             live_threads: 0,
+            threads_heap: 0,
             profiles: Profiles::default(),
             fj: ForkJoin::default(),
             keys: Vec::new(),
@@ -280,6 +287,7 @@ impl Atomicity {
             unreachable!("live above")
         };
         self.live_threads -= 1;
+        self.threads_heap -= s.heap;
         for &slot in &s.slots {
             self.marks[slot as usize] = None;
             self.live_marks -= 1;
@@ -289,6 +297,22 @@ impl Atomicity {
 
     /// Feeds one event; an error for a non-nested release (unless ignored).
     pub fn step(&mut self, e: &Event, names: &Names) -> Result<(), ErrorKind> {
+        let stepped = self.step_uncounted(e, names);
+        self.count_heap(e.thread);
+        stepped
+    }
+
+    /// Counts the bytes `t`'s state holds now into `threads_heap`.
+    #[inline]
+    fn count_heap(&mut self, t: ThreadId) {
+        if let Some(ThreadSlot::Live(s)) = self.threads.get_mut(t.index()) {
+            let now = s.locks.held_bytes() + s.recency.held_bytes();
+            self.threads_heap = self.threads_heap + now - s.heap;
+            s.heap = now;
+        }
+    }
+
+    fn step_uncounted(&mut self, e: &Event, names: &Names) -> Result<(), ErrorKind> {
         let t = e.thread;
         self.events += 1;
         if let Op::Request(_) = e.op {
@@ -305,10 +329,13 @@ impl Atomicity {
                 if !std::mem::replace(&mut self.acquired[l.index()], true) {
                     self.locks_acquired += 1;
                 }
-                self.thread(t).locks.acquire(*l)
+                live(&mut self.threads, &mut self.live_threads, t)
+                    .locks
+                    .acquire(*l, &mut self.profiles)
             }
             Op::Release(l) => {
-                if let Some(v) = self.thread(t).locks.release(t, *l) {
+                let s = live(&mut self.threads, &mut self.live_threads, t);
+                if let Some(v) = s.locks.release(t, *l, &mut self.profiles) {
                     if !self.options.ignore_non_nested {
                         return Err(ErrorKind::Analysis(format!(
                             "{} (nested locking is required; --ignore-non-nested accepts the trace with a warning)",
@@ -428,6 +455,7 @@ impl Atomicity {
             child.locks.new_epoch();
         }
         self.fj.merge(u, &clock, started);
+        self.count_heap(u);
     }
 
     fn join(&mut self, t: ThreadId, u: ThreadId) {
@@ -668,14 +696,15 @@ fn describe_non_nested(v: &NonNested, names: &Names) -> String {
 }
 
 impl Observer for Atomicity {
-    /// The threads (the live ones whole), the profiles, the fork/join clocks, the witness
-    /// sets (by variable and thread) with the live threads' marks, and the transactions kept
-    /// for schedules. Roughly: a live thread's small lists and the clocks' shared trees are
-    /// not counted.
+    /// The threads (the live ones whole, with their lock states and recency lists), the
+    /// profiles, the fork/join clocks, the witness sets (by variable and thread) with the live
+    /// threads' marks, and the transactions kept for schedules. Roughly: a live thread's list
+    /// of slots and the clocks' shared trees are not counted.
     fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
         (self.threads.capacity() * size_of::<ThreadSlot>()
             + self.live_threads * size_of::<ThreadState>()
+            + self.threads_heap
             + self.profiles.held_bytes()
             + self.fj.held_bytes()
             + self.keys.capacity() * size_of::<(VarId, ThreadId)>()

@@ -20,6 +20,7 @@
 
 use super::nesting::Pid;
 use hindsight_trace::LocId;
+use rustc_hash::FxHashMap;
 
 /// An event a finding can point to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,35 +150,86 @@ impl Default for Marks {
 
 /// Profiles a thread went through in its current transaction, most recent first, with the
 /// last event index at which each was current.
+///
+/// Kept as a log in the order the profiles became current, a profile's earlier entry dead
+/// once it is current again: the live entries read from the end are the list most recent
+/// first, and a profile that becomes current costs an append, not a move to the front of the
+/// list (a deep nest goes through a profile per lock event in one transaction: moving each
+/// to the front was quadratic in the depth). The log is compacted once its dead entries
+/// outnumber the live ones, so it holds at most twice the profiles a list would.
 #[derive(Clone, Debug, Default)]
 pub struct Recency {
-    list: Vec<(Pid, u32, u64)>,
+    log: Vec<Current>,
+    /// Per profile in the log, its live entry.
+    live: FxHashMap<Pid, u32>,
 }
+
+/// A profile that became current, and the last event at which it was.
+#[derive(Clone, Copy, Debug)]
+struct Current {
+    pid: Pid,
+    /// Its number among its thread's profiles; `DEAD` once it became current again later.
+    local: u32,
+    /// The last event at which it was current (then).
+    at: u64,
+}
+
+const DEAD: u32 = u32::MAX;
 
 impl Recency {
     pub fn clear(&mut self) {
-        self.list.clear();
+        self.log.clear();
+        self.live.clear();
     }
 
     /// The thread's profile is `pid` at event `index`.
     #[inline]
     pub fn current(&mut self, (pid, local): (Pid, u32), index: u64) {
-        match self.list.first_mut() {
-            Some(front) if front.0 == pid => front.2 = index,
-            _ => {
-                if let Some(i) = self.list.iter().position(|&(p, _, _)| p == pid) {
-                    self.list.remove(i);
-                }
-                self.list.insert(0, (pid, local, index));
+        if let Some(last) = self.log.last_mut() {
+            if last.pid == pid {
+                last.at = index;
+                return;
             }
+        }
+        if let Some(earlier) = self.live.insert(pid, self.log.len() as u32) {
+            self.log[earlier as usize].local = DEAD;
+        }
+        self.log.push(Current {
+            pid,
+            local,
+            at: index,
+        });
+        if self.log.len() > 2 * self.live.len() + 8 {
+            self.compact();
         }
     }
 
+    /// Drops the dead entries.
+    fn compact(&mut self) {
+        self.log.retain(|c| c.local != DEAD);
+        for (i, c) in self.log.iter().enumerate() {
+            self.live.insert(c.pid, i as u32);
+        }
+    }
+
+    /// The profiles current at some event at or after `threshold`, most recent first.
     fn since(&self, threshold: u64) -> impl Iterator<Item = (Pid, u32, u64)> + '_ {
-        self.list
+        // The log is in the order of the events at which its profiles became current, so an
+        // entry's `at` is below the next entry's: the walk stops at the first entry before
+        // `threshold`, and passes over the dead entries after it only.
+        self.log
             .iter()
-            .take_while(move |&&(_, _, at)| at >= threshold)
-            .copied()
+            .rev()
+            .take_while(move |c| c.at >= threshold)
+            .filter(|c| c.local != DEAD)
+            .map(|c| (c.pid, c.local, c.at))
+    }
+
+    /// Bytes held outside the struct.
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.log.capacity() * size_of::<Current>()
+            + self.live.capacity() * (size_of::<(Pid, u32)>() + 1)
     }
 }
 
