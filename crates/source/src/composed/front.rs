@@ -34,9 +34,16 @@
 //! constant of another class or a final field set by a constructor is an opaque value; casts
 //! are their operand; `synchronized` blocks are their body (a lock the map's other clients
 //! need not take orders nothing). What would change the meaning if ignored is recorded: an
-//! operation that iterates over a map or lets a map escape into unknown code is
-//! `unsupported`, with the construct and its line; exceptional paths through `catch` are an
+//! operation that iterates over a map other than by the traversals below, or lets a map escape
+//! into unknown code, is `unsupported`, with the construct and its line; exceptional paths through `catch` are an
 //! approximation that keeps the verdict from being a proof.
+//!
+//! **Traversals.** `for` over a map's `keySet()`, `values()` or `entrySet()`, `forEach((k, v)
+//! -> body)` and `clear()` become a loop whose first step is the traversal's
+//! ([`MapMethod::Next`], weakly consistent iteration; see [`traversal`]); `getKey()` and
+//! `getValue()` of an entry are its parts, and `e.setValue(v)` as a statement is a `put` of its
+//! key (`ConcurrentHashMap`'s entries write through). A `forEach` function's `return;` ends
+//! its round. A traversal counts as one map call toward finding operations.
 //!
 //! **Derived keys.** A local declared at the top of the body, before any map call, from the
 //! parameters, constants and final fields only, never assigned again and used as a map key
@@ -440,6 +447,9 @@ struct Lowering<'a> {
     /// a lambda or class that uses it, a helper not followed): the method is reported
     /// (`unsupported`) however few calls it counted.
     unseen: usize,
+    /// Locals that are entries of a traversal of `entrySet()`: `setValue` on one writes
+    /// through to the map.
+    entries: BTreeMap<String, String>,
 }
 
 /// A method of the class, or of a class whose members it sees, with the file it is in.
@@ -471,6 +481,109 @@ fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
     Expr { kind, pos }
 }
 
+/// The body of a `forEach` function as a loop body: each `return;` ends the round
+/// (`continue`). False when one is inside a loop of the body, where `continue` would be that
+/// loop's.
+fn returns_as_continues(stmts: &mut [Stmt]) -> bool {
+    fn inside_loop(stmts: &[Stmt]) -> bool {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Return(_) => true,
+            StmtKind::If { then, els, .. } => inside_loop(then) || inside_loop(els),
+            StmtKind::Loop { body, update, .. } => inside_loop(body) || inside_loop(update),
+            StmtKind::Block(b) => inside_loop(b),
+            _ => false,
+        })
+    }
+    let mut ok = true;
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Return(_) => s.kind = StmtKind::Continue,
+            StmtKind::If { then, els, .. } => {
+                ok &= returns_as_continues(then);
+                ok &= returns_as_continues(els);
+            }
+            StmtKind::Block(b) => ok &= returns_as_continues(b),
+            StmtKind::Loop { body, update, .. } => {
+                ok &= !inside_loop(body) && !inside_loop(update);
+            }
+            _ => {}
+        }
+    }
+    ok
+}
+
+/// What a traversal binds for each entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    Keys,
+    Values,
+    Entries,
+}
+
+/// A weakly consistent traversal of `map` running `body` for each entry, with each local of
+/// `binds` set to the entry's part its view names: a cursor (`null` before the first entry),
+/// then a loop whose first step is the traversal's step ([`MapMethod::Next`]) and which ends
+/// when that gives `null` (`ConcurrentHashMap` holds no null key, so no entry is `null`).
+/// `break` and `continue` in `body` are the loop's.
+fn traversal(map: String, binds: Vec<(String, View)>, body: Vec<Stmt>, pos: Pos) -> Stmt {
+    let cursor = format!("{TRAVERSAL_ENTRY}{}_{}", pos.line, pos.col);
+    let var = || expr_at(ExprKind::Var(cursor.clone()), pos);
+    let stmt = |kind| Stmt { kind, pos };
+    let mut round = vec![
+        stmt(StmtKind::Assign {
+            name: cursor.clone(),
+            value: expr_at(
+                ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Next,
+                    args: vec![var()],
+                },
+                pos,
+            ),
+        }),
+        stmt(StmtKind::If {
+            cond: expr_at(
+                ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(var()),
+                    Box::new(expr_at(ExprKind::Null, pos)),
+                ),
+                pos,
+            ),
+            then: vec![stmt(StmtKind::Break)],
+            els: Vec::new(),
+        }),
+    ];
+    for (name, view) in binds {
+        let part = |getter: &str| ExprKind::Call {
+            recv: Box::new(var()),
+            name: getter.to_owned(),
+            args: Vec::new(),
+        };
+        let init = match view {
+            View::Entries => ExprKind::Var(cursor.clone()),
+            View::Keys => part("getKey"),
+            View::Values => part("getValue"),
+        };
+        round.push(stmt(StmtKind::Decl {
+            name,
+            init: Some(expr_at(init, pos)),
+        }));
+    }
+    round.extend(body);
+    stmt(StmtKind::Block(vec![
+        stmt(StmtKind::Decl {
+            name: cursor.clone(),
+            init: Some(expr_at(ExprKind::Null, pos)),
+        }),
+        stmt(StmtKind::Loop {
+            cond: None,
+            body: round,
+            update: Vec::new(),
+        }),
+    ]))
+}
+
 impl<'a> Lowering<'a> {
     /// The lowering of `method`'s body (an operation's, or a helper's to inline).
     fn new(
@@ -499,6 +612,7 @@ impl<'a> Lowering<'a> {
             inlining: Vec::new(),
             inlined: 0,
             unseen: 0,
+            entries: BTreeMap::new(),
         };
         for p in &method.params {
             lw.declare_local(&p.name, &p.ty, None);
@@ -533,6 +647,7 @@ impl<'a> Lowering<'a> {
 
     fn declare_local(&mut self, name: &str, ty: &str, init: Option<Node>) {
         self.locals.insert(name.to_owned(), ty.to_owned());
+        self.entries.remove(name);
         let initialised_map = init.and_then(|i| {
             if is_new_concurrent_map(self.file, i) {
                 return Some(name.to_owned());
@@ -955,6 +1070,7 @@ impl<'a> Lowering<'a> {
                     out.push(s);
                 }
             }
+            "method_invocation" if self.traversal_statement(e, out) => {}
             _ => {
                 let x = self.expr(e);
                 out.push(Stmt {
@@ -962,6 +1078,125 @@ impl<'a> Lowering<'a> {
                     pos,
                 });
             }
+        }
+    }
+
+    /// The statements that traverse a map, lowered to a [`traversal`]: `m.forEach((k, v) ->
+    /// body)` (a `return;` of the body ends its round), `m.clear()` (`ConcurrentHashMap`'s
+    /// removes each entry as its traversal reaches it) and `e.setValue(x)` of an entry of a
+    /// traversal (a `put` of the entry's key). Whether `e` is one of them.
+    fn traversal_statement(&mut self, e: Node<'a>, out: &mut Vec<Stmt>) -> bool {
+        let pos = self.pos(e);
+        let Some(name) = e.child_by_field_name("name").map(|n| self.text(n)) else {
+            return false;
+        };
+        let args: Vec<Node<'a>> = match e.child_by_field_name("arguments") {
+            Some(a) => {
+                let mut c = a.walk();
+                a.named_children(&mut c)
+                    .filter(|k| !k.kind().contains("comment"))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let obj = e.child_by_field_name("object");
+        if name == "setValue" && args.len() == 1 {
+            let Some(map) = obj
+                .filter(|o| o.kind() == "identifier")
+                .and_then(|o| self.entries.get(self.text(o)).cloned())
+            else {
+                return false;
+            };
+            let entry = obj.map(|o| self.text(o).to_owned()).unwrap_or_default();
+            self.map_calls += 1;
+            self.escapes(args[0]);
+            let value = self.expr(args[0]);
+            let key = expr_at(
+                ExprKind::Call {
+                    recv: Box::new(expr_at(ExprKind::Var(entry), pos)),
+                    name: "getKey".into(),
+                    args: Vec::new(),
+                },
+                pos,
+            );
+            out.push(Stmt {
+                kind: StmtKind::Expr(expr_at(
+                    ExprKind::MapCall {
+                        map,
+                        method: MapMethod::Put,
+                        args: vec![key, value],
+                    },
+                    pos,
+                )),
+                pos,
+            });
+            return true;
+        }
+        let map = match obj {
+            Some(o) if o.kind() == "this" && self.this_is_map => Some(THIS_MAP.to_owned()),
+            Some(o) => self.map_of(o),
+            None if self.this_is_map => Some(THIS_MAP.to_owned()),
+            None => None,
+        };
+        let Some(map) = map else {
+            return false;
+        };
+        match (name, args.as_slice()) {
+            ("clear", []) => {
+                self.map_calls += 1;
+                let key = format!("{TRAVERSAL_KEY}{}_{}", pos.line, pos.col);
+                self.declare_local(&key, "", None);
+                let remove = Stmt {
+                    kind: StmtKind::Expr(expr_at(
+                        ExprKind::MapCall {
+                            map: map.clone(),
+                            method: MapMethod::Remove,
+                            args: vec![expr_at(ExprKind::Var(key.clone()), pos)],
+                        },
+                        pos,
+                    )),
+                    pos,
+                };
+                out.push(traversal(map, vec![(key, View::Keys)], vec![remove], pos));
+                true
+            }
+            ("forEach", [f]) if f.kind() == "lambda_expression" => {
+                self.map_calls += 1;
+                let params = self.lambda_params(*f);
+                if params.len() != 2 {
+                    self.unsupported(
+                        *f,
+                        format!("`forEach` with a function of {} parameter(s)", params.len()),
+                    );
+                    return true;
+                }
+                for p in &params {
+                    self.declare_local(p, "", None);
+                }
+                let Some(b) = f.child_by_field_name("body") else {
+                    return true;
+                };
+                let mut body = if b.kind() == "block" {
+                    self.block(b)
+                } else {
+                    let mut stmts = Vec::new();
+                    self.expression_statement(b, &mut stmts);
+                    stmts
+                };
+                if !returns_as_continues(&mut body) {
+                    self.unsupported(
+                        *f,
+                        "a `return` inside a loop of a `forEach` function".into(),
+                    );
+                }
+                let binds = vec![
+                    (params[0].clone(), View::Keys),
+                    (params[1].clone(), View::Values),
+                ];
+                out.push(traversal(map, binds, body, pos));
+                true
+            }
+            _ => false,
         }
     }
 
@@ -1105,6 +1340,27 @@ impl<'a> Lowering<'a> {
         let Some(items) = n.child_by_field_name("value") else {
             return;
         };
+        if let Some((map, view)) = self.map_view(items) {
+            self.map_calls += 1;
+            let name = n
+                .child_by_field_name("name")
+                .map(|x| self.text(x).to_owned())
+                .unwrap_or_default();
+            let ty = n
+                .child_by_field_name("type")
+                .map(|x| self.text(x).to_owned())
+                .unwrap_or_default();
+            self.declare_local(&name, &ty, None);
+            if view == View::Entries {
+                self.entries.insert(name.clone(), map.clone());
+            }
+            let body = match n.child_by_field_name("body") {
+                Some(b) => self.block(b),
+                None => Vec::new(),
+            };
+            out.push(traversal(map, vec![(name, view)], body, pos));
+            return;
+        }
         if self.iterates_map(items) {
             self.map_calls += 1;
             self.unsupported(
@@ -1168,6 +1424,31 @@ impl<'a> Lowering<'a> {
             ]),
             pos,
         });
+    }
+
+    /// The map and view of `m.keySet()`, `m.values()` or `m.entrySet()` (on the class's own
+    /// map, `keySet()`...): the views whose traversal is modelled.
+    fn map_view(&self, n: Node<'a>) -> Option<(String, View)> {
+        if n.kind() != "method_invocation" {
+            return None;
+        }
+        let args = n.child_by_field_name("arguments")?;
+        if args.named_child_count() != 0 {
+            return None;
+        }
+        let view = match self.text(n.child_by_field_name("name")?) {
+            "keySet" | "navigableKeySet" => View::Keys,
+            "values" => View::Values,
+            "entrySet" => View::Entries,
+            _ => return None,
+        };
+        let map = match n.child_by_field_name("object") {
+            Some(o) if o.kind() == "this" && self.this_is_map => THIS_MAP.to_owned(),
+            Some(o) => self.map_of(o)?,
+            None if self.this_is_map => THIS_MAP.to_owned(),
+            None => return None,
+        };
+        Some((map, view))
     }
 
     /// Whether `n` is a view of a map (`m.values()`, `m.entrySet()`, the map itself).
@@ -1504,6 +1785,22 @@ impl<'a> Lowering<'a> {
                 self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos)
                     .kind
             }
+            "assignment_expression" if self.hoistable_assignment(n) => match self.assignment(n) {
+                Some(s) => {
+                    let name = match &s.kind {
+                        StmtKind::Assign { name, .. } => Some(name.clone()),
+                        _ => None,
+                    };
+                    let h = self.hoist.as_mut().expect("hoistable");
+                    h.stmts.push(s);
+                    h.inlined.push(n.byte_range());
+                    match name {
+                        Some(name) => ExprKind::Var(name),
+                        None => ExprKind::Null,
+                    }
+                }
+                None => ExprKind::Null,
+            },
             "assignment_expression" | "update_expression" => {
                 self.unsupported(
                     n,
@@ -1967,6 +2264,37 @@ impl<'a> Lowering<'a> {
         Some(value.kind)
     }
 
+    /// Whether the assignment expression `n` (`(x = m.get(k)) == null`) can run as a statement
+    /// of its own just before the statement it is in: it is reached unconditionally (as a
+    /// helper is inlined), nothing with an effect precedes it in the statement, its target is
+    /// a plain name, and that name is not read before it in the statement (which would see the
+    /// old value). Then its value is the name's value after it.
+    fn hoistable_assignment(&self, n: Node<'a>) -> bool {
+        let Some(h) = &self.hoist else {
+            return false;
+        };
+        let Some(left) = n.child_by_field_name("left") else {
+            return false;
+        };
+        if left.kind() != "identifier" || effect_before(h, n) {
+            return false;
+        }
+        let name = self.text(left);
+        let start = n.start_byte();
+        let mut stack = vec![h.statement];
+        while let Some(x) = stack.pop() {
+            if x.start_byte() >= start {
+                continue;
+            }
+            if x.kind() == "identifier" && x.end_byte() <= start && self.text(x) == name {
+                return false;
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        true
+    }
+
     /// Whether `e` reads a field that is not final (a helper's result read in place would
     /// see the field as later statements leave it).
     fn reads_mutable_field(&self, e: &Expr) -> bool {
@@ -2096,6 +2424,30 @@ impl<'a> Lowering<'a> {
     }
 
     fn map_call(&mut self, n: Node<'a>, map: String, name: &str, args: &[Node<'a>]) -> ExprKind {
+        let pos = self.pos(n);
+        // `isEmpty()` is `size() == 0`; `mappingCount()` is `size()` as a long.
+        match (name, args.len()) {
+            ("isEmpty", 0) => {
+                let size = ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Size,
+                    args: Vec::new(),
+                };
+                return ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(expr_at(size, pos)),
+                    Box::new(expr_at(ExprKind::Int(0), pos)),
+                );
+            }
+            ("mappingCount", 0) => {
+                return ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Size,
+                    args: Vec::new(),
+                }
+            }
+            _ => {}
+        }
         let Some(method) = MapMethod::from_name(name, args.len()) else {
             let what = if ITERATION.contains(&name) {
                 format!(
@@ -2581,7 +2933,7 @@ fn hoist_tuple_keys(op: &mut Operation, fields: &[Field]) -> Vec<(Pos, String)> 
         if let Some(e) = e {
             walk_expr(e, &mut |x| {
                 if let ExprKind::MapCall { method, args, .. } = &x.kind {
-                    if *method == MapMethod::Size {
+                    if !method.keyed() {
                         return;
                     }
                     let mut assumes = Vec::new();
@@ -2634,7 +2986,7 @@ fn replace_key(stmts: &mut [Stmt], text: &str) {
     fn expr(e: &mut Expr, text: &str) {
         match &mut e.kind {
             ExprKind::MapCall { args, method, .. } => {
-                if *method != MapMethod::Size && super::ir::show(&args[0]) == text {
+                if method.keyed() && super::ir::show(&args[0]) == text {
                     args[0].kind = ExprKind::Var(text.to_owned());
                 }
                 args.iter_mut().for_each(|a| expr(a, text));
@@ -2726,7 +3078,7 @@ fn derive_keys(op: &mut Operation, fields: &[Field]) {
         if let Some(e) = e {
             walk_expr(e, &mut |x| {
                 if let ExprKind::MapCall { method, args, .. } = &x.kind {
-                    if *method != MapMethod::Size {
+                    if method.keyed() {
                         if let ExprKind::Var(v) = &args[0].kind {
                             keys.insert(v.clone());
                         }

@@ -71,6 +71,54 @@ impl Value {
     pub fn is_fresh(&self) -> bool {
         matches!(self, Value::Obj(o) if o.serial > 0)
     }
+
+    /// An entry of a map as a traversal gives it (see [`MapMethod::Next`]): its key and the
+    /// value the key held when the traversal reached it.
+    pub fn entry(key: Value, value: Value) -> Value {
+        Value::Obj(Rc::new(Obj {
+            class: Rc::from(ENTRY_CLASS),
+            site: 0,
+            thread: 0,
+            args: vec![key, value],
+            calls: Vec::new(),
+            serial: 0,
+        }))
+    }
+
+    /// The key and value of an entry a traversal gave.
+    pub fn as_entry(&self) -> Option<(&Value, &Value)> {
+        match self {
+            Value::Obj(o) if &*o.class == ENTRY_CLASS && o.site == 0 && o.args.len() == 2 => {
+                Some((&o.args[0], &o.args[1]))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The class of the entries a traversal gives: `getKey()` and `getValue()` of one are its
+/// parts, not unknown calls (`ConcurrentHashMap`'s entries hold both as fields).
+pub const ENTRY_CLASS: &str = "Map.Entry";
+
+/// The next step of a weakly consistent traversal of map `map` from `cursor` (the entry it is
+/// at, `null` before the first) over the current state: the entry of the least key after the
+/// cursor's in the traversal order (the order of [`Value`]), or `null`. Taking the least such
+/// key at every step is one of the behaviours the JDK allows, and the one a traversal run
+/// alone has (`ConcurrentHashMap`'s iterators read each bin when they reach it): every key
+/// present for the whole traversal is reached (the cursor cannot pass it while it is
+/// present), every key at most once (the cursor only moves forward), and a key added or
+/// removed during the traversal is seen or not depending on where the cursor is. The
+/// brute-force oracle (`brute.rs`) explores every behaviour the JDK allows instead.
+pub fn next_entry(shared: &Shared, map: u8, cursor: &Value) -> Value {
+    use std::ops::Bound::{Excluded, Unbounded};
+    let after = match cursor.as_entry() {
+        Some((k, _)) => k.clone(),
+        None => Value::Null,
+    };
+    match shared.map.range((Excluded((map, after)), Unbounded)).next() {
+        Some(((m, k), v)) if *m == map => Value::entry(k.clone(), v.clone()),
+        _ => Value::Null,
+    }
 }
 
 impl fmt::Display for Value {
@@ -81,6 +129,10 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Str(s) => write!(f, "{s:?}"),
+            Value::Obj(_) if self.as_entry().is_some() => {
+                let (k, v) = self.as_entry().expect("an entry");
+                write!(f, "{k}={v}")
+            }
             Value::Obj(o) => {
                 let list = |vs: &[Value]| {
                     vs.iter()
@@ -482,6 +534,13 @@ fn eval_in(
             if r == Value::Null {
                 return Err(npe());
             }
+            if let (Some((k, v)), true) = (r.as_entry(), args.is_empty()) {
+                match &**name {
+                    "getKey" => return Ok(k.clone()),
+                    "getValue" => return Ok(v.clone()),
+                    _ => {}
+                }
+            }
             let mut vs = vec![r];
             for a in args {
                 vs.push(eval(a, slots, shared)?);
@@ -673,6 +732,9 @@ pub fn apply_map(
     args: &[Value],
 ) -> Result<Value, Value> {
     let npe = || Value::exception("NullPointerException");
+    if method == MapMethod::Next {
+        return Ok(next_entry(shared, map, &args[0]));
+    }
     if method == MapMethod::Size {
         let n = shared.map.keys().filter(|(m, _)| *m == map).count();
         return Ok(Value::Int(n as i64));
@@ -735,7 +797,8 @@ pub fn apply_map(
         | MapMethod::ComputeIfPresent
         | MapMethod::Compute
         | MapMethod::Merge
-        | MapMethod::Size => prev,
+        | MapMethod::Size
+        | MapMethod::Next => prev,
     })
 }
 
@@ -1107,12 +1170,19 @@ pub fn show(e: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Int(n) => n.to_string(),
         ExprKind::Str(s) => format!("{s:?}"),
+        ExprKind::Var(v) if v.starts_with(TRAVERSAL_ENTRY) => "entry".into(),
+        ExprKind::Var(v) if v.starts_with(TRAVERSAL_KEY) => "key".into(),
         ExprKind::Var(v) => v.clone(),
         ExprKind::This => "this".into(),
         ExprKind::Not(a) => format!("!{}", paren(a)),
         ExprKind::Neg(a) => format!("-{}", paren(a)),
         ExprKind::Binary(op, a, b) => format!("{} {} {}", paren(a), op.symbol(), paren(b)),
         ExprKind::Cond(a, b, c) => format!("{} ? {} : {}", paren(a), paren(b), paren(c)),
+        ExprKind::MapCall {
+            map,
+            method: MapMethod::Next,
+            args,
+        } => format!("{map}: next entry after {}", list(args)),
         ExprKind::MapCall { map, method, args } => {
             if map == THIS_MAP {
                 format!("{}({})", method.name(), list(args))
@@ -1134,6 +1204,14 @@ pub fn show(e: &Expr) -> String {
             }
         }
     }
+}
+
+/// A local as the operation's text names it (a traversal's own locals by what they hold).
+fn show_name(name: &str) -> String {
+    show(&Expr {
+        kind: ExprKind::Var(name.to_owned()),
+        pos: Pos::default(),
+    })
 }
 
 fn paren(e: &Expr) -> String {
@@ -1453,7 +1531,7 @@ impl Lower {
             StmtKind::Decl { name, init } => {
                 self.slot(name);
                 if let Some(e) = init {
-                    let text = format!("{name} = {}", show(e));
+                    let text = format!("{} = {}", show_name(name), show(e));
                     if let ExprKind::MapCall { map, method, args } = &e.kind {
                         self.map_call(Some(name), map, *method, args, e.pos, text);
                     } else {
@@ -1463,7 +1541,7 @@ impl Lower {
                 }
             }
             StmtKind::Assign { name, value } => {
-                let text = format!("{name} = {}", show(value));
+                let text = format!("{} = {}", show_name(name), show(value));
                 if let (ExprKind::MapCall { map, method, args }, true) =
                     (&value.kind, self.is_local(name))
                 {
@@ -1629,6 +1707,149 @@ mod tests {
         assert!(v.is_fresh(), "{v}");
         assert_eq!(v.to_string(), "this.f.make(1)#1");
         assert_eq!(shared.map.values().next(), Some(v));
+    }
+
+    /// Runs operation `name` of `source` alone from the map `{1->10, 2->20}` with the argument
+    /// `1`: its outcome and the map it leaves.
+    fn alone(source: &str, name: &str) -> (Outcome, Vec<(Value, Value)>) {
+        let programs = parse(source).expect("parses");
+        let program = &programs[0];
+        let op = program
+            .operations
+            .iter()
+            .find(|o| o.name == name)
+            .expect("the operation");
+        assert!(op.unsupported.is_none(), "{:?}", op.unsupported);
+        let code = lower(program, op);
+        let map = BTreeMap::from([
+            ((0, Value::Int(1)), Value::Int(10)),
+            ((0, Value::Int(2)), Value::Int(20)),
+        ]);
+        let (out, shared) = code
+            .run_sequential(code.start(&[Value::Int(1)]), code.shared(map), 1000)
+            .expect("runs");
+        let entries = shared.map.into_iter().map(|((_, k), v)| (k, v)).collect();
+        (out, entries)
+    }
+
+    #[test]
+    fn a_traversal_run_alone_reaches_every_entry_once_in_order() {
+        let source = "ConcurrentHashMap<Integer, Integer> m;
+            int total(int k) {
+  int s = 0;
+  for (Integer c : m.values()) {
+    s = s * 100 + c;
+  }
+  return s;
+}
+            int firstAbove(int k) {
+  for (Map.Entry<Integer, Integer> e : m.entrySet()) {
+    if (e.getValue() > 15) {
+      return e.getKey();
+    }
+  }
+  return 0;
+}
+            void zero(int k) {
+  for (Map.Entry<Integer, Integer> e : m.entrySet()) {
+    e.setValue(0);
+  }
+}
+            void dropOthers(int k) {
+  m.forEach((x, v) -> {
+    if (x == k) {
+      return;
+    }
+    m.remove(x);
+  });
+}
+            void reset(int k) {
+  m.clear();
+  m.put(k, 1);
+}
+            int grow(int k) {
+  int n = 0;
+  for (Integer x : m.keySet()) {
+    n++;
+    if (x == 2) {
+      m.put(3, 30);
+    }
+  }
+  return n;
+}
+            boolean empty(int k) {
+  return m.isEmpty();
+}
+";
+        let pair = |k: i64, v: i64| (Value::Int(k), Value::Int(v));
+        assert_eq!(
+            alone(source, "total"),
+            (
+                Outcome::Returned(Value::Int(1020)),
+                vec![pair(1, 10), pair(2, 20)]
+            )
+        );
+        assert_eq!(
+            alone(source, "firstAbove").0,
+            Outcome::Returned(Value::Int(2))
+        );
+        assert_eq!(alone(source, "zero").1, vec![pair(1, 0), pair(2, 0)]);
+        assert_eq!(alone(source, "dropOthers").1, vec![pair(1, 10)]);
+        assert_eq!(alone(source, "reset").1, vec![pair(1, 1)]);
+        // A key the traversal itself adds ahead of its cursor is reached.
+        assert_eq!(alone(source, "grow").0, Outcome::Returned(Value::Int(3)));
+        assert_eq!(
+            alone(source, "empty").0,
+            Outcome::Returned(Value::Bool(false))
+        );
+    }
+
+    #[test]
+    fn an_assignment_in_a_condition_runs_just_before_its_statement() {
+        let source = "ConcurrentHashMap<Integer, Integer> m;
+            Integer getOrCreate(int k) {
+  Integer g;
+  if ((g = m.get(k)) == null) {
+    g = 5;
+    m.put(k, g);
+  }
+  return g;
+}
+            Integer readsFirst(int k) {
+  Integer g = 0;
+  if (g + (g = m.get(k)) > 0) {
+    m.remove(k);
+  }
+  return g;
+}
+            Integer inLoop(int k) {
+  Integer g;
+  while ((g = m.get(k)) != null) {
+    m.remove(k);
+  }
+  return g;
+}
+";
+        assert_eq!(
+            alone(source, "getOrCreate").0,
+            Outcome::Returned(Value::Int(10))
+        );
+        let programs = parse(source).expect("parses");
+        let unsupported = |name: &str| {
+            programs[0]
+                .operations
+                .iter()
+                .find(|o| o.name == name)
+                .and_then(|o| o.unsupported.clone())
+                .map(|(_, what)| what)
+        };
+        // Read before it in its statement, or evaluated repeatedly: not hoisted.
+        for name in ["readsFirst", "inLoop"] {
+            assert!(
+                unsupported(name).is_some_and(|w| w.contains("an assignment inside an expression")),
+                "{name}"
+            );
+        }
     }
 
     #[test]
