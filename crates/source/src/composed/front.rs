@@ -481,6 +481,46 @@ fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
     Expr { kind, pos }
 }
 
+/// `if (!cond) break;`
+fn exit_unless(cond: Expr) -> Stmt {
+    let pos = cond.pos;
+    Stmt {
+        kind: StmtKind::If {
+            cond: expr_at(ExprKind::Not(Box::new(cond)), pos),
+            then: vec![Stmt {
+                kind: StmtKind::Break,
+                pos,
+            }],
+            els: Vec::new(),
+        },
+        pos,
+    }
+}
+
+/// A loop testing `cond` before each round, with `pre` run before each test: with nothing to
+/// run, the plain loop; else a loop whose round starts with `pre` and the test (`continue`
+/// runs `update` and comes back to both, as Java's test follows the update).
+fn tested_loop(pre: Vec<Stmt>, cond: Option<Expr>, body: Vec<Stmt>, update: Vec<Stmt>) -> StmtKind {
+    if pre.is_empty() {
+        return StmtKind::Loop { cond, body, update };
+    }
+    let mut round = pre;
+    round.extend(cond.map(exit_unless));
+    round.extend(body);
+    StmtKind::Loop {
+        cond: None,
+        body: round,
+        update,
+    }
+}
+
+/// A type's text without its type arguments, annotations' spacing or `final`.
+fn erasure(ty: &str) -> String {
+    let ty = ty.trim().trim_start_matches("final ").trim();
+    let ty = ty.split('<').next().unwrap_or(ty).trim();
+    ty.to_owned()
+}
+
 /// The body of a `forEach` function as a loop body: each `return;` ends the round
 /// (`continue`). False when one is inside a loop of the body, where `continue` would be that
 /// loop's.
@@ -822,16 +862,12 @@ impl<'a> Lowering<'a> {
                 out.push(mk(StmtKind::If { cond, then, els }));
             }
             "while_statement" => {
-                let cond = self.unhoisted(|lw| lw.cond(n));
+                let (pre, cond) = self.loop_cond(n.child_by_field_name("condition"), pos);
                 let body = n
                     .child_by_field_name("body")
                     .map(|b| self.block(b))
                     .unwrap_or_default();
-                out.push(mk(StmtKind::Loop {
-                    cond: Some(cond),
-                    body,
-                    update: Vec::new(),
-                }));
+                out.push(mk(tested_loop(pre, Some(cond), body, Vec::new())));
             }
             "do_statement" => {
                 // `continue` goes to the update, which tests the condition: as Java's.
@@ -839,23 +875,12 @@ impl<'a> Lowering<'a> {
                     .child_by_field_name("body")
                     .map(|b| self.block(b))
                     .unwrap_or_default();
-                let cond = self.unhoisted(|lw| lw.cond(n));
-                let cpos = cond.pos;
-                let exit = Stmt {
-                    kind: StmtKind::If {
-                        cond: expr_at(ExprKind::Not(Box::new(cond)), cpos),
-                        then: vec![Stmt {
-                            kind: StmtKind::Break,
-                            pos: cpos,
-                        }],
-                        els: Vec::new(),
-                    },
-                    pos: cpos,
-                };
+                let (mut update, cond) = self.loop_cond(n.child_by_field_name("condition"), pos);
+                update.push(exit_unless(cond));
                 out.push(mk(StmtKind::Loop {
                     cond: None,
                     body,
-                    update: vec![exit],
+                    update,
                 }));
             }
             "for_statement" => self.for_statement(n, out),
@@ -974,6 +999,18 @@ impl<'a> Lowering<'a> {
                 });
             }
         }
+    }
+
+    /// A loop's condition (`true` when it has none), and what runs before each test of it:
+    /// the assignments and helpers in it that can run as statements just before it
+    /// ([`Lowering::hoisting`] with the condition as the statement).
+    fn loop_cond(&mut self, c: Option<Node<'a>>, pos: Pos) -> (Vec<Stmt>, Expr) {
+        let Some(c) = c else {
+            return (Vec::new(), expr_at(ExprKind::Bool(true), pos));
+        };
+        let mut pre = Vec::new();
+        let e = self.hoisting(c, &mut pre, |lw| lw.expr(c));
+        (pre, e)
     }
 
     fn cond(&mut self, n: Node<'a>) -> Expr {
@@ -1312,7 +1349,9 @@ impl<'a> Lowering<'a> {
                 self.expression_statement(i, &mut outer);
             }
         }
-        let cond = self.unhoisted(|lw| n.child_by_field_name("condition").map(|c| lw.expr(c)));
+        let cond = n
+            .child_by_field_name("condition")
+            .map(|c| self.loop_cond(Some(c), pos));
         let body = n
             .child_by_field_name("body")
             .map(|b| self.block(b))
@@ -1323,8 +1362,12 @@ impl<'a> Lowering<'a> {
         for u in updates {
             self.unhoisted(|lw| lw.expression_statement(u, &mut update));
         }
+        let (pre, cond) = match cond {
+            Some((pre, c)) => (pre, Some(c)),
+            None => (Vec::new(), None),
+        };
         outer.push(Stmt {
-            kind: StmtKind::Loop { cond, body, update },
+            kind: tested_loop(pre, cond, body, update),
             pos,
         });
         out.push(Stmt {
@@ -1785,6 +1828,43 @@ impl<'a> Lowering<'a> {
                 self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos)
                     .kind
             }
+            "update_expression" if self.hoistable_assignment(n) => {
+                // `++x` is `x` after it; `x++` is a copy taken before it.
+                let Some(target) = n.named_child(0) else {
+                    return ExprKind::Null;
+                };
+                let name = self.text(target).to_owned();
+                let text = self.text(n).trim_start();
+                let prefix = text.starts_with("++") || text.starts_with("--");
+                let op = if text.contains("++") {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let current = self.expr(target);
+                let mut stmts = Vec::new();
+                let value = if prefix {
+                    ExprKind::Var(name)
+                } else {
+                    let copy = format!("$old{}_{}", pos.line, pos.col);
+                    self.locals.insert(copy.clone(), String::new());
+                    stmts.push(Stmt {
+                        kind: StmtKind::Decl {
+                            name: copy.clone(),
+                            init: Some(current.clone()),
+                        },
+                        pos,
+                    });
+                    ExprKind::Var(copy)
+                };
+                let one = expr_at(ExprKind::Int(1), pos);
+                let next = expr_at(ExprKind::Binary(op, Box::new(current), Box::new(one)), pos);
+                stmts.extend(self.store(target, next, pos));
+                let h = self.hoist.as_mut().expect("hoistable");
+                h.stmts.extend(stmts);
+                h.inlined.push(n.byte_range());
+                value
+            }
             "assignment_expression" if self.hoistable_assignment(n) => match self.assignment(n) {
                 Some(s) => {
                     let name = match &s.kind {
@@ -1998,6 +2078,14 @@ impl<'a> Lowering<'a> {
                     }
                 }
                 Ok(None) => {}
+                Err(Ambiguous) if self.overload_by_types(&name, &arg_nodes).is_some() => {
+                    let m = self
+                        .overload_by_types(&name, &arg_nodes)
+                        .expect("checked in the guard");
+                    if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
+                        return e;
+                    }
+                }
                 Err(Ambiguous) => {
                     let uses_map = self
                         .methods
@@ -2049,6 +2137,64 @@ impl<'a> Lowering<'a> {
             return Err(Ambiguous);
         }
         Ok(Some(*first))
+    }
+
+    /// Among overloads of `name` with as many parameters as `args` in the nearest class that
+    /// declares them, the one whose parameter types are the arguments' static types exactly,
+    /// when every argument's type is known (a literal, a declared local or parameter, a field,
+    /// `new T(..)`): Java's resolution picks that one, as identity conversion makes it
+    /// applicable in its first phase and the most specific. `None` when no such one exists
+    /// or some argument's type is not known.
+    fn overload_by_types(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
+        let types: Vec<String> = args
+            .iter()
+            .map(|a| self.static_type(*a))
+            .collect::<Option<_>>()?;
+        let nearest = self
+            .methods
+            .iter()
+            .find(|m| m.decl.name == name && m.decl.params.len() == args.len())?
+            .class;
+        let mut exact = self.methods.iter().filter(|m| {
+            m.class == nearest
+                && m.decl.name == name
+                && m.decl.params.len() == args.len()
+                && m.decl
+                    .params
+                    .iter()
+                    .zip(&types)
+                    .all(|(p, t)| erasure(&p.ty) == *t)
+        });
+        let found = exact.next()?;
+        exact.next().is_none().then_some(*found)
+    }
+
+    /// The static type of an argument, erased, when the text says it.
+    fn static_type(&self, n: Node<'a>) -> Option<String> {
+        let ty = match n.kind() {
+            "string_literal" => "String".to_owned(),
+            "decimal_integer_literal" | "hex_integer_literal" => {
+                if self.text(n).ends_with(['l', 'L']) {
+                    "long".to_owned()
+                } else {
+                    "int".to_owned()
+                }
+            }
+            "true" | "false" => "boolean".to_owned(),
+            "character_literal" => "char".to_owned(),
+            "identifier" => {
+                let name = self.text(n);
+                match self.locals.get(name) {
+                    Some(t) => t.clone(),
+                    None => self.fields.iter().find(|f| f.name == name)?.ty.clone(),
+                }
+            }
+            "object_creation_expression" => self.text(n.child_by_field_name("type")?).to_owned(),
+            _ => return None,
+        };
+        let ty = erasure(&ty);
+        // `var` and lambda parameters have no declared type.
+        (!ty.is_empty() && ty != "var").then_some(ty)
     }
 
     /// Whether running `m` may act on a map: it names one, runs code that receives one, or
@@ -2273,7 +2419,7 @@ impl<'a> Lowering<'a> {
         let Some(h) = &self.hoist else {
             return false;
         };
-        let Some(left) = n.child_by_field_name("left") else {
+        let Some(left) = n.child_by_field_name("left").or_else(|| n.named_child(0)) else {
             return false;
         };
         if left.kind() != "identifier" || effect_before(h, n) {
@@ -3233,11 +3379,8 @@ mod helper_tests {
         };
         assert!(why("retry").contains("recursive call"), "{}", why("retry"));
         assert!(why("cond").contains("conditionally"), "{}", why("cond"));
-        assert!(
-            why("loop").contains("conditionally or repeatedly"),
-            "{}",
-            why("loop")
-        );
+        // A loop's condition runs before each round: the helper is inlined there.
+        assert!(op(&ps, "loop").unsupported.is_none(), "{}", why("loop"));
         assert!(
             why("after").contains("helper `present`"),
             "{}",
@@ -3264,6 +3407,34 @@ mod helper_tests {
             u.body.last().map(|s| &s.kind),
             Some(StmtKind::Return(_))
         ));
+    }
+
+    #[test]
+    fn overloads_of_one_arity_are_told_apart_by_the_arguments_static_types() {
+        let ps = parse(&class(
+            "  Object put(String k, Object v) { return cache.put(k, v); }\n  Object put(String k, Integer n) { return cache.putIfAbsent(k, n); }\n  Object byString(String k, Object v) { Object old = put(k, v); cache.remove(k); return old; }\n  Object byInteger(String k, Integer n) { Object old = put(k, n); cache.remove(k); return old; }\n  Object unknownType(String k) { Object old = put(k, k.length()); cache.remove(k); return old; }\n",
+        ))
+        .expect("parses");
+        let calls = |name: &str| {
+            let mut out = Vec::new();
+            super::walk_stmts(&op(&ps, name).body, &mut |_, e| {
+                if let Some(e) = e {
+                    super::walk_expr(e, &mut |x| {
+                        if let super::ExprKind::MapCall { method, .. } = &x.kind {
+                            out.push(method.name());
+                        }
+                    });
+                }
+            });
+            out
+        };
+        assert_eq!(calls("byString"), ["put", "remove"]);
+        assert_eq!(calls("byInteger"), ["putIfAbsent", "remove"]);
+        // `k.length()`'s type is not in the text: which overload is not followed.
+        assert!(op(&ps, "unknownType")
+            .unsupported
+            .as_ref()
+            .is_some_and(|u| u.1.contains("overloads of `put`")));
     }
 
     #[test]
