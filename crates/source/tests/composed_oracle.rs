@@ -314,10 +314,12 @@ fn bounded_witnesses_with_traversals_are_non_linearizable_histories() {
             branches: true,
             iteration: true,
         },
-        300,
+        100,
     );
     eprintln!("{s:?}");
-    assert!(s.traversing >= 60 && s.traversal_violations >= 20, "{s:?}");
+    // Floors against vacuity, well under a run's counts (100 cases: traversing 52, traversal
+    // violations 30; 60 cases: 35 and 22).
+    assert!(s.traversing >= 30 && s.traversal_violations >= 12, "{s:?}");
 }
 
 /// Helpers of the class (`composed::generate::with_helpers`: straight-line ones, an early
