@@ -20,10 +20,12 @@
 //!
 //! **Helpers.** A call of a method of the class that may use a map is inlined
 //! ([`Lowering::inline`], `inline.rs`): its statements run just before the statement that
-//! calls it, which is where Java runs them when the call is reached unconditionally and nothing
-//! with an effect precedes it in the statement; anywhere else (a loop's condition, a branch of
-//! `&&`/`||`/`?:`, a lambda, after another call), recursively, past [`INLINE_DEPTH`], or among
-//! overloads of one arity, it is `unsupported`. Leaving such a call unknown would drop its map
+//! calls it (a loop's condition's, before each test), which is where Java runs them when the
+//! call is reached unconditionally and nothing with an effect precedes it in the statement;
+//! anywhere else (a branch of `&&`/`||`/`?:`, a lambda, after another call), recursively, past
+//! [`INLINE_DEPTH`], or among overloads of one arity that the arguments' static types do not
+//! tell apart ([`Lowering::overload_by_types`]), it is `unsupported`. An assignment, `++` or
+//! `--` inside an expression is hoisted the same way when its target is not read before it. Leaving such a call unknown would drop its map
 //! calls, and with them the proof's soundness. A helper that uses no map is inlined only when
 //! it is guards and one `return` (a key through it stays the key); otherwise it is an unknown
 //! call, as any other.
@@ -2266,7 +2268,7 @@ impl<'a> Lowering<'a> {
             Some("helpers nested deeper than the inlining bound (4)")
         } else {
             match &self.hoist {
-                None => Some("a call evaluated conditionally or repeatedly (a loop's condition, a branch of `&&`, `||`, `?:`, a lambda)"),
+                None => Some("a call evaluated conditionally or repeatedly (a branch of `&&`, `||`, `?:`, a lambda)"),
                 Some(h) if effect_before(h, call) => Some("a call after other calls in its statement"),
                 Some(_) => None,
             }

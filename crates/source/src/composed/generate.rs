@@ -26,8 +26,9 @@ pub struct Extras {
     pub inputs: bool,
     /// Conditions on unknown values (with `java`): an unknown call used as a condition
     /// (`f.ready(k)`), a stored object's state (`a != null && a.isDone()`) and an unknown
-    /// result compared with a constant (`"DONE".equals(f.state(k))`), which make the
-    /// operation data-dependent and which `--bounded` takes both ways.
+    /// result compared with a constant (`"DONE".equals(f.state(k))`) or ordered against an
+    /// integer (`f.count(k) > 2`), which make the operation data-dependent and which
+    /// `--bounded` takes both ways.
     pub branches: bool,
     /// Traversals of the map (with `java`): `for` over `keySet()`, `values()` and
     /// `entrySet()` (reading, removing, `setValue`, leaving early), `forEach` and `clear()`,
@@ -188,7 +189,8 @@ fn stmt(
         8 => format!("return {x};"),
         9..=11 => {
             let unknown = extras.java && extras.branches && g.below(2) == 0;
-            let cond = match if unknown { 5 + g.below(3) } else { g.below(5) } {
+            let cond = match if unknown { 5 + g.below(4) } else { g.below(5) } {
+                8 => "f.count(k) > 2".to_owned(),
                 5 => "f.ready(k)".to_owned(),
                 6 => format!("{x} != null && {x}.isDone()"),
                 7 => "\"DONE\".equals(f.state(k))".to_owned(),

@@ -313,15 +313,33 @@ pub struct Local {
 pub struct Fact {
     pub call: Value,
     pub comparand: Value,
+    /// Whether it says the result is the comparand, or is less than it (an integer).
+    pub relation: Relation,
     pub holds: bool,
     /// The line of the step that observed it.
     pub line: u32,
+}
+
+/// How a fact relates an unknown call's result to its comparand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Relation {
+    /// The result is the comparand (`==`, `equals`, a condition's `true`).
+    Is,
+    /// The result is an integer less than the comparand: `<`, `<=`, `>`, `>=` against an
+    /// integer, each written as one (`x <= 4` is `x < 5`, `x > 4` is not `x < 5`).
+    Below,
 }
 
 impl Fact {
     /// What it says, without its line: "the value returned by `x.state()` is `FINISHED`".
     pub fn claim(&self) -> String {
         let not = if self.holds { "" } else { "not " };
+        if self.relation == Relation::Below {
+            return format!(
+                "the value returned by `{}` is {not}less than {}",
+                self.call, self.comparand
+            );
+        }
         match &self.comparand {
             Value::Bool(true) => format!("the value returned by `{}` is {}", self.call, self.holds),
             c => format!("the value returned by `{}` is {not}`{c}`", self.call),
@@ -341,6 +359,144 @@ impl fmt::Display for Fact {
 pub struct Question {
     pub call: Value,
     pub comparand: Value,
+    pub relation: Relation,
+}
+
+/// Whether some integer satisfies every fact `facts` state about `call` against integers:
+/// equal to one, different from others, below or not below bounds. Facts against other values
+/// say nothing of an integer and are left to [`observe`]'s own rule.
+fn satisfiable(facts: &[Fact], call: &Value) -> bool {
+    let mut lo = i128::from(i64::MIN);
+    let mut hi = i128::from(i64::MAX);
+    let mut eq: Option<i128> = None;
+    let mut ne = Vec::new();
+    for f in facts.iter().filter(|f| &f.call == call) {
+        let Value::Int(c) = f.comparand else {
+            continue;
+        };
+        let c = i128::from(c);
+        match (f.relation, f.holds) {
+            (Relation::Is, true) => {
+                if eq.is_some_and(|e| e != c) {
+                    return false;
+                }
+                eq = Some(c);
+            }
+            (Relation::Is, false) => ne.push(c),
+            (Relation::Below, true) => hi = hi.min(c - 1),
+            (Relation::Below, false) => lo = lo.max(c),
+        }
+    }
+    if let Some(e) = eq {
+        return lo <= e && e <= hi && !ne.contains(&e);
+    }
+    ne.sort_unstable();
+    ne.dedup();
+    let excluded = ne.iter().filter(|c| lo <= **c && **c <= hi).count() as i128;
+    lo <= hi && excluded < hi - lo + 1
+}
+
+/// Whether a set of facts can hold together: no call is two known values, and the facts
+/// against integers leave each call some integer.
+pub fn consistent(facts: &[Fact]) -> bool {
+    let two_values = facts.iter().enumerate().any(|(i, a)| {
+        facts[i + 1..].iter().any(|b| {
+            a.relation == Relation::Is
+                && b.relation == Relation::Is
+                && a.holds
+                && b.holds
+                && a.call == b.call
+                && a.comparand != b.comparand
+                && !a.comparand.is_fresh()
+                && !b.comparand.is_fresh()
+        })
+    });
+    !two_values && facts.iter().all(|f| satisfiable(facts, &f.call))
+}
+
+/// What the facts say of the question `call relation comparand` when the comparand is an
+/// integer: `Some` when only one answer leaves the call an integer.
+fn decided_by_bounds(
+    facts: &[Fact],
+    call: &Value,
+    comparand: &Value,
+    relation: Relation,
+) -> Option<bool> {
+    if !matches!(comparand, Value::Int(_)) {
+        return None;
+    }
+    let with = |holds: bool| {
+        let mut all = facts.to_vec();
+        all.push(Fact {
+            call: call.clone(),
+            comparand: comparand.clone(),
+            relation,
+            holds,
+            line: 0,
+        });
+        satisfiable(&all, call)
+    };
+    match (with(true), with(false)) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether `x op y` (`<`, `<=`, `>`, `>=`) holds when one side is an unknown value and the
+/// other an integer, and facts are kept: the facts' answer, or a fork on `call < d`.
+/// `Ok(None)`: the ordinary semantics applies (no facts kept, nothing unknown, or an unknown
+/// compared with something other than an integer).
+fn observe_order(
+    x: &Value,
+    op: BinOp,
+    y: &Value,
+    assumed: Option<&[Fact]>,
+) -> Result<Option<bool>, Fault> {
+    let Some(facts) = assumed else {
+        return Ok(None);
+    };
+    // As `call < d` (or its negation): the unknown on the left.
+    let (call, d, negated) = match (x, y) {
+        (u, Value::Int(c)) if u.is_fresh() => {
+            let c = *c;
+            match op {
+                BinOp::Lt => (u, c, false),
+                BinOp::Le => (u, c.saturating_add(1), false),
+                BinOp::Gt => (u, c.saturating_add(1), true),
+                BinOp::Ge => (u, c, true),
+                _ => return Ok(None),
+            }
+        }
+        (Value::Int(c), u) if u.is_fresh() => {
+            let c = *c;
+            match op {
+                // c < u  is  not (u < c + 1)
+                BinOp::Lt => (u, c.saturating_add(1), true),
+                BinOp::Le => (u, c, true),
+                BinOp::Gt => (u, c, false),
+                BinOp::Ge => (u, c.saturating_add(1), false),
+                _ => return Ok(None),
+            }
+        }
+        _ => return Ok(None),
+    };
+    let call = call_identity(call);
+    let comparand = Value::Int(d);
+    if let Some(f) = facts
+        .iter()
+        .find(|f| f.relation == Relation::Below && f.call == call && f.comparand == comparand)
+    {
+        return Ok(Some(f.holds != negated));
+    }
+    if let Some(b) = decided_by_bounds(facts, &call, &comparand, Relation::Below) {
+        return Ok(Some(b != negated));
+    }
+    Err(Fault::Fork(Question {
+        call,
+        comparand,
+        relation: Relation::Below,
+    }))
 }
 
 /// Why a step was not taken.
@@ -387,7 +543,7 @@ fn observe(x: &Value, y: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool
         (true, _) => (call_identity(x), call_identity(y)),
         (false, true) => (call_identity(y), call_identity(x)),
     };
-    for f in facts {
+    for f in facts.iter().filter(|f| f.relation == Relation::Is) {
         let same = (f.call == call && f.comparand == comparand)
             || (f.call == comparand && f.comparand == call);
         if same {
@@ -398,7 +554,14 @@ fn observe(x: &Value, y: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool
             return Ok(Some(false));
         }
     }
-    Err(Fault::Fork(Question { call, comparand }))
+    if let Some(b) = decided_by_bounds(facts, &call, &comparand, Relation::Is) {
+        return Ok(Some(b));
+    }
+    Err(Fault::Fork(Question {
+        call,
+        comparand,
+        relation: Relation::Is,
+    }))
 }
 
 /// The truth of a condition's value: an unknown value is decided by the facts (or forks).
@@ -501,6 +664,9 @@ fn eval_in(
                 _ => {}
             }
             let y = eval(b, slots, shared)?;
+            if let Some(holds) = observe_order(&x, *op, &y, assumed)? {
+                return Ok(Value::Bool(holds));
+            }
             if matches!(op, BinOp::Eq | BinOp::Ne) {
                 if let Some(same) = observe(&x, &y, assumed)? {
                     return Ok(Value::Bool(same == (*op == BinOp::Eq)));
@@ -946,6 +1112,7 @@ impl Code {
         l.assumed.get_or_insert_with(Vec::new).push(Fact {
             call: question.call.clone(),
             comparand: question.comparand.clone(),
+            relation: question.relation,
             holds,
             line: self.line(local.pc),
         });
