@@ -628,6 +628,7 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "CustomMaps.java",
         "Inputs.java",
         "Unknowns.java",
+        "Traversals.java",
     ] {
         let path = format!("{dir}/{file}");
         check_file(&path, 3);

@@ -218,6 +218,8 @@ impl MapMethod {
                 | "merge"
                 | "isEmpty"
                 | "mappingCount"
+                | "putAll"
+                | "containsValue"
         )
     }
 
@@ -326,7 +328,7 @@ pub enum ExprKind {
 
 /// The prefix of the local holding a traversal's current entry (its cursor), and of the local
 /// `clear()`'s traversal binds each key to; the front end adds the position. Shown as
-/// `entry` and `key` (`ir::show`).
+/// `entry` and `key` (`ir::show` shows each local the front end makes by its word).
 pub const TRAVERSAL_ENTRY: &str = "$entry";
 pub const TRAVERSAL_KEY: &str = "$key";
 

@@ -452,6 +452,9 @@ struct Lowering<'a> {
     /// Locals that are entries of a traversal of `entrySet()`: `setValue` on one writes
     /// through to the map.
     entries: BTreeMap<String, String>,
+    /// Locals holding a view of a map (`Set<K> keys = m.keySet();`): traversed by a `for`,
+    /// any other use is one the lowering does not follow.
+    view_locals: BTreeMap<String, (String, View)>,
 }
 
 /// A method of the class, or of a class whose members it sees, with the file it is in.
@@ -514,6 +517,16 @@ fn tested_loop(pre: Vec<Stmt>, cond: Option<Expr>, body: Vec<Stmt>, update: Vec<
         body: round,
         update,
     }
+}
+
+/// The type `null` has: any reference type's value.
+const NULL_TYPE: &str = "null";
+
+fn is_primitive(ty: &str) -> bool {
+    matches!(
+        ty,
+        "int" | "long" | "short" | "byte" | "char" | "boolean" | "double" | "float"
+    )
 }
 
 /// A type's text without its type arguments, annotations' spacing or `final`.
@@ -655,6 +668,7 @@ impl<'a> Lowering<'a> {
             inlined: 0,
             unseen: 0,
             entries: BTreeMap::new(),
+            view_locals: BTreeMap::new(),
         };
         for p in &method.params {
             lw.declare_local(&p.name, &p.ty, None);
@@ -690,6 +704,7 @@ impl<'a> Lowering<'a> {
     fn declare_local(&mut self, name: &str, ty: &str, init: Option<Node>) {
         self.locals.insert(name.to_owned(), ty.to_owned());
         self.entries.remove(name);
+        self.view_locals.remove(name);
         let initialised_map = init.and_then(|i| {
             if is_new_concurrent_map(self.file, i) {
                 return Some(name.to_owned());
@@ -1035,6 +1050,12 @@ impl<'a> Lowering<'a> {
             };
             let name = self.text(name).to_owned();
             let value = d.child_by_field_name("value");
+            // `Set<K> keys = m.keySet();`: a view traversed by a `for` later.
+            if let Some(view) = value.and_then(|v| self.map_view(v)) {
+                self.declare_local(&name, &ty, None);
+                self.view_locals.insert(name, view);
+                continue;
+            }
             let mut pre = Vec::new();
             let init = self.hoisting(d, &mut pre, |lw| value.map(|v| lw.initializer(v)));
             out.extend(pre);
@@ -1474,6 +1495,9 @@ impl<'a> Lowering<'a> {
     /// The map and view of `m.keySet()`, `m.values()` or `m.entrySet()` (on the class's own
     /// map, `keySet()`...): the views whose traversal is modelled.
     fn map_view(&self, n: Node<'a>) -> Option<(String, View)> {
+        if n.kind() == "identifier" {
+            return self.view_locals.get(self.text(n)).cloned();
+        }
         if n.kind() != "method_invocation" {
             return None;
         }
@@ -1948,6 +1972,12 @@ impl<'a> Lowering<'a> {
 
     fn name(&mut self, n: Node<'a>) -> ExprKind {
         let name = self.text(n).to_owned();
+        if let Some((map, _)) = self.view_locals.get(&name) {
+            let what =
+                format!("`{name}`, a view of the map `{map}`, used other than by a `for` over it");
+            self.unseen_use(n, what);
+            return ExprKind::Null;
+        }
         if self.locals.contains_key(&name) {
             if self.map_locals.contains_key(&name) {
                 self.unseen_use(n, format!("the map `{name}` used as a value"));
@@ -2142,15 +2172,22 @@ impl<'a> Lowering<'a> {
     }
 
     /// Among overloads of `name` with as many parameters as `args` in the nearest class that
-    /// declares them, the one whose parameter types are the arguments' static types exactly,
-    /// when every argument's type is known (a literal, a declared local or parameter, a field,
-    /// `new T(..)`): Java's resolution picks that one, as identity conversion makes it
-    /// applicable in its first phase and the most specific. `None` when no such one exists
-    /// or some argument's type is not known.
+    /// declares them, the only one whose parameter types are the arguments' static types
+    /// exactly (`null` standing for any reference type), when every argument's type is known
+    /// (a literal, a declared local or parameter, a field, `new T(..)`, `Integer.valueOf(..)`).
+    /// Java's resolution picks that one in a program that compiles: it is applicable in the
+    /// first phase, and an overload more specific than it would match as exactly. `None` when
+    /// none or several match, or some argument's type is not known.
     fn overload_by_types(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
         let types: Vec<String> = args
             .iter()
-            .map(|a| self.static_type(*a))
+            .map(|a| {
+                if a.kind() == "null_literal" {
+                    Some(NULL_TYPE.to_owned())
+                } else {
+                    self.static_type(*a)
+                }
+            })
             .collect::<Option<_>>()?;
         let nearest = self
             .methods
@@ -2161,11 +2198,10 @@ impl<'a> Lowering<'a> {
             m.class == nearest
                 && m.decl.name == name
                 && m.decl.params.len() == args.len()
-                && m.decl
-                    .params
-                    .iter()
-                    .zip(&types)
-                    .all(|(p, t)| erasure(&p.ty) == *t)
+                && m.decl.params.iter().zip(&types).all(|(p, t)| {
+                    let p = erasure(&p.ty);
+                    p == *t || (t == NULL_TYPE && !is_primitive(&p))
+                })
         });
         let found = exact.next()?;
         exact.next().is_none().then_some(*found)
@@ -2192,6 +2228,26 @@ impl<'a> Lowering<'a> {
                 }
             }
             "object_creation_expression" => self.text(n.child_by_field_name("type")?).to_owned(),
+            // The boxing factories of java.lang: `Integer.valueOf(x)` is an Integer.
+            "method_invocation" => {
+                let class = self.text(n.child_by_field_name("object")?);
+                let boxes = [
+                    "Integer",
+                    "Long",
+                    "Short",
+                    "Byte",
+                    "Character",
+                    "Boolean",
+                    "Double",
+                    "Float",
+                    "String",
+                ];
+                let named = self.text(n.child_by_field_name("name")?) == "valueOf";
+                if !(named && boxes.contains(&class)) {
+                    return None;
+                }
+                class.to_owned()
+            }
             _ => return None,
         };
         let ty = erasure(&ty);
@@ -2586,6 +2642,71 @@ impl<'a> Lowering<'a> {
                     Box::new(expr_at(size, pos)),
                     Box::new(expr_at(ExprKind::Int(0), pos)),
                 );
+            }
+            // A sequence of puts, one per entry of the argument, whose entries the analysis
+            // does not see: one put of an unknown key and value, the other sizes left out.
+            ("putAll", 1) => {
+                self.approximate(
+                    n,
+                    format!(
+                        "`{}` is modelled as one put of an unknown entry of its argument (other sizes are left out)",
+                        self.text(n)
+                    ),
+                );
+                self.escapes(args[0]);
+                let src = self.expr(args[0]);
+                let part = |name: &str| {
+                    expr_at(
+                        ExprKind::Call {
+                            recv: Box::new(src.clone()),
+                            name: name.to_owned(),
+                            args: Vec::new(),
+                        },
+                        pos,
+                    )
+                };
+                return ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Put,
+                    args: vec![part("anEntryKey"), part("anEntryValue")],
+                };
+            }
+            // `ConcurrentHashMap.containsValue` traverses the map: the traversal, run just
+            // before the statement (as a helper is), leaves whether it met the value.
+            ("containsValue", 1) if self.hoist.as_ref().is_some_and(|h| !effect_before(h, n)) => {
+                self.escapes(args[0]);
+                let wanted = self.expr(args[0]);
+                let found = format!("$found{}_{}", pos.line, pos.col);
+                let value = format!("$value{}_{}", pos.line, pos.col);
+                self.declare_local(&found, "boolean", None);
+                self.declare_local(&value, "", None);
+                let var = |name: &str| expr_at(ExprKind::Var(name.to_owned()), pos);
+                let stmt = |kind| Stmt { kind, pos };
+                let hit = stmt(StmtKind::If {
+                    cond: expr_at(
+                        ExprKind::Equals(Box::new(var(&value)), Box::new(wanted)),
+                        pos,
+                    ),
+                    then: vec![
+                        stmt(StmtKind::Assign {
+                            name: found.clone(),
+                            value: expr_at(ExprKind::Bool(true), pos),
+                        }),
+                        stmt(StmtKind::Break),
+                    ],
+                    els: Vec::new(),
+                });
+                let stmts = vec![
+                    stmt(StmtKind::Decl {
+                        name: found.clone(),
+                        init: Some(expr_at(ExprKind::Bool(false), pos)),
+                    }),
+                    traversal(map, vec![(value, View::Values)], vec![hit], pos),
+                ];
+                let h = self.hoist.as_mut().expect("checked in the guard");
+                h.stmts.extend(stmts);
+                h.inlined.push(n.byte_range());
+                return ExprKind::Var(found);
             }
             ("mappingCount", 0) => {
                 return ExprKind::MapCall {
@@ -3414,7 +3535,7 @@ mod helper_tests {
     #[test]
     fn overloads_of_one_arity_are_told_apart_by_the_arguments_static_types() {
         let ps = parse(&class(
-            "  Object put(String k, Object v) { return cache.put(k, v); }\n  Object put(String k, Integer n) { return cache.putIfAbsent(k, n); }\n  Object byString(String k, Object v) { Object old = put(k, v); cache.remove(k); return old; }\n  Object byInteger(String k, Integer n) { Object old = put(k, n); cache.remove(k); return old; }\n  Object unknownType(String k) { Object old = put(k, k.length()); cache.remove(k); return old; }\n",
+            "  Object put(String k, Object v) { return cache.put(k, v); }\n  Object put(String k, Integer n) { return cache.putIfAbsent(k, n); }\n  Object byString(String k, Object v) { Object old = put(k, v); cache.remove(k); return old; }\n  Object byInteger(String k, Integer n) { Object old = put(k, n); cache.remove(k); return old; }\n  Object unknownType(String k) { Object old = put(k, k.length()); cache.remove(k); return old; }\n  Object boxed(String k) { Object old = put(k, Integer.valueOf(3)); cache.remove(k); return old; }\n  Object byNull(String k) { Object old = put(k, null); cache.remove(k); return old; }\n",
         ))
         .expect("parses");
         let calls = |name: &str| {
@@ -3432,6 +3553,10 @@ mod helper_tests {
         };
         assert_eq!(calls("byString"), ["put", "remove"]);
         assert_eq!(calls("byInteger"), ["putIfAbsent", "remove"]);
+        assert_eq!(calls("boxed"), ["putIfAbsent", "remove"]);
+        // `null` is an Object and an Integer alike: Java would pick the Integer one as the
+        // more specific, which the exact match does not decide.
+        assert!(op(&ps, "byNull").unsupported.is_some());
         // `k.length()`'s type is not in the text: which overload is not followed.
         assert!(op(&ps, "unknownType")
             .unsupported

@@ -1337,9 +1337,7 @@ pub fn show(e: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Int(n) => n.to_string(),
         ExprKind::Str(s) => format!("{s:?}"),
-        ExprKind::Var(v) if v.starts_with(TRAVERSAL_ENTRY) => "entry".into(),
-        ExprKind::Var(v) if v.starts_with(TRAVERSAL_KEY) => "key".into(),
-        ExprKind::Var(v) => v.clone(),
+        ExprKind::Var(v) => hidden_name(v).unwrap_or(v).to_owned(),
         ExprKind::This => "this".into(),
         ExprKind::Not(a) => format!("!{}", paren(a)),
         ExprKind::Neg(a) => format!("-{}", paren(a)),
@@ -1371,6 +1369,15 @@ pub fn show(e: &Expr) -> String {
             }
         }
     }
+}
+
+/// A local the front end made (`$entry12_9`, `$found3_5`: a word, then where it was made) by
+/// its word; `None` for any other name (a temporary `$4` included).
+fn hidden_name(v: &str) -> Option<&str> {
+    let rest = v.strip_prefix('$')?;
+    let word = rest.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
+    (!word.is_empty() && word.len() < rest.len() && word.chars().all(|c| c.is_ascii_alphabetic()))
+        .then_some(word)
 }
 
 /// A local as the operation's text names it (a traversal's own locals by what they hold).
