@@ -264,7 +264,7 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
             snippet,
             m,
         );
-        lw.inlining.push(m.name.clone());
+        lw.inlining.push(signature(m));
         let body = lw.block(m.body);
         let keep = snippet || lw.map_calls >= 2 || lw.unseen > 0;
         if !keep {
@@ -517,6 +517,13 @@ fn tested_loop(pre: Vec<Stmt>, cond: Option<Expr>, body: Vec<Stmt>, update: Vec<
         body: round,
         update,
     }
+}
+
+/// A method's name and erased parameter types: overloads of one name are different methods,
+/// so a call of one from another is no recursion.
+fn signature(m: &MethodDecl) -> String {
+    let params: Vec<String> = m.params.iter().map(|p| erasure(&p.ty)).collect();
+    format!("{}({})", m.name, params.join(", "))
 }
 
 /// The type `null` has: any reference type's value.
@@ -2318,7 +2325,7 @@ impl<'a> Lowering<'a> {
         pos: Pos,
     ) -> Option<ExprKind> {
         let touches = self.may_touch_map(m);
-        let why_not = if self.inlining.contains(&m.decl.name) {
+        let why_not = if self.inlining.contains(&signature(m.decl)) {
             Some("a recursive call: not followed")
         } else if self.inlining.len() > INLINE_DEPTH {
             Some("helpers nested deeper than the inlining bound (4)")
@@ -2352,7 +2359,7 @@ impl<'a> Lowering<'a> {
                 sub.map_locals.insert(p.name.clone(), map);
             }
         }
-        sub.inlining.push(m.decl.name.clone());
+        sub.inlining.push(signature(m.decl));
         let body = sub.block(m.decl.body);
         if !touches && !sub.simple_body(&body) {
             // Lowered for nothing: the call stays unknown, and what the lowering saw of it

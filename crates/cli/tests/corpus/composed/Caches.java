@@ -250,16 +250,16 @@ abstract class HelperCaches<K, V> {
     // src/main/java/org/apache/commons/lang3/time/AbstractFormatCache.java
     // (getDateInstance): a public method delegates to an overload of the same arity,
     // `getDateTimeInstance(Integer, Integer, ..)` beside `getDateTimeInstance(int, int, ..)`,
-    // which reaches the map. Which overload a call names depends on the argument types, which
-    // the front end does not follow: unsupported, said at the call, never silently absent.
-    // (The private overload alone makes one atomic call: no composed operation.)
-    // expect: SCM unsupported
+    // which reaches the map. The arguments' static types (`Integer.valueOf(..)`, `null`, a
+    // parameter of type K) match the private overload exactly, as Java resolves the call:
+    // it is inlined, and its one atomic computeIfAbsent is no composed operation, so neither
+    // public method is reported (before issue #40's overloads by type, both were unsupported).
     V dateInstance(final int dateStyle, final K zone) {
         return dateTimeInstance(Integer.valueOf(dateStyle), null, zone);
     }
 
-    // The public overload: the same call, the same answer.
-    // expect: SCM unsupported
+    // The public overload: the same call, the same answer (calling an overload of its own
+    // name is no recursion).
     V dateTimeInstance(final int dateStyle, final int timeStyle, final K zone) {
         return dateTimeInstance(Integer.valueOf(dateStyle), Integer.valueOf(timeStyle), zone);
     }
