@@ -157,6 +157,7 @@ fn verifier_never_contradicts_the_brute_force_with_unknown_calls_and_derived_key
         java: true,
         inputs: false,
         branches: false,
+        iteration: false,
     });
     eprintln!("{t:?}");
     assert!(
@@ -178,6 +179,7 @@ fn verifier_never_contradicts_the_brute_force_with_tuple_keys_and_more_inputs() 
         java: true,
         inputs: true,
         branches: false,
+        iteration: false,
     });
     eprintln!("{t:?}");
     assert!(
@@ -188,35 +190,33 @@ fn verifier_never_contradicts_the_brute_force_with_tuple_keys_and_more_inputs() 
     );
 }
 
-/// The bounded check's violations on operations that branch on unknown values (an unknown
-/// call as a condition, a stored object's state, an unknown result compared with a constant):
-/// each reported witness — its arguments, initial map, the environment's operations in order
-/// and the facts it assumes about unknown values — is replayed by the brute force, which runs
-/// the operation under those facts against the environment's operations as a second thread
-/// and must find a non-linearizable history. Not vacuous: many witnesses assume something.
-#[test]
-fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
-    #[derive(Default, Debug)]
-    struct Seen {
-        dependent: usize,
-        violations: usize,
-        assuming: usize,
-        undecided: usize,
-    }
-    let seen = RefCell::new(Seen::default());
+#[derive(Default, Debug)]
+struct Witnessed {
+    dependent: usize,
+    violations: usize,
+    assuming: usize,
+    undecided: usize,
+    /// Data-dependent operations whose classification gives `Iteration`.
+    traversing: usize,
+    /// Of the violations, those of operations that traverse the map.
+    traversal_violations: usize,
+}
+
+/// `COMPOSED_CASES` (`cases` by default) random files with `extras`: each violation the
+/// bounded check reports on a data-dependent operation — its arguments, initial map, the
+/// environment's operations in order and the facts it assumes about unknown values — is
+/// replayed by the brute force, which runs the operation under those facts against the
+/// environment's operations as a second thread and must find a non-linearizable history.
+fn bounded_witnesses_replayed(extras: Extras, cases: u32) -> Witnessed {
+    let seen = RefCell::new(Witnessed::default());
     let mut runner = TestRunner::new(Config {
         cases: std::env::var("COMPOSED_CASES")
             .ok()
             .and_then(|c| c.parse().ok())
-            .unwrap_or(300),
+            .unwrap_or(cases),
         failure_persistence: None,
         ..Config::default()
     });
-    let extras = Extras {
-        java: true,
-        inputs: false,
-        branches: true,
-    };
     runner
         .run(&any::<u64>(), |seed| {
             let source = file_with(seed, 1, 2, extras);
@@ -224,12 +224,19 @@ fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
             let mut seen = seen.borrow_mut();
             for program in &programs {
                 for op in &program.operations {
-                    if op.unsupported.is_some()
-                        || classify(program, op).class != Class::DataDependent
-                    {
+                    if let Some(u) = &op.unsupported {
+                        return Err(TestCaseError::fail(format!(
+                            "{}: unsupported: {u:?}\n{source}",
+                            op.name
+                        )));
+                    }
+                    let class = classify(program, op);
+                    if class.class != Class::DataDependent {
                         continue;
                     }
                     seen.dependent += 1;
+                    let traverses = class.reasons.iter().any(|r| r.rule == "Iteration");
+                    seen.traversing += usize::from(traverses);
                     let code = ir::lower(program, op);
                     let domain = bounded::Domain {
                         max_runs: 8,
@@ -240,6 +247,7 @@ fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
                         continue;
                     };
                     seen.violations += 1;
+                    seen.traversal_violations += usize::from(traverses);
                     seen.assuming += usize::from(!c.facts.is_empty());
                     let others: Vec<Other> = c
                         .env_ops
@@ -268,11 +276,50 @@ fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
             Ok(())
         })
         .unwrap();
-    let s = seen.into_inner();
+    seen.into_inner()
+}
+
+/// The bounded check's violations on operations that branch on unknown values (an unknown
+/// call as a condition, a stored object's state, an unknown result compared with a constant)
+/// are non-linearizable histories of the brute force under their assumptions. Not vacuous:
+/// many witnesses assume something.
+#[test]
+fn bounded_witnesses_under_their_assumptions_are_non_linearizable_histories() {
+    let s = bounded_witnesses_replayed(
+        Extras {
+            java: true,
+            inputs: false,
+            branches: true,
+            iteration: false,
+        },
+        300,
+    );
     eprintln!("{s:?}");
     // Floors against vacuity, well under a run's counts (the seed is random: violations
     // 56-63, assuming 21-27 in four runs).
     assert!(s.violations >= 20 && s.assuming >= 5, "{s:?}");
+}
+
+/// The same on operations that traverse the map (`for` over its views, `forEach`, `clear()`,
+/// `setValue`): the bounded check's traversal (each step the least key after the cursor
+/// present now) is one behaviour of weakly consistent iteration, and every witness it reports
+/// is a non-linearizable history of the brute force, whose traversals take every step the JDK
+/// allows and whose atomic runs are its own.
+#[test]
+fn bounded_witnesses_with_traversals_are_non_linearizable_histories() {
+    let s = bounded_witnesses_replayed(
+        Extras {
+            java: true,
+            inputs: false,
+            branches: true,
+            iteration: true,
+        },
+        100,
+    );
+    eprintln!("{s:?}");
+    // Floors against vacuity, well under a run's counts (100 cases: traversing 52, traversal
+    // violations 30; 60 cases: 35 and 22).
+    assert!(s.traversing >= 30 && s.traversal_violations >= 12, "{s:?}");
 }
 
 /// Helpers of the class (`composed::generate::with_helpers`: straight-line ones, an early

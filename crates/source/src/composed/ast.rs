@@ -170,6 +170,12 @@ pub enum MapMethod {
     Compute,
     /// `merge(k, v, f)`
     Merge,
+    /// One step of a weakly consistent traversal of the map's entries (a `for` over
+    /// `keySet()`, `values()` or `entrySet()`, `forEach`, `clear()`): its argument is the
+    /// entry the traversal is at (`null` before the first), its result the next entry in the
+    /// traversal order present now (a `Map.Entry` object of its key and current value), or
+    /// `null` when none is left. Never written in Java: the front end desugars the loops to it.
+    Next,
 }
 
 impl MapMethod {
@@ -210,6 +216,10 @@ impl MapMethod {
                 | "computeIfPresent"
                 | "compute"
                 | "merge"
+                | "isEmpty"
+                | "mappingCount"
+                | "putAll"
+                | "containsValue"
         )
     }
 
@@ -227,7 +237,13 @@ impl MapMethod {
             MapMethod::ComputeIfPresent => "computeIfPresent",
             MapMethod::Compute => "compute",
             MapMethod::Merge => "merge",
+            MapMethod::Next => "next",
         }
+    }
+
+    /// Whether its first argument is a key (every method but `size()` and a traversal step).
+    pub fn keyed(self) -> bool {
+        !matches!(self, MapMethod::Size | MapMethod::Next)
     }
 
     /// Whether its last argument is a function run inside the atomic step.
@@ -255,6 +271,7 @@ impl MapMethod {
                 | MapMethod::ComputeIfPresent
                 | MapMethod::Compute
                 | MapMethod::Merge
+                | MapMethod::Next
         )
     }
 }
@@ -308,6 +325,12 @@ pub enum ExprKind {
         body: Box<Expr>,
     },
 }
+
+/// The prefix of the local holding a traversal's current entry (its cursor), and of the local
+/// `clear()`'s traversal binds each key to; the front end adds the position. Shown as
+/// `entry` and `key` (`ir::show` shows each local the front end makes by its word).
+pub const TRAVERSAL_ENTRY: &str = "$entry";
+pub const TRAVERSAL_KEY: &str = "$key";
 
 /// The name of the map an unqualified `get(k)` acts on (an operation of a custom map, Fig. 5).
 pub const THIS_MAP: &str = "this";

@@ -8,7 +8,13 @@
 //! the observed final map.
 //!
 //! It shares only the single-step semantics of `ir.rs` with the verifier: no environment
-//! transitions, no linearization points, no renaming (each thread's objects differ).
+//! transitions, no linearization points, no renaming (each thread's objects differ). A
+//! traversal of the map (`MapMethod::Next`) is the exception: it takes every step that weakly
+//! consistent iteration allows, as the JDK documents it, in a fixed traversal order (the order
+//! of the keys): each key present for the whole traversal is reached, each key at most once,
+//! and a key present only for part of it may or may not be; run alone, a traversal reaches
+//! every key present when it gets there (`ConcurrentHashMap`'s, reading each bin in turn).
+//! `ir.rs` gives a traversal one of these behaviours; this is written apart from it.
 //!
 //! It is the literal reference the property tests (`tests/composed_oracle.rs`) hold the fast
 //! code (classifier and verifier) against. Test support, not API: compiled only with the
@@ -17,10 +23,11 @@
 
 use super::ast::MapMethod;
 use super::ir::{
-    apply_map, same_up_to_fresh, Code, Fact, Halt, Local, Outcome, Shared, Step, Stuck, Value,
+    apply_map, same_up_to_fresh, Code, Fact, Halt, Instr, Local, Outcome, PExpr, Shared, Step,
+    Stuck, Value,
 };
 use rustc_hash::FxHashSet;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What thread B runs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -41,9 +48,200 @@ pub struct Violation {
     pub last: Shared,
 }
 
+/// A thread running the composed operation: its local state and the traversals it is in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Runner {
+    local: Local,
+    traversals: Vec<Traversal>,
+}
+
+/// A traversal under way: the slot holding its cursor (the entry it is at), its map, and the
+/// keys present since it began (those it must reach).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Traversal {
+    cursor: u16,
+    map: u8,
+    present_throughout: BTreeSet<Value>,
+}
+
+impl Runner {
+    fn new(local: Local) -> Runner {
+        Runner {
+            local,
+            traversals: Vec::new(),
+        }
+    }
+
+    /// Keys removed from the map stop being present for the whole traversal.
+    fn settle(&mut self, shared: &Shared) {
+        for t in &mut self.traversals {
+            t.present_throughout
+                .retain(|k| shared.map.contains_key(&(t.map, k.clone())));
+        }
+    }
+}
+
+/// The instruction at `pc` if it is a traversal's step: its map and cursor slot.
+fn traversal_step(code: &Code, pc: usize) -> Option<(u8, u16)> {
+    match code.instrs.get(pc)? {
+        Instr::Map {
+            dst: Some(d),
+            map,
+            method: MapMethod::Next,
+            args,
+        } if matches!(args.as_slice(), [PExpr::Slot(c)] if c == d) => Some((*map, *d)),
+        _ => None,
+    }
+}
+
+/// The keys of map `map` in the traversal order.
+fn keys_of(shared: &Shared, map: u8) -> Vec<(Value, Value)> {
+    shared
+        .map
+        .iter()
+        .filter(|((m, _), _)| *m == map)
+        .map(|((_, k), v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Every step weakly consistent iteration allows a traversal of `map` whose cursor is in slot
+/// `cursor` of `r`: the entry of any key after the cursor's (in the traversal order) present
+/// now, when no key present since the traversal began lies between; or the end, when none
+/// lies after the cursor. The traversal begins at its first step (`ConcurrentHashMap`'s
+/// iterator finds its first entry when it is made).
+fn traversal_choices(r: &Runner, shared: &Shared, map: u8, cursor: u16) -> Vec<Runner> {
+    let at = &r.local.slots[cursor as usize];
+    let mut r = r.clone();
+    let last: Option<Value> = match at {
+        Value::Obj(o) if o.args.len() == 2 => Some(o.args[0].clone()),
+        _ => {
+            // Before the first entry: a traversal begins.
+            r.traversals.retain(|t| t.cursor != cursor);
+            r.traversals.push(Traversal {
+                cursor,
+                map,
+                present_throughout: keys_of(shared, map).into_iter().map(|(k, _)| k).collect(),
+            });
+            None
+        }
+    };
+    let after = |k: &Value| last.as_ref().is_none_or(|l| k > l);
+    let must: Vec<Value> = r
+        .traversals
+        .iter()
+        .find(|t| t.cursor == cursor)
+        .map(|t| {
+            t.present_throughout
+                .iter()
+                .filter(|k| after(k))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let mut advance = |r: &Runner, result: Value| {
+        let mut r = r.clone();
+        if result == Value::Null {
+            r.traversals.retain(|t| t.cursor != cursor);
+        }
+        r.local.slots[cursor as usize] = result;
+        r.local.pc += 1;
+        out.push(r);
+    };
+    for (k, v) in keys_of(shared, map) {
+        let skips_a_must = must.iter().any(|m| *m < k);
+        if after(&k) && !skips_a_must {
+            advance(&r, Value::entry(k, v));
+        }
+    }
+    if must.is_empty() {
+        advance(&r, Value::Null);
+    }
+    out
+}
+
+/// The steps thread `r` can take from `shared`: one, or every choice of a traversal's step.
+/// `Ok(None)` when it ends with this step.
+#[allow(clippy::type_complexity)]
+fn successors(
+    code: &Code,
+    r: &Runner,
+    shared: &Shared,
+) -> Result<Vec<(Runner, Shared, Option<Outcome>)>, Halt> {
+    if let Some((map, cursor)) = traversal_step(code, r.local.pc) {
+        return Ok(traversal_choices(r, shared, map, cursor)
+            .into_iter()
+            .map(|r| (r, shared.clone(), None))
+            .collect());
+    }
+    let mut r = r.clone();
+    let mut s = shared.clone();
+    match code.step_or_fork(&mut r.local, &mut s)? {
+        Step::Done(o) => Ok(vec![(r, s, Some(o))]),
+        _ => Ok(vec![(r, s, None)]),
+    }
+}
+
+/// Every way the operation runs alone from `local` (unknown values its facts leave open taken
+/// both ways when it keeps facts), each traversal reaching every key present when it gets
+/// there: at most `max_runs` runs of at most `limit` steps each.
+fn alone(
+    code: &Code,
+    local: Local,
+    shared: Shared,
+    limit: usize,
+    max_runs: usize,
+) -> Result<Vec<(Outcome, Shared)>, Stuck> {
+    let mut out = Vec::new();
+    let mut pending = vec![(local, shared, 0usize)];
+    while let Some((mut l, mut s, mut steps)) = pending.pop() {
+        loop {
+            if steps >= limit {
+                return Err(Stuck(format!(
+                    "the operation does not finish within {limit} steps when run alone"
+                )));
+            }
+            steps += 1;
+            if let Some((map, cursor)) = traversal_step(code, l.pc) {
+                let last = match &l.slots[cursor as usize] {
+                    Value::Obj(o) if o.args.len() == 2 => Some(o.args[0].clone()),
+                    _ => None,
+                };
+                let next = keys_of(&s, map)
+                    .into_iter()
+                    .find(|(k, _)| last.as_ref().is_none_or(|l| k > l));
+                l.slots[cursor as usize] = match next {
+                    Some((k, v)) => Value::entry(k, v),
+                    None => Value::Null,
+                };
+                l.pc += 1;
+                continue;
+            }
+            match code.step_or_fork(&mut l, &mut s) {
+                Ok(Step::Done(o)) => {
+                    out.push((o, s));
+                    break;
+                }
+                Ok(_) => {}
+                Err(Halt::Stuck(e)) => return Err(e),
+                Err(Halt::Fork(q)) => {
+                    if out.len() + pending.len() + 2 > max_runs {
+                        return Err(Stuck(format!(
+                            "more than {max_runs} ways to run alone (unknown values taken both ways)"
+                        )));
+                    }
+                    pending.push((code.assume(&l, &q, false), s.clone(), steps));
+                    l = code.assume(&l, &q, true);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Thread {
-    Running(Local),
+    Running(Runner),
     Done(Outcome),
 }
 
@@ -58,7 +256,9 @@ fn run_other(
         Other::Operation(args) => {
             let mut l = code.start(args);
             l.thread = 2;
-            code.run_sequential(l, shared, limit)
+            alone(code, l, shared, limit, 1)?
+                .pop()
+                .ok_or_else(|| Stuck("no run".into()))
         }
         Other::Base(m, args) => {
             let mut s = shared;
@@ -82,7 +282,7 @@ fn start(code: &Code, args: &[Value], thread: u8) -> Local {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ThreadB {
     next: usize,
-    running: Option<Local>,
+    running: Option<Runner>,
     outcomes: Vec<Outcome>,
     after_a: Vec<bool>,
 }
@@ -120,7 +320,7 @@ pub fn check_pair_assuming(
         a_start.thread = 0;
         a_start.assumed = Some(facts.to_vec());
     }
-    let a0 = Thread::Running(a_start.clone());
+    let a0 = Thread::Running(Runner::new(a_start.clone()));
     let b0 = ThreadB {
         next: 0,
         running: None,
@@ -148,12 +348,29 @@ pub fn check_pair_assuming(
             }
             continue;
         }
-        if let Thread::Running(l) = &a {
-            let mut l = l.clone();
-            let mut s2 = s.clone();
-            match code.step_or_fork(&mut l, &mut s2) {
-                Ok(Step::Done(o)) => stack.push((Thread::Done(o), b.clone(), s2)),
-                Ok(_) => stack.push((Thread::Running(l), b.clone(), s2)),
+        // Keys removed by the step just taken are no longer present for the whole of the
+        // traversals under way.
+        let settle = |a: &mut Thread, b: &mut ThreadB, s: &Shared| {
+            if let Thread::Running(r) = a {
+                r.settle(s);
+            }
+            if let Some(r) = &mut b.running {
+                r.settle(s);
+            }
+        };
+        if let Thread::Running(r) = &a {
+            match successors(code, r, &s) {
+                Ok(next) => {
+                    for (r, s2, done) in next {
+                        let mut a2 = match done {
+                            Some(o) => Thread::Done(o),
+                            None => Thread::Running(r),
+                        };
+                        let mut b2 = b.clone();
+                        settle(&mut a2, &mut b2, &s2);
+                        stack.push((a2, b2, s2));
+                    }
+                }
                 // Not an interleaving the facts describe.
                 Err(Halt::Fork(_)) => {}
                 Err(Halt::Stuck(e)) => return Err(e),
@@ -161,29 +378,47 @@ pub fn check_pair_assuming(
         }
         if b.next < others.len() {
             let mut b2 = b.clone();
-            let mut s2 = s.clone();
             if b2.running.is_none() {
                 b2.after_a.push(matches!(a, Thread::Done(_)));
             }
+            let mut next = Vec::new();
             match &others[b.next] {
                 Other::Operation(bargs) => {
-                    let mut l = b2.running.take().unwrap_or_else(|| start(code, bargs, 2));
-                    match code.step(&mut l, &mut s2)? {
-                        Step::Done(o) => {
-                            b2.outcomes.push(o);
-                            b2.next += 1;
+                    let r = b2
+                        .running
+                        .take()
+                        .unwrap_or_else(|| Runner::new(start(code, bargs, 2)));
+                    let steps = successors(code, &r, &s).map_err(|h| match h {
+                        Halt::Stuck(e) => e,
+                        Halt::Fork(q) => Stuck(format!(
+                            "thread B observes an unknown value: whether `{}` is `{}`",
+                            q.call, q.comparand
+                        )),
+                    })?;
+                    for (r, s2, done) in steps {
+                        let mut b3 = b2.clone();
+                        match done {
+                            Some(o) => {
+                                b3.outcomes.push(o);
+                                b3.next += 1;
+                            }
+                            None => b3.running = Some(r),
                         }
-                        _ => b2.running = Some(l),
+                        next.push((b3, s2));
                     }
                 }
                 other @ Other::Base(..) => {
-                    let (o, after) = run_other(code, other, s2, seq_limit)?;
-                    s2 = after;
+                    let (o, after) = run_other(code, other, s.clone(), seq_limit)?;
                     b2.outcomes.push(o);
                     b2.next += 1;
+                    next.push((b2, after));
                 }
             }
-            stack.push((a.clone(), b2, s2));
+            for (mut b2, s2) in next {
+                let mut a2 = a.clone();
+                settle(&mut a2, &mut b2, &s2);
+                stack.push((a2, b2, s2));
+            }
         }
     }
     Ok(None)
@@ -218,7 +453,7 @@ fn linearizable(
             before.push(o);
             s = after;
         }
-        for (oa, mut s) in code.run_sequential_all(a_start.clone(), s, limit, 64)? {
+        for (oa, mut s) in alone(code, a_start.clone(), s, limit, 64)? {
             let mut results = vec![oa];
             results.extend(before.iter().cloned());
             for other in &others[p..] {

@@ -2,7 +2,8 @@
 //! VCM (4.3: `replace(k, v', v)` with `v'` returned by `get(k)`), an FCM (4.4: the key is
 //! compared only with constants, which give the fixed input set), or data-dependent, and then
 //! for every reason of Fig. 11 (Globals, Remove, Exit, Keys, Branch, Size, Inputs) plus
-//! Assign (restriction 2, immutable inputs), each at the offending line and column.
+//! Assign (restriction 2, immutable inputs) and Iteration (a traversal of the map, which like
+//! `size()` reads every key), each at the offending line and column.
 //!
 //! The restrictions are syntactic and flow-insensitive, as the paper's: a local is "a map
 //! result" if any assignment to it is (restriction 4 "also applies when the return value is
@@ -38,7 +39,7 @@ impl Class {
 /// One broken restriction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reason {
-    /// Globals, Remove, Exit, Keys, Branch, Size, Inputs (Fig. 11) or Assign.
+    /// Globals, Remove, Exit, Keys, Branch, Size, Inputs (Fig. 11), Assign or Iteration.
     pub rule: &'static str,
     pub pos: Pos,
     pub message: String,
@@ -634,7 +635,7 @@ fn deciding_vars(stmts: &[Stmt], out: &mut BTreeSet<String>) {
     each_expr(stmts, &mut |e| match &e.kind {
         ExprKind::Cond(c, _, _) => conds.push(&**c),
         ExprKind::MapCall { method, args, .. } => {
-            if *method != MapMethod::Size {
+            if method.keyed() {
                 conds.push(&args[0]);
             }
             if matches!(method, MapMethod::ReplaceValue | MapMethod::RemoveValue) {
@@ -685,7 +686,7 @@ pub fn classify(program: &Program, op: &Operation) -> Classification {
     let mut first_key: Option<String> = None;
     each_expr(&op.body, &mut |e| {
         if let ExprKind::MapCall { args, method, .. } = &e.kind {
-            if *method != MapMethod::Size && first_key.is_none() {
+            if method.keyed() && first_key.is_none() {
                 if let ExprKind::Var(v) = &args[0].kind {
                     if op.params.iter().any(|p| &p.name == v) {
                         first_key = Some(v.clone());
@@ -807,6 +808,14 @@ pub fn classify(program: &Program, op: &Operation) -> Classification {
                             "Size",
                             e.pos,
                             format!("`{}` depends on every key of the map", show(e)),
+                        );
+                        continue;
+                    }
+                    MapMethod::Next => {
+                        cx.reason(
+                            "Iteration",
+                            e.pos,
+                            "a traversal of the map depends on every key of the map (weakly consistent iteration)".into(),
                         );
                         continue;
                     }

@@ -20,10 +20,12 @@
 //!
 //! **Helpers.** A call of a method of the class that may use a map is inlined
 //! ([`Lowering::inline`], `inline.rs`): its statements run just before the statement that
-//! calls it, which is where Java runs them when the call is reached unconditionally and nothing
-//! with an effect precedes it in the statement; anywhere else (a loop's condition, a branch of
-//! `&&`/`||`/`?:`, a lambda, after another call), recursively, past [`INLINE_DEPTH`], or among
-//! overloads of one arity, it is `unsupported`. Leaving such a call unknown would drop its map
+//! calls it (a loop's condition's, before each test), which is where Java runs them when the
+//! call is reached unconditionally and nothing with an effect precedes it in the statement;
+//! anywhere else (a branch of `&&`/`||`/`?:`, a lambda, after another call), recursively, past
+//! [`INLINE_DEPTH`], or among overloads of one arity that the arguments' static types do not
+//! tell apart ([`Lowering::overload_by_types`]), it is `unsupported`. An assignment, `++` or
+//! `--` inside an expression is hoisted the same way when its target is not read before it. Leaving such a call unknown would drop its map
 //! calls, and with them the proof's soundness. A helper that uses no map is inlined only when
 //! it is guards and one `return` (a key through it stays the key); otherwise it is an unknown
 //! call, as any other.
@@ -34,9 +36,16 @@
 //! constant of another class or a final field set by a constructor is an opaque value; casts
 //! are their operand; `synchronized` blocks are their body (a lock the map's other clients
 //! need not take orders nothing). What would change the meaning if ignored is recorded: an
-//! operation that iterates over a map or lets a map escape into unknown code is
-//! `unsupported`, with the construct and its line; exceptional paths through `catch` are an
+//! operation that iterates over a map other than by the traversals below, or lets a map escape
+//! into unknown code, is `unsupported`, with the construct and its line; exceptional paths through `catch` are an
 //! approximation that keeps the verdict from being a proof.
+//!
+//! **Traversals.** `for` over a map's `keySet()`, `values()` or `entrySet()`, `forEach((k, v)
+//! -> body)` and `clear()` become a loop whose first step is the traversal's
+//! ([`MapMethod::Next`], weakly consistent iteration; see [`traversal`]); `getKey()` and
+//! `getValue()` of an entry are its parts, and `e.setValue(v)` as a statement is a `put` of its
+//! key (`ConcurrentHashMap`'s entries write through). A `forEach` function's `return;` ends
+//! its round. A traversal counts as one map call toward finding operations.
 //!
 //! **Derived keys.** A local declared at the top of the body, before any map call, from the
 //! parameters, constants and final fields only, never assigned again and used as a map key
@@ -255,7 +264,7 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
             snippet,
             m,
         );
-        lw.inlining.push(m.name.clone());
+        lw.inlining.push(signature(m));
         let body = lw.block(m.body);
         let keep = snippet || lw.map_calls >= 2 || lw.unseen > 0;
         if !keep {
@@ -440,6 +449,12 @@ struct Lowering<'a> {
     /// a lambda or class that uses it, a helper not followed): the method is reported
     /// (`unsupported`) however few calls it counted.
     unseen: usize,
+    /// Locals that are entries of a traversal of `entrySet()`: `setValue` on one writes
+    /// through to the map.
+    entries: BTreeMap<String, String>,
+    /// Locals holding a view of a map (`Set<K> keys = m.keySet();`): traversed by a `for`,
+    /// any other use is one the lowering does not follow.
+    view_locals: BTreeMap<String, (String, View)>,
 }
 
 /// A method of the class, or of a class whose members it sees, with the file it is in.
@@ -471,6 +486,166 @@ fn expr_at(kind: ExprKind, pos: Pos) -> Expr {
     Expr { kind, pos }
 }
 
+/// `if (!cond) break;`
+fn exit_unless(cond: Expr) -> Stmt {
+    let pos = cond.pos;
+    Stmt {
+        kind: StmtKind::If {
+            cond: expr_at(ExprKind::Not(Box::new(cond)), pos),
+            then: vec![Stmt {
+                kind: StmtKind::Break,
+                pos,
+            }],
+            els: Vec::new(),
+        },
+        pos,
+    }
+}
+
+/// A loop testing `cond` before each round, with `pre` run before each test: with nothing to
+/// run, the plain loop; else a loop whose round starts with `pre` and the test (`continue`
+/// runs `update` and comes back to both, as Java's test follows the update).
+fn tested_loop(pre: Vec<Stmt>, cond: Option<Expr>, body: Vec<Stmt>, update: Vec<Stmt>) -> StmtKind {
+    if pre.is_empty() {
+        return StmtKind::Loop { cond, body, update };
+    }
+    let mut round = pre;
+    round.extend(cond.map(exit_unless));
+    round.extend(body);
+    StmtKind::Loop {
+        cond: None,
+        body: round,
+        update,
+    }
+}
+
+/// A method's name and erased parameter types: overloads of one name are different methods,
+/// so a call of one from another is no recursion.
+fn signature(m: &MethodDecl) -> String {
+    let params: Vec<String> = m.params.iter().map(|p| erasure(&p.ty)).collect();
+    format!("{}({})", m.name, params.join(", "))
+}
+
+/// The type `null` has: any reference type's value.
+const NULL_TYPE: &str = "null";
+
+fn is_primitive(ty: &str) -> bool {
+    matches!(
+        ty,
+        "int" | "long" | "short" | "byte" | "char" | "boolean" | "double" | "float"
+    )
+}
+
+/// A type's text without its type arguments, annotations' spacing or `final`.
+fn erasure(ty: &str) -> String {
+    let ty = ty.trim().trim_start_matches("final ").trim();
+    let ty = ty.split('<').next().unwrap_or(ty).trim();
+    ty.to_owned()
+}
+
+/// The body of a `forEach` function as a loop body: each `return;` ends the round
+/// (`continue`). False when one is inside a loop of the body, where `continue` would be that
+/// loop's.
+fn returns_as_continues(stmts: &mut [Stmt]) -> bool {
+    fn inside_loop(stmts: &[Stmt]) -> bool {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Return(_) => true,
+            StmtKind::If { then, els, .. } => inside_loop(then) || inside_loop(els),
+            StmtKind::Loop { body, update, .. } => inside_loop(body) || inside_loop(update),
+            StmtKind::Block(b) => inside_loop(b),
+            _ => false,
+        })
+    }
+    let mut ok = true;
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Return(_) => s.kind = StmtKind::Continue,
+            StmtKind::If { then, els, .. } => {
+                ok &= returns_as_continues(then);
+                ok &= returns_as_continues(els);
+            }
+            StmtKind::Block(b) => ok &= returns_as_continues(b),
+            StmtKind::Loop { body, update, .. } => {
+                ok &= !inside_loop(body) && !inside_loop(update);
+            }
+            _ => {}
+        }
+    }
+    ok
+}
+
+/// What a traversal binds for each entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    Keys,
+    Values,
+    Entries,
+}
+
+/// A weakly consistent traversal of `map` running `body` for each entry, with each local of
+/// `binds` set to the entry's part its view names: a cursor (`null` before the first entry),
+/// then a loop whose first step is the traversal's step ([`MapMethod::Next`]) and which ends
+/// when that gives `null` (`ConcurrentHashMap` holds no null key, so no entry is `null`).
+/// `break` and `continue` in `body` are the loop's.
+fn traversal(map: String, binds: Vec<(String, View)>, body: Vec<Stmt>, pos: Pos) -> Stmt {
+    let cursor = format!("{TRAVERSAL_ENTRY}{}_{}", pos.line, pos.col);
+    let var = || expr_at(ExprKind::Var(cursor.clone()), pos);
+    let stmt = |kind| Stmt { kind, pos };
+    let mut round = vec![
+        stmt(StmtKind::Assign {
+            name: cursor.clone(),
+            value: expr_at(
+                ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Next,
+                    args: vec![var()],
+                },
+                pos,
+            ),
+        }),
+        stmt(StmtKind::If {
+            cond: expr_at(
+                ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(var()),
+                    Box::new(expr_at(ExprKind::Null, pos)),
+                ),
+                pos,
+            ),
+            then: vec![stmt(StmtKind::Break)],
+            els: Vec::new(),
+        }),
+    ];
+    for (name, view) in binds {
+        let part = |getter: &str| ExprKind::Call {
+            recv: Box::new(var()),
+            name: getter.to_owned(),
+            args: Vec::new(),
+        };
+        let init = match view {
+            View::Entries => ExprKind::Var(cursor.clone()),
+            View::Keys => part("getKey"),
+            View::Values => part("getValue"),
+        };
+        round.push(stmt(StmtKind::Decl {
+            name,
+            init: Some(expr_at(init, pos)),
+        }));
+    }
+    round.extend(body);
+    stmt(StmtKind::Block(vec![
+        stmt(StmtKind::Decl {
+            name: cursor.clone(),
+            init: Some(expr_at(ExprKind::Null, pos)),
+        }),
+        stmt(StmtKind::Loop {
+            cond: None,
+            body: round,
+            update: Vec::new(),
+        }),
+    ]))
+}
+
 impl<'a> Lowering<'a> {
     /// The lowering of `method`'s body (an operation's, or a helper's to inline).
     fn new(
@@ -499,6 +674,8 @@ impl<'a> Lowering<'a> {
             inlining: Vec::new(),
             inlined: 0,
             unseen: 0,
+            entries: BTreeMap::new(),
+            view_locals: BTreeMap::new(),
         };
         for p in &method.params {
             lw.declare_local(&p.name, &p.ty, None);
@@ -533,6 +710,8 @@ impl<'a> Lowering<'a> {
 
     fn declare_local(&mut self, name: &str, ty: &str, init: Option<Node>) {
         self.locals.insert(name.to_owned(), ty.to_owned());
+        self.entries.remove(name);
+        self.view_locals.remove(name);
         let initialised_map = init.and_then(|i| {
             if is_new_concurrent_map(self.file, i) {
                 return Some(name.to_owned());
@@ -707,16 +886,12 @@ impl<'a> Lowering<'a> {
                 out.push(mk(StmtKind::If { cond, then, els }));
             }
             "while_statement" => {
-                let cond = self.unhoisted(|lw| lw.cond(n));
+                let (pre, cond) = self.loop_cond(n.child_by_field_name("condition"), pos);
                 let body = n
                     .child_by_field_name("body")
                     .map(|b| self.block(b))
                     .unwrap_or_default();
-                out.push(mk(StmtKind::Loop {
-                    cond: Some(cond),
-                    body,
-                    update: Vec::new(),
-                }));
+                out.push(mk(tested_loop(pre, Some(cond), body, Vec::new())));
             }
             "do_statement" => {
                 // `continue` goes to the update, which tests the condition: as Java's.
@@ -724,23 +899,12 @@ impl<'a> Lowering<'a> {
                     .child_by_field_name("body")
                     .map(|b| self.block(b))
                     .unwrap_or_default();
-                let cond = self.unhoisted(|lw| lw.cond(n));
-                let cpos = cond.pos;
-                let exit = Stmt {
-                    kind: StmtKind::If {
-                        cond: expr_at(ExprKind::Not(Box::new(cond)), cpos),
-                        then: vec![Stmt {
-                            kind: StmtKind::Break,
-                            pos: cpos,
-                        }],
-                        els: Vec::new(),
-                    },
-                    pos: cpos,
-                };
+                let (mut update, cond) = self.loop_cond(n.child_by_field_name("condition"), pos);
+                update.push(exit_unless(cond));
                 out.push(mk(StmtKind::Loop {
                     cond: None,
                     body,
-                    update: vec![exit],
+                    update,
                 }));
             }
             "for_statement" => self.for_statement(n, out),
@@ -861,6 +1025,18 @@ impl<'a> Lowering<'a> {
         }
     }
 
+    /// A loop's condition (`true` when it has none), and what runs before each test of it:
+    /// the assignments and helpers in it that can run as statements just before it
+    /// ([`Lowering::hoisting`] with the condition as the statement).
+    fn loop_cond(&mut self, c: Option<Node<'a>>, pos: Pos) -> (Vec<Stmt>, Expr) {
+        let Some(c) = c else {
+            return (Vec::new(), expr_at(ExprKind::Bool(true), pos));
+        };
+        let mut pre = Vec::new();
+        let e = self.hoisting(c, &mut pre, |lw| lw.expr(c));
+        (pre, e)
+    }
+
     fn cond(&mut self, n: Node<'a>) -> Expr {
         match n.child_by_field_name("condition") {
             Some(c) => self.expr(c),
@@ -881,6 +1057,12 @@ impl<'a> Lowering<'a> {
             };
             let name = self.text(name).to_owned();
             let value = d.child_by_field_name("value");
+            // `Set<K> keys = m.keySet();`: a view traversed by a `for` later.
+            if let Some(view) = value.and_then(|v| self.map_view(v)) {
+                self.declare_local(&name, &ty, None);
+                self.view_locals.insert(name, view);
+                continue;
+            }
             let mut pre = Vec::new();
             let init = self.hoisting(d, &mut pre, |lw| value.map(|v| lw.initializer(v)));
             out.extend(pre);
@@ -955,6 +1137,7 @@ impl<'a> Lowering<'a> {
                     out.push(s);
                 }
             }
+            "method_invocation" if self.traversal_statement(e, out) => {}
             _ => {
                 let x = self.expr(e);
                 out.push(Stmt {
@@ -962,6 +1145,125 @@ impl<'a> Lowering<'a> {
                     pos,
                 });
             }
+        }
+    }
+
+    /// The statements that traverse a map, lowered to a [`traversal`]: `m.forEach((k, v) ->
+    /// body)` (a `return;` of the body ends its round), `m.clear()` (`ConcurrentHashMap`'s
+    /// removes each entry as its traversal reaches it) and `e.setValue(x)` of an entry of a
+    /// traversal (a `put` of the entry's key). Whether `e` is one of them.
+    fn traversal_statement(&mut self, e: Node<'a>, out: &mut Vec<Stmt>) -> bool {
+        let pos = self.pos(e);
+        let Some(name) = e.child_by_field_name("name").map(|n| self.text(n)) else {
+            return false;
+        };
+        let args: Vec<Node<'a>> = match e.child_by_field_name("arguments") {
+            Some(a) => {
+                let mut c = a.walk();
+                a.named_children(&mut c)
+                    .filter(|k| !k.kind().contains("comment"))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let obj = e.child_by_field_name("object");
+        if name == "setValue" && args.len() == 1 {
+            let Some(map) = obj
+                .filter(|o| o.kind() == "identifier")
+                .and_then(|o| self.entries.get(self.text(o)).cloned())
+            else {
+                return false;
+            };
+            let entry = obj.map(|o| self.text(o).to_owned()).unwrap_or_default();
+            self.map_calls += 1;
+            self.escapes(args[0]);
+            let value = self.expr(args[0]);
+            let key = expr_at(
+                ExprKind::Call {
+                    recv: Box::new(expr_at(ExprKind::Var(entry), pos)),
+                    name: "getKey".into(),
+                    args: Vec::new(),
+                },
+                pos,
+            );
+            out.push(Stmt {
+                kind: StmtKind::Expr(expr_at(
+                    ExprKind::MapCall {
+                        map,
+                        method: MapMethod::Put,
+                        args: vec![key, value],
+                    },
+                    pos,
+                )),
+                pos,
+            });
+            return true;
+        }
+        let map = match obj {
+            Some(o) if o.kind() == "this" && self.this_is_map => Some(THIS_MAP.to_owned()),
+            Some(o) => self.map_of(o),
+            None if self.this_is_map => Some(THIS_MAP.to_owned()),
+            None => None,
+        };
+        let Some(map) = map else {
+            return false;
+        };
+        match (name, args.as_slice()) {
+            ("clear", []) => {
+                self.map_calls += 1;
+                let key = format!("{TRAVERSAL_KEY}{}_{}", pos.line, pos.col);
+                self.declare_local(&key, "", None);
+                let remove = Stmt {
+                    kind: StmtKind::Expr(expr_at(
+                        ExprKind::MapCall {
+                            map: map.clone(),
+                            method: MapMethod::Remove,
+                            args: vec![expr_at(ExprKind::Var(key.clone()), pos)],
+                        },
+                        pos,
+                    )),
+                    pos,
+                };
+                out.push(traversal(map, vec![(key, View::Keys)], vec![remove], pos));
+                true
+            }
+            ("forEach", [f]) if f.kind() == "lambda_expression" => {
+                self.map_calls += 1;
+                let params = self.lambda_params(*f);
+                if params.len() != 2 {
+                    self.unsupported(
+                        *f,
+                        format!("`forEach` with a function of {} parameter(s)", params.len()),
+                    );
+                    return true;
+                }
+                for p in &params {
+                    self.declare_local(p, "", None);
+                }
+                let Some(b) = f.child_by_field_name("body") else {
+                    return true;
+                };
+                let mut body = if b.kind() == "block" {
+                    self.block(b)
+                } else {
+                    let mut stmts = Vec::new();
+                    self.expression_statement(b, &mut stmts);
+                    stmts
+                };
+                if !returns_as_continues(&mut body) {
+                    self.unsupported(
+                        *f,
+                        "a `return` inside a loop of a `forEach` function".into(),
+                    );
+                }
+                let binds = vec![
+                    (params[0].clone(), View::Keys),
+                    (params[1].clone(), View::Values),
+                ];
+                out.push(traversal(map, binds, body, pos));
+                true
+            }
+            _ => false,
         }
     }
 
@@ -1077,7 +1379,9 @@ impl<'a> Lowering<'a> {
                 self.expression_statement(i, &mut outer);
             }
         }
-        let cond = self.unhoisted(|lw| n.child_by_field_name("condition").map(|c| lw.expr(c)));
+        let cond = n
+            .child_by_field_name("condition")
+            .map(|c| self.loop_cond(Some(c), pos));
         let body = n
             .child_by_field_name("body")
             .map(|b| self.block(b))
@@ -1088,8 +1392,12 @@ impl<'a> Lowering<'a> {
         for u in updates {
             self.unhoisted(|lw| lw.expression_statement(u, &mut update));
         }
+        let (pre, cond) = match cond {
+            Some((pre, c)) => (pre, Some(c)),
+            None => (Vec::new(), None),
+        };
         outer.push(Stmt {
-            kind: StmtKind::Loop { cond, body, update },
+            kind: tested_loop(pre, cond, body, update),
             pos,
         });
         out.push(Stmt {
@@ -1105,6 +1413,27 @@ impl<'a> Lowering<'a> {
         let Some(items) = n.child_by_field_name("value") else {
             return;
         };
+        if let Some((map, view)) = self.map_view(items) {
+            self.map_calls += 1;
+            let name = n
+                .child_by_field_name("name")
+                .map(|x| self.text(x).to_owned())
+                .unwrap_or_default();
+            let ty = n
+                .child_by_field_name("type")
+                .map(|x| self.text(x).to_owned())
+                .unwrap_or_default();
+            self.declare_local(&name, &ty, None);
+            if view == View::Entries {
+                self.entries.insert(name.clone(), map.clone());
+            }
+            let body = match n.child_by_field_name("body") {
+                Some(b) => self.block(b),
+                None => Vec::new(),
+            };
+            out.push(traversal(map, vec![(name, view)], body, pos));
+            return;
+        }
         if self.iterates_map(items) {
             self.map_calls += 1;
             self.unsupported(
@@ -1168,6 +1497,34 @@ impl<'a> Lowering<'a> {
             ]),
             pos,
         });
+    }
+
+    /// The map and view of `m.keySet()`, `m.values()` or `m.entrySet()` (on the class's own
+    /// map, `keySet()`...): the views whose traversal is modelled.
+    fn map_view(&self, n: Node<'a>) -> Option<(String, View)> {
+        if n.kind() == "identifier" {
+            return self.view_locals.get(self.text(n)).cloned();
+        }
+        if n.kind() != "method_invocation" {
+            return None;
+        }
+        let args = n.child_by_field_name("arguments")?;
+        if args.named_child_count() != 0 {
+            return None;
+        }
+        let view = match self.text(n.child_by_field_name("name")?) {
+            "keySet" | "navigableKeySet" => View::Keys,
+            "values" => View::Values,
+            "entrySet" => View::Entries,
+            _ => return None,
+        };
+        let map = match n.child_by_field_name("object") {
+            Some(o) if o.kind() == "this" && self.this_is_map => THIS_MAP.to_owned(),
+            Some(o) => self.map_of(o)?,
+            None if self.this_is_map => THIS_MAP.to_owned(),
+            None => return None,
+        };
+        Some((map, view))
     }
 
     /// Whether `n` is a view of a map (`m.values()`, `m.entrySet()`, the map itself).
@@ -1504,6 +1861,59 @@ impl<'a> Lowering<'a> {
                 self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos)
                     .kind
             }
+            "update_expression" if self.hoistable_assignment(n) => {
+                // `++x` is `x` after it; `x++` is a copy taken before it.
+                let Some(target) = n.named_child(0) else {
+                    return ExprKind::Null;
+                };
+                let name = self.text(target).to_owned();
+                let text = self.text(n).trim_start();
+                let prefix = text.starts_with("++") || text.starts_with("--");
+                let op = if text.contains("++") {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let current = self.expr(target);
+                let mut stmts = Vec::new();
+                let value = if prefix {
+                    ExprKind::Var(name)
+                } else {
+                    let copy = format!("$old{}_{}", pos.line, pos.col);
+                    self.locals.insert(copy.clone(), String::new());
+                    stmts.push(Stmt {
+                        kind: StmtKind::Decl {
+                            name: copy.clone(),
+                            init: Some(current.clone()),
+                        },
+                        pos,
+                    });
+                    ExprKind::Var(copy)
+                };
+                let one = expr_at(ExprKind::Int(1), pos);
+                let next = expr_at(ExprKind::Binary(op, Box::new(current), Box::new(one)), pos);
+                stmts.extend(self.store(target, next, pos));
+                let h = self.hoist.as_mut().expect("hoistable");
+                h.stmts.extend(stmts);
+                h.inlined.push(n.byte_range());
+                value
+            }
+            "assignment_expression" if self.hoistable_assignment(n) => match self.assignment(n) {
+                Some(s) => {
+                    let name = match &s.kind {
+                        StmtKind::Assign { name, .. } => Some(name.clone()),
+                        _ => None,
+                    };
+                    let h = self.hoist.as_mut().expect("hoistable");
+                    h.stmts.push(s);
+                    h.inlined.push(n.byte_range());
+                    match name {
+                        Some(name) => ExprKind::Var(name),
+                        None => ExprKind::Null,
+                    }
+                }
+                None => ExprKind::Null,
+            },
             "assignment_expression" | "update_expression" => {
                 self.unsupported(
                     n,
@@ -1569,6 +1979,12 @@ impl<'a> Lowering<'a> {
 
     fn name(&mut self, n: Node<'a>) -> ExprKind {
         let name = self.text(n).to_owned();
+        if let Some((map, _)) = self.view_locals.get(&name) {
+            let what =
+                format!("`{name}`, a view of the map `{map}`, used other than by a `for` over it");
+            self.unseen_use(n, what);
+            return ExprKind::Null;
+        }
         if self.locals.contains_key(&name) {
             if self.map_locals.contains_key(&name) {
                 self.unseen_use(n, format!("the map `{name}` used as a value"));
@@ -1701,6 +2117,14 @@ impl<'a> Lowering<'a> {
                     }
                 }
                 Ok(None) => {}
+                Err(Ambiguous) if self.overload_by_types(&name, &arg_nodes).is_some() => {
+                    let m = self
+                        .overload_by_types(&name, &arg_nodes)
+                        .expect("checked in the guard");
+                    if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
+                        return e;
+                    }
+                }
                 Err(Ambiguous) => {
                     let uses_map = self
                         .methods
@@ -1752,6 +2176,90 @@ impl<'a> Lowering<'a> {
             return Err(Ambiguous);
         }
         Ok(Some(*first))
+    }
+
+    /// Among overloads of `name` with as many parameters as `args` in the nearest class that
+    /// declares them, the only one whose parameter types are the arguments' static types
+    /// exactly (`null` standing for any reference type), when every argument's type is known
+    /// (a literal, a declared local or parameter, a field, `new T(..)`, `Integer.valueOf(..)`).
+    /// Java's resolution picks that one in a program that compiles: it is applicable in the
+    /// first phase, and an overload more specific than it would match as exactly. `None` when
+    /// none or several match, or some argument's type is not known.
+    fn overload_by_types(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
+        let types: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.kind() == "null_literal" {
+                    Some(NULL_TYPE.to_owned())
+                } else {
+                    self.static_type(*a)
+                }
+            })
+            .collect::<Option<_>>()?;
+        let nearest = self
+            .methods
+            .iter()
+            .find(|m| m.decl.name == name && m.decl.params.len() == args.len())?
+            .class;
+        let mut exact = self.methods.iter().filter(|m| {
+            m.class == nearest
+                && m.decl.name == name
+                && m.decl.params.len() == args.len()
+                && m.decl.params.iter().zip(&types).all(|(p, t)| {
+                    let p = erasure(&p.ty);
+                    p == *t || (t == NULL_TYPE && !is_primitive(&p))
+                })
+        });
+        let found = exact.next()?;
+        exact.next().is_none().then_some(*found)
+    }
+
+    /// The static type of an argument, erased, when the text says it.
+    fn static_type(&self, n: Node<'a>) -> Option<String> {
+        let ty = match n.kind() {
+            "string_literal" => "String".to_owned(),
+            "decimal_integer_literal" | "hex_integer_literal" => {
+                if self.text(n).ends_with(['l', 'L']) {
+                    "long".to_owned()
+                } else {
+                    "int".to_owned()
+                }
+            }
+            "true" | "false" => "boolean".to_owned(),
+            "character_literal" => "char".to_owned(),
+            "identifier" => {
+                let name = self.text(n);
+                match self.locals.get(name) {
+                    Some(t) => t.clone(),
+                    None => self.fields.iter().find(|f| f.name == name)?.ty.clone(),
+                }
+            }
+            "object_creation_expression" => self.text(n.child_by_field_name("type")?).to_owned(),
+            // The boxing factories of java.lang: `Integer.valueOf(x)` is an Integer.
+            "method_invocation" => {
+                let class = self.text(n.child_by_field_name("object")?);
+                let boxes = [
+                    "Integer",
+                    "Long",
+                    "Short",
+                    "Byte",
+                    "Character",
+                    "Boolean",
+                    "Double",
+                    "Float",
+                    "String",
+                ];
+                let named = self.text(n.child_by_field_name("name")?) == "valueOf";
+                if !(named && boxes.contains(&class)) {
+                    return None;
+                }
+                class.to_owned()
+            }
+            _ => return None,
+        };
+        let ty = erasure(&ty);
+        // `var` and lambda parameters have no declared type.
+        (!ty.is_empty() && ty != "var").then_some(ty)
     }
 
     /// Whether running `m` may act on a map: it names one, runs code that receives one, or
@@ -1817,13 +2325,13 @@ impl<'a> Lowering<'a> {
         pos: Pos,
     ) -> Option<ExprKind> {
         let touches = self.may_touch_map(m);
-        let why_not = if self.inlining.contains(&m.decl.name) {
+        let why_not = if self.inlining.contains(&signature(m.decl)) {
             Some("a recursive call: not followed")
         } else if self.inlining.len() > INLINE_DEPTH {
             Some("helpers nested deeper than the inlining bound (4)")
         } else {
             match &self.hoist {
-                None => Some("a call evaluated conditionally or repeatedly (a loop's condition, a branch of `&&`, `||`, `?:`, a lambda)"),
+                None => Some("a call evaluated conditionally or repeatedly (a branch of `&&`, `||`, `?:`, a lambda)"),
                 Some(h) if effect_before(h, call) => Some("a call after other calls in its statement"),
                 Some(_) => None,
             }
@@ -1851,7 +2359,7 @@ impl<'a> Lowering<'a> {
                 sub.map_locals.insert(p.name.clone(), map);
             }
         }
-        sub.inlining.push(m.decl.name.clone());
+        sub.inlining.push(signature(m.decl));
         let body = sub.block(m.decl.body);
         if !touches && !sub.simple_body(&body) {
             // Lowered for nothing: the call stays unknown, and what the lowering saw of it
@@ -1965,6 +2473,37 @@ impl<'a> Lowering<'a> {
         h.stmts.extend(pre);
         h.inlined.push(call.byte_range());
         Some(value.kind)
+    }
+
+    /// Whether the assignment expression `n` (`(x = m.get(k)) == null`) can run as a statement
+    /// of its own just before the statement it is in: it is reached unconditionally (as a
+    /// helper is inlined), nothing with an effect precedes it in the statement, its target is
+    /// a plain name, and that name is not read before it in the statement (which would see the
+    /// old value). Then its value is the name's value after it.
+    fn hoistable_assignment(&self, n: Node<'a>) -> bool {
+        let Some(h) = &self.hoist else {
+            return false;
+        };
+        let Some(left) = n.child_by_field_name("left").or_else(|| n.named_child(0)) else {
+            return false;
+        };
+        if left.kind() != "identifier" || effect_before(h, n) {
+            return false;
+        }
+        let name = self.text(left);
+        let start = n.start_byte();
+        let mut stack = vec![h.statement];
+        while let Some(x) = stack.pop() {
+            if x.start_byte() >= start {
+                continue;
+            }
+            if x.kind() == "identifier" && x.end_byte() <= start && self.text(x) == name {
+                return false;
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        true
     }
 
     /// Whether `e` reads a field that is not final (a helper's result read in place would
@@ -2096,6 +2635,95 @@ impl<'a> Lowering<'a> {
     }
 
     fn map_call(&mut self, n: Node<'a>, map: String, name: &str, args: &[Node<'a>]) -> ExprKind {
+        let pos = self.pos(n);
+        // `isEmpty()` is `size() == 0`; `mappingCount()` is `size()` as a long.
+        match (name, args.len()) {
+            ("isEmpty", 0) => {
+                let size = ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Size,
+                    args: Vec::new(),
+                };
+                return ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(expr_at(size, pos)),
+                    Box::new(expr_at(ExprKind::Int(0), pos)),
+                );
+            }
+            // A sequence of puts, one per entry of the argument, whose entries the analysis
+            // does not see: one put of an unknown key and value, the other sizes left out.
+            ("putAll", 1) => {
+                self.approximate(
+                    n,
+                    format!(
+                        "`{}` is modelled as one put of an unknown entry of its argument (other sizes are left out)",
+                        self.text(n)
+                    ),
+                );
+                self.escapes(args[0]);
+                let src = self.expr(args[0]);
+                let part = |name: &str| {
+                    expr_at(
+                        ExprKind::Call {
+                            recv: Box::new(src.clone()),
+                            name: name.to_owned(),
+                            args: Vec::new(),
+                        },
+                        pos,
+                    )
+                };
+                return ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Put,
+                    args: vec![part("anEntryKey"), part("anEntryValue")],
+                };
+            }
+            // `ConcurrentHashMap.containsValue` traverses the map: the traversal, run just
+            // before the statement (as a helper is), leaves whether it met the value.
+            ("containsValue", 1) if self.hoist.as_ref().is_some_and(|h| !effect_before(h, n)) => {
+                self.escapes(args[0]);
+                let wanted = self.expr(args[0]);
+                let found = format!("$found{}_{}", pos.line, pos.col);
+                let value = format!("$value{}_{}", pos.line, pos.col);
+                self.declare_local(&found, "boolean", None);
+                self.declare_local(&value, "", None);
+                let var = |name: &str| expr_at(ExprKind::Var(name.to_owned()), pos);
+                let stmt = |kind| Stmt { kind, pos };
+                let hit = stmt(StmtKind::If {
+                    cond: expr_at(
+                        ExprKind::Equals(Box::new(var(&value)), Box::new(wanted)),
+                        pos,
+                    ),
+                    then: vec![
+                        stmt(StmtKind::Assign {
+                            name: found.clone(),
+                            value: expr_at(ExprKind::Bool(true), pos),
+                        }),
+                        stmt(StmtKind::Break),
+                    ],
+                    els: Vec::new(),
+                });
+                let stmts = vec![
+                    stmt(StmtKind::Decl {
+                        name: found.clone(),
+                        init: Some(expr_at(ExprKind::Bool(false), pos)),
+                    }),
+                    traversal(map, vec![(value, View::Values)], vec![hit], pos),
+                ];
+                let h = self.hoist.as_mut().expect("checked in the guard");
+                h.stmts.extend(stmts);
+                h.inlined.push(n.byte_range());
+                return ExprKind::Var(found);
+            }
+            ("mappingCount", 0) => {
+                return ExprKind::MapCall {
+                    map,
+                    method: MapMethod::Size,
+                    args: Vec::new(),
+                }
+            }
+            _ => {}
+        }
         let Some(method) = MapMethod::from_name(name, args.len()) else {
             let what = if ITERATION.contains(&name) {
                 format!(
@@ -2581,7 +3209,7 @@ fn hoist_tuple_keys(op: &mut Operation, fields: &[Field]) -> Vec<(Pos, String)> 
         if let Some(e) = e {
             walk_expr(e, &mut |x| {
                 if let ExprKind::MapCall { method, args, .. } = &x.kind {
-                    if *method == MapMethod::Size {
+                    if !method.keyed() {
                         return;
                     }
                     let mut assumes = Vec::new();
@@ -2634,7 +3262,7 @@ fn replace_key(stmts: &mut [Stmt], text: &str) {
     fn expr(e: &mut Expr, text: &str) {
         match &mut e.kind {
             ExprKind::MapCall { args, method, .. } => {
-                if *method != MapMethod::Size && super::ir::show(&args[0]) == text {
+                if method.keyed() && super::ir::show(&args[0]) == text {
                     args[0].kind = ExprKind::Var(text.to_owned());
                 }
                 args.iter_mut().for_each(|a| expr(a, text));
@@ -2726,7 +3354,7 @@ fn derive_keys(op: &mut Operation, fields: &[Field]) {
         if let Some(e) = e {
             walk_expr(e, &mut |x| {
                 if let ExprKind::MapCall { method, args, .. } = &x.kind {
-                    if *method != MapMethod::Size {
+                    if method.keyed() {
                         if let ExprKind::Var(v) = &args[0].kind {
                             keys.insert(v.clone());
                         }
@@ -2881,11 +3509,8 @@ mod helper_tests {
         };
         assert!(why("retry").contains("recursive call"), "{}", why("retry"));
         assert!(why("cond").contains("conditionally"), "{}", why("cond"));
-        assert!(
-            why("loop").contains("conditionally or repeatedly"),
-            "{}",
-            why("loop")
-        );
+        // A loop's condition runs before each round: the helper is inlined there.
+        assert!(op(&ps, "loop").unsupported.is_none(), "{}", why("loop"));
         assert!(
             why("after").contains("helper `present`"),
             "{}",
@@ -2912,6 +3537,38 @@ mod helper_tests {
             u.body.last().map(|s| &s.kind),
             Some(StmtKind::Return(_))
         ));
+    }
+
+    #[test]
+    fn overloads_of_one_arity_are_told_apart_by_the_arguments_static_types() {
+        let ps = parse(&class(
+            "  Object put(String k, Object v) { return cache.put(k, v); }\n  Object put(String k, Integer n) { return cache.putIfAbsent(k, n); }\n  Object byString(String k, Object v) { Object old = put(k, v); cache.remove(k); return old; }\n  Object byInteger(String k, Integer n) { Object old = put(k, n); cache.remove(k); return old; }\n  Object unknownType(String k) { Object old = put(k, k.length()); cache.remove(k); return old; }\n  Object boxed(String k) { Object old = put(k, Integer.valueOf(3)); cache.remove(k); return old; }\n  Object byNull(String k) { Object old = put(k, null); cache.remove(k); return old; }\n",
+        ))
+        .expect("parses");
+        let calls = |name: &str| {
+            let mut out = Vec::new();
+            super::walk_stmts(&op(&ps, name).body, &mut |_, e| {
+                if let Some(e) = e {
+                    super::walk_expr(e, &mut |x| {
+                        if let super::ExprKind::MapCall { method, .. } = &x.kind {
+                            out.push(method.name());
+                        }
+                    });
+                }
+            });
+            out
+        };
+        assert_eq!(calls("byString"), ["put", "remove"]);
+        assert_eq!(calls("byInteger"), ["putIfAbsent", "remove"]);
+        assert_eq!(calls("boxed"), ["putIfAbsent", "remove"]);
+        // `null` is an Object and an Integer alike: Java would pick the Integer one as the
+        // more specific, which the exact match does not decide.
+        assert!(op(&ps, "byNull").unsupported.is_some());
+        // `k.length()`'s type is not in the text: which overload is not followed.
+        assert!(op(&ps, "unknownType")
+            .unsupported
+            .as_ref()
+            .is_some_and(|u| u.1.contains("overloads of `put`")));
     }
 
     #[test]

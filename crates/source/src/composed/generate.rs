@@ -4,7 +4,7 @@
 //! compare-and-set retry loops (VCM), nested to a given depth. With [`Extras`], also values
 //! of unknown calls (`f.make(k)`, fresh on every call), a key derived from the parameter
 //! (`String k = key.trim();`), ConcurrentHashMap's atomic methods with their functions and
-//! conditions on unknown values.
+//! conditions on unknown values and traversals of the map.
 //!
 //! It knows only the Java the front end reads. The same seed gives the same text (the
 //! generator is hindsight-rng's), so a failing property-test case can be replayed.
@@ -26,9 +26,67 @@ pub struct Extras {
     pub inputs: bool,
     /// Conditions on unknown values (with `java`): an unknown call used as a condition
     /// (`f.ready(k)`), a stored object's state (`a != null && a.isDone()`) and an unknown
-    /// result compared with a constant (`"DONE".equals(f.state(k))`), which make the
-    /// operation data-dependent and which `--bounded` takes both ways.
+    /// result compared with a constant (`"DONE".equals(f.state(k))`) or ordered against an
+    /// integer (`f.count(k) > 2`), which make the operation data-dependent and which
+    /// `--bounded` takes both ways.
     pub branches: bool,
+    /// Traversals of the map (with `java`): `for` over `keySet()`, `values()` and
+    /// `entrySet()` (reading, removing, `setValue`, leaving early), `forEach` and `clear()`,
+    /// which make the operation data-dependent (`Iteration`) and which `--bounded` checks.
+    pub iteration: bool,
+}
+
+/// A traversal of the map, over the operation's words: `x` is a local it may assign, `val`
+/// a value it may write.
+fn traversal(g: &mut SplitMix64, x: &str, val: &str, pad: &str) -> String {
+    match g.below(8) {
+        0 => format!(
+            "for (String ik : m.keySet()) {{
+{pad}  {x} = m.get(ik);
+{pad}}}"
+        ),
+        1 => format!(
+            "for (Map.Entry<String, Object> ie : m.entrySet()) {{
+{pad}  if (ie.getValue() == v) {{
+{pad}    {x} = ie.getKey();
+{pad}    break;
+{pad}  }}
+{pad}}}"
+        ),
+        2 => format!(
+            "for (Object iv : m.values()) {{
+{pad}  {x} = iv;
+{pad}}}"
+        ),
+        3 => format!(
+            "for (String ik : m.keySet()) {{
+{pad}  if (!ik.equals(k)) {{
+{pad}    m.remove(ik);
+{pad}  }}
+{pad}}}"
+        ),
+        4 => format!(
+            "m.forEach((ik, iv) -> {{
+{pad}  if (iv == v) {{
+{pad}    return;
+{pad}  }}
+{pad}  m.replace(ik, iv, {val});
+{pad}}});"
+        ),
+        5 => "m.clear();".to_owned(),
+        6 => format!(
+            "for (Map.Entry<String, Object> ie : m.entrySet()) {{
+{pad}  ie.setValue({val});
+{pad}}}"
+        ),
+        _ => format!(
+            "for (Object iv : m.values()) {{
+{pad}  if (iv == {x}) {{
+{pad}    {x} = null;
+{pad}  }}
+{pad}}}"
+        ),
+    }
 }
 
 /// The words statements are made of: an operation's own, or a helper's (its locals `c` and
@@ -91,6 +149,13 @@ fn stmt(
             words.values
         })
     };
+    if extras.java && extras.iteration && words.returns && g.below(4) == 0 {
+        let line = traversal(g, x, val, &pad);
+        out.push_str(&pad);
+        out.push_str(&line);
+        out.push('\n');
+        return;
+    }
     if extras.java && g.below(4) == 0 {
         let line = match g.below(5) {
             0 => format!("{x} = m.computeIfAbsent(k, x -> {val});"),
@@ -124,7 +189,8 @@ fn stmt(
         8 => format!("return {x};"),
         9..=11 => {
             let unknown = extras.java && extras.branches && g.below(2) == 0;
-            let cond = match if unknown { 5 + g.below(3) } else { g.below(5) } {
+            let cond = match if unknown { 5 + g.below(4) } else { g.below(5) } {
+                8 => "f.count(k) > 2".to_owned(),
                 5 => "f.ready(k)".to_owned(),
                 6 => format!("{x} != null && {x}.isDone()"),
                 7 => "\"DONE\".equals(f.state(k))".to_owned(),
@@ -367,6 +433,7 @@ pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
         java,
         inputs: false,
         branches: false,
+        iteration: false,
     };
     let forms = [
         HelperForm::Plain,

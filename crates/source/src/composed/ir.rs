@@ -71,6 +71,54 @@ impl Value {
     pub fn is_fresh(&self) -> bool {
         matches!(self, Value::Obj(o) if o.serial > 0)
     }
+
+    /// An entry of a map as a traversal gives it (see [`MapMethod::Next`]): its key and the
+    /// value the key held when the traversal reached it.
+    pub fn entry(key: Value, value: Value) -> Value {
+        Value::Obj(Rc::new(Obj {
+            class: Rc::from(ENTRY_CLASS),
+            site: 0,
+            thread: 0,
+            args: vec![key, value],
+            calls: Vec::new(),
+            serial: 0,
+        }))
+    }
+
+    /// The key and value of an entry a traversal gave.
+    pub fn as_entry(&self) -> Option<(&Value, &Value)> {
+        match self {
+            Value::Obj(o) if &*o.class == ENTRY_CLASS && o.site == 0 && o.args.len() == 2 => {
+                Some((&o.args[0], &o.args[1]))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The class of the entries a traversal gives: `getKey()` and `getValue()` of one are its
+/// parts, not unknown calls (`ConcurrentHashMap`'s entries hold both as fields).
+pub const ENTRY_CLASS: &str = "Map.Entry";
+
+/// The next step of a weakly consistent traversal of map `map` from `cursor` (the entry it is
+/// at, `null` before the first) over the current state: the entry of the least key after the
+/// cursor's in the traversal order (the order of [`Value`]), or `null`. Taking the least such
+/// key at every step is one of the behaviours the JDK allows, and the one a traversal run
+/// alone has (`ConcurrentHashMap`'s iterators read each bin when they reach it): every key
+/// present for the whole traversal is reached (the cursor cannot pass it while it is
+/// present), every key at most once (the cursor only moves forward), and a key added or
+/// removed during the traversal is seen or not depending on where the cursor is. The
+/// brute-force oracle (`brute.rs`) explores every behaviour the JDK allows instead.
+pub fn next_entry(shared: &Shared, map: u8, cursor: &Value) -> Value {
+    use std::ops::Bound::{Excluded, Unbounded};
+    let after = match cursor.as_entry() {
+        Some((k, _)) => k.clone(),
+        None => Value::Null,
+    };
+    match shared.map.range((Excluded((map, after)), Unbounded)).next() {
+        Some(((m, k), v)) if *m == map => Value::entry(k.clone(), v.clone()),
+        _ => Value::Null,
+    }
 }
 
 impl fmt::Display for Value {
@@ -81,6 +129,10 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Str(s) => write!(f, "{s:?}"),
+            Value::Obj(_) if self.as_entry().is_some() => {
+                let (k, v) = self.as_entry().expect("an entry");
+                write!(f, "{k}={v}")
+            }
             Value::Obj(o) => {
                 let list = |vs: &[Value]| {
                     vs.iter()
@@ -261,15 +313,33 @@ pub struct Local {
 pub struct Fact {
     pub call: Value,
     pub comparand: Value,
+    /// Whether it says the result is the comparand, or is less than it (an integer).
+    pub relation: Relation,
     pub holds: bool,
     /// The line of the step that observed it.
     pub line: u32,
+}
+
+/// How a fact relates an unknown call's result to its comparand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Relation {
+    /// The result is the comparand (`==`, `equals`, a condition's `true`).
+    Is,
+    /// The result is an integer less than the comparand: `<`, `<=`, `>`, `>=` against an
+    /// integer, each written as one (`x <= 4` is `x < 5`, `x > 4` is not `x < 5`).
+    Below,
 }
 
 impl Fact {
     /// What it says, without its line: "the value returned by `x.state()` is `FINISHED`".
     pub fn claim(&self) -> String {
         let not = if self.holds { "" } else { "not " };
+        if self.relation == Relation::Below {
+            return format!(
+                "the value returned by `{}` is {not}less than {}",
+                self.call, self.comparand
+            );
+        }
         match &self.comparand {
             Value::Bool(true) => format!("the value returned by `{}` is {}", self.call, self.holds),
             c => format!("the value returned by `{}` is {not}`{c}`", self.call),
@@ -289,6 +359,144 @@ impl fmt::Display for Fact {
 pub struct Question {
     pub call: Value,
     pub comparand: Value,
+    pub relation: Relation,
+}
+
+/// Whether some integer satisfies every fact `facts` state about `call` against integers:
+/// equal to one, different from others, below or not below bounds. Facts against other values
+/// say nothing of an integer and are left to [`observe`]'s own rule.
+fn satisfiable(facts: &[Fact], call: &Value) -> bool {
+    let mut lo = i128::from(i64::MIN);
+    let mut hi = i128::from(i64::MAX);
+    let mut eq: Option<i128> = None;
+    let mut ne = Vec::new();
+    for f in facts.iter().filter(|f| &f.call == call) {
+        let Value::Int(c) = f.comparand else {
+            continue;
+        };
+        let c = i128::from(c);
+        match (f.relation, f.holds) {
+            (Relation::Is, true) => {
+                if eq.is_some_and(|e| e != c) {
+                    return false;
+                }
+                eq = Some(c);
+            }
+            (Relation::Is, false) => ne.push(c),
+            (Relation::Below, true) => hi = hi.min(c - 1),
+            (Relation::Below, false) => lo = lo.max(c),
+        }
+    }
+    if let Some(e) = eq {
+        return lo <= e && e <= hi && !ne.contains(&e);
+    }
+    ne.sort_unstable();
+    ne.dedup();
+    let excluded = ne.iter().filter(|c| lo <= **c && **c <= hi).count() as i128;
+    lo <= hi && excluded < hi - lo + 1
+}
+
+/// Whether a set of facts can hold together: no call is two known values, and the facts
+/// against integers leave each call some integer.
+pub fn consistent(facts: &[Fact]) -> bool {
+    let two_values = facts.iter().enumerate().any(|(i, a)| {
+        facts[i + 1..].iter().any(|b| {
+            a.relation == Relation::Is
+                && b.relation == Relation::Is
+                && a.holds
+                && b.holds
+                && a.call == b.call
+                && a.comparand != b.comparand
+                && !a.comparand.is_fresh()
+                && !b.comparand.is_fresh()
+        })
+    });
+    !two_values && facts.iter().all(|f| satisfiable(facts, &f.call))
+}
+
+/// What the facts say of the question `call relation comparand` when the comparand is an
+/// integer: `Some` when only one answer leaves the call an integer.
+fn decided_by_bounds(
+    facts: &[Fact],
+    call: &Value,
+    comparand: &Value,
+    relation: Relation,
+) -> Option<bool> {
+    if !matches!(comparand, Value::Int(_)) {
+        return None;
+    }
+    let with = |holds: bool| {
+        let mut all = facts.to_vec();
+        all.push(Fact {
+            call: call.clone(),
+            comparand: comparand.clone(),
+            relation,
+            holds,
+            line: 0,
+        });
+        satisfiable(&all, call)
+    };
+    match (with(true), with(false)) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether `x op y` (`<`, `<=`, `>`, `>=`) holds when one side is an unknown value and the
+/// other an integer, and facts are kept: the facts' answer, or a fork on `call < d`.
+/// `Ok(None)`: the ordinary semantics applies (no facts kept, nothing unknown, or an unknown
+/// compared with something other than an integer).
+fn observe_order(
+    x: &Value,
+    op: BinOp,
+    y: &Value,
+    assumed: Option<&[Fact]>,
+) -> Result<Option<bool>, Fault> {
+    let Some(facts) = assumed else {
+        return Ok(None);
+    };
+    // As `call < d` (or its negation): the unknown on the left.
+    let (call, d, negated) = match (x, y) {
+        (u, Value::Int(c)) if u.is_fresh() => {
+            let c = *c;
+            match op {
+                BinOp::Lt => (u, c, false),
+                BinOp::Le => (u, c.saturating_add(1), false),
+                BinOp::Gt => (u, c.saturating_add(1), true),
+                BinOp::Ge => (u, c, true),
+                _ => return Ok(None),
+            }
+        }
+        (Value::Int(c), u) if u.is_fresh() => {
+            let c = *c;
+            match op {
+                // c < u  is  not (u < c + 1)
+                BinOp::Lt => (u, c.saturating_add(1), true),
+                BinOp::Le => (u, c, true),
+                BinOp::Gt => (u, c, false),
+                BinOp::Ge => (u, c.saturating_add(1), false),
+                _ => return Ok(None),
+            }
+        }
+        _ => return Ok(None),
+    };
+    let call = call_identity(call);
+    let comparand = Value::Int(d);
+    if let Some(f) = facts
+        .iter()
+        .find(|f| f.relation == Relation::Below && f.call == call && f.comparand == comparand)
+    {
+        return Ok(Some(f.holds != negated));
+    }
+    if let Some(b) = decided_by_bounds(facts, &call, &comparand, Relation::Below) {
+        return Ok(Some(b != negated));
+    }
+    Err(Fault::Fork(Question {
+        call,
+        comparand,
+        relation: Relation::Below,
+    }))
 }
 
 /// Why a step was not taken.
@@ -335,7 +543,7 @@ fn observe(x: &Value, y: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool
         (true, _) => (call_identity(x), call_identity(y)),
         (false, true) => (call_identity(y), call_identity(x)),
     };
-    for f in facts {
+    for f in facts.iter().filter(|f| f.relation == Relation::Is) {
         let same = (f.call == call && f.comparand == comparand)
             || (f.call == comparand && f.comparand == call);
         if same {
@@ -346,7 +554,14 @@ fn observe(x: &Value, y: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool
             return Ok(Some(false));
         }
     }
-    Err(Fault::Fork(Question { call, comparand }))
+    if let Some(b) = decided_by_bounds(facts, &call, &comparand, Relation::Is) {
+        return Ok(Some(b));
+    }
+    Err(Fault::Fork(Question {
+        call,
+        comparand,
+        relation: Relation::Is,
+    }))
 }
 
 /// The truth of a condition's value: an unknown value is decided by the facts (or forks).
@@ -449,6 +664,9 @@ fn eval_in(
                 _ => {}
             }
             let y = eval(b, slots, shared)?;
+            if let Some(holds) = observe_order(&x, *op, &y, assumed)? {
+                return Ok(Value::Bool(holds));
+            }
             if matches!(op, BinOp::Eq | BinOp::Ne) {
                 if let Some(same) = observe(&x, &y, assumed)? {
                     return Ok(Value::Bool(same == (*op == BinOp::Eq)));
@@ -481,6 +699,13 @@ fn eval_in(
             let r = eval(recv, slots, shared)?;
             if r == Value::Null {
                 return Err(npe());
+            }
+            if let (Some((k, v)), true) = (r.as_entry(), args.is_empty()) {
+                match &**name {
+                    "getKey" => return Ok(k.clone()),
+                    "getValue" => return Ok(v.clone()),
+                    _ => {}
+                }
             }
             let mut vs = vec![r];
             for a in args {
@@ -673,6 +898,9 @@ pub fn apply_map(
     args: &[Value],
 ) -> Result<Value, Value> {
     let npe = || Value::exception("NullPointerException");
+    if method == MapMethod::Next {
+        return Ok(next_entry(shared, map, &args[0]));
+    }
     if method == MapMethod::Size {
         let n = shared.map.keys().filter(|(m, _)| *m == map).count();
         return Ok(Value::Int(n as i64));
@@ -735,7 +963,8 @@ pub fn apply_map(
         | MapMethod::ComputeIfPresent
         | MapMethod::Compute
         | MapMethod::Merge
-        | MapMethod::Size => prev,
+        | MapMethod::Size
+        | MapMethod::Next => prev,
     })
 }
 
@@ -883,6 +1112,7 @@ impl Code {
         l.assumed.get_or_insert_with(Vec::new).push(Fact {
             call: question.call.clone(),
             comparand: question.comparand.clone(),
+            relation: question.relation,
             holds,
             line: self.line(local.pc),
         });
@@ -1107,12 +1337,17 @@ pub fn show(e: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Int(n) => n.to_string(),
         ExprKind::Str(s) => format!("{s:?}"),
-        ExprKind::Var(v) => v.clone(),
+        ExprKind::Var(v) => hidden_name(v).unwrap_or(v).to_owned(),
         ExprKind::This => "this".into(),
         ExprKind::Not(a) => format!("!{}", paren(a)),
         ExprKind::Neg(a) => format!("-{}", paren(a)),
         ExprKind::Binary(op, a, b) => format!("{} {} {}", paren(a), op.symbol(), paren(b)),
         ExprKind::Cond(a, b, c) => format!("{} ? {} : {}", paren(a), paren(b), paren(c)),
+        ExprKind::MapCall {
+            map,
+            method: MapMethod::Next,
+            args,
+        } => format!("{map}: next entry after {}", list(args)),
         ExprKind::MapCall { map, method, args } => {
             if map == THIS_MAP {
                 format!("{}({})", method.name(), list(args))
@@ -1134,6 +1369,23 @@ pub fn show(e: &Expr) -> String {
             }
         }
     }
+}
+
+/// A local the front end made (`$entry12_9`, `$found3_5`: a word, then where it was made) by
+/// its word; `None` for any other name (a temporary `$4` included).
+fn hidden_name(v: &str) -> Option<&str> {
+    let rest = v.strip_prefix('$')?;
+    let word = rest.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
+    (!word.is_empty() && word.len() < rest.len() && word.chars().all(|c| c.is_ascii_alphabetic()))
+        .then_some(word)
+}
+
+/// A local as the operation's text names it (a traversal's own locals by what they hold).
+fn show_name(name: &str) -> String {
+    show(&Expr {
+        kind: ExprKind::Var(name.to_owned()),
+        pos: Pos::default(),
+    })
 }
 
 fn paren(e: &Expr) -> String {
@@ -1453,7 +1705,7 @@ impl Lower {
             StmtKind::Decl { name, init } => {
                 self.slot(name);
                 if let Some(e) = init {
-                    let text = format!("{name} = {}", show(e));
+                    let text = format!("{} = {}", show_name(name), show(e));
                     if let ExprKind::MapCall { map, method, args } = &e.kind {
                         self.map_call(Some(name), map, *method, args, e.pos, text);
                     } else {
@@ -1463,7 +1715,7 @@ impl Lower {
                 }
             }
             StmtKind::Assign { name, value } => {
-                let text = format!("{name} = {}", show(value));
+                let text = format!("{} = {}", show_name(name), show(value));
                 if let (ExprKind::MapCall { map, method, args }, true) =
                     (&value.kind, self.is_local(name))
                 {
@@ -1629,6 +1881,162 @@ mod tests {
         assert!(v.is_fresh(), "{v}");
         assert_eq!(v.to_string(), "this.f.make(1)#1");
         assert_eq!(shared.map.values().next(), Some(v));
+    }
+
+    /// Runs operation `name` of `source` alone from the map `{1->10, 2->20}` with the argument
+    /// `1`: its outcome and the map it leaves.
+    fn alone(source: &str, name: &str) -> (Outcome, Vec<(Value, Value)>) {
+        let programs = parse(source).expect("parses");
+        let program = &programs[0];
+        let op = program
+            .operations
+            .iter()
+            .find(|o| o.name == name)
+            .expect("the operation");
+        assert!(op.unsupported.is_none(), "{:?}", op.unsupported);
+        let code = lower(program, op);
+        let map = BTreeMap::from([
+            ((0, Value::Int(1)), Value::Int(10)),
+            ((0, Value::Int(2)), Value::Int(20)),
+        ]);
+        let (out, shared) = code
+            .run_sequential(code.start(&[Value::Int(1)]), code.shared(map), 1000)
+            .expect("runs");
+        let entries = shared.map.into_iter().map(|((_, k), v)| (k, v)).collect();
+        (out, entries)
+    }
+
+    #[test]
+    fn a_traversal_run_alone_reaches_every_entry_once_in_order() {
+        let source = "ConcurrentHashMap<Integer, Integer> m;
+            int total(int k) {
+  int s = 0;
+  for (Integer c : m.values()) {
+    s = s * 100 + c;
+  }
+  return s;
+}
+            int firstAbove(int k) {
+  for (Map.Entry<Integer, Integer> e : m.entrySet()) {
+    if (e.getValue() > 15) {
+      return e.getKey();
+    }
+  }
+  return 0;
+}
+            void zero(int k) {
+  for (Map.Entry<Integer, Integer> e : m.entrySet()) {
+    e.setValue(0);
+  }
+}
+            void dropOthers(int k) {
+  m.forEach((x, v) -> {
+    if (x == k) {
+      return;
+    }
+    m.remove(x);
+  });
+}
+            void reset(int k) {
+  m.clear();
+  m.put(k, 1);
+}
+            int grow(int k) {
+  int n = 0;
+  for (Integer x : m.keySet()) {
+    n++;
+    if (x == 2) {
+      m.put(3, 30);
+    }
+  }
+  return n;
+}
+            boolean empty(int k) {
+  return m.isEmpty();
+}
+";
+        let pair = |k: i64, v: i64| (Value::Int(k), Value::Int(v));
+        assert_eq!(
+            alone(source, "total"),
+            (
+                Outcome::Returned(Value::Int(1020)),
+                vec![pair(1, 10), pair(2, 20)]
+            )
+        );
+        assert_eq!(
+            alone(source, "firstAbove").0,
+            Outcome::Returned(Value::Int(2))
+        );
+        assert_eq!(alone(source, "zero").1, vec![pair(1, 0), pair(2, 0)]);
+        assert_eq!(alone(source, "dropOthers").1, vec![pair(1, 10)]);
+        assert_eq!(alone(source, "reset").1, vec![pair(1, 1)]);
+        // A key the traversal itself adds ahead of its cursor is reached.
+        assert_eq!(alone(source, "grow").0, Outcome::Returned(Value::Int(3)));
+        assert_eq!(
+            alone(source, "empty").0,
+            Outcome::Returned(Value::Bool(false))
+        );
+    }
+
+    #[test]
+    fn an_assignment_in_a_condition_runs_just_before_its_statement() {
+        let source = r#"ConcurrentHashMap<Integer, Integer> m;
+Integer getOrCreate(int k) {
+  Integer g;
+  if ((g = m.get(k)) == null) {
+    g = 5;
+    m.put(k, g);
+  }
+  return g;
+}
+Integer readsFirst(int k) {
+  Integer g = 0;
+  if (g + (g = m.get(k)) > 0) {
+    m.remove(k);
+  }
+  return g;
+}
+Integer inLoop(int k) {
+  Integer g;
+  while ((g = m.get(k)) != null) {
+    m.remove(k);
+  }
+  return g;
+}
+int counts(int k) {
+  int i = 0;
+  int j = i++;
+  int n = ++i + j;
+  m.put(k, n);
+  return m.get(k) + i - 2;
+}
+"#;
+        assert_eq!(
+            alone(source, "getOrCreate").0,
+            Outcome::Returned(Value::Int(10))
+        );
+        // In a loop's condition: before each test.
+        assert_eq!(
+            alone(source, "inLoop"),
+            (
+                Outcome::Returned(Value::Null),
+                vec![(Value::Int(2), Value::Int(20))]
+            )
+        );
+        // `j = i++` is 0, `++i` is 2: n = 2, and i - 2 = 0.
+        assert_eq!(alone(source, "counts").0, Outcome::Returned(Value::Int(2)));
+        let programs = parse(source).expect("parses");
+        let why = programs[0]
+            .operations
+            .iter()
+            .find(|o| o.name == "readsFirst")
+            .and_then(|o| o.unsupported.clone())
+            .map(|(_, what)| what);
+        // Read before it in its statement: not hoisted, which would change what is read.
+        assert!(
+            why.is_some_and(|w| w.contains("an assignment inside an expression")),
+            "readsFirst"
+        );
     }
 
     #[test]

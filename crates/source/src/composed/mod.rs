@@ -41,8 +41,8 @@ pub enum Verdict {
     Linearizable,
     NotLinearizable,
     NotProved,
-    /// The front end cannot model the operation (iteration over the map, the map escaping
-    /// into unknown code, ...).
+    /// The front end cannot model the operation (the map escaping into unknown code, an
+    /// iteration other than a traversal of its views, ...).
     Unsupported,
 }
 

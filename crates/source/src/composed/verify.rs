@@ -19,8 +19,8 @@
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{
-    apply_map, same_up_to_fresh, Code, Fact, FreshNames, Halt, Instr, Local, Outcome, Shared, Step,
-    Stuck, Value,
+    apply_map, consistent, same_up_to_fresh, Code, Fact, FreshNames, Halt, Instr, Local, Outcome,
+    Shared, Step, Stuck, Value,
 };
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -732,10 +732,9 @@ fn extensions(
         };
         for (_, _, facts) in ways {
             for f in facts.into_iter().skip(base.len()) {
-                if !open
-                    .iter()
-                    .any(|o| o.call == f.call && o.comparand == f.comparand)
-                {
+                if !open.iter().any(|o| {
+                    o.call == f.call && o.comparand == f.comparand && o.relation == f.relation
+                }) {
                     open.push(f);
                 }
             }
@@ -753,16 +752,8 @@ fn extensions(
             f.holds = mask & (1 << i) != 0;
             set.push(f);
         }
-        let contradictory = set.iter().enumerate().any(|(i, a)| {
-            set[i + 1..].iter().any(|b| {
-                a.holds
-                    && b.holds
-                    && a.call == b.call
-                    && a.comparand != b.comparand
-                    && !a.comparand.is_fresh()
-                    && !b.comparand.is_fresh()
-            })
-        });
+        // Contradictory sets (a call being two known values, or no integer) are left out.
+        let contradictory = !consistent(&set);
         if !contradictory {
             out.push(Some(set));
         }

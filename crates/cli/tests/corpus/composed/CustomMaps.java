@@ -97,8 +97,14 @@ class FactoryValueMap<K, V> extends ConcurrentHashMap<K, V> {
         return old;
     }
 
-    // Iterates over its own keys: not modelled.
-    // expect: SCM unsupported
+    // Iterates over its own keys removing each (a weakly consistent traversal, modelled since
+    // issue #40): the traversal is at key 1 when another thread puts 0 behind it and 2 ahead;
+    // it removes 1 and 2, returns 2 and leaves {0}. No atomic purge placed among the three
+    // puts does that (after the first two it leaves {} and the third then adds 2).
+    // expect: data-dependent not-proved
+    // reasons: Iteration Keys
+    // bounded: not-linearizable
+    // witness: this.put(1, 1000) | this.put(0, 1000) | remove(k) -> 1000 | this.put(2, 1000) | returns 2
     public int purge(K prefix) {
         int n = 0;
         for (K k : keySet()) {

@@ -148,9 +148,15 @@ public class Pools {
         }
     }
 
-    // Waits for a handler with a timeout: iteration over the map's values (weakly consistent
-    // iterators) is not modelled.
-    // expect: SCM unsupported
+    // Waits for a handler with a timeout: a traversal of the map's values (weakly consistent
+    // iteration, modelled since issue #40), each handler's name looked up. Data-dependent
+    // (Iteration, and the key `h.name()` is not an input). On its domain the bounded check
+    // finds nothing: a handler's name is an unknown call, a fresh value the environment never
+    // writes as a key, so the lookup is false in every run and the operation returns null
+    // whatever the interleaving. Not proved either way.
+    // expect: data-dependent not-proved
+    // reasons: Iteration Keys
+    // bounded: not-proved
     public Handler any(long timeout) {
         for (Handler h : handlers.values()) {
             if (handlers.containsKey(h.name())) {
