@@ -681,7 +681,11 @@ impl Journal {
         if !all_narrow {
             self.overflow_params(&mut units, params);
         }
-        self.words.extend_from_slice(&units[..self.stride]);
+        // The whole scratch record, of a size known here, then cut to the stride: a few wide
+        // stores, where a copy of the stride's length is a call.
+        let end = self.words.len() + self.stride;
+        self.words.extend_from_slice(&units);
+        self.words.truncate(end);
         self.records += 1;
         at as u32
     }
@@ -836,22 +840,40 @@ struct Entry {
     slot: u32,
 }
 
-/// The `thread` of an empty point's entry.
+/// The epoch of an empty point.
 const EMPTY_POINT: u32 = u32::MAX;
-/// The `thread` of the entry of a point whose actions are in a list, `slot` the list's
-/// position in [`Journal::lists`].
+/// The epoch of a point whose actions are in a list, its `slot` the list's position in
+/// [`Journal::lists`].
 const LISTED_POINT: u32 = u32::MAX - 1;
-/// Thread ids from here on are taken by the two marks above.
-const MAX_THREADS: u32 = LISTED_POINT;
+/// Bits of a point's epoch for the clock; the thread has the others.
+const CLOCK_BITS: u32 = 24;
+const CLOCK_MASK: u32 = (1 << CLOCK_BITS) - 1;
+
+/// The epoch of an action of `thread` at `clock` packed in 32 bits, if they fit (the two
+/// largest values mark empty and listed points).
+#[inline(always)]
+fn pack_epoch(thread: ThreadId, clock: u32) -> Option<u32> {
+    let fits = thread.0 >> (32 - CLOCK_BITS) == 0 && clock >> CLOCK_BITS == 0;
+    let epoch = thread.0 << CLOCK_BITS | clock;
+    (fits && epoch < LISTED_POINT).then_some(epoch)
+}
 
 /// The actions an access point keeps: at most one per thread, none ordered before another;
-/// almost always one, which the point holds itself; several in a list it names. A point that
-/// has been joined never empties again. The point is the entry itself, with two thread ids
-/// set apart to mark an empty point and a listed one: 12 bytes, where an enum of the three
-/// took 16, and the points are what an action reads at random (a million keys' rows are
-/// beyond the caches, and memory the process touches first costs the kernel's zeroing).
+/// almost always one, which the point holds itself, its epoch packed in 32 bits beside the
+/// position of its record; several, or one whose thread or clock do not fit the packing (a
+/// thread past the 255th, a clock past 2^24), in a list that the point names. A point that
+/// has been joined never empties again.
+///
+/// 8 bytes, where an enum of an entry and a boxed list took 16: the points are what an action
+/// reads at random (a million keys' rows are far beyond the caches), and memory the process
+/// touches for the first time costs the kernel's zeroing of each page. Algorithm 1 only asks
+/// of a point whether the join of its actions' clocks is below the current clock; the kept
+/// actions answer it whatever their representation, and a list holds any epoch exactly.
 #[derive(Clone, Copy, Debug)]
-struct PointActions(Entry);
+struct PointActions {
+    epoch: u32,
+    slot: u32,
+}
 
 impl Default for PointActions {
     fn default() -> PointActions {
@@ -860,31 +882,31 @@ impl Default for PointActions {
 }
 
 impl PointActions {
-    const EMPTY: PointActions = PointActions(Entry {
-        thread: ThreadId(EMPTY_POINT),
-        clock: 0,
+    const EMPTY: PointActions = PointActions {
+        epoch: EMPTY_POINT,
         slot: 0,
-    });
+    };
 
     #[inline]
     fn is_empty(&self) -> bool {
-        self.0.thread.0 == EMPTY_POINT
+        self.epoch == EMPTY_POINT
     }
 
-    /// The entries, from `lists` if the point has several.
-    fn entries<'a>(&'a self, lists: &'a [Vec<Entry>]) -> &'a [Entry] {
-        match self.0.thread.0 {
-            EMPTY_POINT => &[],
-            LISTED_POINT => &lists[self.0.slot as usize],
-            _ => std::slice::from_ref(&self.0),
-        }
+    /// The point's one action, if it holds it itself.
+    #[inline(always)]
+    fn single(&self) -> Option<Entry> {
+        (self.epoch < LISTED_POINT).then_some(Entry {
+            thread: ThreadId(self.epoch >> CLOCK_BITS),
+            clock: self.epoch & CLOCK_MASK,
+            slot: self.slot,
+        })
     }
 
-    /// The journal slot of the point's one action, if it has exactly one (a listed point's
+    /// The journal slot of the point's one action, if it holds it itself (a listed point's
     /// are in [`Journal::lists`]).
     #[inline]
     fn single_slot(&mut self) -> Option<&mut u32> {
-        (self.0.thread.0 < MAX_THREADS).then_some(&mut self.0.slot)
+        (self.epoch < LISTED_POINT).then_some(&mut self.slot)
     }
 
     /// The latest action unordered with an access of `t` at `vc`: its index and entry.
@@ -895,19 +917,17 @@ impl PointActions {
         vc: &VectorClock,
         journal: &Journal,
     ) -> Option<(u64, Entry)> {
-        let e = &self.0;
-        match e.thread.0 {
-            EMPTY_POINT => return None,
-            LISTED_POINT => {}
-            _ => {
-                if e.thread == t || e.clock <= vc.get(e.thread) {
-                    return None;
-                }
-                return Some((journal.index(e.slot), *e));
+        if let Some(e) = self.single() {
+            if e.thread == t || e.clock <= vc.get(e.thread) {
+                return None;
             }
+            return Some((journal.index(e.slot), e));
+        }
+        if self.epoch == EMPTY_POINT {
+            return None;
         }
         let mut best: Option<(u64, Entry)> = None;
-        for e in self.entries(&journal.lists) {
+        for e in &journal.lists[self.slot as usize] {
             if e.thread != t && e.clock > vc.get(e.thread) {
                 let index = journal.index(e.slot);
                 if best.is_none_or(|(b, _)| index > b) {
@@ -922,14 +942,13 @@ impl PointActions {
     /// ordered before it. Whether the point was empty.
     #[inline]
     fn touch(&mut self, t: ThreadId, vc: &VectorClock, slot: u32, journal: &mut Journal) -> bool {
-        let e = &mut self.0;
-        if e.thread.0 < MAX_THREADS && (e.thread == t || e.clock <= vc.get(e.thread)) {
-            *e = Entry {
-                thread: t,
-                clock: vc.get(t),
-                slot,
-            };
-            return false;
+        if let Some(e) = self.single() {
+            if e.thread == t || e.clock <= vc.get(e.thread) {
+                if let Some(epoch) = pack_epoch(t, vc.get(t)) {
+                    *self = PointActions { epoch, slot };
+                    return false;
+                }
+            }
         }
         self.touch_slow(t, vc, slot, journal)
     }
@@ -948,36 +967,45 @@ impl PointActions {
             clock: vc.get(t),
             slot,
         };
-        journal.refs += 1;
-        match self.0.thread.0 {
-            EMPTY_POINT => {
-                self.0 = me;
-                return true;
+        let packed = pack_epoch(me.thread, me.clock);
+        let listed = |journal: &mut Journal, entries: Vec<Entry>| {
+            journal.list_entries += entries.len();
+            journal.lists.push(entries);
+            PointActions {
+                epoch: LISTED_POINT,
+                slot: (journal.lists.len() - 1) as u32,
             }
-            LISTED_POINT => {
-                let v = &mut journal.lists[self.0.slot as usize];
-                let before = v.len();
-                v.retain(|e| !ordered(e));
-                journal.refs -= before - v.len();
-                journal.list_entries -= before - v.len();
-                v.push(me);
-                journal.list_entries += 1;
-                // A point that once had unordered actions keeps its list even when one is
-                // left: on racy workloads points go back and forth, and a list made and freed
-                // at every turn costs more than the list kept.
+        };
+        if let Some(e) = self.single() {
+            if ordered(&e) {
+                // Replaced by an action whose epoch does not pack (the fast path takes the
+                // others): the same number of references.
+                debug_assert!(packed.is_none());
+                *self = listed(journal, vec![me]);
+            } else {
+                journal.refs += 1;
+                *self = listed(journal, vec![e, me]);
             }
-            _ => {
-                debug_assert!(!ordered(&self.0), "the fast path replaces ordered entries");
-                let list = journal.lists.len() as u32;
-                journal.lists.push(vec![self.0, me]);
-                journal.list_entries += 2;
-                self.0 = Entry {
-                    thread: ThreadId(LISTED_POINT),
-                    clock: 0,
-                    slot: list,
-                };
-            }
+            return false;
         }
+        journal.refs += 1;
+        if self.epoch == EMPTY_POINT {
+            *self = match packed {
+                Some(epoch) => PointActions { epoch, slot },
+                None => listed(journal, vec![me]),
+            };
+            return true;
+        }
+        let v = &mut journal.lists[self.slot as usize];
+        let before = v.len();
+        v.retain(|e| !ordered(e));
+        journal.refs -= before - v.len();
+        journal.list_entries -= before - v.len();
+        v.push(me);
+        journal.list_entries += 1;
+        // A point that once had unordered actions keeps its list even when one is left: on
+        // racy workloads points go back and forth, and a list made and freed at every turn
+        // costs more than the list kept.
         false
     }
 }
@@ -1291,9 +1319,9 @@ struct Pending {
     plan: u32,
     /// Its snapshot in `Commute::clocks`.
     clock: u32,
-    /// Where in its object's dense rows the row of its first valued point starts, if it is
-    /// there already: the loads requested ahead (`usize::MAX`: none).
-    hint: usize,
+    /// Where in its object's dense rows the row of its first valued point starts and ends,
+    /// if it is there already: the loads requested ahead (`usize::MAX`: none).
+    hint: [usize; 2],
 }
 
 const IDLE: Pending = Pending {
@@ -1302,7 +1330,7 @@ const IDLE: Pending = Pending {
     thread: ThreadId(0),
     plan: 0,
     clock: NO_CLOCK,
-    hint: usize::MAX,
+    hint: [usize::MAX; 2],
 };
 
 const UNKNOWN: u32 = u32::MAX;
@@ -1480,11 +1508,6 @@ impl Commute {
             return Err(compiled.arity_error(entry.method as usize, call));
         }
         let t = e.thread;
-        if t.0 >= MAX_THREADS {
-            return Err(ErrorKind::Analysis(format!(
-                "thread ids from {MAX_THREADS} on are not supported"
-            )));
-        }
         let vc = hb.clock(t);
         let p = &mut self.pending[self.waiting];
         [p.record.0[0], p.record.0[1], p.record.0[2]] =
@@ -1502,12 +1525,14 @@ impl Commute {
                 let (w, row) = (params[touch.param], compiled.valued_classes);
                 let k = w >> TAG_BITS;
                 if w & 7 == TAG_INT && k < state.dense_rows {
-                    k as usize * row
+                    // Both ends of the row: it may straddle two cache lines.
+                    let at = k as usize * row;
+                    [at, at + row.saturating_sub(1)]
                 } else {
-                    usize::MAX
+                    [usize::MAX; 2]
                 }
             }
-            None => usize::MAX,
+            None => [usize::MAX; 2],
         };
         if plan.direct || self.tables < self.batch_from {
             // At once, after the actions waiting: an action checked directly because its
@@ -1576,11 +1601,12 @@ impl Commute {
     /// clock it was made at. The rows they read are requested first, all together.
     fn flush(&mut self) {
         let mut requested = 0u64;
+        // As few instructions per load as may be: an instruction after a load that misses
+        // waits for it to retire, so the fewer there are between loads, the more of them the
+        // processor has in flight at once.
         for p in &self.pending[..self.waiting] {
             if let Some(Some(state)) = self.objects.get(p.object.index()) {
-                // Both ends of the row: it may straddle two cache lines.
-                let row = self.specs[state.spec].valued_classes;
-                for at in [p.hint, p.hint.wrapping_add(row.saturating_sub(1))] {
+                for at in p.hint {
                     if let Some(point) = state.dense.get(at) {
                         requested += u64::from(point.is_empty());
                     }
@@ -2263,6 +2289,59 @@ mod tests {
         }
     }
 
+    /// A point whose action's epoch does not pack in 32 bits keeps it in a list: the map
+    /// workload with every thread renumbered past the 255th (so that no epoch packs) gives
+    /// the same races as with its own thread ids, compacted or not.
+    #[test]
+    fn epochs_that_do_not_pack_give_the_same_races() {
+        let trace = map_workload(30_000, 40);
+        let mut renumbered = trace.clone();
+        let far = |t: ThreadId| ThreadId(t.0 + 1000);
+        for e in &mut renumbered.events {
+            e.thread = far(e.thread);
+            if let Op::Fork(u) | Op::Join(u) = &mut e.op {
+                *u = far(*u);
+            }
+        }
+        let run = |trace: &hindsight_trace::Trace, eager: bool| {
+            let text = builtin::builtin("map").expect("shipped");
+            let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
+            let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
+            let mut c = if eager { c.with_eager_compaction() } else { c };
+            let mut hb = HappensBefore::new();
+            for e in &trace.events {
+                hb.before(e);
+                c.on_event(e, &hb, &trace.names).expect("valid");
+                hb.after(e);
+            }
+            c.flush();
+            c
+        };
+        for eager in [false, true] {
+            let mut packed = run(&trace, eager);
+            let mut listed = run(&renumbered, eager);
+            let pairs: Vec<_> = packed.races().collect();
+            assert!(!pairs.is_empty(), "the workload races");
+            assert_eq!(pairs, listed.races().collect::<Vec<_>>(), "eager: {eager}");
+            let points = |c: &Commute| {
+                c.objects
+                    .iter()
+                    .flatten()
+                    .flat_map(|s| s.ds.iter().chain(&s.dense).chain(&s.other))
+                    .filter(|p| !p.is_empty())
+                    .map(|p| p.single().is_some())
+                    .collect::<Vec<bool>>()
+            };
+            assert!(points(&listed).iter().all(|&single| !single));
+            assert!(points(&packed).iter().any(|&single| single));
+            let mut slots = 0;
+            for_each_slot(&mut listed.objects, &mut listed.journal.lists, |_| {
+                slots += 1
+            });
+            assert_eq!(slots, listed.journal.refs);
+        }
+    }
+
     /// The rows of the keys are charged to the memory budget: a row per key at least.
     #[test]
     fn the_rows_of_the_keys_are_charged() {
@@ -2281,8 +2360,8 @@ mod tests {
     }
 
     #[test]
-    fn a_point_takes_12_bytes() {
-        assert_eq!(std::mem::size_of::<PointActions>(), 12);
+    fn a_point_takes_8_bytes() {
+        assert_eq!(std::mem::size_of::<PointActions>(), 8);
     }
 
     /// Words stand for values one to one, at the edges of what fits in 61 bits too.
