@@ -1018,11 +1018,12 @@ enum RowAt {
     Other(usize),
 }
 
-/// The dense rows of an object may cover at most `DENSE_PER_JOINED` rows per valued point
+/// The dense rows of an object may hold at most `DENSE_PER_JOINED` points per valued point
 /// joined, plus `DENSE_FLOOR` rows: so that their memory stays proportional to what the
-/// trace touched, while keys drawn from a range of small integers, the usual case, soon all
+/// trace touched (128 bytes per point joined, as many as when a point took 16 bytes and the
+/// bound was 8), while keys drawn from a range of small integers, the usual case, soon all
 /// have a row of their own without a lookup.
-const DENSE_PER_JOINED: u64 = 8;
+const DENSE_PER_JOINED: u64 = 16;
 const DENSE_FLOOR: u64 = 16;
 
 #[derive(Default)]
@@ -1606,6 +1607,11 @@ impl Commute {
         // processor has in flight at once.
         for p in &self.pending[..self.waiting] {
             if let Some(Some(state)) = self.objects.get(p.object.index()) {
+                // The object's `ds` points too: a line per object, but on a large state its
+                // lines are gone from the caches by the time its next action comes.
+                if let Some(point) = state.ds.first() {
+                    requested += u64::from(point.is_empty());
+                }
                 for at in p.hint {
                     if let Some(point) = state.dense.get(at) {
                         requested += u64::from(point.is_empty());
