@@ -479,11 +479,21 @@ const MAX_RECORDS: usize = u32::MAX as usize;
 /// that a small state is not compacted every few actions.
 const JOURNAL_FLOOR: usize = 1 << 14;
 
-/// Units (32 bits each) of a journal record before its parameters: the index (two units);
-/// the location; the method, the length and whether the parameters are wide.
-const JOURNAL_HEAD: usize = 4;
-/// The flag, in a record's third unit, of a record whose parameters are in `overflow`.
+/// Units (32 bits each) of a journal record before its parameters: the low half of the index
+/// ([`Journal::high`] has the other); the location; the method, the length and whether the
+/// parameters are wide.
+const JOURNAL_HEAD: usize = 3;
+const UNIT_LOC: usize = 1;
+const UNIT_METHOD: usize = 2;
+/// The flag, in a record's method unit, of a record whose parameters are in `overflow`.
 const WIDE_RECORD: u32 = 1 << 24;
+
+/// The records from `from` on (up to the next range's) have indices whose high half is `high`.
+#[derive(Clone, Copy, Debug)]
+struct IndexRange {
+    from: u32,
+    high: u32,
+}
 
 /// Where the details of the actions the access points keep live, read only to report a race or
 /// to check a pair directly. An action that joins points is appended once, however many
@@ -509,6 +519,10 @@ struct Journal {
     records: usize,
     /// The parameters of the wide records, `stride - JOURNAL_HEAD` words each.
     overflow: Vec<Word>,
+    /// The high halves of the records' indices, by ranges of records: records are appended
+    /// in trace order, so below 2^32 events there is one range, and a unit per record is
+    /// spared.
+    high: Vec<IndexRange>,
     /// References to records held by points and histories (a record joined to two points
     /// counts twice): what compaction compares the records to.
     refs: usize,
@@ -566,6 +580,7 @@ impl Journal {
             stride: JOURNAL_HEAD + params,
             records: 0,
             overflow: Vec::new(),
+            high: Vec::new(),
             refs: 0,
             lists: Vec::new(),
             list_entries: 0,
@@ -666,11 +681,17 @@ impl Journal {
         let head = record.head();
         let len = head.len as usize;
         let params = record.params(len);
+        let high = (head.index >> 32) as u32;
+        if self.high.last().is_none_or(|r| r.high != high) {
+            self.high.push(IndexRange {
+                from: at as u32,
+                high,
+            });
+        }
         let mut units = [0u32; JOURNAL_HEAD + MAX_PARAMS];
         units[0] = head.index as u32;
-        units[1] = (head.index >> 32) as u32;
-        units[2] = head.loc.map_or(NO_LOC as u32, |l| l.0);
-        units[3] = u32::from(head.method) | (len as u32) << 16;
+        units[UNIT_LOC] = head.loc.map_or(NO_LOC as u32, |l| l.0);
+        units[UNIT_METHOD] = u32::from(head.method) | (len as u32) << 16;
         let mut all_narrow = true;
         for (unit, &w) in units[JOURNAL_HEAD..].iter_mut().zip(params) {
             match narrow(w) {
@@ -700,7 +721,7 @@ impl Journal {
         self.overflow.extend_from_slice(params);
         self.overflow
             .resize(self.overflow.len() + per - params.len(), 0);
-        units[3] |= WIDE_RECORD;
+        units[UNIT_METHOD] |= WIDE_RECORD;
         units[JOURNAL_HEAD] = position;
     }
 
@@ -711,12 +732,16 @@ impl Journal {
 
     #[inline]
     fn index(&self, at: u32) -> u64 {
-        u64::from(self.unit(at, 0)) | u64::from(self.unit(at, 1)) << 32
+        let high = match self.high.as_slice() {
+            [only] => only.high,
+            ranges => ranges[ranges.partition_point(|r| r.from <= at) - 1].high,
+        };
+        u64::from(self.unit(at, 0)) | u64::from(high) << 32
     }
 
     fn stored_head(&self, at: u32) -> StoredHead {
-        let loc = self.unit(at, 2);
-        let m = self.unit(at, 3);
+        let loc = self.unit(at, UNIT_LOC);
+        let m = self.unit(at, UNIT_METHOD);
         StoredHead {
             index: self.index(at),
             loc: (u64::from(loc) != NO_LOC).then_some(LocId(loc)),
@@ -727,7 +752,7 @@ impl Journal {
 
     /// The parameters' words of the record at `at`.
     fn params(&self, at: u32) -> [Word; MAX_PARAMS] {
-        let m = self.unit(at, 3);
+        let m = self.unit(at, UNIT_METHOD);
         let len = ((m >> 16) as u8) as usize;
         let mut params = [0; MAX_PARAMS];
         if m & WIDE_RECORD != 0 {
@@ -763,10 +788,13 @@ impl Journal {
         vals
     }
 
-    /// Bytes held: the records' buffers and the lists of points.
+    /// Bytes held: the records' buffers, the lists of points and the integers interned.
     fn bytes(&self) -> u64 {
         (self.words.capacity() * 4
             + self.overflow.capacity() * 8
+            + self.high.capacity() * std::mem::size_of::<IndexRange>()
+            + self.wide.capacity() * 8
+            + self.wide_ids.capacity() * (8 + 8 + 1)
             + self.lists.capacity() * std::mem::size_of::<Vec<Entry>>()
             + self.lists.len() * 16
             + self.list_entries * std::mem::size_of::<Entry>()) as u64
@@ -1447,7 +1475,7 @@ impl Commute {
                     .words
                     .copy_within(from * stride..(from + 1) * stride, to * stride);
             }
-            if journal.words[to * stride + 3] & WIDE_RECORD != 0 {
+            if journal.words[to * stride + UNIT_METHOD] & WIDE_RECORD != 0 {
                 let at = &mut journal.words[to * stride + JOURNAL_HEAD];
                 let position = *at as usize;
                 journal
@@ -1459,6 +1487,18 @@ impl Commute {
         }
         journal.words.truncate(count * stride);
         journal.overflow.truncate(overflowing * per);
+        // A range starts where its first record kept is (or would be); of ranges left with
+        // none, which start where the next does, the last one counts.
+        for r in &mut journal.high {
+            r.from = kept.rank(r.from);
+        }
+        journal.high.dedup_by(|later, earlier| {
+            let same = later.from == earlier.from;
+            if same {
+                *earlier = *later;
+            }
+            same
+        });
         journal.records = count;
         for_each_slot(&mut self.objects, &mut journal.lists, |slot| {
             *slot = kept.rank(*slot)
@@ -2345,6 +2385,51 @@ mod tests {
                 slots += 1
             });
             assert_eq!(slots, listed.journal.refs);
+        }
+    }
+
+    /// Records keep the low half of their index and the journal the high halves by ranges:
+    /// the map workload with its indices spread past 2^32 (so that the high half changes
+    /// every other event), or moved past it, gives the same races, compacted or not.
+    #[test]
+    fn indices_past_32_bits_are_kept_exactly() {
+        let trace = map_workload(20_000, 40);
+        let run = |trace: &hindsight_trace::Trace, eager: bool| {
+            let text = builtin::builtin("map").expect("shipped");
+            let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
+            let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
+            let mut c = if eager { c.with_eager_compaction() } else { c };
+            let mut hb = HappensBefore::new();
+            for e in &trace.events {
+                hb.before(e);
+                c.on_event(e, &hb, &trace.names).expect("valid");
+                hb.after(e);
+            }
+            c.flush();
+            c
+        };
+        for eager in [false, true] {
+            let mut small = run(&trace, eager);
+            let pairs: Vec<(u64, u64)> = small.races().collect();
+            assert!(!pairs.is_empty(), "the workload races");
+            for (step, offset) in [((1u64 << 31) + 7, 3), (1, 1u64 << 40)] {
+                let mut spread = trace.clone();
+                for e in &mut spread.events {
+                    e.index = e.index * step + offset;
+                }
+                let mut c = run(&spread, eager);
+                if step > 1 && !eager {
+                    assert!(c.journal.high.len() > 1000, "{}", c.journal.high.len());
+                }
+                let back: Vec<(u64, u64)> = c
+                    .races()
+                    .map(|(a, b)| ((a - offset) / step, (b - offset) / step))
+                    .collect();
+                assert_eq!(pairs, back, "eager: {eager}, step {step}");
+                for r in &c.found.races {
+                    assert_eq!((r.partner.head.index - offset) % step, 0);
+                }
+            }
         }
     }
 
