@@ -504,12 +504,13 @@ struct IndexRange {
 /// memory stays proportional to the points, not to the trace.
 ///
 /// A record is stored in units of 32 bits, without the thread and clock that the points and
-/// histories referring to it hold already: on a state of a million keys the records are most
-/// of the memory, and memory the process touches for the first time costs the kernel's
-/// zeroing of each page. A parameter's word is kept in one unit when it is the sign
-/// extension of its low 32 bits (integers of 28 bits, symbols below 2^28, `nil`); a record
-/// with any other parameter keeps all of its words in `overflow`, at a position its first
-/// unit holds (records with parameters only may overflow, so the unit is there).
+/// histories referring to it hold already, and with the high half of its index in `high`: on
+/// a state of a million keys the records are most of the memory, and memory the process
+/// touches for the first time costs the kernel's zeroing of each page. A parameter's word is
+/// kept in one unit when it is the sign extension of its low 32 bits (integers of 28 bits,
+/// symbols below 2^28, `nil`); a record with any other parameter keeps all of its words in
+/// `overflow`, at a position its first parameter's unit holds (only a record with parameters
+/// may overflow, so the unit is there).
 struct Journal {
     /// The records back to back, `stride` units each.
     words: Vec<u32>,
