@@ -679,13 +679,10 @@ impl VectorClock {
     /// a copy of the one before joined with a little more, charges a budget with it.
     pub fn held_bytes(&self) -> usize {
         let path = match self.high.root {
-            Some(_) => (self.high.height as usize + 1) * (std::mem::size_of::<Node>() + 16),
+            Some(_) => (self.high.height as usize + 1) * (size_of::<Node>() + 16),
             None => 0,
         };
-        std::mem::size_of::<VectorClock>()
-            + self.low.capacity() * 4
-            + self.pending.capacity() * 8
-            + path
+        size_of::<VectorClock>() + self.own_heap_bytes() + path
     }
 
     /// Calls `f` with every component that is not zero, in order of thread.

@@ -2232,6 +2232,23 @@ mod tests {
         c
     }
 
+    /// The builtin map spec run over `trace` at every event's granularity, its journal
+    /// compacted at every chance when `eager`.
+    fn run_map_every_event(trace: &hindsight_trace::Trace, eager: bool) -> Commute {
+        let text = builtin::builtin("map").expect("shipped");
+        let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
+        let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
+        let mut c = if eager { c.with_eager_compaction() } else { c };
+        let mut hb = HappensBefore::new();
+        for e in &trace.events {
+            hb.before(e);
+            c.on_event(e, &hb, &trace.names).expect("valid");
+            hb.after(e);
+        }
+        c.flush();
+        c
+    }
+
     fn map_workload(events: u64, keys: u32) -> hindsight_trace::Trace {
         use hindsight_trace::generate::{generate_trace, GenConfig, DEFAULT_SITES};
         generate_trace(&GenConfig {
@@ -2296,23 +2313,9 @@ mod tests {
                 call.results.iter_mut().for_each(shift);
             }
         }
-        let run = |trace: &hindsight_trace::Trace, eager: bool| {
-            let text = builtin::builtin("map").expect("shipped");
-            let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
-            let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
-            let mut c = if eager { c.with_eager_compaction() } else { c };
-            let mut hb = HappensBefore::new();
-            for e in &trace.events {
-                hb.before(e);
-                c.on_event(e, &hb, &trace.names).expect("valid");
-                hb.after(e);
-            }
-            c.flush();
-            c
-        };
         for eager in [false, true] {
-            let mut narrow = run(&narrow_trace, eager);
-            let mut wide = run(&wide_trace, eager);
+            let mut narrow = run_map_every_event(&narrow_trace, eager);
+            let mut wide = run_map_every_event(&wide_trace, eager);
             assert!(
                 !wide.journal.overflow.is_empty() || eager,
                 "wide records overflow"
@@ -2350,23 +2353,9 @@ mod tests {
                 *u = far(*u);
             }
         }
-        let run = |trace: &hindsight_trace::Trace, eager: bool| {
-            let text = builtin::builtin("map").expect("shipped");
-            let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
-            let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
-            let mut c = if eager { c.with_eager_compaction() } else { c };
-            let mut hb = HappensBefore::new();
-            for e in &trace.events {
-                hb.before(e);
-                c.on_event(e, &hb, &trace.names).expect("valid");
-                hb.after(e);
-            }
-            c.flush();
-            c
-        };
         for eager in [false, true] {
-            let mut packed = run(&trace, eager);
-            let mut listed = run(&renumbered, eager);
+            let mut packed = run_map_every_event(&trace, eager);
+            let mut listed = run_map_every_event(&renumbered, eager);
             let pairs: Vec<_> = packed.races().collect();
             assert!(!pairs.is_empty(), "the workload races");
             assert_eq!(pairs, listed.races().collect::<Vec<_>>(), "eager: {eager}");
@@ -2395,22 +2384,8 @@ mod tests {
     #[test]
     fn indices_past_32_bits_are_kept_exactly() {
         let trace = map_workload(20_000, 40);
-        let run = |trace: &hindsight_trace::Trace, eager: bool| {
-            let text = builtin::builtin("map").expect("shipped");
-            let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
-            let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
-            let mut c = if eager { c.with_eager_compaction() } else { c };
-            let mut hb = HappensBefore::new();
-            for e in &trace.events {
-                hb.before(e);
-                c.on_event(e, &hb, &trace.names).expect("valid");
-                hb.after(e);
-            }
-            c.flush();
-            c
-        };
         for eager in [false, true] {
-            let mut small = run(&trace, eager);
+            let mut small = run_map_every_event(&trace, eager);
             let pairs: Vec<(u64, u64)> = small.races().collect();
             assert!(!pairs.is_empty(), "the workload races");
             for (step, offset) in [((1u64 << 31) + 7, 3), (1, 1u64 << 40)] {
@@ -2418,7 +2393,7 @@ mod tests {
                 for e in &mut spread.events {
                     e.index = e.index * step + offset;
                 }
-                let mut c = run(&spread, eager);
+                let mut c = run_map_every_event(&spread, eager);
                 if step > 1 && !eager {
                     assert!(c.journal.high.len() > 1000, "{}", c.journal.high.len());
                 }
