@@ -46,3 +46,11 @@ public class Closer {
 // The answers of `views` on a run recorded with the agent (one per schedule where they differ;
 // tested by crates/cli/tests/java_dynviews.rs):
 // dynamic: high-level-race 0, stale-value 0
+// dynamic: high-level-race 0, stale-value 1
+// dynamic-finding: stale-value Queue.items[]
+// Dynamic (recorded run): the agent records `items.size()` as a read and `items.clear()` as a
+// write of the list's state (`Queue.items[]`, the static side's name). A trace does not hold
+// that clear()'s write depends on nothing length() read, so when the producer's add() may fall
+// between the closer's two regions (the producer ran before close()), the write-back is MoTH's
+// stale value, as MoTH's `psv` reports it; when the producer runs after close(), it reads
+// `closed` and writes nothing, and nothing is reported.
