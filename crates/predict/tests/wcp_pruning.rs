@@ -125,6 +125,17 @@ proptest! {
     }
 }
 
+/// Shapes of long traces: `threads`, up to 3 variables and 2 locks, one message channel.
+fn long_shape(threads: std::ops::RangeInclusive<u8>) -> impl Strategy<Value = Shape> {
+    (threads, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(|(threads, vars, locks, odd)| Shape {
+        threads,
+        vars,
+        locks,
+        msgs: 1,
+        odd,
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -133,13 +144,7 @@ proptest! {
     #[test]
     fn pruned_wcp_is_wcp_on_long_traces(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 200..1500),
-        shape in (2u8..=5, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(|(threads, vars, locks, odd)| Shape {
-            threads,
-            vars,
-            locks,
-            msgs: 1,
-            odd,
-        }),
+        shape in long_shape(2..=5),
     ) {
         let trace = traced(&choices, shape);
         prop_assert_eq!(pruned(&trace).0, reference(&trace));
@@ -155,13 +160,7 @@ proptest! {
     #[test]
     fn pruned_wcp_is_wcp_with_hundreds_of_threads(
         choices in prop::collection::vec(any::<(u8, u8, u8)>(), 200..1500),
-        shape in (70u8..=255, 1u8..=3, 1u8..=2, any::<bool>()).prop_map(|(threads, vars, locks, odd)| Shape {
-            threads,
-            vars,
-            locks,
-            msgs: 1,
-            odd,
-        }),
+        shape in long_shape(70..=255),
     ) {
         let trace = traced(&choices, shape);
         prop_assert_eq!(pruned(&trace).0, reference(&trace));
