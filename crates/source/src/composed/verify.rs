@@ -25,7 +25,7 @@ use super::ir::{
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// The value the environment writes (`v'` of Definition 4.1).
 pub const ENV_VALUE: i64 = 1000;
@@ -160,16 +160,71 @@ pub enum VerifyResult {
     NotProved(String),
 }
 
+/// A shared state's number in an exploration's [`States`].
+type StateId = u32;
+
+/// The shared states an exploration has met, each stored once: the linearization-point
+/// bookkeeping names them by number, so that copying, hashing and comparing it (once per
+/// state explored, in the visited set's key) costs a few integers, not a copy of maps.
+#[derive(Default)]
+struct States {
+    ids: FxHashMap<Shared, StateId>,
+    all: Vec<Shared>,
+}
+
+impl States {
+    /// The number of `s`, and whether it is new.
+    fn id(&mut self, s: &Shared) -> (StateId, bool) {
+        if let Some(&id) = self.ids.get(s) {
+            return (id, false);
+        }
+        let id = self.all.len() as StateId;
+        self.all.push(s.clone());
+        self.ids.insert(s.clone(), id);
+        (id, true)
+    }
+
+    fn get(&self, id: StateId) -> &Shared {
+        &self.all[id as usize]
+    }
+
+    /// The bookkeeping with its states spelled out.
+    fn resolve(&self, lp: &Lp) -> LpStates {
+        LpStates {
+            update: lp
+                .update
+                .map(|(pre, post)| (self.get(pre).clone(), self.get(post).clone())),
+            second: lp.second,
+            seen: lp.seen.iter().map(|&id| self.get(id).clone()).collect(),
+        }
+    }
+}
+
 /// The linearization-point bookkeeping of a partial trace.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Lp {
     /// The update transition: the state before it and the state after it.
-    update: Option<(Shared, Shared)>,
+    update: Option<(StateId, StateId)>,
     /// Whether a second update happened (Definition 3.1 allows one).
     second: bool,
     /// States the operation stepped in before any update (the linearization point of a
-    /// read-only trace may be any of them).
-    seen: BTreeSet<Shared>,
+    /// read-only trace may be any of them), sorted.
+    seen: Vec<StateId>,
+}
+
+impl Lp {
+    fn saw(&mut self, id: StateId) {
+        if let Err(at) = self.seen.binary_search(&id) {
+            self.seen.insert(at, id);
+        }
+    }
+}
+
+/// [`Lp`] on a complete trace, its states spelled out for Definition 3.1.
+struct LpStates {
+    update: Option<(Shared, Shared)>,
+    second: bool,
+    seen: Vec<Shared>,
 }
 
 struct Node {
@@ -182,32 +237,39 @@ struct Node {
     env_op: Option<EnvOp>,
 }
 
+/// Heap bytes of a shared state (what its values point to through an `Rc` apart).
+fn shared_heap(s: &Shared) -> usize {
+    use std::mem::size_of;
+    btree_bytes(s.map.len(), size_of::<((u8, Value), Value)>())
+        + s.globals.capacity() * size_of::<Value>()
+}
+
+/// Bytes of a state stored once in [`States`]: two copies (the list and the index's key),
+/// the index's slot.
+fn interned_bytes(s: &Shared) -> u64 {
+    use std::mem::size_of;
+    (2 * (size_of::<Shared>() + shared_heap(s)) + size_of::<StateId>() + 1) as u64
+}
+
 /// Bytes of one more state: its node (with `text` bytes of step description), its key in the
-/// visited set (a copy of its local state, shared state and linearization bookkeeping) and
-/// its entries in the queue and the costs. What values point to through an `Rc` is shared
-/// and not counted; the states an `Lp` has seen are counted at the size of `shared`.
+/// visited set (a copy of its local state, the number of its shared state and the
+/// linearization bookkeeping) and its entries in the queue and the costs. What values point
+/// to through an `Rc` is shared and not counted; the states themselves are counted once, when
+/// [`States`] first stores them ([`interned_bytes`]).
 fn node_bytes(local: &Local, shared: &Shared, lp: &Lp, text: usize) -> u64 {
     use std::mem::size_of;
-    let shared_heap = |s: &Shared| {
-        btree_bytes(s.map.len(), size_of::<((u8, Value), Value)>())
-            + s.globals.capacity() * size_of::<Value>()
-    };
     let local_heap = local.slots.capacity() * size_of::<Value>()
         + local
             .assumed
             .as_ref()
             .map_or(0, |f| f.capacity() * size_of::<Fact>());
-    let lp_heap = btree_bytes(lp.seen.len(), size_of::<Shared>())
-        + lp.seen.len() * shared_heap(shared)
-        + lp.update
-            .as_ref()
-            .map_or(0, |(a, b)| shared_heap(a) + shared_heap(b));
+    let lp_heap = lp.seen.capacity() * size_of::<StateId>();
     let inline = size_of::<Node>()
-        + size_of::<(Local, Shared, Lp)>()
+        + size_of::<(Local, StateId, Lp)>()
         + 1
         + size_of::<(usize, usize, usize)>()
         + size_of::<(usize, usize)>();
-    (inline + 2 * (local_heap + shared_heap(shared) + lp_heap) + text) as u64
+    (inline + 2 * (local_heap + lp_heap) + shared_heap(shared) + text) as u64
 }
 
 /// Bytes of a B-tree of `len` entries of `entry` bytes: its nodes hold eleven entries, and a
@@ -266,6 +328,9 @@ pub fn explore(
     // Sequential runs from a state under a path's facts.
     type Runs = Result<Vec<(Outcome, Shared)>, Stuck>;
     let mut sequential: FxHashMap<(Option<Vec<Fact>>, Shared), Runs> = FxHashMap::default();
+    let mut states = States::default();
+    held += interned_bytes(&init);
+    states.id(&init);
     let mut nodes: Vec<Node> = vec![Node {
         parent: None,
         step: None,
@@ -274,12 +339,12 @@ pub fn explore(
         lp: Lp {
             update: None,
             second: false,
-            seen: BTreeSet::new(),
+            seen: Vec::new(),
         },
         second_node: None,
         env_op: None,
     }];
-    let mut visited: FxHashSet<(Local, Shared, Lp)> = FxHashSet::default();
+    let mut visited: FxHashSet<(Local, StateId, Lp)> = FxHashSet::default();
     // Fewest environment transitions first, then shortest: the counterexample shown is the
     // simplest interference that breaks the operation (Fig. 4a needs a single one).
     let mut queue: BinaryHeap<Reverse<(usize, usize, usize)>> = BinaryHeap::new();
@@ -310,7 +375,11 @@ pub fn explore(
         };
         if env_may_act {
             for (action, op, next) in env_moves(code, &local, &shared, env) {
-                let key = (local.clone(), next.clone(), lp.clone());
+                let (next_id, new) = states.id(&next);
+                if new {
+                    held += interned_bytes(&next);
+                }
+                let key = (local.clone(), next_id, lp.clone());
                 if visited.insert(key) {
                     let after = code.show_shared(&next);
                     held += node_bytes(
@@ -359,7 +428,8 @@ pub fn explore(
                         .as_ref()
                         .and_then(|f| f.last())
                         .expect("the fact just assumed");
-                    let key = (assumed.clone(), shared.clone(), lp.clone());
+                    let (here, _) = states.id(&shared);
+                    let key = (assumed.clone(), here, lp.clone());
                     if visited.insert(key) {
                         held += node_bytes(&assumed, &shared, &lp, 2 * before.len());
                         account
@@ -412,14 +482,19 @@ pub fn explore(
         let mut lp2 = lp.clone();
         let mut second_node = nodes[at].second_node;
         let updated = s2 != shared;
+        let (here, _) = states.id(&shared);
+        let (next_id, new) = states.id(&s2);
+        if new {
+            held += interned_bytes(&s2);
+        }
         if lp2.update.is_none() {
-            lp2.seen.insert(shared.clone());
+            lp2.saw(here);
         }
         let this = nodes.len();
         let mut is_lp = false;
         if updated {
             if lp2.update.is_none() {
-                lp2.update = Some((shared.clone(), s2.clone()));
+                lp2.update = Some((here, next_id));
                 lp2.seen.clear();
                 is_lp = true;
             } else if !lp2.second {
@@ -442,6 +517,7 @@ pub fn explore(
         };
         if let Step::Done(outcome) = step {
             let path_facts = l2.assumed.clone();
+            let resolved = states.resolve(&lp2);
             nodes.push(Node {
                 parent: Some(at),
                 step: Some(trace_step),
@@ -468,7 +544,7 @@ pub fn explore(
                     code,
                     &start,
                     path_facts,
-                    &lp2,
+                    &resolved,
                     &nodes[0].shared,
                     &ops,
                     limits.max_sequential_steps,
@@ -500,7 +576,7 @@ pub fn explore(
                         })
                         .clone()
                 };
-                let judged = match check_trace(code, &lp2, &outcome, &mut seq) {
+                let judged = match check_trace(code, &resolved, &outcome, &mut seq) {
                     Ok(f) => f,
                     Err(e) if env.prune_stuck => {
                         if i == 0 {
@@ -560,7 +636,7 @@ pub fn explore(
             }
             continue;
         }
-        let key = (l2.clone(), s2.clone(), lp2.clone());
+        let key = (l2.clone(), next_id, lp2.clone());
         if visited.insert(key) {
             let text = &trace_step;
             held += node_bytes(
@@ -611,7 +687,7 @@ type SeqRun<'a> = dyn FnMut(&Shared) -> Result<Vec<(Outcome, Shared)>, Stuck> + 
 /// sequential runs compared.
 fn check_trace(
     code: &Code,
-    lp: &Lp,
+    lp: &LpStates,
     outcome: &Outcome,
     seq: &mut SeqRun,
 ) -> Result<Option<(String, Vec<String>)>, Stuck> {
@@ -700,7 +776,7 @@ fn extensions(
     code: &Code,
     start: &Local,
     facts: Option<Vec<Fact>>,
-    lp: &Lp,
+    lp: &LpStates,
     initial: &Shared,
     ops: &[EnvOp],
     limit: usize,
