@@ -5,6 +5,7 @@
 //! history. The examples of `examples/composed` are checked the same way.
 
 use hindsight_budget::Budget;
+use hindsight_source::composed::ast::MapMethod;
 use hindsight_source::composed::bounded;
 use hindsight_source::composed::brute::{brute_force, check_pair_assuming, Other};
 use hindsight_source::composed::classify::Class;
@@ -258,6 +259,7 @@ fn bounded_witnesses_replayed(extras: Extras, default_cases: u32) -> Witnessed {
                     seen.violations += 1;
                     seen.traversal_violations += usize::from(traverses);
                     seen.assuming += usize::from(!c.facts.is_empty());
+
                     let others: Vec<Other> = c
                         .env_ops
                         .iter()
@@ -416,4 +418,47 @@ fn inlined_helpers_mean_what_inlining_by_hand_means() {
         s.same_verdict >= 100 && s.violations >= 20 && s.tally.proved >= 20,
         "{s:?}"
     );
+}
+
+/// Register once (`containsValue(v)`, then `put(k, v)`): the bounded check's environment
+/// stores the operation's own argument under another key between the two (another thread
+/// registering the same object), and the witness is a non-linearizable history of the brute
+/// force.
+#[test]
+fn another_thread_storing_the_same_value_is_a_confirmed_witness() {
+    let source = "ConcurrentHashMap<String, Object> m;
+Object op0(String k, Object v) {
+  if (!m.containsValue(v)) {
+    m.put(k, v);
+  }
+  return null;
+}
+";
+    let programs = parse(source).expect("parses");
+    let (program, op) = (&programs[0], &programs[0].operations[0]);
+    let code = ir::lower(program, op);
+    let r = bounded::check(&code, &bounded::Domain::default(), &Budget::unlimited());
+    let VerifyResult::Violation(c) = r.result else {
+        panic!("no bounded violation: {:?}", r.result);
+    };
+    assert!(
+        c.env_ops
+            .iter()
+            .any(|(_, m, a)| *m == MapMethod::Put && a.get(1).is_some_and(|v| c.args.contains(v))),
+        "the environment stores an argument: {c:#?}"
+    );
+    let others: Vec<Other> = c
+        .env_ops
+        .iter()
+        .map(|(_, method, args)| Other::Base(*method, args.clone()))
+        .collect();
+    let replayed = check_pair_assuming(
+        &code,
+        &c.args,
+        Some(&c.facts),
+        &others,
+        &c.initial_state,
+        200_000,
+    );
+    assert!(matches!(replayed, Ok(Some(_))), "{replayed:?}\n{c:#?}");
 }

@@ -1,8 +1,10 @@
 //! The bounded check for data-dependent operations (`--bounded`): the exploration of
 //! `verify.rs` over a small domain — every parameter drawn from a few values (the program's
 //! constants, `null`, two others), the environment free to write or remove every key those
-//! values give in every map and to change every global between any two steps that touch
-//! shared state — checked against Definition 3.1, each violation confirmed by the literal
+//! values give in every map, with two values of its own and each value the operation stores
+//! that another thread can hold too (an argument, a constant: another thread registering the
+//! same object under another key is a move of the environment), and to change every global
+//! between any two steps that touch shared state — checked against Definition 3.1, each violation confirmed by the literal
 //! linearizability of the trace's history (so a reported bug is a real one). Finding
 //! none proves nothing beyond the domain (the reduction of Theorem 4.1 needs data
 //! independence), so the report labels it "not proved" and states the bounds.
@@ -178,7 +180,7 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
     }
     // The bounds, all of them: what "nothing found" covers.
     let domain_text = format!(
-        "bounds: one thread running the operation once, the environment's put of {} or remove on {} key(s) between any two of its steps; {} parameter combination(s) from {{{}}}; {} initial state(s); {} global(s) the environment may change; unknown values taken both ways; at most {} states per exploration",
+        "bounds: one thread running the operation once, the environment's put of {} (and of the values the operation stores that another thread can hold too) or remove on {} key(s) between any two of its steps; {} parameter combination(s) from {{{}}}; {} initial state(s); {} global(s) the environment may change; unknown values taken both ways; at most {} states per exploration",
         env_values
             .iter()
             .map(|v| v.to_string())
@@ -200,9 +202,19 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
         // and removes those too.
         let mut env = env.clone();
         for init in &inits {
-            for key in keys_used(code, args, init, domain.limits.max_sequential_steps) {
+            let used = used(code, args, init, domain.limits.max_sequential_steps);
+            for key in used.keys {
                 if !env.keys.contains(&key) {
                     env.keys.push(key);
+                }
+            }
+            // The values it stores that another thread can hold too (an argument, a
+            // constant): the environment writes them as well, so that another thread doing
+            // what this one does (registering the same object under another key) is among
+            // its moves.
+            for value in used.values {
+                if !env.values.contains(&value) {
+                    env.values.push(value);
                 }
             }
         }
@@ -265,13 +277,30 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
     }
 }
 
-/// The entries the operation's map calls touch when it runs alone on `args` from `init`.
-fn keys_used(code: &Code, args: &[Value], init: &Shared, limit: usize) -> Vec<(u8, Value)> {
+/// What the operation's map calls touch when it runs alone.
+struct Used {
+    /// The entries (map, key).
+    keys: Vec<(u8, Value)>,
+    /// The values it stores that another thread can hold too ([`shareable`]).
+    values: Vec<Value>,
+}
+
+/// The entries the operation's map calls touch when it runs alone on `args` from `init`, and
+/// the shareable values it stores.
+fn used(code: &Code, args: &[Value], init: &Shared, limit: usize) -> Used {
     let mut local = code.start(args);
     let mut shared = init.clone();
     let mut out = Vec::new();
+    let mut values: Vec<Value> = Vec::new();
     for _ in 0..limit {
-        match code.step(&mut local, &mut shared) {
+        let before = shared.clone();
+        let step = code.step(&mut local, &mut shared);
+        for (entry, v) in &shared.map {
+            if before.map.get(entry) != Some(v) && shareable(v) && !values.contains(v) {
+                values.push(v.clone());
+            }
+        }
+        match step {
             Ok(Step::Main {
                 map, method, args, ..
             }) => {
@@ -293,7 +322,19 @@ fn keys_used(code: &Code, args: &[Value], init: &Shared, limit: usize) -> Vec<(u
             Ok(Step::Done(_)) | Err(_) => break,
         }
     }
-    out
+    Used { keys: out, values }
+}
+
+/// Whether another thread can hold `v` as well as the operation: a number, a string, a
+/// boolean, or an object named by a constant of another class; not an object it allocated
+/// (no other thread has it before the operation publishes it) nor one built from an unknown
+/// call's result (fresh in each run: a sequential run would store another one).
+fn shareable(v: &Value) -> bool {
+    match v {
+        Value::Int(_) | Value::Str(_) | Value::Bool(_) => true,
+        Value::Obj(o) => o.site == 0 && o.serial == 0 && o.args.is_empty() && o.calls.is_empty(),
+        Value::Void | Value::Null => false,
+    }
 }
 
 /// Whether `v` is, or is built from, the result of an unknown call.

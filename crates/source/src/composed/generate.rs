@@ -31,7 +31,8 @@ pub struct Extras {
     /// `--bounded` takes both ways.
     pub branches: bool,
     /// Traversals of the map (with `java`): `for` over `keySet()`, `values()` and
-    /// `entrySet()` (reading, removing, `setValue`, leaving early), `forEach` and `clear()`,
+    /// `entrySet()` (reading, removing, `setValue`, leaving early), `forEach`, `clear()` and
+    /// `containsValue` before a `put` of the same value,
     /// which make the operation data-dependent (`Iteration`) and which `--bounded` checks.
     pub iteration: bool,
 }
@@ -39,7 +40,14 @@ pub struct Extras {
 /// A traversal of the map, over the operation's words: `x` is a local it may assign, `val`
 /// a value it may write.
 fn traversal(g: &mut SplitMix64, x: &str, val: &str, pad: &str) -> String {
-    match g.below(8) {
+    match g.below(9) {
+        // Register once: another thread storing the same value under another key between
+        // the check and the put is a move of the bounded check's environment.
+        8 => format!(
+            "if (!m.containsValue({val})) {{
+{pad}  m.put(k, {val});
+{pad}}}"
+        ),
         0 => format!(
             "for (String ik : m.keySet()) {{
 {pad}  {x} = m.get(ik);

@@ -125,11 +125,17 @@ public class Traversals {
     // The same file, load: a class registered once, under its alias (containsValue, a
     // traversal of the values, then put). It is a check-then-act: another thread registering
     // the same class under another alias between the two makes it registered twice. The
-    // bounded check cannot see that: its environment writes values of its own (1000, 1001),
-    // never the operation's `clazz`, so it finds nothing on its domain and says not proved.
+    // bounded check's environment also writes the values the operation stores that another
+    // thread can hold (here the argument `clazz`), so it finds that: with alias=2, clazz=1
+    // on the empty map, containsValue(1) finds nothing; env put(1, 1) -> null (the same
+    // class under alias 1); env put(2, 1000) -> null; put(2, 1) -> 1000. Final map
+    // {1->1, 2->1}. No atomic place fits: first, its put(2, 1) makes the env's put(2, 1000)
+    // return 1 instead of null; after put(1, 1), containsValue(1) holds and it returns
+    // without writing, leaving 2->1000 at the end instead of 2->1.
     // expect: data-dependent not-proved
     // reasons: Iteration Branch
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // witness: classMap.put(1, 1) | classMap.put(2, 1000) | classMap.put(alias, clazz) -> 1000
     void register(String alias, Class<?> clazz) {
         if (classMap.containsValue(clazz)) {
             return;
