@@ -786,7 +786,7 @@ fn extensions(
     };
     let mut states: Vec<Shared> = match &lp.update {
         Some((pre, _)) => vec![pre.clone()],
-        None => lp.seen.iter().cloned().collect(),
+        None => lp.seen.to_vec(),
     };
     let mut s = initial.clone();
     states.push(s.clone());
