@@ -375,15 +375,26 @@ impl Interner {
     #[inline]
     pub fn intern(&mut self, bytes: &[u8]) -> Result<u32, NotUtf8> {
         if bytes.len() <= 8 {
-            let (word, tag) = (load(bytes), bytes.len() as u32 + 1);
-            if let Some(id) = self.small.find(word, tag) {
-                return Ok(id);
-            }
-            // Until it is full, every name of at most 8 bytes is in the small table: one
-            // that it does not hold is new.
-            if self.small.held < SMALL_MAX {
-                return self.intern_new_small(bytes, word, tag);
-            }
+            return self.intern_small(bytes, load(bytes));
+        }
+        self.intern_long(bytes)
+    }
+
+    /// [`Self::intern`] of a name of at most 8 bytes whose `word` (its bytes, little-endian,
+    /// zero past them) the caller took while finding the name's end.
+    // Inlined into the one-pass parser's loop: out of line, saving and restoring registers
+    // around the call cost as much as the lookup (`BENCHMARKS.md`, #43).
+    #[inline(always)]
+    pub(crate) fn intern_small(&mut self, bytes: &[u8], word: u64) -> Result<u32, NotUtf8> {
+        debug_assert!(bytes.len() <= 8 && word == load(bytes));
+        let tag = bytes.len() as u32 + 1;
+        if let Some(id) = self.small.find(word, tag) {
+            return Ok(id);
+        }
+        // Until it is full, every name of at most 8 bytes is in the small table: one that it
+        // does not hold is new.
+        if self.small.held < SMALL_MAX {
+            return self.intern_new_small(bytes, word, tag);
         }
         self.intern_long(bytes)
     }
@@ -494,6 +505,9 @@ impl Interner {
 /// later. Either way a name gets an id of its kind, in the order the parser interns them.
 pub(crate) trait NameSink {
     fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8>;
+    /// [`NameSink::intern`] of a name of at most 8 bytes, with its word
+    /// ([`Interner::intern_small`]).
+    fn intern_small(&mut self, kind: NameKind, bytes: &[u8], word: u64) -> Result<u32, NotUtf8>;
 }
 
 impl NameSink for Names {
@@ -502,6 +516,11 @@ impl NameSink for Names {
     #[inline(always)]
     fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8> {
         self.of_mut(kind).intern(bytes)
+    }
+
+    #[inline(always)]
+    fn intern_small(&mut self, kind: NameKind, bytes: &[u8], word: u64) -> Result<u32, NotUtf8> {
+        self.of_mut(kind).intern_small(bytes, word)
     }
 }
 
