@@ -168,10 +168,10 @@ impl NameSink for ChunkNames<'_> {
     }
 
     #[inline]
-    fn intern_small(&mut self, kind: NameKind, bytes: &[u8], word: u64) -> Result<u32, NotUtf8> {
+    fn intern_small(&mut self, kind: NameKind, word: u64, len: usize) -> Result<u32, NotUtf8> {
         let interner = self.names.of_mut(kind);
         let known = interner.len();
-        let id = interner.intern_small(bytes, word)?;
+        let id = interner.intern_small(word, len)?;
         self.note(kind, known, id);
         Ok(id)
     }

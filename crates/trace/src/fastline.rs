@@ -47,7 +47,7 @@ fn name_end(bytes: &[u8], mut at: usize) -> usize {
 #[inline(always)]
 fn word(buf: &[u8], at: usize, len: usize) -> u64 {
     let mask = u64::MAX >> (64 - 8 * len);
-    match buf.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+    match buf.get(at..at + 8).and_then(<[u8]>::first_chunk::<8>) {
         Some(w) => u64::from_le_bytes(*w) & mask,
         None => {
             let mut w = [0u8; 8];
@@ -176,11 +176,10 @@ struct Span {
 /// The name at `span` of `buf`, interned as `kind`.
 #[inline(always)]
 fn intern<N: NameSink>(names: &mut N, kind: NameKind, buf: &[u8], span: Span) -> Option<u32> {
-    let bytes = &buf[span.at..span.at + span.len];
     let id = if span.len <= 8 {
-        names.intern_small(kind, bytes, word(buf, span.at, span.len))
+        names.intern_small(kind, word(buf, span.at, span.len), span.len)
     } else {
-        names.intern(kind, bytes)
+        names.intern(kind, &buf[span.at..span.at + span.len])
     };
     // Never refused: names of the common shape are ASCII.
     id.ok()
