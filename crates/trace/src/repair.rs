@@ -206,12 +206,15 @@ impl<S: EventSource> LockRepair<S> {
     /// that waited for a late release, per unprotected section and per release ignored, at
     /// the record's position.
     pub fn take_repairs(&mut self) -> impl Iterator<Item = Warning> + '_ {
-        // Asked after every event, and nearly always empty: an empty vector's `Drain` costs
-        // its construction and its drop, which put the tail back, at every event.
-        (!self.repairs.is_empty())
-            .then(|| self.repairs.drain(..))
-            .into_iter()
-            .flatten()
+        self.repairs.drain(..)
+    }
+
+    /// Whether [`Self::take_repairs`] has anything to take. A pass asks after every event,
+    /// and there nearly never is: building and dropping an empty `Drain` cost more than the
+    /// rest of a read's lock repair (`BENCHMARKS.md`, #43).
+    #[inline]
+    pub fn has_repairs(&self) -> bool {
+        !self.repairs.is_empty()
     }
 
     /// How many acquires waited for a late release so far.
@@ -330,6 +333,17 @@ impl<S: EventSource> LockRepair<S> {
     /// handed out as it is, `false` if it was held back.
     #[inline]
     fn pass_inner(&mut self) -> bool {
+        // Most events are no lock record: decided here, inlined, rather than in a call.
+        if !matches!(self.inner.current().op, Op::Acquire(_) | Op::Release(_)) {
+            self.slot = None;
+            return true;
+        }
+        self.pass_lock_record()
+    }
+
+    /// [`Self::pass_inner`] of an acquire or a release.
+    #[inline(never)]
+    fn pass_lock_record(&mut self) -> bool {
         let e = self.inner.current();
         let (l, t, acquire) = match e.op {
             Op::Acquire(l) => (l, e.thread, true),
