@@ -600,8 +600,10 @@ pub fn observe_within<S: EventSource>(
         if !more {
             break;
         }
-        for w in source.take_repairs() {
-            validator.warn(w.pos, w.kind)?;
+        if source.has_repairs() {
+            for w in source.take_repairs() {
+                validator.warn(w.pos, w.kind)?;
+            }
         }
         let e = source.current();
         let pos = source.position();

@@ -474,6 +474,9 @@ impl<S: EventSource> ReadStage<'_, '_, S> {
     /// error under `--strict`.
     #[inline]
     fn note_repairs(&mut self) -> Option<TraceError> {
+        if !self.source.has_repairs() {
+            return None;
+        }
         for w in self.source.take_repairs() {
             if let Err(e) = self.validator.warn(w.pos, w.kind) {
                 return Some(e);

@@ -142,20 +142,37 @@ struct ChunkNames<'a> {
     at: u32,
 }
 
-impl NameSink for ChunkNames<'_> {
+impl ChunkNames<'_> {
+    /// Notes `id`, just interned as `kind`, if it is new to the worker.
     #[inline]
-    fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8> {
-        let interner = self.names.of_mut(kind);
-        let known = interner.len();
-        let id = interner.intern(bytes)?;
+    fn note(&mut self, kind: NameKind, known: usize, id: u32) {
         if id as usize == known {
-            self.name_text.push_str(interner.name(id));
+            self.name_text.push_str(self.names.of(kind).name(id));
             self.new_names.push(NewName {
                 at: self.at,
                 kind,
                 end: self.name_text.len(),
             });
         }
+    }
+}
+
+impl NameSink for ChunkNames<'_> {
+    #[inline]
+    fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8> {
+        let interner = self.names.of_mut(kind);
+        let known = interner.len();
+        let id = interner.intern(bytes)?;
+        self.note(kind, known, id);
+        Ok(id)
+    }
+
+    #[inline]
+    fn intern_small(&mut self, kind: NameKind, word: u64, len: usize) -> Result<u32, NotUtf8> {
+        let interner = self.names.of_mut(kind);
+        let known = interner.len();
+        let id = interner.intern_small(word, len)?;
+        self.note(kind, known, id);
         Ok(id)
     }
 }
@@ -191,14 +208,40 @@ impl Worker {
             name_text,
             at: 0,
         };
+        // Lines of the common shape are parsed in one pass (`crate::fastline`) in the text
+        // format; not the input's first line, which may open with a byte-order mark.
+        let fast = matches!(self.format, LineFormat::Text(_));
         let mut line = 0u64;
-        let mut rest = &bytes[..];
-        while !rest.is_empty() {
-            let (raw, after) = match crate::lines::find_newline(rest) {
-                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
-                None => (rest, &rest[rest.len()..]),
+        let mut at = 0;
+        while at < bytes.len() {
+            if fast && !(*first && line == 0) {
+                names.at = events.len() as u32;
+                if let Some((LineEvent { thread, op, loc }, next)) =
+                    crate::fastline::parse_line(bytes, at, bytes.len(), &mut names)
+                {
+                    at = next;
+                    line += 1;
+                    events.push(Event {
+                        index: 0,
+                        thread,
+                        op,
+                        loc,
+                    });
+                    lines.push(line as u32);
+                    continue;
+                }
+            }
+            let rest = &bytes[at..];
+            let raw = match crate::lines::find_newline(rest) {
+                Some(nl) => {
+                    at += nl + 1;
+                    &rest[..nl]
+                }
+                None => {
+                    at = bytes.len();
+                    rest
+                }
             };
-            rest = after;
             line += 1;
             // What the sequential line splitter refuses (see `lines::LineBuf`).
             if raw.len() >= MAX_LINE {

@@ -13,6 +13,7 @@ pub mod binary;
 pub mod chunked;
 pub mod error;
 pub mod event;
+mod fastline;
 pub mod files;
 pub mod generate;
 pub mod lines;

@@ -36,6 +36,20 @@ impl<R: Read> LineBuf<R> {
         &self.buf
     }
 
+    /// The bytes read and not yet handed out: `buf()[unread()]`. What lies in `buf()` past
+    /// them is stale (or zeros) but may be loaded and masked off.
+    #[inline]
+    pub(crate) fn unread(&self) -> Range<usize> {
+        self.start..self.end
+    }
+
+    /// Hands out the bytes up to `at` (a line's start in `unread()`), parsed by the caller.
+    #[inline]
+    pub(crate) fn skip_to(&mut self, at: usize) {
+        debug_assert!(self.start <= at && at <= self.end);
+        self.start = at;
+    }
+
     /// The next line, without its `\n`, or `None` at the end of the input. `line` is the
     /// number the line will have, for errors.
     #[inline]

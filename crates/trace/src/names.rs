@@ -193,7 +193,7 @@ impl Small {
         (h >> self.shift) as usize
     }
 
-    #[inline]
+    #[inline(always)]
     fn find(&self, word: u64, tag: u32) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
@@ -375,15 +375,35 @@ impl Interner {
     #[inline]
     pub fn intern(&mut self, bytes: &[u8]) -> Result<u32, NotUtf8> {
         if bytes.len() <= 8 {
-            let (word, tag) = (load(bytes), bytes.len() as u32 + 1);
-            if let Some(id) = self.small.find(word, tag) {
-                return Ok(id);
-            }
-            // Until it is full, every name of at most 8 bytes is in the small table: one
-            // that it does not hold is new.
-            if self.small.held < SMALL_MAX {
-                return self.intern_new_small(bytes, word, tag);
-            }
+            return self.intern_small(load(bytes), bytes.len());
+        }
+        self.intern_long(bytes)
+    }
+
+    /// [`Self::intern`] of the name of `len` bytes (at most 8) that `word` holds (its bytes,
+    /// little-endian, zero past them), taken by the caller while finding the name's end: the
+    /// bytes are read again only for a new name.
+    // Inlined into the one-pass parser's loop: out of line, saving and restoring registers
+    // around the call cost as much as the lookup (`BENCHMARKS.md`, #43).
+    #[inline(always)]
+    pub(crate) fn intern_small(&mut self, word: u64, len: usize) -> Result<u32, NotUtf8> {
+        debug_assert!(len <= 8 && (len == 8 || word >> (8 * len) == 0));
+        let tag = len as u32 + 1;
+        if let Some(id) = self.small.find(word, tag) {
+            return Ok(id);
+        }
+        self.intern_small_missed(word, len)
+    }
+
+    /// [`Self::intern_small`] of a name that the small names' table does not hold.
+    #[inline(never)]
+    fn intern_small_missed(&mut self, word: u64, len: usize) -> Result<u32, NotUtf8> {
+        let bytes = word.to_le_bytes();
+        let bytes = &bytes[..len.min(8)];
+        // Until it is full, every name of at most 8 bytes is in the small table: one that it
+        // does not hold is new.
+        if self.small.held < SMALL_MAX {
+            return self.intern_new_small(bytes, word, len as u32 + 1);
         }
         self.intern_long(bytes)
     }
@@ -423,7 +443,7 @@ impl Interner {
     }
 
     /// A name of at most 8 bytes that [`Small`] does not hold.
-    #[inline(never)]
+    #[inline]
     fn intern_new_small(&mut self, bytes: &[u8], word: u64, tag: u32) -> Result<u32, NotUtf8> {
         let name = std::str::from_utf8(bytes).map_err(|_| NotUtf8)?;
         let id = self.names.len() as u32;
@@ -494,6 +514,9 @@ impl Interner {
 /// later. Either way a name gets an id of its kind, in the order the parser interns them.
 pub(crate) trait NameSink {
     fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8>;
+    /// [`NameSink::intern`] of the name of `len` bytes (at most 8) that `word` holds
+    /// ([`Interner::intern_small`]).
+    fn intern_small(&mut self, kind: NameKind, word: u64, len: usize) -> Result<u32, NotUtf8>;
 }
 
 impl NameSink for Names {
@@ -502,6 +525,11 @@ impl NameSink for Names {
     #[inline(always)]
     fn intern(&mut self, kind: NameKind, bytes: &[u8]) -> Result<u32, NotUtf8> {
         self.of_mut(kind).intern(bytes)
+    }
+
+    #[inline(always)]
+    fn intern_small(&mut self, kind: NameKind, word: u64, len: usize) -> Result<u32, NotUtf8> {
+        self.of_mut(kind).intern_small(word, len)
     }
 }
 

@@ -209,6 +209,14 @@ impl<S: EventSource> LockRepair<S> {
         self.repairs.drain(..)
     }
 
+    /// Whether [`Self::take_repairs`] has anything to take. A pass asks after every event,
+    /// and there nearly never is: building and dropping an empty `Drain` cost more than the
+    /// rest of a read's lock repair (`BENCHMARKS.md`, #43).
+    #[inline]
+    pub fn has_repairs(&self) -> bool {
+        !self.repairs.is_empty()
+    }
+
     /// How many acquires waited for a late release so far.
     pub fn repaired(&self) -> u64 {
         self.repaired
@@ -325,6 +333,17 @@ impl<S: EventSource> LockRepair<S> {
     /// handed out as it is, `false` if it was held back.
     #[inline]
     fn pass_inner(&mut self) -> bool {
+        // Most events are no lock record: decided here, inlined, rather than in a call.
+        if !matches!(self.inner.current().op, Op::Acquire(_) | Op::Release(_)) {
+            self.slot = None;
+            return true;
+        }
+        self.pass_lock_record()
+    }
+
+    /// [`Self::pass_inner`] of an acquire or a release.
+    #[inline(never)]
+    fn pass_lock_record(&mut self) -> bool {
         let e = self.inner.current();
         let (l, t, acquire) = match e.op {
             Op::Acquire(l) => (l, e.thread, true),

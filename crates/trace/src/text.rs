@@ -4,6 +4,7 @@
 
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{CallPool, DisplayOp, Event, Op, Value};
+use crate::fastline;
 use crate::lines::LineBuf;
 use crate::names::{
     LocId, LockId, MsgId, NameKind, NameSink, Names, NotUtf8, ObjId, SymId, ThreadId, VarId,
@@ -136,17 +137,40 @@ fn intern<N: NameSink>(
 impl<R: Read> EventSource for TextReader<R> {
     fn advance(&mut self) -> Result<bool, TraceError> {
         loop {
-            let Some(range) = self.lines.next_line(self.line + 1)? else {
-                return Ok(false);
+            // A line of the common shape is parsed in one pass over its bytes, the others by
+            // the general parser; not the first line, which may open with a byte-order mark.
+            let unread = self.lines.unread();
+            let fast = match self.line {
+                0 => None,
+                _ => fastline::parse_line(
+                    self.lines.buf(),
+                    unread.start,
+                    unread.end,
+                    &mut self.names,
+                ),
             };
-            self.line += 1;
-            let raw = &self.lines.buf()[range];
-            let parsed = self
-                .parser
-                .parse(raw, self.line, self.line == 1, &mut self.names)?;
-            let Some(LineEvent { thread, op, loc }) = parsed else {
-                continue;
+            let event = match fast {
+                Some((event, next)) => {
+                    self.lines.skip_to(next);
+                    self.line += 1;
+                    event
+                }
+                None => {
+                    let Some(range) = self.lines.next_line(self.line + 1)? else {
+                        return Ok(false);
+                    };
+                    self.line += 1;
+                    let raw = &self.lines.buf()[range];
+                    let parsed =
+                        self.parser
+                            .parse(raw, self.line, self.line == 1, &mut self.names)?;
+                    let Some(event) = parsed else {
+                        continue;
+                    };
+                    event
+                }
             };
+            let LineEvent { thread, op, loc } = event;
             self.parser
                 .recycle(std::mem::replace(&mut self.slot.op, op));
             self.slot.index = self.next_index;

@@ -1,0 +1,524 @@
+//! The common shape of a text trace's lines, `THREAD|OP(TARGET)|LOCATION` with nothing
+//! around the names, parsed in one pass over the line's bytes; any other line is left to the
+//! general parser of `crate::text`, which decides what every line means.
+//!
+//! Nearly every line of a RAPID or generated trace has that shape (`T4|r(x5307)|11`). The
+//! general parser trims every field and searches each for its delimiters apart, reading the
+//! line's bytes several times, and finds the line's end before it starts; here each byte is
+//! looked at once, classified by a table, and a name's bytes are taken as one word (a masked
+//! 8-byte load) where its end is found, which is the key the interner's small names' table
+//! looks up: nothing reads the name again. A line is parsed here only if the general parser
+//! would read it as the same event; the property test below holds the two against each other
+//! on random lines.
+
+use crate::event::Op;
+use crate::names::{LocId, LockId, MsgId, NameKind, NameSink, SymId, ThreadId, VarId};
+use crate::text::LineEvent;
+
+/// Bytes a name of the common shape is made of: printable ASCII but for the delimiters
+/// `|`, `(`, `)`. Not whitespace (the general parser trims it), not control bytes, not
+/// bytes above ASCII (a name holding them may not be UTF-8, whose error is the general
+/// parser's to give).
+static NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x21;
+    while b < 0x7f {
+        table[b] = !matches!(b as u8, b'|' | b'(' | b')');
+        b += 1;
+    }
+    table
+};
+
+/// Where the run of name bytes that starts at `at` ends.
+#[inline(always)]
+fn name_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(&b) = bytes.get(at) {
+        if !NAME_BYTE[b as usize] {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// The name of `len` bytes (1 to 8) at `at` as one little-endian word, zero past its bytes:
+/// the key of `Interner`'s small names. One load where `buf` has 8 bytes from `at` (bytes
+/// past the name, even past the data read, are masked off).
+#[inline(always)]
+fn word(buf: &[u8], at: usize, len: usize) -> u64 {
+    let mask = u64::MAX >> (64 - 8 * len);
+    match buf.get(at..at + 8).and_then(<[u8]>::first_chunk::<8>) {
+        Some(w) => u64::from_le_bytes(*w) & mask,
+        None => {
+            let mut w = [0u8; 8];
+            let name = &buf[at..at + len];
+            w[..len].copy_from_slice(name);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+/// The word of an operation's name, as [`word`] takes it.
+const fn op_word(name: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < name.len() {
+        w |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+/// The operations a line of the common shape may name. `call` is not one: its target is a
+/// grammar of its own.
+#[derive(Clone, Copy)]
+enum Shape {
+    Read,
+    Write,
+    Acquire,
+    Release,
+    Request,
+    Fork,
+    Join,
+    AtomicLoad,
+    AtomicStore,
+    AtomicRmw,
+    Send,
+    Receive,
+    /// `begin`, labelled or not.
+    Begin,
+    /// `end`, which takes no target.
+    End,
+}
+
+impl Shape {
+    /// The operation named by `word` (a name of at most 8 bytes), if the common shape knows
+    /// it.
+    #[inline(always)]
+    fn of(word: u64) -> Option<Shape> {
+        const R: u64 = op_word(b"r");
+        const W: u64 = op_word(b"w");
+        const ACQ: u64 = op_word(b"acq");
+        const REL: u64 = op_word(b"rel");
+        const REQ: u64 = op_word(b"req");
+        const FORK: u64 = op_word(b"fork");
+        const JOIN: u64 = op_word(b"join");
+        const ALOAD: u64 = op_word(b"aload");
+        const ASTORE: u64 = op_word(b"astore");
+        const RMW: u64 = op_word(b"rmw");
+        const SND: u64 = op_word(b"snd");
+        const RCV: u64 = op_word(b"rcv");
+        const BEGIN: u64 = op_word(b"begin");
+        const END: u64 = op_word(b"end");
+        Some(match word {
+            R => Shape::Read,
+            W => Shape::Write,
+            ACQ => Shape::Acquire,
+            REL => Shape::Release,
+            REQ => Shape::Request,
+            FORK => Shape::Fork,
+            JOIN => Shape::Join,
+            ALOAD => Shape::AtomicLoad,
+            ASTORE => Shape::AtomicStore,
+            RMW => Shape::AtomicRmw,
+            SND => Shape::Send,
+            RCV => Shape::Receive,
+            BEGIN => Shape::Begin,
+            END => Shape::End,
+            _ => return None,
+        })
+    }
+
+    /// The kind of name its target is (`end` has none).
+    #[inline(always)]
+    fn target_kind(self) -> NameKind {
+        match self {
+            Shape::Read
+            | Shape::Write
+            | Shape::AtomicLoad
+            | Shape::AtomicStore
+            | Shape::AtomicRmw => NameKind::Var,
+            Shape::Acquire | Shape::Release | Shape::Request => NameKind::Lock,
+            Shape::Fork | Shape::Join => NameKind::Thread,
+            Shape::Send | Shape::Receive => NameKind::Msg,
+            Shape::Begin | Shape::End => NameKind::Symbol,
+        }
+    }
+
+    /// The operation on the target of id `id`, of [`Shape::target_kind`].
+    #[inline(always)]
+    fn op(self, id: u32) -> Op {
+        match self {
+            Shape::Read => Op::Read(VarId(id)),
+            Shape::Write => Op::Write(VarId(id)),
+            Shape::AtomicLoad => Op::AtomicLoad(VarId(id)),
+            Shape::AtomicStore => Op::AtomicStore(VarId(id)),
+            Shape::AtomicRmw => Op::AtomicRmw(VarId(id)),
+            Shape::Acquire => Op::Acquire(LockId(id)),
+            Shape::Release => Op::Release(LockId(id)),
+            Shape::Request => Op::Request(LockId(id)),
+            Shape::Fork => Op::Fork(ThreadId(id)),
+            Shape::Join => Op::Join(ThreadId(id)),
+            Shape::Send => Op::Send(MsgId(id)),
+            Shape::Receive => Op::Receive(MsgId(id)),
+            Shape::Begin | Shape::End => Op::Begin(Some(SymId(id))),
+        }
+    }
+}
+
+/// A name found in the line: where it starts, and its length.
+#[derive(Clone, Copy)]
+struct Span {
+    at: usize,
+    len: usize,
+}
+
+/// The name at `span` of `buf`, interned as `kind`.
+#[inline(always)]
+fn intern<N: NameSink>(names: &mut N, kind: NameKind, buf: &[u8], span: Span) -> Option<u32> {
+    let id = if span.len <= 8 {
+        names.intern_small(kind, word(buf, span.at, span.len), span.len)
+    } else {
+        names.intern(kind, &buf[span.at..span.at + span.len])
+    };
+    // Never refused: names of the common shape are ASCII.
+    id.ok()
+}
+
+/// The line of the common shape that starts at `at` in `buf`, whose bytes read so far end at
+/// `end`: its event, its names interned into `names`, and where the next line starts. `None`
+/// for any other line, with nothing interned: one the general parser must read (a comment, a
+/// blank line, spaces around a name, a call, an error), or one whose `\n` is not in
+/// `buf[at..end]`. The input's first line (which may open with a byte-order mark) is the
+/// caller's to keep from here.
+#[inline]
+pub(crate) fn parse_line<N: NameSink>(
+    buf: &[u8],
+    at: usize,
+    end: usize,
+    names: &mut N,
+) -> Option<(LineEvent, usize)> {
+    let bytes = buf.get(..end)?;
+    // THREAD|
+    let thread_end = name_end(bytes, at);
+    if thread_end == at || bytes[at] == b'#' || bytes.get(thread_end) != Some(&b'|') {
+        return None;
+    }
+    // OP
+    let op_at = thread_end + 1;
+    let op_end = name_end(bytes, op_at);
+    let op_len = op_end - op_at;
+    if op_len == 0 || op_len > 8 {
+        return None;
+    }
+    let shape = Shape::of(word(buf, op_at, op_len))?;
+    // (TARGET)
+    let mut next = op_end;
+    let target = match bytes.get(next) {
+        Some(b'(') => {
+            let target_end = name_end(bytes, next + 1);
+            if target_end == next + 1 || bytes.get(target_end) != Some(&b')') {
+                return None;
+            }
+            let span = Span {
+                at: next + 1,
+                len: target_end - next - 1,
+            };
+            next = target_end + 1;
+            Some(span)
+        }
+        _ => None,
+    };
+    // |LOCATION, then the line's end
+    let loc = match bytes.get(next) {
+        Some(b'\n') => None,
+        Some(b'|') => {
+            let loc_end = name_end(bytes, next + 1);
+            if loc_end == next + 1 || bytes.get(loc_end) != Some(&b'\n') {
+                return None;
+            }
+            let span = Span {
+                at: next + 1,
+                len: loc_end - next - 1,
+            };
+            next = loc_end;
+            Some(span)
+        }
+        _ => return None,
+    };
+    // What needs a target has one, and `end` has none: anything else is an error, the
+    // general parser's to word.
+    match (shape, target) {
+        (Shape::End, Some(_)) => return None,
+        (Shape::Begin | Shape::End, _) | (_, Some(_)) => {}
+        (_, None) => return None,
+    }
+    // Interned in the general parser's order: thread, target, location.
+    let thread = ThreadId(intern(
+        names,
+        NameKind::Thread,
+        buf,
+        Span {
+            at,
+            len: thread_end - at,
+        },
+    )?);
+    let op = match target {
+        // Each kind's lookup written out, so that each is inlined with its table known.
+        Some(t) => shape.op(match shape.target_kind() {
+            NameKind::Var => intern(names, NameKind::Var, buf, t)?,
+            NameKind::Lock => intern(names, NameKind::Lock, buf, t)?,
+            NameKind::Thread => intern(names, NameKind::Thread, buf, t)?,
+            NameKind::Msg => intern(names, NameKind::Msg, buf, t)?,
+            kind => intern(names, kind, buf, t)?,
+        }),
+        None => match shape {
+            Shape::Begin => Op::Begin(None),
+            _ => Op::End,
+        },
+    };
+    let loc = match loc {
+        Some(span) => Some(LocId(intern(names, NameKind::Location, buf, span)?)),
+        None => None,
+    };
+    Some((LineEvent { thread, op, loc }, next + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{generate_trace, GenConfig};
+    use crate::names::Names;
+    use crate::text::{TextLines, TextWriter};
+    use crate::TraceError;
+    use proptest::prelude::*;
+
+    /// Every kind's names, in id order: two `Names` that list the same gave the same ids.
+    fn listed(names: &Names) -> Vec<Vec<String>> {
+        NameKind::ALL
+            .iter()
+            .map(|&k| names.of(k).iter().map(str::to_owned).collect())
+            .collect()
+    }
+
+    /// Names a trace may already hold when the line comes, so that some of the line's names
+    /// are known and some new.
+    fn seeded() -> Names {
+        let mut names = Names::default();
+        for (kind, name) in [
+            (NameKind::Thread, "T1"),
+            (NameKind::Thread, "T0"),
+            (NameKind::Var, "x"),
+            (NameKind::Lock, "L11"),
+            (NameKind::Location, "Bank.java:22"),
+        ] {
+            names.of_mut(kind).intern(name.as_bytes()).expect("ascii");
+        }
+        names
+    }
+
+    /// `line` (no `\n` in it) read by the general parser and by this one, from a buffer that
+    /// holds `before`, the line, its `\n` (unless `ended` is false) and `after`: the same
+    /// event and the same names, or nothing parsed here and nothing interned.
+    fn agree(before: &[u8], line: &[u8], ended: bool, after: &[u8]) -> Result<(), TestCaseError> {
+        let mut buf = before.to_vec();
+        buf.extend_from_slice(line);
+        if ended {
+            buf.push(b'\n');
+        }
+        let end = buf.len();
+        buf.extend_from_slice(after);
+        let mut general_names = seeded();
+        let general: Result<_, TraceError> =
+            TextLines::new().parse(line, 9, false, &mut general_names);
+        let mut fast_names = seeded();
+        let fast = parse_line(&buf, before.len(), end, &mut fast_names);
+        match fast {
+            Some((event, next)) => {
+                prop_assert!(ended, "a line without its end parsed: {line:?}");
+                prop_assert_eq!(next, before.len() + line.len() + 1);
+                let Ok(Some(want)) = general else {
+                    return Err(TestCaseError::fail(format!(
+                        "{line:?}: parsed here, but the general parser gives {general:?}"
+                    )));
+                };
+                prop_assert_eq!(
+                    (event.thread, event.op, event.loc),
+                    (want.thread, want.op, want.loc),
+                    "{:?}",
+                    String::from_utf8_lossy(line)
+                );
+                prop_assert_eq!(listed(&fast_names), listed(&general_names));
+            }
+            None => prop_assert_eq!(listed(&fast_names), listed(&seeded())),
+        }
+        Ok(())
+    }
+
+    impl std::fmt::Debug for LineEvent {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{:?} {:?} {:?}", self.thread, self.op, self.loc)
+        }
+    }
+
+    /// Names, operations and what can surround them: known and new names, names of 8 and 9
+    /// bytes (the two sides of the small names' word), bytes the common shape leaves to
+    /// the general parser (spaces, `\r`, a vertical tab, which Rust's trimming keeps,
+    /// non-ASCII and non-UTF-8 bytes, `#`, `,`).
+    fn name() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            4 => prop::sample::select(vec![
+                "T1", "T0", "T7", "x", "x5307", "L11", "12345678", "123456789",
+                "Bank.java:22", "a,b", "#c", "c#", "-", "nil", "call", "r",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            1 => prop::collection::vec(
+                prop::sample::select(b"ab1#,| ()\t\r\x0b\x00\xc3\xa9\xff.".to_vec()),
+                0..11
+            ),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Vec<u8>> {
+        prop::sample::select(vec![
+            "r", "w", "acq", "rel", "req", "fork", "join", "aload", "astore", "rmw", "snd", "rcv",
+            "begin", "end", "call", "foo", "", "R", "acquire", "rd", "forkjoin",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec())
+    }
+
+    /// Spaces where a line may or may not have them.
+    fn pad() -> impl Strategy<Value = &'static [u8]> {
+        prop_oneof![
+            8 => Just(&b""[..]),
+            1 => prop::sample::select(vec![&b" "[..], b"\t", b"\r", b"\x0b", b"  "]),
+        ]
+    }
+
+    /// Lines of the shape `THREAD|OP(TARGET)|LOCATION`, each part possibly missing, doubled,
+    /// padded or mangled; and lines of random bytes of the format's alphabet.
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        let shaped = (
+            (pad(), name(), pad()),
+            (op(), prop_oneof![4 => Just(Some(())), 1 => Just(None)]),
+            (name(), pad()),
+            prop_oneof![3 => Just(Some(())), 1 => Just(None)],
+            (name(), pad()),
+        )
+            .prop_map(
+                |((p0, thread, p1), (op, paren), (target, p2), bar, (loc, p3))| {
+                    let mut l = [p0, &thread[..], p1, b"|", &op[..]].concat();
+                    if paren.is_some() {
+                        l.extend_from_slice(&[b"(", &target[..], b")", p2].concat());
+                    }
+                    if bar.is_some() {
+                        l.extend_from_slice(&[b"|", &loc[..], p3].concat());
+                    }
+                    l
+                },
+            );
+        let soup = prop::collection::vec(
+            prop::sample::select(b"T1x|()acqrwend #,\t\r\xff".to_vec()),
+            0..20,
+        );
+        prop_oneof![6 => shaped, 1 => soup]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The general parser is the specification: on any line, this one agrees with it or
+        /// leaves the line to it, wherever the line lies in the buffer and whatever follows.
+        #[test]
+        fn agrees_with_the_general_parser(
+            line in line(),
+            before in prop::sample::select(vec![&b""[..], b"T0|r(x)|1\n", b"junk\n"]),
+            ended in prop_oneof![5 => Just(true), 1 => Just(false)],
+            after in prop::sample::select(vec![&b""[..], b"T1|w(x)|2\n", b"|", b"abcdefghijklmnop"]),
+        ) {
+            prop_assume!(!line.contains(&b'\n'));
+            agree(before, &line, ended, after)?;
+        }
+    }
+
+    /// The lines this parser exists for are parsed here, not left to the general parser: a
+    /// generated trace's every line, at every operation the common shape knows.
+    #[test]
+    fn the_common_shapes_are_parsed_here() {
+        let trace = generate_trace(&GenConfig {
+            events: 3_000,
+            threads: 6,
+            vars: 300,
+            locks: 5,
+            blocks: 0.2,
+            ..GenConfig::default()
+        });
+        let mut w = TextWriter::new(Vec::new());
+        for e in &trace.events {
+            w.write_event(e, &trace.names).expect("writable");
+        }
+        let text = w.finish().expect("in memory");
+        let extra = b"T9|aload(a1)|s\nT9|astore(a1)\nT9|rmw(a123456789)|1\nT9|snd(m)|2\nT9|rcv(m)|2\nT9|req(L0)\nT9|begin\nT9|begin(label)|3\nT9|end|4\n";
+        let text = [&text[..], extra].concat();
+        let mut names = Names::default();
+        let mut at = 0;
+        let mut events = Vec::new();
+        while at < text.len() {
+            let Some((event, next)) = parse_line(&text, at, text.len(), &mut names) else {
+                panic!(
+                    "left to the general parser: {:?}",
+                    String::from_utf8_lossy(&text[at..])
+                );
+            };
+            events.push(event);
+            at = next;
+        }
+        assert_eq!(events.len(), trace.events.len() + 9);
+        for (got, want) in events.iter().zip(&trace.events) {
+            assert_eq!(
+                (got.thread, &got.op, got.loc),
+                (want.thread, &want.op, want.loc)
+            );
+        }
+        assert_eq!(
+            listed(&names)[NameKind::Var as usize][..trace.names.vars.len()],
+            listed(&trace.names)[NameKind::Var as usize][..]
+        );
+    }
+
+    /// Lines this parser leaves to the general one, each for a reason of its own.
+    #[test]
+    fn other_lines_are_left_to_the_general_parser() {
+        for line in [
+            &b"# a comment\n"[..],
+            b"\n",
+            b"   \n",
+            b"T1 |r(x)|1\n",
+            b"T1|r( x)|1\n",
+            b"T1|r(x)|1\r\n",
+            b"T1|r(x)|\n",
+            b"T1|r(x)\t\n",
+            b"T1|call(o.m(1)/2)|3\n",
+            b"T1|r|1\n",
+            b"T1|end(x)|1\n",
+            b"T1|end()|1\n",
+            b"T1|begin()|1\n",
+            b"T1|foo(x)|1\n",
+            b"T1|acquire(x)|1\n",
+            b"|r(x)|1\n",
+            b"T1|(x)|1\n",
+            b"T1|r(x)|1|2\n",
+            b"T1|r(x(y))|1\n",
+            b"T\xc3\xa9|r(x)|1\n",
+            b"T1|r(x)|1",
+        ] {
+            let mut names = Names::default();
+            assert!(
+                parse_line(line, 0, line.len(), &mut names).is_none(),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+            assert_eq!(names.total(), 0);
+        }
+    }
+}
