@@ -861,9 +861,7 @@ impl DynamicViews {
                 let u = d.thread;
                 // As the scan of `mark_parallel_with`: a latest end ordered before the region's
                 // begin, or examined at the previous end of `slot`'s view, has nothing to add.
-                if u == t.0
-                    || d.last_end_epoch <= begin.get(ThreadId(u))
-                    || d.last_end_seq <= prev
+                if u == t.0 || d.last_end_epoch <= begin.get(ThreadId(u)) || d.last_end_seq <= prev
                 {
                     continue;
                 }
