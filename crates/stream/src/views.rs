@@ -28,7 +28,10 @@
 //! Memory is bounded by the number of distinct views per thread, not by the trace: per (thread,
 //! view) the analysis keeps the view once, the events of its first region, and four numbers.
 //! Two views of different threads *may run in parallel* when some region of one is unordered
-//! with some region of the other; this is decided exactly, online: when a region `B'` of thread
+//! with some region of the other; the relation is kept for the pairs of views that conflict
+//! (a variable both access and one of them writes), the only pairs a sensor's witness holds
+//! (see `mark_parallel`), so that threads running at once over views that share no written
+//! variable cost no pair. It is decided exactly, online: when a region `B'` of thread
 //! `u` ends, a region `B` of thread `t` that ended earlier is unordered with it iff
 //! `epoch(B.end) > clock(B'.begin)[t]`, so only the latest end of each view of `t` matters, and
 //! `t`'s views are kept in order of their latest end so that the scan stops at the first one
@@ -43,7 +46,7 @@ use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_report::{EventRef, Finding};
 use hindsight_trace::{ErrorKind, Event, LocId, Names, Op, ThreadId, VarId};
 use hindsight_views::sensors::{Warning, LIMIT};
-use hindsight_views::view::{add_bits, Kind, Mark, View};
+use hindsight_views::view::{add_bits, Kind, Mark, View, WRITES};
 use hindsight_views::{
     detect_within, findings, mhp_filter, rules, Knowledge, Provenance, Schedule, ThreadViews,
     ViewId,
@@ -78,9 +81,23 @@ impl Regions {
 
 const NONE: u32 = u32::MAX;
 
-/// How many pairs of views the may-happen-in-parallel relation records at most (64 MB or so).
-/// Past it the relation is saturated: every pair is taken to run in parallel, so the filter
-/// removes only what program order rules out, never a warning it cannot justify.
+/// How the analysis finds the views a region that ends may run in parallel with (see
+/// `DynamicViews::mark_parallel`). Both ways give the same relation; the choice is the
+/// cheaper at each region's end, and a test can force one to hold each to the brute force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marking {
+    /// The cheaper of the two at each end.
+    Cheaper,
+    /// Through the variables of the region's view.
+    ByVariables,
+    /// Through the threads that may have a region unordered with it.
+    ByThreads,
+}
+
+/// How many pairs of conflicting views the may-happen-in-parallel relation records at most
+/// (64 MB or so). Past it the relation is saturated: every pair is taken to run in parallel,
+/// so the filter removes only what program order rules out, never a warning it cannot
+/// justify.
 const MAX_PARALLEL_PAIRS: usize = 1 << 22;
 
 /// An access event of a region: index and location.
@@ -107,8 +124,10 @@ struct ThreadState {
     head: u32,
     /// Its number of slots.
     slots: u32,
-    /// Whether the thread is in `DynamicViews::open`.
-    open: bool,
+    /// The thread's place in `DynamicViews::open` (`NONE`: not there): a join takes it out
+    /// without a search (a thread per request joins its threads in the order it forked them,
+    /// which a search of the open threads would meet last once they are shuffled).
+    open_at: u32,
 }
 
 impl Default for ThreadState {
@@ -119,7 +138,7 @@ impl Default for ThreadState {
             region: NONE,
             head: NONE,
             slots: 0,
-            open: false,
+            open_at: NONE,
         }
     }
 }
@@ -250,6 +269,7 @@ impl ClassLevel {
 pub struct DynamicViews {
     regions: Regions,
     mhp: bool,
+    marking: Marking,
     /// `Auto` has seen an acquire: the trace has locks, so its blocks are not regions.
     seen_lock: bool,
     /// `Auto` took blocks at a `begin` before any acquire; the first acquire undoes that.
@@ -262,7 +282,15 @@ pub struct DynamicViews {
     /// The slot of each (thread, view) the trace has.
     slot_of: FxHashMap<(u32, ViewId), u32>,
     slots: Vec<Slot>,
+    /// The pairs of slots (smaller first) whose views conflict and have regions unordered.
     parallel: FxHashSet<(u32, u32)>,
+    /// Per variable of the views (by id), the slots whose view accesses it, and those whose
+    /// view writes it: where `mark_parallel` finds the slots a view conflicts with. Kept
+    /// with the filter on only.
+    accessing: Vec<Vec<u32>>,
+    writing: Vec<Vec<u32>>,
+    /// Entries of `accessing` and `writing`.
+    var_slots: usize,
     /// The threads with slots that may have a region unordered with a region about to end:
     /// those not joined, and those joined since (see `joined`).
     open: Vec<u32>,
@@ -335,6 +363,7 @@ impl DynamicViews {
         DynamicViews {
             regions,
             mhp,
+            marking: Marking::Cheaper,
             seen_lock: false,
             provisional: false,
             threads: Vec::new(),
@@ -344,6 +373,9 @@ impl DynamicViews {
             slot_of: FxHashMap::default(),
             slots: Vec::new(),
             parallel: FxHashSet::default(),
+            accessing: Vec::new(),
+            writing: Vec::new(),
+            var_slots: 0,
             open: Vec::new(),
             joined: FxHashMap::default(),
             joiners: Vec::new(),
@@ -374,6 +406,11 @@ impl DynamicViews {
         }
     }
 
+    /// The analysis finding parallel views one way only (for tests: the answer is the same).
+    pub fn with_marking(self, marking: Marking) -> DynamicViews {
+        DynamicViews { marking, ..self }
+    }
+
     /// The analysis within `budget`: the memory of its views, slots and relation of views
     /// that may run in parallel is charged to it, the clock polled as events pass; once the
     /// budget is spent the pass stops, and the report says what the events seen so far show
@@ -394,7 +431,9 @@ impl DynamicViews {
         let slots =
             self.slots.len() * (size_of::<Slot>() + 24) + self.slot_events * size_of::<Entry>();
         // A pair in the set, and the two counts it bumps.
-        let parallel = self.parallel.len() * (size_of::<(u32, u32)>() + 2 * 16);
+        let parallel = self.parallel.len() * (size_of::<(u32, u32)>() + 2 * 16)
+            + (self.accessing.len() + self.writing.len()) * size_of::<Vec<u32>>()
+            + self.var_slots * size_of::<u32>();
         let class = self.class.as_ref().map_or(0, |c| {
             c.threads.len() * 16 + c.views.entries * 2 * size_of::<(u32, u8)>()
         });
@@ -460,7 +499,7 @@ impl DynamicViews {
     /// blocks otherwise.
     #[cold]
     fn switch_to(&mut self, regions: Regions) {
-        let (mhp, granularity) = (self.mhp, self.granularity);
+        let (mhp, granularity, marking) = (self.mhp, self.granularity, self.marking);
         let var_class = std::mem::take(&mut self.var_class);
         let (names, ids) = (
             std::mem::take(&mut self.class_names),
@@ -468,7 +507,9 @@ impl DynamicViews {
         );
         let must = std::mem::take(&mut self.must);
         let (budget, events) = (self.budget.take(), self.events);
-        *self = DynamicViews::new(regions, mhp).with_granularity(granularity);
+        *self = DynamicViews::new(regions, mhp)
+            .with_granularity(granularity)
+            .with_marking(marking);
         self.provisional = regions == Regions::Blocks;
         self.seen_lock = regions == Regions::Locks;
         self.must = must;
@@ -675,6 +716,21 @@ impl DynamicViews {
                 });
                 self.threads[t.index()].slots += 1;
                 self.slot_events += th.entries.len();
+                if self.mhp {
+                    for en in &th.entries {
+                        let x = en.var as usize;
+                        if x >= self.accessing.len() {
+                            self.accessing.resize_with(x + 1, Vec::new);
+                            self.writing.resize_with(x + 1, Vec::new);
+                        }
+                        self.accessing[x].push(s);
+                        self.var_slots += 1;
+                        if en.bits & WRITES != 0 {
+                            self.writing[x].push(s);
+                            self.var_slots += 1;
+                        }
+                    }
+                }
                 self.slot_of.insert((t.0, view), s);
                 s
             }
@@ -698,8 +754,8 @@ impl DynamicViews {
         if self.mhp && self.parallel.len() < MAX_PARALLEL_PAIRS {
             self.mark_parallel(slot, t);
         }
-        if !self.threads[t.index()].open {
-            self.threads[t.index()].open = true;
+        if self.threads[t.index()].open_at == NONE {
+            self.threads[t.index()].open_at = self.open.len() as u32;
             self.open.push(t.0);
         }
         let epoch = must.clock(t).get(t);
@@ -718,21 +774,59 @@ impl DynamicViews {
         th.region = NONE;
     }
 
-    /// Marks every view of another thread with a region unordered with the region of `slot`
-    /// that just ended (see the module comment).
+    /// Marks every view of another thread that conflicts with the view of `slot` and has a
+    /// region unordered with the region of `slot` that just ended (see the module comment).
+    ///
+    /// Conflicting views only (`View::conflicts_with`: a variable both access and one writes):
+    /// the filter asks about no other pair. A witness of view consistency (MoTH's Property 1)
+    /// sets an intruder's view whose read (write) variables are a maximal set `m` beside views
+    /// of the split thread whose write (read or write) variables overlap `m`: both access a
+    /// variable of the overlap, in a way of which one is a write. A witness of a stale value
+    /// (Property 2) sets a view writing the variable beside views reading or writing it. So
+    /// threads that hold locks at once over views that share only what they all read (the
+    /// `locks-held` shape) record no pair, where every pair of them would be recorded.
+    ///
+    /// The slots are found the cheaper of two ways, both exact: through the view's variables
+    /// (the slots accessing a variable it writes, and writing a variable it reads), each slot's
+    /// latest end tested against the region's begin clock; or through the threads that may
+    /// have a region unordered with this one (those not joined, and those joined since the
+    /// region began: every region of a thread joined earlier ended before it began), each
+    /// thread's slots scanned in order of their latest ends, stopping at the first ordered
+    /// before the region. A thread per request has a handful of threads in flight and every
+    /// thread on one variable; threads holding locks at once have every thread in flight and
+    /// few slots on a variable.
     fn mark_parallel(&mut self, slot: u32, t: ThreadId) {
-        let mut candidates = std::mem::take(&mut self.scratch_threads);
-        candidates.clear();
-        candidates.extend_from_slice(&self.open);
-        let begin = &self.region(t).begin_clock;
-        for &j in &self.joiners {
+        let view = &self.views.views[self.slots[slot as usize].view as usize];
+        let by_variables: usize = view
+            .entries()
+            .iter()
+            .map(|&(x, bits)| self.conflicting(x, bits).len())
+            .sum();
+        let begin = &self.open_regions[self.threads[t.index()].region as usize].begin_clock;
+        let fresh = |j: u32| {
             let known = begin.get(ThreadId(j));
             let list = &self.joined[&j];
             // A join at the epoch the region began at may lie inside the region (no event of
             // the joiner between its begin and the join moves its clock): kept as a candidate;
             // a thread joined before the begin is ordered before it and marks nothing.
-            let fresh = list.partition_point(|x| x.epoch < known);
-            candidates.extend(list[fresh..].iter().map(|x| x.thread));
+            &list[list.partition_point(|x| x.epoch < known)..]
+        };
+        let by_threads =
+            self.open.len() + self.joiners.iter().map(|&j| fresh(j).len()).sum::<usize>();
+        let by_variables_cheaper = match self.marking {
+            Marking::Cheaper => by_variables <= by_threads,
+            Marking::ByVariables => true,
+            Marking::ByThreads => false,
+        };
+        if by_variables_cheaper {
+            self.mark_conflicting(slot, t);
+            return;
+        }
+        let mut candidates = std::mem::take(&mut self.scratch_threads);
+        candidates.clear();
+        candidates.extend_from_slice(&self.open);
+        for &j in &self.joiners {
+            candidates.extend(fresh(j).iter().map(|x| x.thread));
         }
         for &u in &candidates {
             self.mark_parallel_with(slot, t, u as usize);
@@ -740,7 +834,47 @@ impl DynamicViews {
         self.scratch_threads = candidates;
     }
 
-    /// Marks the views of `u` with a region unordered with the region of `slot` (of `t`).
+    /// The slots whose views conflict with a view that accesses `x` as `bits` says, through
+    /// `x`: those accessing it if the view writes it, those writing it if it only reads it.
+    fn conflicting(&self, x: u32, bits: u8) -> &[u32] {
+        let lists = if bits & WRITES != 0 {
+            &self.accessing
+        } else {
+            &self.writing
+        };
+        lists.get(x as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// [`mark_parallel`](Self::mark_parallel) through the view's variables.
+    fn mark_conflicting(&mut self, slot: u32, t: ThreadId) {
+        let prev = self.slots[slot as usize].last_end_seq;
+        let view = &self.views.views[self.slots[slot as usize].view as usize];
+        let begin = &self.open_regions[self.threads[t.index()].region as usize].begin_clock;
+        for &(x, bits) in view.entries() {
+            let lists = if bits & WRITES != 0 {
+                &self.accessing
+            } else {
+                &self.writing
+            };
+            for &s in &lists[x as usize] {
+                let d = &self.slots[s as usize];
+                let u = d.thread;
+                // As the scan of `mark_parallel_with`: a latest end ordered before the region's
+                // begin, or examined at the previous end of `slot`'s view, has nothing to add.
+                if u == t.0 || d.last_end_epoch <= begin.get(ThreadId(u)) || d.last_end_seq <= prev
+                {
+                    continue;
+                }
+                if self.parallel.insert((s.min(slot), s.max(slot))) {
+                    bump(&mut self.slots[slot as usize].known, u as usize);
+                    bump(&mut self.slots[s as usize].known, t.index());
+                }
+            }
+        }
+    }
+
+    /// Marks the views of `u` that conflict with the view of `slot` (of `t`) and have a region
+    /// unordered with its region.
     fn mark_parallel_with(&mut self, slot: u32, t: ThreadId, u: usize) {
         let prev = self.slots[slot as usize].last_end_seq;
         // Once every view of `u` is known to run in parallel with this one, there is nothing
@@ -755,6 +889,7 @@ impl DynamicViews {
             return;
         }
         let c = self.region(t).begin_clock.get(ThreadId(u as u32));
+        let view = &self.views.views[self.slots[slot as usize].view as usize];
         let mut s = self.threads[u].head;
         while s != NONE {
             let d = &self.slots[s as usize];
@@ -762,7 +897,9 @@ impl DynamicViews {
                 break;
             }
             let next = d.next;
-            if self.parallel.insert((s.min(slot), s.max(slot))) {
+            if view.conflicts_with(&self.views.views[d.view as usize])
+                && self.parallel.insert((s.min(slot), s.max(slot)))
+            {
                 bump(&mut self.slots[slot as usize].known, u);
                 bump(&mut self.slots[s as usize].known, t.index());
             }
@@ -772,12 +909,16 @@ impl DynamicViews {
 
     /// After `t` joins `u`: `u` leaves the open threads for `t`'s list of joined ones.
     fn joined(&mut self, t: ThreadId, u: ThreadId, must: &HappensBefore) {
-        if u.index() >= self.threads.len() || !self.threads[u.index()].open {
+        let Some(k) = self.threads.get(u.index()).map(|th| th.open_at as usize) else {
+            return;
+        };
+        if k == NONE as usize {
             return;
         }
-        self.threads[u.index()].open = false;
-        if let Some(k) = self.open.iter().position(|&x| x == u.0) {
-            self.open.swap_remove(k);
+        self.threads[u.index()].open_at = NONE;
+        self.open.swap_remove(k);
+        if let Some(&moved) = self.open.get(k) {
+            self.threads[moved as usize].open_at = k as u32;
         }
         self.thread(t);
         let epoch = must.clock(t).get(t);

@@ -8,7 +8,7 @@ use hindsight_order::{HappensBefore, VectorClock};
 use hindsight_rng::SplitMix64;
 use hindsight_source::views::{lang, symbolic};
 use hindsight_stream::groups::Granularity;
-use hindsight_stream::views::{class_name, DynamicViews, Regions};
+use hindsight_stream::views::{class_name, DynamicViews, Marking, Regions};
 use hindsight_stream::{run, Observer, RunOptions};
 use hindsight_trace::arbitrary::{requests_from_choices, trace_from_choices, Requests, Shape};
 use hindsight_trace::{Op, TextReader, ThreadId, Trace};
@@ -441,8 +441,8 @@ fn hb(clocks: &[VectorClock], trace: &Trace, i: usize, j: usize) -> bool {
 type ThreadView = (u32, View);
 
 /// The analysis fed as the pass `hb` feeds it: each event with the pass's happens-before at it.
-fn feed(trace: &Trace, mut hb: HappensBefore) -> DynamicViews {
-    let mut d = DynamicViews::new(Regions::Blocks, true);
+fn feed(trace: &Trace, mut hb: HappensBefore, marking: Marking) -> DynamicViews {
+    let mut d = DynamicViews::new(Regions::Blocks, true).with_marking(marking);
     for e in &trace.events {
         hb.before(e);
         d.on_event(e, &hb, &trace.names).expect("no error");
@@ -527,7 +527,7 @@ proptest! {
     ) {
         let shape = Requests { first, stride, in_flight, vars: 3, locks: 2, msgs: 2 };
         let trace = blocks_around_locks(&requests_from_choices(&choices, shape));
-        check_views(&trace, HappensBefore::new().sharing_dense_from(share))?;
+        check_views(&trace, || HappensBefore::new().sharing_dense_from(share))?;
     }
 }
 
@@ -559,13 +559,24 @@ fn blocks_around_locks(trace: &Trace) -> Trace {
 }
 
 fn views_and_parallel_regions_match_brute_force(trace: &Trace) -> Result<(), TestCaseError> {
-    check_views(trace, HappensBefore::new())
+    check_views(trace, HappensBefore::new)
 }
 
 /// The views and the may-happen-in-parallel relation of the analysis fed by `hb` against the
-/// brute force.
-fn check_views(trace: &Trace, pass: HappensBefore) -> Result<(), TestCaseError> {
-    let d = feed(trace, pass);
+/// brute force, with each way of finding parallel views.
+fn check_views(trace: &Trace, pass: impl Fn() -> HappensBefore) -> Result<(), TestCaseError> {
+    for marking in [Marking::Cheaper, Marking::ByVariables, Marking::ByThreads] {
+        check_views_marking(trace, pass(), marking)?;
+    }
+    Ok(())
+}
+
+fn check_views_marking(
+    trace: &Trace,
+    pass: HappensBefore,
+    marking: Marking,
+) -> Result<(), TestCaseError> {
+    let d = feed(trace, pass, marking);
     let regions = regions(trace);
     let clocks = must_clocks(trace);
 
@@ -587,7 +598,14 @@ fn check_views(trace: &Trace, pass: HappensBefore) -> Result<(), TestCaseError> 
                 continue;
             }
             let ordered = hb(&clocks, trace, a.end, b.begin) || hb(&clocks, trace, b.end, a.begin);
-            if !ordered {
+            // The relation keeps the pairs of views the filter can be asked about: those of a
+            // variable both access and one writes.
+            let conflict = a.view.accesses().any(|x| {
+                b.view
+                    .accesses()
+                    .any(|y| x.var == y.var && (x.kind == Kind::Write || y.kind == Kind::Write))
+            });
+            if !ordered && conflict {
                 let (x, y) = ((a.thread.0, a.view.clone()), (b.thread.0, b.view.clone()));
                 want.insert(if x <= y { (x, y) } else { (y, x) });
             }
@@ -951,4 +969,13 @@ fn a_join_inside_a_region_at_its_begin_epoch_leaves_the_joined_region_parallel()
     };
     let trace = trace_from_choices(&choices, shape);
     views_and_parallel_regions_match_brute_force(&trace).expect("as the brute force");
+    // The same with a write in the joined region: the two views conflict, so the pair is one
+    // the relation keeps (two reads are never asked about).
+    let text = "T0|fork(T2)\nT2|begin\nT0|begin\nT2|w(x0)\nT2|end\nT0|join(T2)\nT0|r(x0)\nT0|end\n";
+    let trace = Trace::collect(&mut TextReader::new(text.as_bytes())).expect("valid");
+    views_and_parallel_regions_match_brute_force(&trace).expect("as the brute force");
+    for marking in [Marking::ByVariables, Marking::ByThreads] {
+        let d = feed(&trace, HappensBefore::new(), marking);
+        assert_eq!(d.parallel_views().len(), 1, "{marking:?}");
+    }
 }

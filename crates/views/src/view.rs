@@ -21,7 +21,8 @@ pub const WRITE_FRESH: u8 = 4;
 /// `(w, v, •)`: a write preceded by a read of the variable in the region.
 pub const WRITE_AFTER_READ: u8 = 8;
 const READS: u8 = READ_OPEN | READ_OVERWRITTEN;
-const WRITES: u8 = WRITE_FRESH | WRITE_AFTER_READ;
+/// The bits of the writes of a variable, either mark.
+pub const WRITES: u8 = WRITE_FRESH | WRITE_AFTER_READ;
 
 /// `r` or `w`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -233,6 +234,32 @@ impl View {
             .collect()
     }
 
+    /// Whether the two views *conflict*: some variable is accessed by both and written by one
+    /// of them. Every pair of views a sensor's witness puts side by side (an intruder's view
+    /// and a view of the split thread) conflicts: view consistency overlaps a maximal read
+    /// view with write views, or a maximal write view with read or write views, on a
+    /// variable of the overlap; a stale value pairs a view writing the variable with views
+    /// reading or writing it.
+    pub fn conflicts_with(&self, other: &View) -> bool {
+        let (a, b) = (&self.entries, &other.entries);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    // Entries hold no empty bit sets: both access the variable.
+                    if (a[i].1 | b[j].1) & WRITES != 0 {
+                        return true;
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        false
+    }
+
     /// Renders the view with variable names, e.g. `{r(x)•, w(x)•, r(y)∘}`.
     pub fn render(&self, name: &dyn Fn(u32) -> String) -> String {
         let parts: Vec<String> = self
@@ -361,6 +388,33 @@ mod tests {
         ) {
             let sets: Vec<Vec<u32>> = sets.into_iter().map(|s| s.into_iter().collect()).collect();
             prop_assert_eq!(maximal(&sets), literal_maximal(&sets));
+        }
+    }
+
+    proptest! {
+        /// Two views conflict when some access of one and some access of the other are to
+        /// one variable and one of the two is a write, read off their accesses.
+        #[test]
+        fn conflicts_are_a_write_and_an_access_of_one_variable(
+            a in proptest::collection::vec((0u32..5, any::<bool>(), any::<bool>()), 0..5),
+            b in proptest::collection::vec((0u32..5, any::<bool>(), any::<bool>()), 0..5),
+        ) {
+            let view = |accesses: &[(u32, bool, bool)]| {
+                let mut v = View::new();
+                for &(var, write, open) in accesses {
+                    let kind = if write { Kind::Write } else { Kind::Read };
+                    let mark = if open { Mark::Open } else { Mark::Closed };
+                    v.add(Access::new(kind, var, mark));
+                }
+                v
+            };
+            let (va, vb) = (view(&a), view(&b));
+            let literal = va.accesses().any(|x| {
+                vb.accesses()
+                    .any(|y| x.var == y.var && (x.kind == Kind::Write || y.kind == Kind::Write))
+            });
+            prop_assert_eq!(va.conflicts_with(&vb), literal);
+            prop_assert_eq!(vb.conflicts_with(&va), literal);
         }
     }
 
