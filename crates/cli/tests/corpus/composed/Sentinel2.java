@@ -3,59 +3,12 @@
 //   expect: CLASS VERDICT     reasons: RULE ...     bounded: VERDICT (as in Caches.java)
 package corpus.sentinel2;
 
-import java.lang.reflect.Method;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-
-// sentinel-core/src/main/java/com/alibaba/csp/sentinel/util/MethodUtil.java
-// (resolveMethodName): throw on null, double-checked get under a lock, build the name in a
-// loop over the method's parameter types, put. The put's lost update is real (get -> null
-// twice; env put(m, 1000); put(m, name) returns the built name where the sequential run
-// from {m->1000} returns 1000), so the right bounded answer is not-linearizable. The
-// bounded check gives up instead (200,000 states): the loop over an array an unknown call
-// returned has no bound, `hasNext()` is taken both ways at every round, and the search
-// spends its states on ever longer loops. Recorded as the tool answers; the gap is the
-// bounded search's (a loop over unknown contents, see the corpus40 report).
-final class MethodNames {
-    private static final Map<Method, String> methodNameMap = new ConcurrentHashMap<>();
-    private static final Object LOCK = new Object();
-
-    // expect: data-dependent not-proved
-    // reasons: Exit Branch
-    // bounded: not-proved
-    static String resolveMethodName(Method method) {
-        if (method == null) {
-            throw new IllegalArgumentException("Null method");
-        }
-        String methodName = methodNameMap.get(method);
-        if (methodName == null) {
-            synchronized (LOCK) {
-                methodName = methodNameMap.get(method);
-                if (methodName == null) {
-                    StringBuilder sb = new StringBuilder();
-                    sb.append(method.getDeclaringClass().getName()).append(":").append(method.getName());
-                    sb.append("(");
-                    Class<?>[] params = method.getParameterTypes();
-                    int paramPos = 0;
-                    for (Class<?> clazz : params) {
-                        sb.append(clazz.getCanonicalName());
-                        if (++paramPos < params.length) {
-                            sb.append(",");
-                        }
-                    }
-                    sb.append(")");
-                    methodName = sb.toString();
-                    methodNameMap.put(method, methodName);
-                }
-            }
-        }
-        return methodName;
-    }
-}
 
 // sentinel-extension/sentinel-parameter-flow-control/src/main/java/com/alibaba/csp/sentinel/
 // slots/block/flow/param/ParameterMetricStorage.java (initParamMetricsFor): return on a null
