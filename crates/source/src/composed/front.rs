@@ -220,11 +220,18 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
     let file = project.files[file_index];
     let snippet = class.name.is_empty();
     let chain = project.chain(file_index, class);
-    // A class that extends a concurrent map, directly or through classes of the files given.
+    // A class that extends a concurrent map, directly or through classes of the files given;
+    // or an interface that extends one, whose default methods call the map's own methods
+    // (`default V computeIfAbsent(..) { .. get(key) .. putIfAbsent(key, v) .. }`), atomic as
+    // `ConcurrentMap`'s contract makes every implementation's.
     let custom_map = chain.iter().any(|c| {
         c.1.superclass
             .as_deref()
             .is_some_and(java::is_concurrent_map_type)
+            || c.1
+                .extends_interfaces
+                .iter()
+                .any(|i| java::is_concurrent_map_type(i))
     });
     let mut program = Program {
         class: class.name.clone(),
@@ -3582,6 +3589,23 @@ mod helper_tests {
         }
         // The getter is no operation.
         assert_eq!(ps[0].operations.len(), 3);
+    }
+
+    /// An interface that extends a concurrent map: its default methods' unqualified calls act
+    /// on the map (the JDK's `ConcurrentMap.computeIfAbsent` default); one that extends
+    /// another interface does not make its calls map calls.
+    #[test]
+    fn default_methods_of_an_interface_that_extends_a_concurrent_map_are_operations() {
+        let ps = parse(
+            "interface Cache<K, V> extends Comparable<K>, ConcurrentMap<K, V> {\n  default V getOrMake(K key, V made) {\n    V v = get(key);\n    if (v == null) {\n      V raced = putIfAbsent(key, made);\n      v = raced == null ? made : raced;\n    }\n    return v;\n  }\n  V abstractOne(K key);\n}\ninterface Other<K, V> extends Comparable<K> {\n  default V twice(K key) { get(key); return get(key); }\n}\n",
+        )
+        .expect("parses");
+        let cache = ps.iter().find(|p| p.class == "Cache").expect("Cache");
+        assert_eq!(cache.operations.len(), 1);
+        let o = op(&ps, "getOrMake");
+        assert!(o.unsupported.is_none(), "{:?}", o.unsupported);
+        let other = ps.iter().find(|p| p.class == "Other");
+        assert!(other.is_none_or(|p| p.operations.is_empty()), "{other:?}");
     }
 }
 
