@@ -631,7 +631,6 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "Traversals.java",
         "Sentinel.java",
         "Sentinel2.java",
-        "Interfaces.java",
     ] {
         let path = format!("{dir}/{file}");
         check_file(&path, 3);
