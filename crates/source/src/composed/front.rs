@@ -35,7 +35,7 @@
 //! an unknown call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
 //! constant of another class or a final field set by a constructor is an opaque value; casts
 //! are their operand; `synchronized` blocks are their body (a lock the map's other clients
-//! need not take orders nothing). What would change the meaning if ignored is recorded: an
+//! need not take orders nothing, even the map's own monitor, which no concurrent map takes). What would change the meaning if ignored is recorded: an
 //! operation that iterates over a map other than by the traversals below, or lets a map escape
 //! into unknown code, is `unsupported`, with the construct and its line; exceptional paths through `catch` are an
 //! approximation that keeps the verdict from being a proof.
@@ -948,13 +948,10 @@ impl<'a> Lowering<'a> {
                 }));
             }
             "synchronized_statement" => {
-                if let Some(lock) = n.named_child(0) {
-                    if lock.kind() == "parenthesized_expression" {
-                        if let Some(inner) = lock.named_child(0) {
-                            self.escapes(inner);
-                        }
-                    }
-                }
+                // The lock, even the map itself (`synchronized (cache)`), only orders the
+                // threads that take it: no `java.util.concurrent` map locks its own monitor,
+                // and taking it hands the map to no code, so it is neither a map call nor an
+                // escape.
                 if let Some(b) = n.child_by_field_name("body") {
                     let b = self.block(b);
                     out.push(mk(StmtKind::Block(b)));
@@ -3589,6 +3586,18 @@ mod helper_tests {
         }
         // The getter is no operation.
         assert_eq!(ps[0].operations.len(), 3);
+    }
+
+    /// The map as a lock (`synchronized (cache) { .. }`, a double-checked cache) is no use of
+    /// it: the operation is lowered, its body as a block.
+    #[test]
+    fn the_map_as_a_lock_is_no_escape() {
+        let ps = parse(&class(
+            "  Object get(String k) { Object v = cache.get(k); if (v == null) { synchronized (cache) { v = cache.get(k); if (v == null) { v = 1; cache.put(k, v); } } } return v; }\n",
+        ))
+        .expect("parses");
+        let o = op(&ps, "get");
+        assert!(o.unsupported.is_none(), "{:?}", o.unsupported);
     }
 
     /// An interface that extends a concurrent map: its default methods' unqualified calls act
