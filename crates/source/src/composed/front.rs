@@ -35,7 +35,7 @@
 //! an unknown call — an arbitrary fresh value on every evaluation, with any effect on non-map state; a
 //! constant of another class or a final field set by a constructor is an opaque value; casts
 //! are their operand; `synchronized` blocks are their body (a lock the map's other clients
-//! need not take orders nothing). What would change the meaning if ignored is recorded: an
+//! need not take orders nothing, even the map's own monitor, which no concurrent map takes). What would change the meaning if ignored is recorded: an
 //! operation that iterates over a map other than by the traversals below, or lets a map escape
 //! into unknown code, is `unsupported`, with the construct and its line; exceptional paths through `catch` are an
 //! approximation that keeps the verdict from being a proof.
@@ -220,11 +220,18 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
     let file = project.files[file_index];
     let snippet = class.name.is_empty();
     let chain = project.chain(file_index, class);
-    // A class that extends a concurrent map, directly or through classes of the files given.
+    // A class that extends a concurrent map, directly or through classes of the files given;
+    // or an interface that extends one, whose default methods call the map's own methods
+    // (`default V computeIfAbsent(..) { .. get(key) .. putIfAbsent(key, v) .. }`), atomic as
+    // `ConcurrentMap`'s contract makes every implementation's.
     let custom_map = chain.iter().any(|c| {
         c.1.superclass
             .as_deref()
             .is_some_and(java::is_concurrent_map_type)
+            || c.1
+                .extends_interfaces
+                .iter()
+                .any(|i| java::is_concurrent_map_type(i))
     });
     let mut program = Program {
         class: class.name.clone(),
@@ -941,13 +948,10 @@ impl<'a> Lowering<'a> {
                 }));
             }
             "synchronized_statement" => {
-                if let Some(lock) = n.named_child(0) {
-                    if lock.kind() == "parenthesized_expression" {
-                        if let Some(inner) = lock.named_child(0) {
-                            self.escapes(inner);
-                        }
-                    }
-                }
+                // The lock, even the map itself (`synchronized (cache)`), only orders the
+                // threads that take it: no `java.util.concurrent` map locks its own monitor,
+                // and taking it hands the map to no code, so it is neither a map call nor an
+                // escape.
                 if let Some(b) = n.child_by_field_name("body") {
                     let b = self.block(b);
                     out.push(mk(StmtKind::Block(b)));
@@ -3582,6 +3586,35 @@ mod helper_tests {
         }
         // The getter is no operation.
         assert_eq!(ps[0].operations.len(), 3);
+    }
+
+    /// The map as a lock (`synchronized (cache) { .. }`, a double-checked cache) is no use of
+    /// it: the operation is lowered, its body as a block.
+    #[test]
+    fn the_map_as_a_lock_is_no_escape() {
+        let ps = parse(&class(
+            "  Object get(String k) { Object v = cache.get(k); if (v == null) { synchronized (cache) { v = cache.get(k); if (v == null) { v = 1; cache.put(k, v); } } } return v; }\n",
+        ))
+        .expect("parses");
+        let o = op(&ps, "get");
+        assert!(o.unsupported.is_none(), "{:?}", o.unsupported);
+    }
+
+    /// An interface that extends a concurrent map: its default methods' unqualified calls act
+    /// on the map (the JDK's `ConcurrentMap.computeIfAbsent` default); one that extends
+    /// another interface does not make its calls map calls.
+    #[test]
+    fn default_methods_of_an_interface_that_extends_a_concurrent_map_are_operations() {
+        let ps = parse(
+            "interface Cache<K, V> extends Comparable<K>, ConcurrentMap<K, V> {\n  default V getOrMake(K key, V made) {\n    V v = get(key);\n    if (v == null) {\n      V raced = putIfAbsent(key, made);\n      v = raced == null ? made : raced;\n    }\n    return v;\n  }\n  V abstractOne(K key);\n}\ninterface Other<K, V> extends Comparable<K> {\n  default V twice(K key) { get(key); return get(key); }\n}\n",
+        )
+        .expect("parses");
+        let cache = ps.iter().find(|p| p.class == "Cache").expect("Cache");
+        assert_eq!(cache.operations.len(), 1);
+        let o = op(&ps, "getOrMake");
+        assert!(o.unsupported.is_none(), "{:?}", o.unsupported);
+        let other = ps.iter().find(|p| p.class == "Other");
+        assert!(other.is_none_or(|p| p.operations.is_empty()), "{other:?}");
     }
 }
 

@@ -143,6 +143,14 @@ impl fmt::Display for Value {
                 if o.site == 0 && o.serial == 0 && o.args.is_empty() && o.calls.is_empty() {
                     return write!(f, "{}", o.class);
                 }
+                if o.site == 0 && o.serial > 0 && o.calls.is_empty() {
+                    // A boolean made from undecided operands (see `undecided`).
+                    match (&*o.class, o.args.as_slice()) {
+                        ("!", [x]) => return write!(f, "!{x}"),
+                        ("&&" | "||", [x, y]) => return write!(f, "({x} {} {y})", o.class),
+                        _ => {}
+                    }
+                }
                 if o.site == 0 {
                     // An unknown call: receiver first, then which fresh value it gave.
                     match o.args.split_first() {
@@ -625,6 +633,7 @@ fn eval_in(
             v if v.is_fresh() && assumed.is_some() => {
                 Value::Bool(!truth(&v, assumed)?.unwrap_or(false))
             }
+            v if v.is_fresh() => undecided("!", vec![v], thread, fresh),
             Value::Bool(b) => Value::Bool(!b),
             Value::Null => return Err(npe()),
             v => {
@@ -647,6 +656,15 @@ fn eval_in(
                         None => x,
                     };
                     let Value::Bool(xb) = x else {
+                        if x.is_fresh() {
+                            return junction_of_undecided(
+                                *op,
+                                x,
+                                eval(b, slots, shared),
+                                thread,
+                                fresh,
+                            );
+                        }
                         return Err(Fault::Stuck(format!("`{}` applied to {x}", op.symbol())));
                     };
                     if xb == (*op == BinOp::Or) {
@@ -658,6 +676,8 @@ fn eval_in(
                     }
                     return match y {
                         Value::Bool(y) => Ok(Value::Bool(y)),
+                        // `false || y` and `true && y` are `y`, decided or not.
+                        y if y.is_fresh() => Ok(y),
                         y => Err(Fault::Stuck(format!("`{}` applied to {y}", op.symbol()))),
                     };
                 }
@@ -741,6 +761,53 @@ fn eval_in(
             ))
         }
     })
+}
+
+/// A boolean the proof leaves undecided, made from undecided operands (`!x`, `x || y`):
+/// where no assumption decides an unknown value (the verifier's proof), such a value may
+/// still be passed along (`check(a.isX() || b.isY())`), as the unknown value it is; a
+/// condition or comparison on it stays `cannot evaluate`, as one on its operands does.
+fn undecided(op: &str, args: Vec<Value>, thread: u8, fresh: &mut u32) -> Value {
+    *fresh += 1;
+    Value::Obj(Rc::new(Obj {
+        class: Rc::from(op),
+        site: 0,
+        thread,
+        args,
+        calls: Vec::new(),
+        serial: *fresh,
+    }))
+}
+
+/// `x && y` or `x || y` where the proof leaves `x` undecided. Java evaluates `y` only on one
+/// answer of `x`, so `y` is evaluated here as if it were: a value is exact on that answer
+/// (a decided `y` that settles the junction settles it on both), an exception is one only
+/// that answer throws, which the proof cannot tell apart, so it cannot evaluate the junction.
+fn junction_of_undecided(
+    op: BinOp,
+    x: Value,
+    y: Result<Value, Fault>,
+    thread: u8,
+    fresh: &mut u32,
+) -> Result<Value, Fault> {
+    let y = match y {
+        Ok(y) => y,
+        Err(Fault::Throw(e)) => {
+            return Err(Fault::Stuck(format!(
+                "`{}` applied to {x}, whose right operand throws {e} on one answer of it",
+                op.symbol()
+            )))
+        }
+        Err(fault) => return Err(fault),
+    };
+    match y {
+        // `x || true` is true and `x && false` is false whatever `x` is.
+        Value::Bool(yb) if yb == (op == BinOp::Or) => Ok(Value::Bool(yb)),
+        // `x || false` and `x && true` are `x`.
+        Value::Bool(_) => Ok(x),
+        y if y.is_fresh() => Ok(undecided(op.symbol(), vec![x, y], thread, fresh)),
+        y => Err(Fault::Stuck(format!("`{}` applied to {y}", op.symbol()))),
+    }
 }
 
 fn binary(op: BinOp, x: Value, y: Value) -> Result<Value, Fault> {
@@ -1862,6 +1929,55 @@ mod tests {
         let local = code.start(&[Value::Int(1)]);
         code.run_sequential(local, code.shared(Default::default()), 1000)
             .expect("runs")
+    }
+
+    /// Runs the first operation of `source` alone with the argument `1`, from the empty map.
+    fn try_run(source: &str) -> Result<(Outcome, Shared), Stuck> {
+        let programs = parse(source).expect("parses");
+        let program = &programs[0];
+        let code = lower(program, &program.operations[0]);
+        code.run_sequential(
+            code.start(&[Value::Int(1)]),
+            code.shared(Default::default()),
+            1000,
+        )
+    }
+
+    #[test]
+    fn junctions_of_undecided_values_are_passed_along_not_decided() {
+        let fields = "ConcurrentHashMap<String, Object> m;\nfinal Factory f;\n";
+        let returns = |e: &str| {
+            let source =
+                format!("{fields}Object op(String k) {{\n  m.put(k, 1);\n  return {e};\n}}\n");
+            match try_run(&source) {
+                Ok((Outcome::Returned(v), _)) => Ok(v.to_string()),
+                Ok((out, _)) => panic!("{e}: {out:?}"),
+                Err(Stuck(why)) => Err(why),
+            }
+        };
+        // Passed along as what it is: one unknown boolean of both operands (SpiLoader.of's
+        // `isTrue(s.isInterface() || isAbstract(..), ..)`).
+        assert_eq!(
+            returns("f.a(k) || f.b(k)").as_deref(),
+            Ok("(this.f.a(1)#1 || this.f.b(1)#2)")
+        );
+        assert_eq!(returns("!f.a(k)").as_deref(), Ok("!this.f.a(1)#1"));
+        // A right operand that settles the junction settles it whatever the left one is; one
+        // that does not leaves the left one; a decided left one that does not short-circuit
+        // leaves the right one.
+        assert_eq!(returns("f.a(k) || true").as_deref(), Ok("true"));
+        assert_eq!(returns("f.a(k) && false").as_deref(), Ok("false"));
+        assert_eq!(returns("f.a(k) && true").as_deref(), Ok("this.f.a(1)#1"));
+        assert_eq!(returns("false || f.b(k)").as_deref(), Ok("this.f.b(1)#1"));
+        assert_eq!(returns("true || f.b(k)").as_deref(), Ok("true"));
+        // A right operand that throws does so on one answer of the left one only: not decided.
+        let why = returns("f.a(k) || ((String) null).isEmpty()").expect_err("stuck");
+        assert!(why.contains("throws"), "{why}");
+        // Deciding one is still beyond the proof: a condition on it cannot be evaluated.
+        let branch = format!(
+            "{fields}Object op(String k) {{\n  if (f.a(k) || f.b(k)) {{\n    m.put(k, 1);\n  }}\n  return m.get(k);\n}}\n"
+        );
+        assert!(try_run(&branch).is_err());
     }
 
     #[test]

@@ -189,6 +189,8 @@ pub struct ClassDecl<'t> {
     pub superclass: Option<String>,
     /// The interfaces it implements, as written (`Runnable`).
     pub interfaces: Vec<String>,
+    /// For an interface, the interfaces it extends, as written (`ConcurrentMap<K, V>`).
+    pub extends_interfaces: Vec<String>,
     pub fields: Vec<FieldDecl<'t>>,
     pub methods: Vec<MethodDecl<'t>>,
 }
@@ -240,6 +242,7 @@ pub fn classes(file: &JavaFile) -> Result<Vec<ClassDecl<'_>>, SyntaxError> {
         pos: Pos::new(1, 1),
         superclass: None,
         interfaces: Vec::new(),
+        extends_interfaces: Vec::new(),
         fields: Vec::new(),
         methods: Vec::new(),
     };
@@ -328,11 +331,36 @@ fn collect_classes<'t>(
             found
         })
         .unwrap_or_default();
+    // `interface I extends A, B`: no field name in the grammar, a child of its own kind.
+    let extends_interfaces = {
+        let mut c = node.walk();
+        let list = node
+            .named_children(&mut c)
+            .find(|k| k.kind() == "extends_interfaces");
+        list.map(|l| {
+            let mut types = Vec::new();
+            let mut c = l.walk();
+            for t in l.named_children(&mut c) {
+                if t.kind() == "type_list" {
+                    let mut c2 = t.walk();
+                    types.extend(
+                        t.named_children(&mut c2)
+                            .map(|x| file.text_of(x).to_owned()),
+                    );
+                } else {
+                    types.push(file.text_of(t).to_owned());
+                }
+            }
+            types
+        })
+        .unwrap_or_default()
+    };
     let mut class = ClassDecl {
         name: name.clone(),
         pos: file.pos(node),
         superclass,
         interfaces,
+        extends_interfaces,
         fields: Vec::new(),
         methods: Vec::new(),
     };
@@ -386,6 +414,7 @@ fn finish<'t>(
                         pos,
                         superclass: Some(ty.to_owned()),
                         interfaces: Vec::new(),
+                        extends_interfaces: Vec::new(),
                         fields: Vec::new(),
                         methods: Vec::new(),
                     };

@@ -378,3 +378,35 @@ class Registry extends RegistryBase {
         };
     }
 }
+
+// Pattern: yuanguangxin/LeetCode src/其他/线程安全的本地缓存/Main.java (get, a "thread-safe
+// local cache"): double-checked get, the second check inside `synchronized (cache)` (the map
+// itself as the lock), then a put of a value made by a static helper of the class (no map:
+// an unknown call). Locking the map's monitor orders only the threads that take it (no
+// java.util.concurrent map locks its own monitor), so another thread's put between the
+// second get and the put is lost: get(1) -> null twice; env put(1, 1000); put(1, loaded)
+// returns the loaded value, where the sequential run from {1->1000} returns 1000. (Before,
+// the lock expression counted as the map escaping into unseen code: unsupported.)
+class LockedCache {
+    private final Map<Object, Object> cache = new ConcurrentHashMap<>();
+
+    static Object load(Object key) {
+        String value = key + ": value";
+        return value;
+    }
+
+    // expect: SCM not-linearizable
+    Object getLocked(Object key) {
+        Object value = cache.get(key);
+        if (value == null) {
+            synchronized (cache) {
+                value = cache.get(key);
+                if (value == null) {
+                    value = load(key);
+                    cache.put(key, value);
+                }
+            }
+        }
+        return value;
+    }
+}

@@ -1,0 +1,154 @@
+// More composed operations of alibaba/Sentinel (Apache-2.0; snapshot of commit d75a6687b827,
+// Oct 2025), written for this corpus after the method cited above each, as in Sentinel.java.
+//   expect: CLASS VERDICT     reasons: RULE ...     bounded: VERDICT (as in Caches.java)
+package corpus.sentinel2;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+// sentinel-extension/sentinel-parameter-flow-control/src/main/java/com/alibaba/csp/sentinel/
+// slots/block/flow/param/ParameterMetricStorage.java (initParamMetricsFor): return on a null
+// resource or name (Exit), the key a name read from the resource once into a local and again
+// at the put (Keys: two calls, two values for the analysis), double-checked get and put
+// under a lock, then initialise the metric read or made. Where the name is the same both
+// times, the put's lost update is real (get(n) -> null twice; env put(n, 1000); put(n, m)
+// leaves {n->m}, where the sequential run from {n->1000} keeps 1000), so the right bounded
+// answer is not-linearizable. The bounded check takes `getName()` as a function of its
+// receiver, but its environment writes only the keys 1 and 2 of the small domain (its
+// bounds say "2 key(s)"), never the name computed from the resource, so it never puts
+// between the gets and the put: no violation found. Recorded as the tool answers; the gap
+// is the bounded search's environment (see the corpus40 report).
+final class ParamMetrics {
+    private static final Map<String, Metric> metricsMap = new ConcurrentHashMap<>();
+    private static final Object LOCK = new Object();
+
+    // expect: data-dependent not-proved
+    // reasons: Exit Keys
+    // bounded: not-proved
+    static void initParamMetricsFor(Resource resourceWrapper, Object rule) {
+        if (resourceWrapper == null || resourceWrapper.getName() == null) {
+            return;
+        }
+        String resourceName = resourceWrapper.getName();
+        Metric metric;
+        if ((metric = metricsMap.get(resourceName)) == null) {
+            synchronized (LOCK) {
+                if ((metric = metricsMap.get(resourceName)) == null) {
+                    metric = new Metric();
+                    metricsMap.put(resourceWrapper.getName(), metric);
+                }
+            }
+        }
+        metric.initialize(rule);
+    }
+}
+
+// sentinel-adapter/sentinel-zuul2-adapter/src/main/java/com/alibaba/csp/sentinel/adapter/
+// gateway/zuul2/api/ZuulGatewayApiMatcherManager.java (getApiMatcherMap): the map handed to
+// a library wrapper, whose callers read it later: its uses cannot be counted, so it is
+// listed, unsupported, with the construct.
+final class ApiMatchers {
+    private static final Map<String, Object> API_MATCHER_MAP = new ConcurrentHashMap<>();
+
+    // expect: SCM unsupported
+    static Map<String, Object> getApiMatcherMap() {
+        return Collections.unmodifiableMap(API_MATCHER_MAP);
+    }
+}
+
+// sentinel-dashboard/src/main/java/com/alibaba/csp/sentinel/dashboard/metric/MetricFetcher.java
+// (doFetchAppMetric): containsKey then get(app).get() (an NPE if another thread removes the
+// app between them, which no sequential run throws: a real violation), arithmetic on the
+// value read, a return when too near, then computeIfAbsent(app, ..).set(end). The arithmetic
+// is on unknown values (`get(app).get() + 1000`, `Math.max`), where the bounded check stops
+// (an unknown value in arithmetic, counted and named): not-proved, though the violation is
+// real. The gap is in the bounded search (arithmetic on unknown values, bounded40's item).
+final class Fetcher {
+    private final Map<String, AtomicLong> appLastFetchTime = new ConcurrentHashMap<>();
+
+    // expect: data-dependent not-proved
+    // reasons: Branch
+    // bounded: not-proved
+    private void doFetchAppMetric(final String app) {
+        long now = System.currentTimeMillis();
+        long lastFetchMs = now - 6000;
+        if (appLastFetchTime.containsKey(app)) {
+            lastFetchMs = Math.max(lastFetchMs, appLastFetchTime.get(app).get() + 1000);
+        }
+        lastFetchMs = lastFetchMs / 1000 * 1000;
+        long endTime = lastFetchMs + 1000;
+        if (endTime > now - 1000 * 2) {
+            return;
+        }
+        appLastFetchTime.computeIfAbsent(app, a -> new AtomicLong()).set(endTime);
+    }
+}
+
+// sentinel-cluster/sentinel-cluster-server-default/src/main/java/com/alibaba/csp/sentinel/
+// cluster/flow/rule/ClusterFlowRuleManager.java (registerPropertyIfAbsent, register2Property,
+// registerPropertyInternal): double-checked containsKey under a lock, then two helpers deep:
+// a supplier read from a static field (Globals) makes the property, a return when there is
+// none, then get, detach the old listener, put. Two violations in the paper's environment
+// (any thread may write the map and the field): a lost update (containsKey -> false twice;
+// env put(ns, 1000); the helper replaces it, where a run from {ns->1000} does nothing) and
+// the one the bounded check reports, the field tested then read again: env sets the
+// supplier; `propertySupplier == null` is false; env sets it to null; `.apply` throws, which
+// no sequential run does. In Sentinel itself both need a writer Sentinel does not have
+// (its setter rejects null; the map's writers hold UPDATE_LOCK): violations of the
+// operation, as Definition 3.1 judges it, not of the program.
+final class FlowProperties {
+    private static final Map<String, Property> PROPERTY_MAP = new ConcurrentHashMap<>();
+    private static volatile Function<String, Source> propertySupplier;
+    private static final Object UPDATE_LOCK = new Object();
+
+    // expect: data-dependent not-proved
+    // reasons: Globals Branch
+    // bounded: not-linearizable
+    // witness: propertySupplier = propertySupplier#1 | if (propertySupplier == null) | propertySupplier = null | throws NullPointerException
+    static void registerPropertyIfAbsent(String namespace) {
+        AssertUtil.notEmpty(namespace, "namespace");
+        if (!PROPERTY_MAP.containsKey(namespace)) {
+            synchronized (UPDATE_LOCK) {
+                if (!PROPERTY_MAP.containsKey(namespace)) {
+                    register2Property(namespace);
+                }
+            }
+        }
+    }
+
+    // The field's test-then-read alone (the same witness).
+    // expect: data-dependent not-proved
+    // reasons: Globals Exit
+    // bounded: not-linearizable
+    // witness: propertySupplier = propertySupplier#1 | if (propertySupplier == null) | propertySupplier = null | throws NullPointerException
+    static void register2Property(String namespace) {
+        AssertUtil.notEmpty(namespace, "namespace");
+        if (propertySupplier == null) {
+            return;
+        }
+        Source property = propertySupplier.apply(namespace);
+        if (property == null) {
+            return;
+        }
+        synchronized (UPDATE_LOCK) {
+            registerPropertyInternal(namespace, property);
+        }
+    }
+
+    // The helper alone: get, detach what was read, put. The put is the only update and
+    // writes whatever is there; nothing is returned: linearizable at the put, proved.
+    // expect: SCM linearizable
+    private static void registerPropertyInternal(String namespace, Source property) {
+        Property oldProperty = PROPERTY_MAP.get(namespace);
+        if (oldProperty != null) {
+            oldProperty.getProperty().removeListener(oldProperty.getListener());
+        }
+        Listener listener = new FlowRulePropertyListener(namespace);
+        property.addListener(listener);
+        PROPERTY_MAP.put(namespace, new Property(namespace, property, listener));
+    }
+}
