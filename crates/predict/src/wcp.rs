@@ -299,7 +299,7 @@ pub struct Wcp {
     /// bytes the tables take.
     guards: Vec<Guards>,
     guard_bytes: usize,
-    messages: Vec<(VectorClock, VectorClock)>,
+    messages: Vec<VectorClock>,
     /// Per variable, the `H` and `C` clocks of its latest atomic access (see `atomic_order`).
     atomics: Vec<(VectorClock, VectorClock)>,
     accesses: Accesses,
@@ -356,7 +356,7 @@ impl Wcp {
             + guards
             + (2 * threads + 2 * self.locks.len()) * clock
             + self.locks.len() * size_of::<LockState>()
-            + (self.messages.len() + self.atomics.len()) * 2 * clock
+            + (self.messages.len() + 2 * self.atomics.len()) * clock
             + self.accesses.bytes()
     }
 
@@ -377,13 +377,6 @@ impl Wcp {
             self.held.push(Vec::new());
             self.depth.push(0);
         }
-    }
-
-    /// `C_t`: `P_t` with `t`'s own component from `H_t`.
-    fn c(&self, t: ThreadId) -> VectorClock {
-        let mut c = self.p[t.index()].clone();
-        c.set(t, self.h[t.index()].get(t));
-        c
     }
 
     /// `C_t`, into `into`.
@@ -603,32 +596,35 @@ impl Observer for Wcp {
             Op::AtomicStore(x) | Op::AtomicRmw(x) => self.access(e, x, true, true, hb),
             Op::Acquire(l) if self.nesting.acquire(t, l) => self.acquire(t, l),
             Op::Release(l) if self.nesting.release(t, l) => self.release(t, l),
+            // Fork, join and send → receive order outright: each edge is a WCP edge, so
+            // (rule (c)) everything happens-before its source is WCP before its target, and
+            // the target's `P` takes the source's `H` (which holds its `C`: `P ⊑ H`).
             Op::Fork(u) => {
                 self.thread(u);
-                let (h, c) = (self.h[t.index()].clone(), self.c(t));
+                let h = self.h[t.index()].clone();
                 self.h[u.index()].join(&h);
-                self.p[u.index()].join(&c);
+                self.p[u.index()].join(&h);
                 self.h[t.index()].increment(t);
             }
             Op::Join(u) => {
                 self.thread(u);
-                let (h, c) = (self.h[u.index()].clone(), self.c(u));
+                let h = self.h[u.index()].clone();
                 self.h[t.index()].join(&h);
-                self.p[t.index()].join(&c);
+                self.p[t.index()].join(&h);
                 self.h[u.index()].increment(u);
             }
             Op::Send(m) => {
-                let (h, c) = (self.h[t.index()].clone(), self.c(t));
+                let h = self.h[t.index()].clone();
                 if m.index() >= self.messages.len() {
                     self.messages.resize_with(m.index() + 1, Default::default);
                 }
-                self.messages[m.index()] = (h, c);
+                self.messages[m.index()] = h;
                 self.h[t.index()].increment(t);
             }
             Op::Receive(m) => {
-                if let Some((h, c)) = self.messages.get(m.index()) {
+                if let Some(h) = self.messages.get(m.index()) {
                     self.h[t.index()].join(h);
-                    self.p[t.index()].join(c);
+                    self.p[t.index()].join(h);
                 }
             }
             _ => {}

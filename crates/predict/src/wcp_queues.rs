@@ -67,7 +67,7 @@ pub struct WcpQueues {
     /// sections that read it, and of those that wrote it.
     read_in: FxHashMap<(LockId, VarId), VectorClock>,
     written_in: FxHashMap<(LockId, VarId), VectorClock>,
-    messages: Vec<(VectorClock, VectorClock)>,
+    messages: Vec<VectorClock>,
     /// Per variable, the `H` and `C` clocks of its latest atomic access (see `atomic_order`).
     atomics: Vec<(VectorClock, VectorClock)>,
     accesses: Accesses,
@@ -340,30 +340,30 @@ impl Observer for WcpQueues {
             Op::Release(l) if self.nesting.release(t, l) => self.release(t, l),
             Op::Fork(u) => {
                 self.thread(u);
-                let (h, c) = (self.h[t.index()].clone(), self.c(t));
+                let h = self.h[t.index()].clone();
                 self.h[u.index()].join(&h);
-                self.p[u.index()].join(&c);
+                self.p[u.index()].join(&h);
                 self.h[t.index()].increment(t);
             }
             Op::Join(u) => {
                 self.thread(u);
-                let (h, c) = (self.h[u.index()].clone(), self.c(u));
+                let h = self.h[u.index()].clone();
                 self.h[t.index()].join(&h);
-                self.p[t.index()].join(&c);
+                self.p[t.index()].join(&h);
                 self.h[u.index()].increment(u);
             }
             Op::Send(m) => {
-                let (h, c) = (self.h[t.index()].clone(), self.c(t));
+                let h = self.h[t.index()].clone();
                 if m.index() >= self.messages.len() {
                     self.messages.resize_with(m.index() + 1, Default::default);
                 }
-                self.messages[m.index()] = (h, c);
+                self.messages[m.index()] = h;
                 self.h[t.index()].increment(t);
             }
             Op::Receive(m) => {
-                if let Some((h, c)) = self.messages.get(m.index()) {
+                if let Some(h) = self.messages.get(m.index()) {
                     self.h[t.index()].join(h);
-                    self.p[t.index()].join(c);
+                    self.p[t.index()].join(h);
                 }
             }
             _ => {}
