@@ -247,7 +247,7 @@ fn every_fork_of_a_thread_forked_twice_orders_its_later_events() {
 
 /// Where RAPID's WCP engine (focs-lab/rapid 1094358, `WCP -f std`) and the definition part,
 /// found by running both on random generated traces (`hindsight gen`, converted with
-/// `--to rapid`): on 60 traces of 200-1,700 events, 17 differed in racy events (never in racy
+/// `--to rapid`): on 60 traces of 200-1,700 events, 30 differed in racy events (never in racy
 /// lines), both ways (on 150 traces of 30-70 events the two and the definition all agreed). On
 /// the three differences checked against a literal fixed point of the definition (rules (a),
 /// (b) and composition with happens-before, computed by brute force in a script run once:
