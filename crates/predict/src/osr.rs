@@ -55,7 +55,7 @@ use crate::accesses::Locksets;
 use crate::found::{Access, Found, Race};
 use crate::recording::{Frontier, Recording};
 use crate::shb::{finish_with, Options};
-use crate::touched::{Go, Order, Touched};
+use crate::touched::{Accessors, Go, Order, Touched};
 use hindsight_order::HappensBefore;
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
@@ -450,20 +450,13 @@ impl Buckets {
     }
 }
 
-/// The threads that read and that wrote one variable, each walked in order of thread.
-#[derive(Default)]
-struct Var {
-    readers: Touched,
-    writers: Touched,
-}
-
 /// What a map entry of [`Osr::buckets`] or of a bucket's cursors takes besides its value.
 const ENTRY_BYTES: usize = 24;
 
 /// The OSR analysis.
 pub struct Osr {
     recording: Recording,
-    vars: Vec<Var>,
+    vars: Vec<Accessors>,
     /// Per variable and thread, the buckets of its accesses.
     buckets: FxHashMap<(VarId, ThreadId), Buckets>,
     found: Found,
@@ -517,8 +510,8 @@ impl Osr {
         let lockset = self.locksets.held(t);
         if x.index() >= self.vars.len() {
             let before = self.vars.capacity();
-            self.vars.resize_with(x.index() + 1, Var::default);
-            self.bucket_bytes += (self.vars.capacity() - before) * std::mem::size_of::<Var>();
+            self.vars.resize_with(x.index() + 1, Accessors::default);
+            self.bucket_bytes += (self.vars.capacity() - before) * std::mem::size_of::<Accessors>();
         }
         let e2 = At { thread: t, rank };
         let mut partner: Option<(ThreadId, Candidate, bool)> = None;
@@ -625,15 +618,8 @@ impl Osr {
         mine.recent[..=at].rotate_right(1);
         self.bucket_bytes +=
             (self.buckets.capacity() - map_before) * (ENTRY_BYTES + std::mem::size_of::<Buckets>());
-        let var = &mut self.vars[x.index()];
-        let touched = if write {
-            &mut var.writers
-        } else {
-            &mut var.readers
-        };
-        let touched_before = touched.bytes();
-        touched.touch(t, lockset, u64::from(t.0), &mut self.locksets);
-        self.bucket_bytes += touched.bytes() - touched_before;
+        self.bucket_bytes +=
+            self.vars[x.index()].touch(write, t, lockset, u64::from(t.0), &mut self.locksets);
     }
 
     /// What the analysis holds besides its recording and races: counted as it grows, so that

@@ -37,7 +37,7 @@ use crate::accesses::Locksets;
 use crate::found::{Access, Found, Race};
 use crate::recording::{Frontier, Recording};
 use crate::shb::{finish_model, Options};
-use crate::touched::{Go, Order, Touched};
+use crate::touched::{Accessors, Go, Order, Touched};
 use hindsight_order::HappensBefore;
 use hindsight_report::Rule;
 use hindsight_stream::driver::{Analysis, AnalysisOutput, FindingsJob, LentCall, Observer};
@@ -57,13 +57,6 @@ struct Candidate {
     lockset: u32,
 }
 
-/// The threads that read and that wrote one variable.
-#[derive(Default)]
-struct Var {
-    readers: Touched,
-    writers: Touched,
-}
-
 /// Where the accesses of one thread to one variable of one kind (a write: `true`) are kept.
 type ListKey = (VarId, ThreadId, bool);
 
@@ -74,7 +67,7 @@ type CursorKey = (VarId, ThreadId, ThreadId, bool);
 /// The sync-preserving analysis.
 pub struct SyncP {
     recording: Recording,
-    vars: Vec<Var>,
+    vars: Vec<Accessors>,
     /// Every access, per variable, thread and kind, in trace order.
     lists: FxHashMap<ListKey, Vec<Candidate>>,
     cursors: FxHashMap<CursorKey, u32>,
@@ -169,8 +162,8 @@ impl SyncP {
         }
         if x.index() >= self.vars.len() {
             let before = self.vars.capacity();
-            self.vars.resize_with(x.index() + 1, Var::default);
-            self.var_bytes += (self.vars.capacity() - before) * std::mem::size_of::<Var>();
+            self.vars.resize_with(x.index() + 1, Accessors::default);
+            self.var_bytes += (self.vars.capacity() - before) * std::mem::size_of::<Accessors>();
         }
         let lockset = self.locksets.held(t);
         let (lists_before, cursors_before) = (self.lists.capacity(), self.cursors.capacity());
@@ -259,15 +252,8 @@ impl SyncP {
         let list_before = list.capacity();
         list.push(me);
         self.var_bytes += (list.capacity() - list_before) * std::mem::size_of::<Candidate>();
-        let var = &mut self.vars[x.index()];
-        let touched = if write {
-            &mut var.writers
-        } else {
-            &mut var.readers
-        };
-        let touched_before = touched.bytes();
-        touched.touch(t, lockset, e.index, &mut self.locksets);
-        self.var_bytes += touched.bytes() - touched_before;
+        self.var_bytes +=
+            self.vars[x.index()].touch(write, t, lockset, e.index, &mut self.locksets);
         self.var_bytes += (self.lists.capacity() - lists_before) * ENTRY_BYTES
             + (self.cursors.capacity() - cursors_before) * ENTRY_BYTES;
     }

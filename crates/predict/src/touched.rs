@@ -57,6 +57,35 @@ pub struct Large {
 /// What a large set holds per thread (its entry in both maps), besides the entry.
 const LARGE_OVERHEAD: usize = 64;
 
+/// The threads that read and that wrote one variable.
+#[derive(Default)]
+pub struct Accessors {
+    pub readers: Touched,
+    pub writers: Touched,
+}
+
+impl Accessors {
+    /// Notes an access of `t` (a write if `write`) made holding `held`, at `key` in the
+    /// order; returns the bytes the sets grew by.
+    pub fn touch(
+        &mut self,
+        write: bool,
+        t: ThreadId,
+        held: u32,
+        key: u64,
+        locksets: &mut Locksets,
+    ) -> usize {
+        let touched = if write {
+            &mut self.writers
+        } else {
+            &mut self.readers
+        };
+        let before = touched.bytes();
+        touched.touch(t, held, key, locksets);
+        touched.bytes() - before
+    }
+}
+
 /// Whether a walk goes on to the next thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Go {

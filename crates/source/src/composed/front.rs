@@ -698,6 +698,13 @@ impl<'a> Lowering<'a> {
         self.file.text_of(n)
     }
 
+    /// The text of `n`'s child `field`, empty where it has none.
+    fn field_text(&self, n: Node<'a>, field: &str) -> String {
+        n.child_by_field_name(field)
+            .map(|x| self.text(x).to_owned())
+            .unwrap_or_default()
+    }
+
     fn unsupported(&mut self, n: Node<'a>, what: String) {
         if self.unsupported.is_none() {
             self.unsupported = Some((self.pos(n), what));
@@ -1049,10 +1056,7 @@ impl<'a> Lowering<'a> {
     }
 
     fn declaration(&mut self, n: Node<'a>, out: &mut Vec<Stmt>) {
-        let ty = n
-            .child_by_field_name("type")
-            .map(|t| self.text(t).to_owned())
-            .unwrap_or_default();
+        let ty = self.field_text(n, "type");
         let mut c = n.walk();
         let decls: Vec<Node<'a>> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
@@ -1419,14 +1423,8 @@ impl<'a> Lowering<'a> {
         };
         if let Some((map, view)) = self.map_view(items) {
             self.map_calls += 1;
-            let name = n
-                .child_by_field_name("name")
-                .map(|x| self.text(x).to_owned())
-                .unwrap_or_default();
-            let ty = n
-                .child_by_field_name("type")
-                .map(|x| self.text(x).to_owned())
-                .unwrap_or_default();
+            let name = self.field_text(n, "name");
+            let ty = self.field_text(n, "type");
             self.declare_local(&name, &ty, None);
             if view == View::Entries {
                 self.entries.insert(name.clone(), map.clone());
@@ -1456,14 +1454,8 @@ impl<'a> Lowering<'a> {
         let mut pre = Vec::new();
         let items_e = self.hoisting(items, &mut pre, |lw| lw.expr(items));
         out.extend(pre);
-        let name = n
-            .child_by_field_name("name")
-            .map(|x| self.text(x).to_owned())
-            .unwrap_or_default();
-        let ty = n
-            .child_by_field_name("type")
-            .map(|x| self.text(x).to_owned())
-            .unwrap_or_default();
+        let name = self.field_text(n, "name");
+        let ty = self.field_text(n, "type");
         self.declare_local(&name, &ty, None);
         let it = format!("$it{}", pos.line);
         self.locals.insert(it.clone(), "Iterator".into());
@@ -1565,10 +1557,7 @@ impl<'a> Lowering<'a> {
                     r.child_by_field_name("value"),
                 ) {
                     let name = self.text(name).to_owned();
-                    let ty = r
-                        .child_by_field_name("type")
-                        .map(|t| self.text(t).to_owned())
-                        .unwrap_or_default();
+                    let ty = self.field_text(r, "type");
                     let init = self.expr(value);
                     self.declare_local(&name, &ty, None);
                     stmts.push(Stmt {
@@ -1807,10 +1796,7 @@ impl<'a> Lowering<'a> {
             }
             "field_access" => {
                 let obj = n.child_by_field_name("object");
-                let field = n
-                    .child_by_field_name("field")
-                    .map(|f| self.text(f).to_owned())
-                    .unwrap_or_default();
+                let field = self.field_text(n, "field");
                 match obj {
                     Some(o) if o.kind() == "this" || o.kind() == "super" => {
                         if let Some(f) = self.fields.iter().find(|f| f.name == field) {
@@ -1858,10 +1844,7 @@ impl<'a> Lowering<'a> {
                     self.declare_local(&name, "", None);
                     self.unsupported(n, "an `instanceof` pattern that declares a variable".into());
                 }
-                let ty = n
-                    .child_by_field_name("right")
-                    .map(|r| self.text(r).to_owned())
-                    .unwrap_or_default();
+                let ty = self.field_text(n, "right");
                 self.unknown(&format!("instanceof {ty}"), left, Vec::new(), pos)
                     .kind
             }
@@ -2045,10 +2028,7 @@ impl<'a> Lowering<'a> {
     }
 
     fn call(&mut self, n: Node<'a>, pos: Pos) -> ExprKind {
-        let name = n
-            .child_by_field_name("name")
-            .map(|m| self.text(m).to_owned())
-            .unwrap_or_default();
+        let name = self.field_text(n, "name");
         let obj = n.child_by_field_name("object");
         let arg_nodes: Vec<Node<'a>> = match n.child_by_field_name("arguments") {
             Some(a) => {

@@ -2219,26 +2219,25 @@ mod tests {
 
     /// Runs `commute --builtin map` (checked directly if `direct`) over `trace`.
     fn run_map(trace: &hindsight_trace::Trace, direct: bool) -> Commute {
-        let text = builtin::builtin("map").expect("shipped");
-        let specs = compile_file(spec::parse(text).expect("parses"), direct).expect("compiles");
-        let mut c = Commute::new(specs, Binding::All(0));
-        let mut hb = HappensBefore::new();
-        for e in &trace.events {
-            hb.before(e);
-            c.on_event(e, &hb, &trace.names).expect("valid");
-            hb.after(e);
-        }
-        c.flush();
-        c
+        drive(Commute::new(map_specs(direct), Binding::All(0)), trace)
     }
 
     /// The builtin map spec run over `trace` at every event's granularity, its journal
     /// compacted at every chance when `eager`.
     fn run_map_every_event(trace: &hindsight_trace::Trace, eager: bool) -> Commute {
+        let c = Commute::new(map_specs(false), Binding::All(0))
+            .with_granularity(Granularity::EveryEvent);
+        drive(if eager { c.with_eager_compaction() } else { c }, trace)
+    }
+
+    /// The builtin map spec, compiled (checked directly if `direct`).
+    fn map_specs(direct: bool) -> Vec<CompiledSpec> {
         let text = builtin::builtin("map").expect("shipped");
-        let specs = compile_file(spec::parse(text).expect("parses"), false).expect("compiles");
-        let c = Commute::new(specs, Binding::All(0)).with_granularity(Granularity::EveryEvent);
-        let mut c = if eager { c.with_eager_compaction() } else { c };
+        compile_file(spec::parse(text).expect("parses"), direct).expect("compiles")
+    }
+
+    /// `c` run over `trace`, flushed.
+    fn drive(mut c: Commute, trace: &hindsight_trace::Trace) -> Commute {
         let mut hb = HappensBefore::new();
         for e in &trace.events {
             hb.before(e);
