@@ -803,13 +803,7 @@ impl<'a> Lowering<'a> {
 
     /// The map field `m` returns, if its body is `return f;` or `return this.f;` alone.
     fn getter_of(&self, m: Method) -> Option<String> {
-        let mut c = m.decl.body.walk();
-        let stmts: Vec<Node> = m
-            .decl
-            .body
-            .named_children(&mut c)
-            .filter(|k| !k.kind().contains("comment"))
-            .collect();
+        let stmts = code_children(m.decl.body);
         let [ret] = stmts.as_slice() else {
             return None;
         };
@@ -1099,10 +1093,8 @@ impl<'a> Lowering<'a> {
     }
 
     fn children_exprs(&mut self, n: Node<'a>) -> Vec<Expr> {
-        let mut c = n.walk();
-        let kids: Vec<Node<'a>> = n.named_children(&mut c).collect();
-        kids.into_iter()
-            .filter(|k| !k.kind().contains("comment"))
+        code_children(n)
+            .into_iter()
             .map(|k| {
                 if k.kind() == "array_initializer" {
                     let inner = self.children_exprs(k);
@@ -1165,15 +1157,10 @@ impl<'a> Lowering<'a> {
         let Some(name) = e.child_by_field_name("name").map(|n| self.text(n)) else {
             return false;
         };
-        let args: Vec<Node<'a>> = match e.child_by_field_name("arguments") {
-            Some(a) => {
-                let mut c = a.walk();
-                a.named_children(&mut c)
-                    .filter(|k| !k.kind().contains("comment"))
-                    .collect()
-            }
-            None => Vec::new(),
-        };
+        let args: Vec<Node<'a>> = e
+            .child_by_field_name("arguments")
+            .map(code_children)
+            .unwrap_or_default();
         let obj = e.child_by_field_name("object");
         if name == "setValue" && args.len() == 1 {
             let Some(map) = obj
@@ -1690,10 +1677,8 @@ impl<'a> Lowering<'a> {
     }
 
     fn arguments(&mut self, args: Node<'a>) -> Vec<Expr> {
-        let mut c = args.walk();
-        let kids: Vec<Node<'a>> = args.named_children(&mut c).collect();
-        kids.into_iter()
-            .filter(|k| !k.kind().contains("comment"))
+        code_children(args)
+            .into_iter()
             .map(|a| {
                 self.escapes(a);
                 self.expr(a)
@@ -2030,15 +2015,10 @@ impl<'a> Lowering<'a> {
     fn call(&mut self, n: Node<'a>, pos: Pos) -> ExprKind {
         let name = self.field_text(n, "name");
         let obj = n.child_by_field_name("object");
-        let arg_nodes: Vec<Node<'a>> = match n.child_by_field_name("arguments") {
-            Some(a) => {
-                let mut c = a.walk();
-                a.named_children(&mut c)
-                    .filter(|k| !k.kind().contains("comment"))
-                    .collect()
-            }
-            None => Vec::new(),
-        };
+        let arg_nodes: Vec<Node<'a>> = n
+            .child_by_field_name("arguments")
+            .map(code_children)
+            .unwrap_or_default();
         // Which map, if the receiver is one.
         let map = match obj {
             Some(o) if o.kind() == "this" && self.this_is_map => Some(THIS_MAP.to_owned()),
@@ -2559,11 +2539,7 @@ impl<'a> Lowering<'a> {
             return None;
         }
         let args = o.child_by_field_name("arguments")?;
-        let mut c = args.walk();
-        let xs: Vec<Node<'a>> = args
-            .named_children(&mut c)
-            .filter(|k| !k.kind().contains("comment"))
-            .collect();
+        let xs = code_children(args);
         let [x] = xs.as_slice() else {
             return None;
         };
@@ -2796,11 +2772,7 @@ impl<'a> Lowering<'a> {
                 let body_node = n.child_by_field_name("body");
                 let body = match body_node {
                     Some(b) if b.kind() == "block" => {
-                        let mut c = b.walk();
-                        let stmts: Vec<Node<'a>> = b
-                            .named_children(&mut c)
-                            .filter(|k| !k.kind().contains("comment"))
-                            .collect();
+                        let stmts = code_children(b);
                         match stmts.as_slice() {
                             [only] if only.kind() == "return_statement" => {
                                 match only.named_child(0) {
@@ -3388,6 +3360,14 @@ fn derive_keys(op: &mut Operation, fields: &[Field]) {
     // The derived keys first: the classifier takes the key from the first map call anyway.
     new_params.append(&mut op.params);
     op.params = new_params;
+}
+
+/// The named children of `n` that are code (comments left out).
+fn code_children(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|k| !k.kind().contains("comment"))
+        .collect()
 }
 
 #[cfg(test)]
