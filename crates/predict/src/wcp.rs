@@ -12,7 +12,9 @@
 //! own component from `H`); per lock the clocks of its last release; for rule (b), each lock's
 //! sections with their acquire's `C` clock and their release's `H` clock, which each thread
 //! consumes in order at its releases (the paper's per-thread queues, held once per lock with a
-//! cursor per thread).
+//! cursor per thread). A thread's own earlier sections are among them: rule (b) orders one
+//! when its acquire is WCP before the release through other threads, which `P`'s own
+//! component says (thread order alone, which `C` holds, does not).
 //!
 //! Two facts of lock-valid traces (which the pass requires: no thread takes a lock another
 //! holds) keep this small. The `H` clocks of a lock's releases grow along the lock's order, so
@@ -507,20 +509,26 @@ impl Wcp {
         // paper's queues are, from the first live one (the dead before it add nothing).
         let mut next = state.cursor(t);
         while let Some(s) = state.sections.get((next - state.first) as usize) {
-            if s.thread == t {
+            let ordered = if s.thread == t {
                 // This thread's own open section: the one being released.
                 if s.released.is_none() {
                     break;
                 }
+                // Its own earlier section, whose acquire thread order puts below `C_t`:
+                // rule (b) asks whether the acquire is WCP before this release, which `P_t`
+                // says (every edge's source ends its epoch, so an own component of `P_t` at
+                // the acquire's epoch is an event at or after the acquire).
+                s.acquired.get(t) <= p.get(t)
             } else {
-                if !s.acquired.leq(&c) {
-                    break;
-                }
-                if let Some(r) = &s.released {
-                    // `C_t` grows with `P_t`: later sections are checked against both.
-                    p.join(r);
-                    c.join(r);
-                }
+                s.acquired.leq(&c)
+            };
+            if !ordered {
+                break;
+            }
+            if let Some(r) = &s.released {
+                // `C_t` grows with `P_t`: later sections are checked against both.
+                p.join(r);
+                c.join(r);
             }
             next += 1;
         }

@@ -233,21 +233,27 @@ impl WcpQueues {
         let mut next = state.cursor[t.index()];
         let components = &mut self.components;
         while let Some(s) = state.sections.get(next) {
-            match s.released {
+            let acquired = clock(&state.arena, s.acquired);
+            let ordered = match s.released {
                 // This thread's own open section: the one being released.
                 None if s.thread == t => break,
-                Some(_) if s.thread == t => {}
-                released => {
-                    c.copy_components_into(components);
-                    if !leq(clock(&state.arena, s.acquired), components) {
-                        break;
-                    }
-                    if let Some(r) = released {
-                        // `C_t` grows with `P_t`: later sections are checked against both.
-                        join_into(p, clock(&state.arena, r));
-                        join_into(&mut c, clock(&state.arena, r));
-                    }
+                // Its own earlier section: thread order puts the acquire below `C_t`, so
+                // whether it is WCP before this release is asked of `P_t`.
+                Some(_) if s.thread == t => {
+                    acquired.get(t.index()).copied().unwrap_or(0) <= p.get(t)
                 }
+                _ => {
+                    c.copy_components_into(components);
+                    leq(acquired, components)
+                }
+            };
+            if !ordered {
+                break;
+            }
+            if let Some(r) = s.released {
+                // `C_t` grows with `P_t`: later sections are checked against both.
+                join_into(p, clock(&state.arena, r));
+                join_into(&mut c, clock(&state.arena, r));
             }
             next += 1;
         }

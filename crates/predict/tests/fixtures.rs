@@ -276,8 +276,41 @@ const OWN_SECTION: &str = "T0|fork(T1)\nT1|acq(m)\nT1|r(y)\nT1|rel(m)\nT0|acq(m)
 /// so it does not keep the release's clock for thread 1 and reports one racy event.
 const UNENDED_SECTION: &str = "T0|fork(T1)\nT0|acq(l)\nT0|w(x)\nT0|rel(l)\nT1|acq(l)\nT1|r(x)\n";
 
+/// Three: where a thread's own sections *are* ordered by rule (b), and RAPID and the definition
+/// agree. Thread 1's section of `l` (0-7) takes `m` (1-2), which thread 2 then takes to write
+/// `y` (3-5); rule (a) orders that release (5) before thread 1's `r(y)` (10) in its second
+/// section of `l` (8-12). So thread 1's first acquire of `l` is happens-before, WCP-before,
+/// happens-before its second release of `l` (0, 2 → 3, 5 ≺ 10, 12), and rule (b) orders its
+/// first release (7) before its second (12): `w(x)` (6) is WCP before what `n` passes to
+/// thread 3, and there is no WCP race. `--model wcp` once skipped a thread's own sections in
+/// rule (b) (the queues of other threads' sections alone) and reported (6, 16); found by
+/// `models_oracle.rs`'s `wcp_is_its_definition` in CI. (The race is predictable, and
+/// sync-preserving analysis finds it: thread 3 can take `n` first and read `x` as thread 1
+/// writes it. WCP does not claim to find every predictable race.)
+const OWN_SECTION_ORDERED: &str = "\
+T1|acq(l)
+T1|acq(m)
+T1|rel(m)
+T2|acq(m)
+T2|w(y)
+T2|rel(m)
+T1|w(x)
+T1|rel(l)
+T1|acq(l)
+T1|acq(m)
+T1|r(y)
+T1|rel(m)
+T1|rel(l)
+T1|acq(n)
+T1|rel(n)
+T3|acq(n)
+T3|r(x)
+";
+
 #[test]
 fn wcp_is_its_definition_where_rapid_parts_from_it() {
     assert_eq!(wcp(OWN_SECTION), [(6, 13)]);
     assert!(wcp(UNENDED_SECTION).is_empty());
+    assert!(wcp(OWN_SECTION_ORDERED).is_empty());
+    assert_eq!(syncp(OWN_SECTION_ORDERED), [(6, 16)]);
 }

@@ -259,8 +259,8 @@ proptest! {
 /// WCP's racy events by its definition (Kini, Mathur, Viswanathan, PLDI'17, Definition 2),
 /// literally: the smallest relation with (a) a release before each event of a later section
 /// of its lock that conflicts with an event of its own section, (b) a release before a later
-/// release of its lock when the first section's acquire is WCP before the second's release,
-/// and (c) closed under composition with happens-before on either side, fork and join edges
+/// release of its lock when the first section's acquire is WCP before the second's release
+/// (the two sections of any threads, one thread's included), and (c) closed under composition with happens-before on either side, fork and join edges
 /// among its edges (the paper's traces have neither); a racy event conflicts with an earlier
 /// event of another thread that neither WCP nor thread order (with fork and join) puts before
 /// it. Rule (b) decides few of these random traces, hence the many cases (without it, the
