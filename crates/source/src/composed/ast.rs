@@ -60,6 +60,18 @@ pub struct Operation {
     pub derived: Vec<(Pos, String)>,
     /// Lambdas of atomic map methods whose bodies act on state other than the entry.
     pub lambda_effects: Vec<(Pos, String)>,
+    /// For a method a class inherits and that is an operation only on that class's maps
+    /// (through a method it overrides): where it is declared. `None`: declared in the
+    /// program's own class.
+    pub inherited_from: Option<Inherited>,
+}
+
+/// The class that declares an inherited operation, and its file (an index among the files
+/// given to `front::programs_of`).
+#[derive(Clone, Debug)]
+pub struct Inherited {
+    pub class: String,
+    pub file: usize,
 }
 
 #[derive(Clone, Debug)]

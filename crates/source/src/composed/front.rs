@@ -216,9 +216,22 @@ const ITERATION: &[&str] = &[
     "searchValues",
 ];
 
-fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDecl<'t>) -> Program {
-    let file = project.files[file_index];
-    let snippet = class.name.is_empty();
+/// What a class sees: its fields and methods (its own first, then inherited, then its
+/// enclosing classes'; a name it declares hides the same name further out), whether its
+/// unqualified map methods act on itself, and how many of the classes seen are its own chain
+/// of superclasses (the methods of the others are its enclosing classes').
+struct Members<'p> {
+    fields: Vec<Field>,
+    methods: Vec<Method<'p>>,
+    custom_map: bool,
+    chain: usize,
+}
+
+fn members<'p, 't>(
+    project: &Project<'p, 't>,
+    file_index: usize,
+    class: &'p ClassDecl<'t>,
+) -> Members<'p> {
     let chain = project.chain(file_index, class);
     // A class that extends a concurrent map, directly or through classes of the files given;
     // or an interface that extends one, whose default methods call the map's own methods
@@ -233,19 +246,13 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
                 .iter()
                 .any(|i| java::is_concurrent_map_type(i))
     });
-    let mut program = Program {
-        class: class.name.clone(),
-        fields: Vec::new(),
-        operations: Vec::new(),
-    };
-    // Fields and methods it sees: its own first, then inherited, then its enclosing classes'
-    // (a name it declares hides the same name further out).
+    let mut fields: Vec<Field> = Vec::new();
     let mut methods: Vec<Method> = Vec::new();
     for (seen, (i, c)) in project.visible(file_index, class).into_iter().enumerate() {
         let f = project.files[*i];
         for field in &c.fields {
-            if !program.fields.iter().any(|x| x.name == field.name) {
-                program.fields.push(lower_field(f, field));
+            if !fields.iter().any(|x| x.name == field.name) {
+                fields.push(lower_field(f, field));
             }
         }
         for m in &c.methods {
@@ -254,38 +261,140 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
                     file: f,
                     decl: m,
                     class: seen,
+                    file_index: *i,
+                    class_name: c.name.as_str(),
                 });
             }
         }
     }
+    Members {
+        fields,
+        methods,
+        custom_map,
+        chain: chain.len(),
+    }
+}
+
+/// Whether `m`, lowered as a method of the class whose members are `seen`, is a composed
+/// operation there (two or more map calls, or a use of a map not counted), with its body.
+fn lower_method<'p>(seen: &Members<'p>, snippet: bool, m: Method<'p>) -> (bool, Lowered) {
+    let mut lw = Lowering::new(
+        m.file,
+        &seen.fields,
+        &seen.methods,
+        snippet || seen.custom_map,
+        snippet,
+        m.decl,
+    );
+    lw.inlining.push(signature(m.decl));
+    let body = lw.block(m.decl.body);
+    let keep = snippet || lw.map_calls >= 2 || lw.unseen > 0;
+    let lowered = Lowered {
+        body,
+        unsupported: lw.unsupported,
+        approximations: lw.approximations,
+        lambda_effects: lw.lambda_effects,
+    };
+    (keep, lowered)
+}
+
+/// A method's body as [`lower_method`] lowers it, with what it found.
+struct Lowered {
+    body: Vec<Stmt>,
+    unsupported: Option<(Pos, String)>,
+    approximations: Vec<(Pos, String)>,
+    lambda_effects: Vec<(Pos, String)>,
+}
+
+fn lower_class<'p, 't>(
+    project: &Project<'p, 't>,
+    file_index: usize,
+    class: &'p ClassDecl<'t>,
+) -> Program {
+    let snippet = class.name.is_empty();
+    let seen = members(project, file_index, class);
+    let mut program = Program {
+        class: class.name.clone(),
+        fields: seen.fields.clone(),
+        operations: Vec::new(),
+    };
+    // Its own methods, then the methods it inherits that are operations only here: those
+    // that reach a map through a method it overrides (an abstract `getMap()` of a base class
+    // that this class implements with its map field), which the base class, lowered alone,
+    // does not see as map calls. Such a method runs on this class's maps whenever it runs
+    // on one of its objects, so it is this class's operation (named here, at its line in
+    // the base class's file); one that is an operation of its base class already is
+    // reported there, once.
+    let own = seen
+        .methods
+        .iter()
+        .filter(|m| m.class == 0)
+        .copied()
+        .collect::<Vec<_>>();
+    let inherited = seen
+        .methods
+        .iter()
+        .filter(|m| m.class > 0 && m.class < seen.chain && !m.decl.is_static)
+        .filter(|m| {
+            // Not overridden by a nearer class of the chain.
+            let sig = signature(m.decl);
+            !seen
+                .methods
+                .iter()
+                .any(|o| o.class < m.class && signature(o.decl) == sig)
+        })
+        .copied()
+        .collect::<Vec<_>>();
     let mut names = BTreeSet::new();
-    for m in &class.methods {
-        if m.is_constructor {
-            continue;
+    for (m, from_base) in own
+        .into_iter()
+        .map(|m| (m, false))
+        .chain(inherited.into_iter().map(|m| (m, true)))
+    {
+        if from_base {
+            let probe = Lowering::new(m.file, &seen.fields, &seen.methods, false, false, m.decl);
+            if !probe.may_touch_map(m) {
+                continue;
+            }
         }
-        let mut lw = Lowering::new(
-            file,
-            &program.fields,
-            &methods,
-            snippet || custom_map,
-            snippet,
-            m,
-        );
-        lw.inlining.push(signature(m));
-        let body = lw.block(m.body);
-        let keep = snippet || lw.map_calls >= 2 || lw.unseen > 0;
+        let (keep, lowered) = lower_method(&seen, snippet, m);
         if !keep {
             continue;
         }
+        let mut derived = Vec::new();
+        let mut inherited_from = None;
+        if from_base {
+            // Its own class, lowered alone: there it is an operation already, or not one.
+            let base = project
+                .classes
+                .iter()
+                .find(|c| c.0 == m.file_index && c.1.name == m.class_name)
+                .expect("a class of the chain is a class of the project");
+            if lower_method(&members(project, base.0, &base.1), false, m).0 {
+                continue;
+            }
+            derived.push((
+                m.decl.pos,
+                format!(
+                    "a method of `{}`, inherited: its map calls act on the maps of `{}` (through the methods it overrides)",
+                    m.class_name, class.name
+                ),
+            ));
+            inherited_from = Some(Inherited {
+                class: m.class_name.to_owned(),
+                file: m.file_index,
+            });
+        }
         // Overloads: the first keeps the name, later ones say where they are.
-        let name = if names.insert(m.name.clone()) {
-            m.name.clone()
+        let name = if names.insert(m.decl.name.clone()) {
+            m.decl.name.clone()
         } else {
-            format!("{}@{}", m.name, m.pos.line)
+            format!("{}@{}", m.decl.name, m.decl.pos.line)
         };
         let mut op = Operation {
             name,
             params: m
+                .decl
                 .params
                 .iter()
                 .map(|p| Param {
@@ -294,17 +403,19 @@ fn lower_class<'t>(project: &Project<'_, 't>, file_index: usize, class: &ClassDe
                     pos: p.pos,
                 })
                 .collect(),
-            body,
-            pos: m.pos,
-            end_line: m.end_line,
-            unsupported: lw.unsupported,
-            approximations: lw.approximations,
+            body: lowered.body,
+            pos: m.decl.pos,
+            end_line: m.decl.end_line,
+            unsupported: lowered.unsupported,
+            approximations: lowered.approximations,
             derived: Vec::new(),
-            lambda_effects: lw.lambda_effects,
+            lambda_effects: lowered.lambda_effects,
+            inherited_from,
         };
         let tuples = hoist_tuple_keys(&mut op, &program.fields);
         derive_keys(&mut op, &program.fields);
         op.derived.extend(tuples);
+        op.derived.extend(derived);
         program.operations.push(op);
     }
     program
@@ -471,6 +582,9 @@ struct Method<'a> {
     decl: &'a MethodDecl<'a>,
     /// Which of the classes the class sees declares it (0: the class itself).
     class: usize,
+    /// The file's index among the files given, and the declaring class's name.
+    file_index: usize,
+    class_name: &'a str,
 }
 
 /// The statement whose expressions are being lowered, and the statements of the helpers

@@ -111,10 +111,15 @@ pub fn analyse_sources(
                 if operation.is_some_and(|n| n != op.name) {
                     continue;
                 }
+                // An inherited operation is at its line in its base class's file.
+                let file = match &op.inherited_from {
+                    Some(i) => files.get(i.file).map_or(*file, |f| f.0),
+                    None => *file,
+                };
                 let started = Instant::now();
                 let a = analyse_one(program, op, bounded, budget);
                 results.push(Row {
-                    file: (*file).to_owned(),
+                    file: file.to_owned(),
                     analysed: a,
                     milliseconds: hindsight_report::milliseconds(started.elapsed()),
                 });

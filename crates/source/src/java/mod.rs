@@ -604,7 +604,9 @@ pub fn base_type(ty: &str) -> &str {
 
 /// The maps of `java.util.concurrent` (the types whose base methods are atomic).
 pub fn is_concurrent_map_type(ty: &str) -> bool {
-    !ty.contains('[')
+    // An array of maps is no map; a map of arrays (`ConcurrentHashMap<String, byte[]>`) is one.
+    let outside_arguments = ty.rsplit('>').next().unwrap_or(ty);
+    !outside_arguments.contains('[')
         && matches!(
             base_type(ty),
             "ConcurrentHashMap"
@@ -680,5 +682,9 @@ mod tests {
         assert!(!is_concurrent_map_type("HashMap<K, V>"));
         assert!(!is_concurrent_map_type("MyConcurrentMapLike"));
         assert!(!is_concurrent_map_type("ConcurrentHashMap<K, V>[]"));
+        assert!(!is_concurrent_map_type("ConcurrentHashMap[]"));
+        // couteau's MappedClassLoader: a map whose values are arrays.
+        assert!(is_concurrent_map_type("ConcurrentHashMap<String, byte[]>"));
+        assert!(is_concurrent_map_type("ConcurrentMap<String, List<int[]>>"));
     }
 }
