@@ -157,6 +157,15 @@ pub enum Command {
         /// Only this operation.
         #[arg(long)]
         operation: Option<String>,
+        /// The states the bounded check may explore for one operation, all its parameter
+        /// combinations and initial states together; past it the operation is not proved,
+        /// and says where it stopped.
+        #[arg(long, value_name = "N", default_value_t = hindsight_source::composed::bounded::STATES_PER_OPERATION)]
+        states_per_operation: usize,
+        /// The seconds one operation's check may take (0: no bound but `--timeout`); past it
+        /// the operation is not proved, and says where it stopped.
+        #[arg(long, value_name = "SECONDS", value_parser = crate::budget::timeout_seconds, default_value = "10")]
+        operation_timeout: std::time::Duration,
         #[command(flatten)]
         budget: BudgetArgs,
         /// Output format.

@@ -240,6 +240,8 @@ fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
             paths,
             bounded,
             operation,
+            states_per_operation,
+            operation_timeout,
             budget,
             format,
         } => {
@@ -251,10 +253,16 @@ fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
                 many => format!("{} inputs", many.len()),
             };
             let running = budget.start("composed");
+            let checks = hindsight_source::composed::Checks {
+                bounded,
+                states_per_operation,
+                // 0: no bound of its own.
+                time_per_operation: Some(operation_timeout).filter(|t| !t.is_zero()),
+            };
             let report = hindsight_source::composed::analyse_sources(
                 &sources,
                 &shown,
-                bounded,
+                &checks,
                 operation.as_deref(),
                 &running.budget,
             );

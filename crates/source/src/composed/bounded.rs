@@ -29,7 +29,13 @@ pub struct Domain {
     /// How many combinations of parameter values to try at most.
     pub max_runs: usize,
     pub limits: Limits,
+    /// The states all the explorations of one operation may visit together: past it the
+    /// check stops, not proved, and says where (so that a whole project finishes).
+    pub max_states_per_operation: usize,
 }
+
+/// The default of [`Domain::max_states_per_operation`].
+pub const STATES_PER_OPERATION: usize = 1_000_000;
 
 impl Default for Domain {
     fn default() -> Domain {
@@ -39,6 +45,7 @@ impl Default for Domain {
                 max_states: 200_000,
                 max_sequential_steps: 10_000,
             },
+            max_states_per_operation: STATES_PER_OPERATION,
         }
     }
 }
@@ -196,6 +203,8 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
     let mut states = 0;
     let mut pruned = 0;
     let mut first_pruned = None;
+    let explorations = combos.len() * inits.len();
+    let mut explored = 0;
     for args in &combos {
         // The keys the operation really uses (a key computed from the parameters, a constant
         // key), as its runs alone from each initial state reach them: the environment writes
@@ -219,7 +228,28 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
             }
         }
         for init in &inits {
-            match explore(code, args, init.clone(), &env, &domain.limits, budget) {
+            // The operation's bound: what is left of it caps this exploration.
+            let left = domain.max_states_per_operation.saturating_sub(states);
+            let capped = left < domain.limits.max_states;
+            let limits = Limits {
+                max_states: left.min(domain.limits.max_states),
+                ..domain.limits
+            };
+            let per_operation = |explored: usize| {
+                VerifyResult::NotProved(format!(
+                    "stopped at the bound of {} states per operation, in exploration {explored} of {explorations} (parameter combinations times initial states), with no violation found; this is not a proof",
+                    domain.max_states_per_operation
+                ))
+            };
+            explored += 1;
+            if left == 0 {
+                return BoundedResult {
+                    result: per_operation(explored),
+                    states,
+                    domain: domain_text,
+                };
+            }
+            match explore(code, args, init.clone(), &env, &limits, budget) {
                 Ok(c) => {
                     states += c.states;
                     pruned += c.pruned;
@@ -241,6 +271,13 @@ pub fn check(code: &Code, domain: &Domain, budget: &Budget) -> BoundedResult {
                         states,
                         domain: domain_text,
                     }
+                }
+                Err(Explored::Limit(n)) if capped => {
+                    return BoundedResult {
+                        result: per_operation(explored),
+                        states: states + n,
+                        domain: domain_text,
+                    };
                 }
                 Err(Explored::Limit(n)) => {
                     return BoundedResult {

@@ -1870,6 +1870,9 @@ impl<'a> Lowering<'a> {
                 match (c, a, b) {
                     (Some(c), Some(a), Some(b)) => {
                         let c = self.expr(c);
+                        if (self.needs_hoisting(a) || self.needs_hoisting(b)) && self.packable(n) {
+                            return self.choice(n, c, a, b, pos);
+                        }
                         let (a, b) = self.unhoisted(|lw| (lw.expr(a), lw.expr(b)));
                         ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b))
                     }
@@ -2101,7 +2104,12 @@ impl<'a> Lowering<'a> {
             .map(|o| self.text(o))
             .unwrap_or("");
         let a = self.expr(l);
-        // The right of `&&` and `||` runs only on some paths: no helper is hoisted from it.
+        // The right of `&&` and `||` runs only on some paths: what it assigns or inlines can
+        // only run as statements inside a test of the left (see [`Lowering::short_circuit`]);
+        // else nothing is hoisted from it.
+        if matches!(op, "&&" | "||") && self.needs_hoisting(r) && self.packable(n) {
+            return self.short_circuit(n, op == "&&", a, r, pos);
+        }
         let b = if matches!(op, "&&" | "||") {
             self.unhoisted(|lw| lw.expr(r))
         } else {
@@ -2582,6 +2590,176 @@ impl<'a> Lowering<'a> {
             stack.extend(x.named_children(&mut c));
         }
         true
+    }
+
+    /// Whether lowering `n` may put statements before its statement: it holds an assignment,
+    /// `++`/`--`, or a call of a method of the class (a helper that may be inlined).
+    fn needs_hoisting(&self, n: Node<'a>) -> bool {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            match x.kind() {
+                "assignment_expression" | "update_expression" => return true,
+                // A lambda's or a class's body runs elsewhere.
+                "lambda_expression" | "class_body" => continue,
+                "method_invocation"
+                    if x.child_by_field_name("object")
+                        .is_none_or(|o| o.kind() == "this") =>
+                {
+                    let name = self.field_text(x, "name");
+                    if self.methods.iter().any(|m| m.decl.name == name) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
+    /// Whether the expression `n` (an `&&`, `||` or `?:`) can be evaluated whole as
+    /// statements just before the statement it is in: it is reached unconditionally there,
+    /// nothing with an effect precedes it in the statement, and nothing read before it in the
+    /// statement is a local it assigns or a field another thread may change (which would be
+    /// read after, not before, its map calls).
+    fn packable(&self, n: Node<'a>) -> bool {
+        let Some(h) = &self.hoist else {
+            return false;
+        };
+        if effect_before(h, n) {
+            return false;
+        }
+        let mut assigned = BTreeSet::new();
+        assigned_locals(self.file, n, &mut assigned);
+        let start = n.start_byte();
+        let mut stack = vec![h.statement];
+        while let Some(x) = stack.pop() {
+            if x.start_byte() >= start {
+                continue;
+            }
+            if x.kind() == "identifier" && x.end_byte() <= start {
+                let name = self.text(x);
+                let mutable_field = !self.locals.contains_key(name)
+                    && self.fields.iter().any(|f| f.name == name && !f.is_final);
+                if assigned.contains(name) || mutable_field {
+                    return false;
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        true
+    }
+
+    /// A fresh local for the value of the expression at `pos` evaluated as statements.
+    fn packed_local(&mut self, pos: Pos) -> String {
+        let name = format!("$cond{}_{}", pos.line, pos.col);
+        self.locals.insert(name.clone(), "boolean".into());
+        name
+    }
+
+    /// `a && r` (`and`) or `a || r` whose right `r` assigns or calls a helper, evaluated as
+    /// Java does, left to right and short-circuit, into a local before the statement:
+    /// `t = false; if (a) { <r's statements> if (r) t = true; }` (for `||`: `t = true; if (!a)
+    /// { <r's statements> if (!r) t = false; }`). The local is set from constants only: the
+    /// conditions that decide it are the `if`s', so each is classified as a condition, as it
+    /// would be in the source's own `if`. `packable(n)` holds.
+    fn short_circuit(
+        &mut self,
+        n: Node<'a>,
+        and: bool,
+        a: Expr,
+        r: Node<'a>,
+        pos: Pos,
+    ) -> ExprKind {
+        let mut inner = Vec::new();
+        let b = self.hoisting(r, &mut inner, |lw| lw.expr(r));
+        if inner.is_empty() {
+            // Nothing to run first after all (a helper left an unknown call): as written.
+            let op = if and { BinOp::And } else { BinOp::Or };
+            return ExprKind::Binary(op, Box::new(a), Box::new(b));
+        }
+        let local = self.packed_local(pos);
+        let stmt = |kind| Stmt { kind, pos };
+        let set = |value: bool| {
+            vec![stmt(StmtKind::Assign {
+                name: local.clone(),
+                value: expr_at(ExprKind::Bool(value), pos),
+            })]
+        };
+        let test = |e: Expr| {
+            if and {
+                e
+            } else {
+                let at = e.pos;
+                expr_at(ExprKind::Not(Box::new(e)), at)
+            }
+        };
+        inner.push(stmt(StmtKind::If {
+            cond: test(b),
+            then: set(and),
+            els: Vec::new(),
+        }));
+        let stmts = vec![
+            stmt(StmtKind::Decl {
+                name: local.clone(),
+                init: Some(expr_at(ExprKind::Bool(!and), pos)),
+            }),
+            stmt(StmtKind::If {
+                cond: test(a),
+                then: inner,
+                els: Vec::new(),
+            }),
+        ];
+        let h = self.hoist.as_mut().expect("packable");
+        h.stmts.extend(stmts);
+        h.inlined.push(n.byte_range());
+        ExprKind::Var(local)
+    }
+
+    /// `c ? a : b` whose branch assigns or calls a helper: `if (c) { <a's statements> t = a; }
+    /// else { <b's statements> t = b; }` before the statement (`c` lowered already, where
+    /// it runs). `packable(n)` holds.
+    fn choice(&mut self, n: Node<'a>, c: Expr, a: Node<'a>, b: Node<'a>, pos: Pos) -> ExprKind {
+        let branch = |lw: &mut Self, x: Node<'a>| {
+            let mut stmts = Vec::new();
+            let value = lw.hoisting(x, &mut stmts, |lw| lw.expr(x));
+            (stmts, value)
+        };
+        let (mut then, a) = branch(self, a);
+        let (mut els, b) = branch(self, b);
+        if then.is_empty() && els.is_empty() {
+            // Nothing to run first after all (a helper left an unknown call): as written.
+            return ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b));
+        }
+        let local = self.packed_local(pos);
+        let set = |value| Stmt {
+            kind: StmtKind::Assign {
+                name: local.clone(),
+                value,
+            },
+            pos,
+        };
+        then.push(set(a));
+        els.push(set(b));
+        let stmts = vec![
+            Stmt {
+                kind: StmtKind::Decl {
+                    name: local.clone(),
+                    init: None,
+                },
+                pos,
+            },
+            Stmt {
+                kind: StmtKind::If { cond: c, then, els },
+                pos,
+            },
+        ];
+        let h = self.hoist.as_mut().expect("packable");
+        h.stmts.extend(stmts);
+        h.inlined.push(n.byte_range());
+        ExprKind::Var(local)
     }
 
     /// Whether `e` reads a field that is not final (a helper's result read in place would

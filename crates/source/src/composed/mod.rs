@@ -27,8 +27,9 @@ pub mod ir;
 pub mod report;
 pub mod verify;
 
-use hindsight_budget::Budget;
+use hindsight_budget::{Account, Budget, Limits, Spent};
 pub use hindsight_syntax::SyntaxError;
+use std::time::{Duration, Instant};
 
 pub use classify::{classify, Class, Classification, Reason};
 pub use front::parse;
@@ -44,6 +45,9 @@ pub enum Verdict {
     /// The front end cannot model the operation (the map escaping into unknown code, an
     /// iteration other than a traversal of its views, ...).
     Unsupported,
+    /// The budget (`--timeout`, `--memory-limit`) ran out before its check started: it is
+    /// classified (a walk over its syntax), not verified.
+    NotReached,
 }
 
 impl Verdict {
@@ -53,6 +57,7 @@ impl Verdict {
             Verdict::NotLinearizable => "not-linearizable",
             Verdict::NotProved => "not-proved",
             Verdict::Unsupported => "unsupported",
+            Verdict::NotReached => "not-reached",
         }
     }
 }
@@ -76,6 +81,34 @@ pub struct Analysed {
     pub bounded: bool,
 }
 
+/// What is checked beyond classification, and the bounds of one operation's check.
+#[derive(Clone, Copy, Debug)]
+pub struct Checks {
+    /// Data-dependent operations get the bounded check.
+    pub bounded: bool,
+    /// The bounded check's states per operation ([`bounded::Domain::max_states_per_operation`]).
+    pub states_per_operation: usize,
+    /// The time one operation's check may take (`None`: as long as the run's budget lasts).
+    /// A state's cost grows with the values it holds (an unknown call's result on an unknown
+    /// call's result...), so a bound on states alone does not bound the time: this one does,
+    /// so that a whole project finishes.
+    pub time_per_operation: Option<Duration>,
+}
+
+/// The default of [`Checks::time_per_operation`].
+pub const TIME_PER_OPERATION: Duration = Duration::from_secs(10);
+
+impl Checks {
+    /// The checks of `hindsight composed` (with `--bounded` or without), default bounds.
+    pub fn new(bounded: bool) -> Checks {
+        Checks {
+            bounded,
+            states_per_operation: bounded::STATES_PER_OPERATION,
+            time_per_operation: Some(TIME_PER_OPERATION),
+        }
+    }
+}
+
 /// Classifies and verifies every operation of `program` (with `bounded`, data-dependent
 /// operations get the bounded check), within `budget`.
 pub fn analyse(program: &ast::Program, bounded: bool, budget: &Budget) -> Vec<Analysed> {
@@ -94,7 +127,54 @@ pub fn analyse_one(
     bounded: bool,
     budget: &Budget,
 ) -> Analysed {
-    let mut out = analyse_modelled(program, op, bounded, budget);
+    analyse_checked(program, op, &Checks::new(bounded), budget)
+}
+
+/// [`analyse_one`] with the checks and bounds of `checks`.
+pub fn analyse_checked(
+    program: &ast::Program,
+    op: &ast::Operation,
+    checks: &Checks,
+    budget: &Budget,
+) -> Analysed {
+    // The operation's own budget: the run's deadline or its time bound, whichever comes
+    // first, and the run's memory limit (operations are checked one at a time, so each may
+    // hold what the run may).
+    let own = checks
+        .time_per_operation
+        .filter(|_| budget.check().is_ok())
+        .map(|t| {
+            let left = budget
+                .deadline()
+                .map(|d| d.saturating_duration_since(Instant::now()));
+            Budget::new(Limits {
+                timeout: Some(left.map_or(t, |l| l.min(t))),
+                memory: budget.limits().memory,
+            })
+        });
+    let mut out = analyse_modelled(program, op, checks, own.as_ref().unwrap_or(budget));
+    if let Some(own) = &own {
+        budget.add_steps(own.reading().steps);
+        match own.spent() {
+            Some(Spent::Memory) => {
+                // The run's limit, reached by this operation: the run stops as with one
+                // budget.
+                Account::new(budget).out_of_memory();
+            }
+            // The run's deadline passed (`check` marks it so), or only the operation's bound.
+            Some(Spent::Time) if budget.check().is_ok() => {
+                if out.verdict == Verdict::NotProved {
+                    out.note = Some(format!(
+                        "{}stopped at the bound of {} s per operation after {} states, with no violation found; this is not a proof",
+                        if out.bounded { "bounded check: " } else { "" },
+                        checks.time_per_operation.unwrap_or_default().as_secs_f64(),
+                        out.states
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
     if let Some((pos, what)) = &op.unsupported {
         out.verdict = Verdict::Unsupported;
         out.note = Some(format!("line {}:{}: {what}", pos.line, pos.col));
@@ -123,38 +203,56 @@ pub fn analyse_one(
     out
 }
 
-fn analyse_modelled(
-    program: &ast::Program,
-    op: &ast::Operation,
-    bounded: bool,
-    budget: &Budget,
-) -> Analysed {
-    let classification = classify(program, op);
-    let mut out = Analysed {
+fn unchecked(program: &ast::Program, op: &ast::Operation) -> Analysed {
+    Analysed {
         name: op.name.clone(),
         class: program.class.clone(),
         line: op.pos.line,
-        classification,
+        classification: classify(program, op),
         verdict: Verdict::NotProved,
         counterexample: None,
         note: None,
         states: 0,
         bounded: false,
-    };
+    }
+}
+
+fn analyse_modelled(
+    program: &ast::Program,
+    op: &ast::Operation,
+    checks: &Checks,
+    budget: &Budget,
+) -> Analysed {
+    let bounded = checks.bounded;
+    let mut out = unchecked(program, op);
     if op.unsupported.is_some() {
         return out;
     }
+    let data_dependent = out.classification.class == Class::DataDependent;
+    if data_dependent && !bounded {
+        out.note = Some(
+            "the reduction to one key and two values needs data independence (try --bounded)"
+                .into(),
+        );
+        return out;
+    }
+    // A spent budget leaves every search not started: the operation is listed, classified.
+    if let Err(spent) = budget.check() {
+        out.verdict = Verdict::NotReached;
+        out.note = Some(format!(
+            "the budget ran out (--{}) before its check started",
+            spent.name()
+        ));
+        return out;
+    }
     let code = ir::lower(program, op);
-    if out.classification.class == Class::DataDependent {
-        if !bounded {
-            out.note = Some(
-                "the reduction to one key and two values needs data independence (try --bounded)"
-                    .into(),
-            );
-            return out;
-        }
+    if data_dependent {
         out.bounded = true;
-        let r = bounded::check(&code, &bounded::Domain::default(), budget);
+        let domain = bounded::Domain {
+            max_states_per_operation: checks.states_per_operation,
+            ..bounded::Domain::default()
+        };
+        let r = bounded::check(&code, &domain, budget);
         out.states = r.states;
         match r.result {
             VerifyResult::Violation(c) => {

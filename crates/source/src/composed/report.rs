@@ -1,7 +1,7 @@
 //! The report of `hindsight composed`: each operation's class and verdict, as findings and a
 //! summary, and as the text the paper's figures suggest.
 
-use super::{analyse_one, front, Analysed, Class, Verdict};
+use super::{analyse_checked, front, Analysed, Checks, Class, Verdict};
 use crate::java;
 use hindsight_budget::Budget;
 use hindsight_report::{EventRef, Finding, Report, Rule};
@@ -30,7 +30,7 @@ pub fn analyse_file(
         name: input.to_owned(),
         text: text.to_owned(),
     }];
-    analyse_sources(&sources, input, bounded, operation, budget)
+    analyse_sources(&sources, input, &Checks::new(bounded), operation, budget)
 }
 
 /// Classifies and verifies the composed operations found in `sources` (Java files, or
@@ -39,11 +39,13 @@ pub fn analyse_file(
 /// counterexample runs step by step); its JSON has `summary.operations` (name, file, line,
 /// class, reasons, verdict) and one finding per violation, located at a line of its file.
 /// A file with a syntax error is a warning and the others go on; it is an error when no file
-/// could be read as Java.
+/// could be read as Java. Once the budget is spent, the files not parsed yet are left out
+/// (counted as `files_not_read`) and the operations not checked yet are listed, classified,
+/// as `not-reached`.
 pub fn analyse_sources(
     sources: &[Source],
     shown: &str,
-    bounded: bool,
+    checks: &Checks,
     operation: Option<&str>,
     budget: &Budget,
 ) -> Result<Report, Diagnostic> {
@@ -56,7 +58,13 @@ pub fn analyse_sources(
         warnings.push(d.to_string());
         first_error.get_or_insert(d);
     };
+    let mut not_read = 0;
     for src in sources {
+        // Parsing a large project takes a while: the limits hold there too.
+        if budget.check().is_err() {
+            not_read += 1;
+            continue;
+        }
         match java::parse(&src.text) {
             Ok(file) => files.push((src.name.as_str(), file)),
             Err(e) => fail(&src.name, e, &mut warnings),
@@ -117,7 +125,7 @@ pub fn analyse_sources(
                     None => *file,
                 };
                 let started = Instant::now();
-                let a = analyse_one(program, op, bounded, budget);
+                let a = analyse_checked(program, op, checks, budget);
                 results.push(Row {
                     file: file.to_owned(),
                     analysed: a,
@@ -128,6 +136,11 @@ pub fn analyse_sources(
         }
     }
     let mut report = report(shown, &results, sources.len());
+    if not_read > 0 {
+        report
+            .summary
+            .insert("files_not_read".into(), Value::from(not_read));
+    }
     report.warnings = warnings;
     report.note_budget(budget);
     let mut text = Vec::new();
@@ -137,6 +150,11 @@ pub fn analyse_sources(
             "composed: unknown: the budget ran out (--{}); the operations not proved above were not decided",
             spent.name()
         );
+        if not_read > 0 {
+            line.push_str(&format!(
+                ", and {not_read} file(s) were not read, so their operations are not listed"
+            ));
+        }
         line.push('\n');
         text.extend_from_slice(line.as_bytes());
     }
@@ -166,7 +184,7 @@ fn class_text(a: &Analysed) -> String {
 }
 
 fn write_text(out: &mut dyn Write, results: &[Row], several: bool) -> io::Result<()> {
-    let mut counts = [0usize; 4];
+    let mut counts = [0usize; 5];
     for row in results {
         let a = &row.analysed;
         let name = if a.class.is_empty() {
@@ -247,6 +265,16 @@ fn write_text(out: &mut dyn Write, results: &[Row], several: bool) -> io::Result
                 )?;
                 continue;
             }
+            Verdict::NotReached => {
+                counts[4] += 1;
+                writeln!(
+                    out,
+                    "not reached ({}): {}",
+                    class_text(a),
+                    a.note.as_deref().unwrap_or("the budget ran out")
+                )?;
+                continue;
+            }
         }
         for r in &a.classification.reasons {
             writeln!(out, "  {} at {}: {}", r.rule, r.pos, r.message)?;
@@ -262,6 +290,9 @@ fn write_text(out: &mut dyn Write, results: &[Row], several: bool) -> io::Result
     )?;
     if counts[3] > 0 {
         write!(out, ", {} unsupported", counts[3])?;
+    }
+    if counts[4] > 0 {
+        write!(out, ", {} not reached", counts[4])?;
     }
     writeln!(out)
 }
@@ -401,6 +432,12 @@ fn report(shown: &str, results: &[Row], files: usize) -> Report {
         "unsupported".into(),
         Value::from(count(Verdict::Unsupported)),
     );
+    let not_reached = count(Verdict::NotReached);
+    if not_reached > 0 {
+        report
+            .summary
+            .insert("not_reached".into(), Value::from(not_reached));
+    }
     report.summary.insert("operations".into(), Value::from(ops));
     report
 }

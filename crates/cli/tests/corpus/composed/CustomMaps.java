@@ -127,10 +127,14 @@ class FactoryValueMap<K, V> extends ConcurrentHashMap<K, V> {
 // chain. Linearizable by hand: a hit is linearized at the get, a won putIfAbsent at it, a
 // lost one at it too (it returns the value present then, as a run from there would), and a
 // function giving null returns null with no update, as a run from the get's state would.
-// The tool cannot hoist assignments that a short-circuit may skip, so it lists the
-// operation, unsupported, at the construct (before, the interface was not seen at all).
+// The assignments inside the `&&` chain run as Java runs them, left to right, each only when
+// the tests before it held. The test of the function's result (`newValue != null`) is a
+// branch on a value computed from the key (Branch), so the reduction does not apply; the
+// bounded check, taking that test both ways, finds no violation (there is none, as above).
 interface ComputingMap<K, V> extends ConcurrentMap<K, V> {
-    // expect: SCM unsupported
+    // expect: data-dependent not-proved
+    // reasons: Branch
+    // bounded: not-proved
     default V computeIfAbsent(K key, Function<? super K, ? extends V> mappingFunction) {
         Objects.requireNonNull(mappingFunction);
         V v, newValue;
