@@ -250,9 +250,15 @@ fn members<'p, 't>(
     let mut methods: Vec<Method> = Vec::new();
     for (seen, (i, c)) in project.visible(file_index, class).into_iter().enumerate() {
         let f = project.files[*i];
+        let set_to_maps = set_only_to_new_maps(f, c);
         for field in &c.fields {
             if !fields.iter().any(|x| x.name == field.name) {
-                fields.push(lower_field(f, field));
+                let mut lowered = lower_field(f, field);
+                if field.init.is_none() && set_to_maps.contains(&field.name) {
+                    lowered.is_map = true;
+                    lowered.init = None;
+                }
+                fields.push(lowered);
             }
         }
         for m in &c.methods {
@@ -419,6 +425,93 @@ fn lower_class<'p, 't>(
         program.operations.push(op);
     }
     program
+}
+
+/// The value type of a map type (`V` of `ConcurrentMap<K, V>`), as written.
+fn value_type(ty: &str) -> Option<&str> {
+    let args = ty.split_once('<')?.1.trim_end().strip_suffix('>')?;
+    let mut depth = 0;
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => return Some(args[i + 1..].trim()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The fields of `class` that its code sets (`this.m = ..` or `m = ..`, in constructors or
+/// methods) only ever to a new `java.util.concurrent` map, at least once
+/// (`private final Map<K, V> m; A() { this.m = new ConcurrentHashMap<>(); }`): each holds
+/// one, whatever its declared type says. One set to anything else, anywhere in the class, is
+/// not one (it may hold a `HashMap`).
+fn set_only_to_new_maps(file: &JavaFile, class: &ClassDecl) -> BTreeSet<String> {
+    let mut maps = BTreeSet::new();
+    let mut other = BTreeSet::new();
+    for m in &class.methods {
+        let params: BTreeSet<&str> = m.params.iter().map(|p| p.name.as_str()).collect();
+        let mut locals = BTreeSet::new();
+        let mut stack = vec![m.body];
+        let mut sets = Vec::new();
+        while let Some(x) = stack.pop() {
+            match x.kind() {
+                // Their own fields.
+                "class_body" | "lambda_expression" => continue,
+                "variable_declarator" => {
+                    if let Some(n) = x.child_by_field_name("name") {
+                        locals.insert(file.text_of(n));
+                    }
+                }
+                "assignment_expression" => sets.push(x),
+                _ => {}
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        for x in sets {
+            let (Some(left), Some(right)) = (
+                x.child_by_field_name("left"),
+                x.child_by_field_name("right"),
+            ) else {
+                continue;
+            };
+            let name = match left.kind() {
+                "identifier" => {
+                    let name = file.text_of(left);
+                    if params.contains(name) || locals.contains(name) {
+                        continue;
+                    }
+                    name
+                }
+                "field_access"
+                    if left
+                        .child_by_field_name("object")
+                        .is_some_and(|o| o.kind() == "this") =>
+                {
+                    match left.child_by_field_name("field") {
+                        Some(f) => file.text_of(f),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if !class.fields.iter().any(|f| f.name == name) {
+                continue;
+            }
+            let op = x
+                .child_by_field_name("operator")
+                .map_or("=", |o| file.text_of(o));
+            if op == "=" && is_new_concurrent_map(file, right) {
+                maps.insert(name.to_owned());
+            } else {
+                other.insert(name.to_owned());
+            }
+        }
+    }
+    maps.retain(|m| !other.contains(m));
+    maps
 }
 
 fn is_new_concurrent_map(file: &JavaFile, node: Node) -> bool {
@@ -1179,6 +1272,18 @@ impl<'a> Lowering<'a> {
                 self.view_locals.insert(name, view);
                 continue;
             }
+            // A map held in a map (`Map<K, V> inner = outer.get(k);` where the outer map's
+            // values are concurrent maps): calls on it are on a map the reduction does not
+            // model (one map, its keys and values), so the operation is listed unsupported.
+            if let Some(v) = value.filter(|v| self.is_map_from_map(*v, &ty)) {
+                self.unseen_use(
+                    v,
+                    format!(
+                        "`{name}` is a map held in a map (`{}`): maps of maps are not modelled",
+                        self.text(v)
+                    ),
+                );
+            }
             let mut pre = Vec::new();
             let init = self.hoisting(d, &mut pre, |lw| value.map(|v| lw.initializer(v)));
             out.extend(pre);
@@ -1191,6 +1296,34 @@ impl<'a> Lowering<'a> {
                 pos: self.pos(d),
             });
         }
+    }
+
+    /// Whether `v`, the initializer of a local of type `ty`, is a map held in a map: a call
+    /// of a map whose declared values are concurrent maps, or of any map when the local is
+    /// declared as a concurrent map itself.
+    fn is_map_from_map(&self, v: Node<'a>, ty: &str) -> bool {
+        if v.kind() != "method_invocation" {
+            return false;
+        }
+        let map = match v.child_by_field_name("object") {
+            Some(o) => self.map_of(o),
+            None if self.this_is_map && !self.snippet => Some(THIS_MAP.to_owned()),
+            None => None,
+        };
+        let Some(map) = map else {
+            return false;
+        };
+        let name = self.field_text(v, "name");
+        if !MapMethod::is_name(&name) {
+            return false;
+        }
+        let values_are_maps = self
+            .fields
+            .iter()
+            .find(|f| f.name == map)
+            .and_then(|f| value_type(&f.ty))
+            .is_some_and(java::is_concurrent_map_type);
+        values_are_maps || java::is_concurrent_map_type(ty)
     }
 
     /// A local's initializer (an array's items are an unknown call's arguments; a map alias
@@ -3035,7 +3168,8 @@ impl<'a> Lowering<'a> {
             )
         };
         if self.mentions_map(n) {
-            self.unsupported(
+            // Its map calls are not counted: listed however few the operation has.
+            self.unseen_use(
                 n,
                 format!(
                     "the function of `{}` uses the map (ConcurrentHashMap forbids it)",
