@@ -631,6 +631,7 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "Traversals.java",
         "Sentinel.java",
         "Sentinel2.java",
+        "Discovery.java",
     ] {
         let path = format!("{dir}/{file}");
         check_file(&path, 3);
@@ -675,6 +676,114 @@ fn optional_of_nullable_or_else_is_modelled() {
         out.stdout
             .contains("both (line 12): not proved (class data-dependent)")
             && out.stdout.contains("Size at 13:"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A budget spent part way (here the memory limit, by the first search) stops every search:
+/// the operations decided before are kept, the one it stopped is not proved, and every other
+/// is listed, classified, as not reached (exit 3: nothing was found).
+#[test]
+fn a_spent_budget_lists_every_operation_and_those_not_reached() {
+    let file = "crates/cli/tests/corpus/composed/Discovery.java";
+    let all = operations(
+        &serde_json::from_str::<Value>(&hindsight(&["composed", file, "--format", "json"]).stdout)
+            .expect("json"),
+    )
+    .len();
+    let out = hindsight(&[
+        "composed",
+        file,
+        "--bounded",
+        "--memory-limit",
+        "1K",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    let json: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(json["summary"]["budget_spent"], "memory-limit");
+    let ops = operations(&json);
+    assert_eq!(ops.len(), all, "every operation is listed");
+    let not_reached: Vec<&Value> = ops
+        .iter()
+        .filter(|o| o["verdict"] == "not-reached")
+        .collect();
+    assert_eq!(
+        json["summary"]["not_reached"].as_u64(),
+        Some(not_reached.len() as u64)
+    );
+    assert!(not_reached.len() >= 3, "{}", out.stdout);
+    for o in not_reached {
+        assert!(o["class"].is_string(), "classified: {o}");
+        assert!(
+            o["note"]
+                .as_str()
+                .is_some_and(|n| n.contains("--memory-limit")),
+            "{o}"
+        );
+    }
+    // Unsupported operations need no search: still decided.
+    assert!(ops.iter().any(|o| o["verdict"] == "unsupported"));
+    let text = hindsight(&["composed", file, "--bounded", "--memory-limit", "1K"]);
+    assert_eq!(text.code, 3);
+    assert!(
+        text.stdout.contains(
+            "not reached (class SCM): the budget ran out (--memory-limit) before its check started"
+        ) && text
+            .stdout
+            .contains("not reached\ncomposed: unknown: the budget ran out (--memory-limit)"),
+        "{}",
+        text.stdout
+    );
+}
+
+/// The per-operation bound stops one operation's check, says where, and leaves the run's
+/// budget whole: the next operation is checked (from scratch, with the same bound).
+#[test]
+fn the_bound_per_operation_stops_each_check_and_says_where() {
+    let file = "crates/cli/tests/corpus/composed/Discovery.java";
+    let out = hindsight(&[
+        "composed",
+        file,
+        "--bounded",
+        "--operation-timeout",
+        "0.000001",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let json: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert!(json["summary"]["budget_spent"].is_null());
+    let ops = operations(&json);
+    let stopped = ops
+        .iter()
+        .filter(|o| {
+            o["verdict"] == "not-proved"
+                && o["note"]
+                    .as_str()
+                    .is_some_and(|n| n.contains("stopped at the bound of 0.000001 s per operation"))
+        })
+        .count();
+    // Every operation that needs a search: all but the unsupported ones.
+    let searched = ops.iter().filter(|o| o["verdict"] != "unsupported").count();
+    assert_eq!(stopped, searched, "{}", out.stdout);
+    // The bound on states stops the bounded check too, and says in which exploration.
+    let out = hindsight(&[
+        "composed",
+        file,
+        "--bounded",
+        "--operation",
+        "removeListener",
+        "--states-per-operation",
+        "10",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "bounded check: stopped at the bound of 10 states per operation, in exploration 1 of"
+        ),
         "{}",
         out.stdout
     );

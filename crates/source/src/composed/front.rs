@@ -4027,3 +4027,80 @@ mod hidden_helper_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod short_circuit_tests {
+    use super::super::{analyse, Verdict};
+    use super::parse;
+    use hindsight_budget::Budget;
+
+    /// Each `aN` assigns inside `&&`, `||` or `?:`; each `bN` is the same method written with
+    /// `if`s, as Java evaluates the `aN` (left to right, the right of `&&` only when the left
+    /// is true, of `||` only when it is false, one branch of `?:`). Lowered, the two are the
+    /// same operation: the same class, and the same verdict alone and with `--bounded`. A
+    /// right side evaluated eagerly would differ (`a4` would always remove).
+    const PAIRS: &str = "ConcurrentHashMap<Integer, Integer> m;
+Integer a1(Integer k, Integer v) { Integer old; return ((old = m.get(k)) == null && (old = m.putIfAbsent(k, v)) == null) ? v : old; }
+Integer b1(Integer k, Integer v) { Integer old = m.get(k); boolean c = false; if (old == null) { old = m.putIfAbsent(k, v); if (old == null) { c = true; } } return c ? v : old; }
+boolean a2(Integer k, Integer v) { Integer x; boolean r = (x = m.get(k)) != null || (x = m.put(k, v)) != null; return r; }
+boolean b2(Integer k, Integer v) { Integer x = m.get(k); boolean r = true; if (!(x != null)) { x = m.put(k, v); if (!(x != null)) { r = false; } } return r; }
+Integer a3(Integer k, Integer v) { Integer x; Integer r = m.containsKey(k) ? (x = m.get(k)) : (x = m.put(k, v)); return r; }
+Integer b3(Integer k, Integer v) { Integer x; Integer r; if (m.containsKey(k)) { x = m.get(k); r = x; } else { x = m.put(k, v); r = x; } return r; }
+Integer a4(Integer k) { Integer x = null; if (m.get(k) != null && (x = m.remove(k)) != null) { return x; } return m.get(k); }
+Integer b4(Integer k) { Integer x = null; boolean c = false; if (m.get(k) != null) { x = m.remove(k); if (x != null) { c = true; } } if (c) { return x; } return m.get(k); }
+Integer a5(Integer k, Integer v) { Integer x; if ((x = m.get(k)) == null && (x = m.putIfAbsent(k, v)) == null && (x = m.get(k)) != null) { return x; } return null; }
+Integer b5(Integer k, Integer v) { Integer x = m.get(k); boolean c = false; if (x == null) { x = m.putIfAbsent(k, v); if (x == null) { x = m.get(k); if (x != null) { c = true; } } } if (c) { return x; } return null; }
+";
+
+    #[test]
+    fn assignments_inside_and_or_and_choices_run_as_the_ifs_java_runs() {
+        let ps = parse(PAIRS).expect("parses");
+        let program = &ps[0];
+        for bounded in [false, true] {
+            let results = analyse(program, bounded, &Budget::unlimited());
+            let get = |name: &str| {
+                results
+                    .iter()
+                    .find(|a| a.name == name)
+                    .unwrap_or_else(|| panic!("no operation {name}"))
+            };
+            for i in 1..=5 {
+                let (a, b) = (get(&format!("a{i}")), get(&format!("b{i}")));
+                assert_ne!(a.verdict, Verdict::Unsupported, "a{i}: {:?}", a.note);
+                assert_eq!(a.verdict, b.verdict, "a{i} and b{i} (bounded {bounded})");
+                assert_eq!(
+                    a.classification.class, b.classification.class,
+                    "a{i} and b{i}"
+                );
+            }
+        }
+        // The verdicts themselves, reasoned by hand: `a1` is a get-or-putIfAbsent that keeps
+        // the winner (linearizable); `a4` removes only what it saw, but its final get may see
+        // another thread's put after a remove (or a miss) it decided on (not linearizable).
+        let results = analyse(program, false, &Budget::unlimited());
+        let verdict = |name: &str| results.iter().find(|a| a.name == name).map(|a| a.verdict);
+        assert_eq!(verdict("a1"), Some(Verdict::Linearizable));
+        assert_eq!(verdict("a4"), Some(Verdict::NotLinearizable));
+    }
+
+    /// Where the assigned name is read earlier in the statement, or something with an effect
+    /// comes first, the `&&` cannot run before its statement: unsupported, as before.
+    #[test]
+    fn an_assignment_that_cannot_run_first_stays_unsupported() {
+        let ps = parse(
+            "ConcurrentHashMap<Integer, Integer> m;
+int read(Integer k, Integer v) { Integer x = 0; return x + (((x = m.get(k)) == null && (x = m.put(k, v)) == null) ? 1 : 0); }
+boolean after(Integer k, Integer v, Object o) { Integer x; return o.check() | (m.get(k) == null && (x = m.put(k, v)) == null); }
+",
+        )
+        .expect("parses");
+        for op in &ps[0].operations {
+            let (_, what) = op.unsupported.as_ref().expect("unsupported");
+            assert!(
+                what.contains("assignment inside an expression"),
+                "{}: {what}",
+                op.name
+            );
+        }
+    }
+}

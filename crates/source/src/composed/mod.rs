@@ -163,7 +163,9 @@ pub fn analyse_checked(
             }
             // The run's deadline passed (`check` marks it so), or only the operation's bound.
             Some(Spent::Time) if budget.check().is_ok() => {
-                if out.verdict == Verdict::NotProved {
+                // Stopped by its own bound (before its search started, or in it).
+                if matches!(out.verdict, Verdict::NotProved | Verdict::NotReached) {
+                    out.verdict = Verdict::NotProved;
                     out.note = Some(format!(
                         "{}stopped at the bound of {} s per operation after {} states, with no violation found; this is not a proof",
                         if out.bounded { "bounded check: " } else { "" },

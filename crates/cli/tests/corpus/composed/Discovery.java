@@ -1,0 +1,176 @@
+// Operations that were silently absent from the report (issue #40, item 5), found by listing
+// every method of agileapes/couteau (MIT; snapshot e39931bf492d, Oct 2016) and apache/dubbo
+// (Apache-2.0; snapshot 324c62550ab2, Oct 2024) that calls a concurrent map's methods and
+// comparing with what `hindsight composed` lists. Written for this corpus after the method
+// cited above each (not copied); format as in Caches.java.
+package corpus.discovery;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+// couteau-context/src/main/java/com/mmnaseri/couteau/context/impl/AbstractMapRegistry.java and
+// ConcurrentRegistry.java: the base class reaches its map only through an abstract getter,
+// so alone it has no map; the subclass's getter returns a ConcurrentHashMap field, and the
+// base's methods, run on a ConcurrentRegistry, are composed operations on that map. They are
+// listed as the subclass's (`ConcurrentRegistry.write`), at their lines in the base class.
+// SimpleRegistry's map is a HashMap: no operation there.
+abstract class AbstractMapRegistry<E> {
+    protected abstract Map<String, E> getMap();
+
+    // put, then report whether the key is there. Witness: put(1, item) -> null (the
+    // linearization point: the only update); env remove(1); containsKey(1) -> false;
+    // returns false. Alone, from any state, put then containsKey gives true.
+    // expect: SCM not-linearizable
+    protected final boolean write(String name, E item) {
+        getMap().put(name, item);
+        return contains(name);
+    }
+
+    protected final E read(String name) {
+        return getMap().get(name);
+    }
+
+    // remove, then report whether the key is gone. Witness: remove(1) -> null from {} (the
+    // linearization point); env put(1, 1000); containsKey(1) -> true; returns false. Alone,
+    // remove then containsKey gives true from every state.
+    // expect: SCM not-linearizable
+    protected boolean remove(String name) {
+        getMap().remove(name);
+        return !contains(name);
+    }
+
+    public boolean contains(String name) {
+        return getMap().containsKey(name);
+    }
+}
+
+class ConcurrentRegistry<E> extends AbstractMapRegistry<E> {
+    private final Map<String, E> map = new ConcurrentHashMap<String, E>();
+
+    @Override
+    protected Map<String, E> getMap() {
+        return map;
+    }
+}
+
+class SimpleRegistry<E> extends AbstractMapRegistry<E> {
+    private final Map<String, E> map = new HashMap<String, E>();
+
+    @Override
+    protected Map<String, E> getMap() {
+        return map;
+    }
+}
+
+// couteau-reflection/src/main/java/com/mmnaseri/couteau/reflection/cp/MappedClassLoader.java
+// (getBytes): a map of arrays, `new ConcurrentHashMap<String, byte[]>()`, was taken for an
+// array of maps and not seen. containsKey, then get: witness containsKey(1) -> true from
+// {1->1000}; env remove(1); get(1) -> null; returns null. Alone it returns 1000 from
+// {1->1000} and throws from {}: never null.
+class MappedClassLoader {
+    private Map<String, byte[]> bytes = new ConcurrentHashMap<String, byte[]>();
+
+    // expect: SCM not-linearizable
+    public byte[] getBytes(String name) throws ClassNotFoundException {
+        if (!bytes.containsKey(name)) {
+            throw new ClassNotFoundException("Class not found: " + name);
+        }
+        return bytes.get(name);
+    }
+}
+
+// dubbo-registry/dubbo-registry-api/src/main/java/org/apache/dubbo/registry/client/event/
+// listener/ServiceInstancesChangedListener.java (removeListener): the field is declared as a
+// plain Map and set to a ConcurrentHashMap in the constructor (and nowhere else), so it is a
+// concurrent map. Get the key's listener set, drop a listener from it, and remove the key
+// when the set is empty: data-dependent, the condition is a stored object's state (Branch).
+// The check-then-act is a real bug: between the test of the set read and the remove,
+// another thread replaces the entry with a non-empty set, which the remove then drops.
+// Witness (bounded): env put(1, 1000); get(1) -> 1000; assuming 1000.isEmpty() is true;
+// env put(1, 1001); remove(1) -> 1001 (the linearization point); alone from {1->1001}, with
+// 1001.isEmpty() false, nothing is removed.
+class ListenerRegistry<L> {
+    protected Map<String, Set<L>> listeners;
+
+    ListenerRegistry() {
+        this.listeners = new ConcurrentHashMap<>();
+    }
+
+    // expect: data-dependent not-proved
+    // reasons: Branch
+    // bounded: not-linearizable
+    // assumes: line 112: the value returned by `1000.isEmpty()` is true
+    // assumes: line 112: the value returned by `1001.isEmpty()` is false
+    // witness: listeners.get(serviceKey) -> 1000 | listeners.put(1, 1001) | listeners.remove(serviceKey) -> 1001
+    public synchronized void removeListener(String serviceKey, L listener) {
+        Set<L> current = this.listeners.get(serviceKey);
+        if (current != null) {
+            current.remove(listener);
+            if (current.isEmpty()) {
+                this.listeners.remove(serviceKey);
+            }
+        }
+    }
+}
+
+// dubbo-common/src/main/java/org/apache/dubbo/common/url/component/GroupServiceKeyCache.java
+// (getServiceKey): a map of maps set in the constructor; the inner maps, read from the outer
+// one, get calls of their own. The reduction covers one map, its keys and values, not maps
+// stored in it: listed unsupported, at the inner map.
+class ServiceKeys {
+    private final ConcurrentMap<String, ConcurrentMap<Integer, String>> keys;
+
+    ServiceKeys() {
+        this.keys = new ConcurrentHashMap<>(512);
+    }
+
+    // expect: data-dependent unsupported
+    public String getServiceKey(String serviceName, int port) {
+        ConcurrentMap<Integer, String> byPort = keys.get(serviceName);
+        if (byPort == null) {
+            keys.putIfAbsent(serviceName, new ConcurrentHashMap<>());
+            byPort = keys.get(serviceName);
+        }
+        String key = byPort.get(port);
+        if (key == null) {
+            key = serviceName + ":" + port;
+            byPort.put(port, key);
+        }
+        return key;
+    }
+}
+
+// dubbo-rpc/dubbo-rpc-triple/src/main/java/org/apache/dubbo/rpc/protocol/tri/
+// Http3Exchanger.java (connect): one map call, `compute`, whose function registers a
+// listener that later removes the entry: the map used inside the function is a use the
+// analysis does not count, so the operation is listed (unsupported) however few calls it has.
+class Exchanger {
+    private static final Map<String, Client> CLIENTS = new ConcurrentHashMap<>(16);
+
+    // expect: data-dependent unsupported
+    public static Client connect(String address) {
+        return CLIENTS.compute(address, (a, client) -> {
+            if (client == null) {
+                Client created = Client.open(a);
+                created.onClose(() -> CLIENTS.remove(a, created));
+                client = created;
+            } else {
+                client.retain();
+            }
+            return client;
+        });
+    }
+}
+
+interface Client {
+    static Client open(String address) {
+        return null;
+    }
+
+    void onClose(Runnable r);
+
+    void retain();
+}
