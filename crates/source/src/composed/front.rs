@@ -14,15 +14,25 @@
 //! **Discovery.** A class sees the fields and methods of its superclasses and enclosing classes
 //! among the files given ([`programs_of`] lowers them together); a getter that returns a map
 //! field and a local initialised with one are that map; anonymous and local classes are classes
-//! of their own. A use of a map the lowering cannot count (the map passed to unknown code, a
-//! lambda or class that uses it, a helper not followed) reports the method as `unsupported`
-//! however few calls it counted: an operation seen is never silently absent.
+//! of their own. A field the class's code sets only ever to a new concurrent map (in its
+//! constructor) is a map whatever its declared type ([`set_only_to_new_maps`]). A method a
+//! class inherits is lowered as the class's too, and is its operation when it is one only
+//! there: it reaches the map through a method the class overrides (an abstract `getMap()`),
+//! so it runs on this class's map whenever it runs on one of its objects. A constructor is an
+//! operation when it uses a static map (its object's own fields are its locals: nobody else
+//! sees the object while it is built). A use of a map the lowering cannot count (the map
+//! passed to unknown code, a lambda or class that uses it, a helper not followed, a map held
+//! in a map) reports the method as `unsupported` however few calls it counted: an operation
+//! seen is never silently absent.
 //!
 //! **Helpers.** A call of a method of the class that may use a map is inlined
 //! ([`Lowering::inline`], `inline.rs`): its statements run just before the statement that
 //! calls it (a loop's condition's, before each test), which is where Java runs them when the
-//! call is reached unconditionally and nothing with an effect precedes it in the statement;
-//! anywhere else (a branch of `&&`/`||`/`?:`, a lambda, after another call), recursively, past
+//! call is reached unconditionally and nothing with an effect precedes it in the statement.
+//! In the right of `&&`/`||` or a branch of `?:`, the whole expression is evaluated before the
+//! statement as the `if`s Java runs ([`Lowering::short_circuit`], [`Lowering::choice`]), when
+//! it could be hoisted itself ([`Lowering::packable`]). Anywhere else (a lambda, after another
+//! call), recursively, past
 //! [`INLINE_DEPTH`], or among overloads of one arity that the arguments' static types do not
 //! tell apart ([`Lowering::overload_by_types`]), it is `unsupported`. An assignment, `++` or
 //! `--` inside an expression is hoisted the same way when its target is not read before it. Leaving such a call unknown would drop its map
@@ -225,6 +235,9 @@ struct Members<'p> {
     methods: Vec<Method<'p>>,
     custom_map: bool,
     chain: usize,
+    /// The static fields among `fields`: a constructor's calls on one of them are on a map
+    /// other threads share.
+    statics: BTreeSet<String>,
 }
 
 fn members<'p, 't>(
@@ -248,6 +261,7 @@ fn members<'p, 't>(
     });
     let mut fields: Vec<Field> = Vec::new();
     let mut methods: Vec<Method> = Vec::new();
+    let mut statics = BTreeSet::new();
     for (seen, (i, c)) in project.visible(file_index, class).into_iter().enumerate() {
         let f = project.files[*i];
         let set_to_maps = set_only_to_new_maps(f, c);
@@ -257,6 +271,9 @@ fn members<'p, 't>(
                 if field.init.is_none() && set_to_maps.contains(&field.name) {
                     lowered.is_map = true;
                     lowered.init = None;
+                }
+                if field.is_static {
+                    statics.insert(field.name.clone());
                 }
                 fields.push(lowered);
             }
@@ -278,6 +295,7 @@ fn members<'p, 't>(
         methods,
         custom_map,
         chain: chain.len(),
+        statics,
     }
 }
 
@@ -351,9 +369,25 @@ fn lower_class<'p, 't>(
         })
         .copied()
         .collect::<Vec<_>>();
+    // Constructors: the object is not shared while it is built, so calls on its own maps
+    // are no concurrent operation; calls on a static map are (another thread may run the
+    // same constructor, or any method on that map, meanwhile).
+    let constructors = class
+        .methods
+        .iter()
+        .filter(|m| m.is_constructor)
+        .map(|decl| Method {
+            file: project.files[file_index],
+            decl,
+            class: 0,
+            file_index,
+            class_name: class.name.as_str(),
+        })
+        .collect::<Vec<_>>();
     let mut names = BTreeSet::new();
     for (m, from_base) in own
         .into_iter()
+        .chain(constructors)
         .map(|m| (m, false))
         .chain(inherited.into_iter().map(|m| (m, true)))
     {
@@ -363,9 +397,68 @@ fn lower_class<'p, 't>(
                 continue;
             }
         }
-        let (keep, lowered) = lower_method(&seen, snippet, m);
+        let (keep, mut lowered) = lower_method(&seen, snippet, m);
         if !keep {
             continue;
+        }
+        if m.decl.is_constructor {
+            let mut used = BTreeSet::new();
+            walk_stmts(&lowered.body, &mut |_, e| {
+                if let Some(e) = e {
+                    walk_expr(e, &mut |x| {
+                        if let ExprKind::MapCall { map, .. } = &x.kind {
+                            used.insert(map.clone());
+                        }
+                    });
+                }
+            });
+            let mentions_static = |n: Node| {
+                let mut stack = vec![n];
+                while let Some(x) = stack.pop() {
+                    if x.kind() == "identifier" && seen.statics.contains(m.file.text_of(x)) {
+                        return true;
+                    }
+                    let mut c = x.walk();
+                    stack.extend(x.named_children(&mut c));
+                }
+                false
+            };
+            let shared = used.iter().any(|u| seen.statics.contains(u));
+            let own = used.iter().any(|u| !seen.statics.contains(u));
+            if !shared && !(lowered.unsupported.is_some() && mentions_static(m.decl.body)) {
+                continue;
+            }
+            if own && lowered.unsupported.is_none() {
+                lowered.unsupported = Some((
+                    m.decl.pos,
+                    "a constructor that uses its object's own maps (not shared while it is built) besides static ones: not modelled".into(),
+                ));
+            }
+            // The object's own fields are no shared state while it is built: locals of the
+            // constructor, from their initial values.
+            let mut assigned = BTreeSet::new();
+            walk_stmts(&lowered.body, &mut |t, _| {
+                if let Some(t) = t {
+                    assigned.insert(t.to_owned());
+                }
+            });
+            let own_fields: Vec<Stmt> = seen
+                .fields
+                .iter()
+                .filter(|f| assigned.contains(&f.name) && !seen.statics.contains(&f.name))
+                .filter(|f| !f.is_map && !m.decl.params.iter().any(|p| p.name == f.name))
+                .map(|f| Stmt {
+                    kind: StmtKind::Decl {
+                        name: f.name.clone(),
+                        init: Some(f.init.clone().unwrap_or(Expr {
+                            kind: ExprKind::Null,
+                            pos: f.pos,
+                        })),
+                    },
+                    pos: m.decl.pos,
+                })
+                .collect();
+            lowered.body.splice(0..0, own_fields);
         }
         let mut derived = Vec::new();
         let mut inherited_from = None;
@@ -1049,7 +1142,7 @@ impl<'a> Lowering<'a> {
 
     fn block(&mut self, n: Node<'a>) -> Vec<Stmt> {
         let mut out = Vec::new();
-        if n.kind() == "block" {
+        if matches!(n.kind(), "block" | "constructor_body") {
             let mut c = n.walk();
             let kids: Vec<Node<'a>> = n.named_children(&mut c).collect();
             for k in kids {
@@ -1553,7 +1646,11 @@ impl<'a> Lowering<'a> {
             }
             _ => None,
         };
-        if let Some(name) = name {
+        // `this.f = ..` where a local or parameter `f` hides the field (`this.channel =
+        // channel`): not that local; the field is set as an unknown effect, below.
+        let hidden = target.kind() == "field_access"
+            && name.as_ref().is_some_and(|n| self.locals.contains_key(n));
+        if let Some(name) = name.filter(|_| !hidden) {
             if self.locals.contains_key(&name) || self.fields.iter().any(|f| f.name == name) {
                 if self.map_locals.contains_key(&name)
                     || self.field(&name).is_some_and(|f| f.is_map)
@@ -2033,6 +2130,15 @@ impl<'a> Lowering<'a> {
                 let obj = n.child_by_field_name("object");
                 let field = self.field_text(n, "field");
                 match obj {
+                    // A field hidden by a local of its name: read as an unknown value
+                    // (any value), never as that local.
+                    Some(o) if o.kind() == "this" && self.locals.contains_key(&field) => {
+                        if self.fields.iter().any(|f| f.name == field && f.is_map) {
+                            self.unseen_use(n, format!("the map `{field}` used as a value"));
+                        }
+                        self.unknown(&format!("get {field}"), None, Vec::new(), pos)
+                            .kind
+                    }
                     Some(o) if o.kind() == "this" || o.kind() == "super" => {
                         if let Some(f) = self.fields.iter().find(|f| f.name == field) {
                             if f.is_map {
@@ -3898,14 +4004,12 @@ mod helper_tests {
                 .unwrap_or_default()
         };
         assert!(why("retry").contains("recursive call"), "{}", why("retry"));
-        assert!(why("cond").contains("conditionally"), "{}", why("cond"));
+        // In the right of `&&` or a branch of `?:`, the helper runs where Java runs it: in
+        // the `if`s the expression is evaluated as, before its statement.
+        assert!(op(&ps, "cond").unsupported.is_none(), "{}", why("cond"));
+        assert!(op(&ps, "after").unsupported.is_none(), "{}", why("after"));
         // A loop's condition runs before each round: the helper is inlined there.
         assert!(op(&ps, "loop").unsupported.is_none(), "{}", why("loop"));
-        assert!(
-            why("after").contains("helper `present`"),
-            "{}",
-            why("after")
-        );
         // A recursive helper that uses no map stays an unknown call.
         assert!(op(&ps, "fine").unsupported.is_none());
     }

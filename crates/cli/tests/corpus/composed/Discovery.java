@@ -174,3 +174,44 @@ interface Client {
 
     void retain();
 }
+
+// dubbo-remoting/dubbo-remoting-api/src/main/java/org/apache/dubbo/remoting/exchange/support/
+// DefaultFuture.java (the private constructor): a constructor that registers the object in
+// two static maps. The object is not shared while it is built, but the static maps are:
+// another thread reads them meanwhile. Constructors were never listed; one that uses a static
+// map is an operation (its object's own fields are its locals). Two maps, keyed by an id
+// read from the request (an unknown call's result): data-dependent (Keys). The put into
+// FUTURES then CHANNELS is two updates another thread can see apart (a future found with no
+// channel yet), but the environment writes no key made of an unknown call's result (see
+// bounded.rs), so the bounded check finds nothing: not proved.
+final class Future {
+    private static final Map<Long, Future> FUTURES = new ConcurrentHashMap<>();
+    private static final Map<Long, Object> CHANNELS = new ConcurrentHashMap<>();
+
+    private final Object channel;
+    private final Long id;
+
+    // expect: data-dependent not-proved
+    // reasons: Keys
+    // bounded: not-proved
+    private Future(Object channel, Request request) {
+        this.channel = channel;
+        this.id = request.getId();
+        FUTURES.put(id, this);
+        CHANNELS.put(id, channel);
+    }
+
+    // Its object's own map, while it is built: no operation.
+    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+
+    private Future(Object channel) {
+        this.channel = channel;
+        this.id = 0L;
+        attributes.put("channel", channel);
+        attributes.put("id", id);
+    }
+}
+
+interface Request {
+    Long getId();
+}
