@@ -278,6 +278,16 @@ fn members<'p, 't>(
                 fields.push(lowered);
             }
         }
+        // An anonymous or local class sees the maps its enclosing code declared before it
+        // (captured, so effectively final): its methods, run by whoever holds the object,
+        // share them. They hide the enclosing classes' fields of the same names.
+        if seen == 0 {
+            for captured in captured_maps(f, class) {
+                if !fields.iter().any(|x| x.name == captured.name) {
+                    fields.push(captured);
+                }
+            }
+        }
         for m in &c.methods {
             if !m.is_constructor {
                 methods.push(Method {
@@ -518,6 +528,90 @@ fn lower_class<'p, 't>(
         program.operations.push(op);
     }
     program
+}
+
+/// The maps an anonymous or local class captures: the locals and parameters of the code that
+/// declares it, declared before it, that are concurrent maps (by type or initializer). None
+/// for a class that is a member of another.
+fn captured_maps(file: &JavaFile, class: &ClassDecl) -> Vec<Field> {
+    if class.name.is_empty() {
+        return Vec::new();
+    }
+    // The class's own node: its declaration or `new T(..) { .. }`, where it starts.
+    let mut stack = vec![file.root()];
+    let mut found = None;
+    while let Some(x) = stack.pop() {
+        if matches!(x.kind(), "object_creation_expression" | "class_declaration")
+            && file.pos(x) == class.pos
+        {
+            found = Some(x);
+            break;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    let Some(node) = found else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let map_field = |name: Node, ty: &str, pos: Pos| Field {
+        name: file.text_of(name).to_owned(),
+        ty: ty.to_owned(),
+        is_final: true,
+        init: None,
+        is_map: true,
+        pos,
+    };
+    let mut at = node;
+    while let Some(parent) = at.parent() {
+        match parent.kind() {
+            // A member of a class: nothing captured beyond.
+            "class_body" | "interface_body" | "enum_body" | "program" => break,
+            "method_declaration" | "constructor_declaration" | "lambda_expression" => {
+                let params = parent.child_by_field_name("parameters");
+                let mut c = params.map(|p| p.walk());
+                let ps: Vec<Node> = match (params, c.as_mut()) {
+                    (Some(p), Some(c)) => p.named_children(c).collect(),
+                    _ => Vec::new(),
+                };
+                for p in ps {
+                    let ty = p
+                        .child_by_field_name("type")
+                        .map_or("", |t| file.text_of(t));
+                    if let (true, Some(name)) = (
+                        java::is_concurrent_map_type(ty),
+                        p.child_by_field_name("name"),
+                    ) {
+                        out.push(map_field(name, ty, file.pos(name)));
+                    }
+                }
+            }
+            _ => {
+                let mut c = parent.walk();
+                let before: Vec<Node> = parent
+                    .named_children(&mut c)
+                    .filter(|k| k.end_byte() <= at.start_byte())
+                    .filter(|k| k.kind() == "local_variable_declaration")
+                    .collect();
+                for d in before {
+                    let ty = d
+                        .child_by_field_name("type")
+                        .map_or("", |t| file.text_of(t));
+                    let mut c = d.walk();
+                    for v in d.children_by_field_name("declarator", &mut c) {
+                        let is_map = java::is_concurrent_map_type(ty)
+                            || v.child_by_field_name("value")
+                                .is_some_and(|i| is_new_concurrent_map(file, i));
+                        if let (true, Some(name)) = (is_map, v.child_by_field_name("name")) {
+                            out.push(map_field(name, ty, file.pos(name)));
+                        }
+                    }
+                }
+            }
+        }
+        at = parent;
+    }
+    out
 }
 
 /// The value type of a map type (`V` of `ConcurrentMap<K, V>`), as written.

@@ -5,11 +5,14 @@
 // cited above each (not copied); format as in Caches.java.
 package corpus.discovery;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 // couteau-context/src/main/java/com/mmnaseri/couteau/context/impl/AbstractMapRegistry.java and
 // ConcurrentRegistry.java: the base class reaches its map only through an abstract getter,
@@ -214,4 +217,49 @@ final class Future {
 
 interface Request {
     Long getId();
+}
+
+// couteau-concurrency/src/main/java/com/mmnaseri/couteau/concurrency/deferred/impl/
+// DeferredTask.java (all): a local map captured by an anonymous class. `all` hands the map
+// to the anonymous object (unsupported, at the class); the object's `process`, run by
+// whichever thread completes a promise, records its result and, when it is the last one,
+// reads the results back (every one in a loop there; the first one here, which keeps the
+// bounded check short). Its calls are on the captured map, which the anonymous class sees as
+// a map of its own (before, it saw an unknown name and listed nothing). Keyed by a captured
+// index and a constant, not by its parameter: data-dependent (Keys).
+final class Promises {
+    // expect: data-dependent unsupported
+    static Object all(final List<Promise> promises) {
+        final ConcurrentMap<Integer, Object> results = new ConcurrentHashMap<Integer, Object>();
+        final AtomicInteger count = new AtomicInteger(0);
+        for (int i = 0; i < promises.size(); i++) {
+            final int index = i;
+            promises.get(i).then(new Processor() {
+                // expect: data-dependent not-proved
+                // reasons: Keys
+                // bounded: not-proved
+                @Override
+                public void process(Object result) {
+                    results.putIfAbsent(index, result);
+                    if (count.incrementAndGet() == promises.size()) {
+                        List<Object> objects = new ArrayList<Object>();
+                        objects.add(results.get(0));
+                        Promises.done(objects);
+                    }
+                }
+            });
+        }
+        return count;
+    }
+
+    static void done(List<Object> objects) {
+    }
+}
+
+interface Promise {
+    void then(Processor p);
+}
+
+interface Processor {
+    void process(Object result);
 }
