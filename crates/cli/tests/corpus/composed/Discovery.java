@@ -105,8 +105,8 @@ class ListenerRegistry<L> {
     // expect: data-dependent not-proved
     // reasons: Branch
     // bounded: not-linearizable
-    // assumes: line 112: the value returned by `1000.isEmpty()` is true
-    // assumes: line 112: the value returned by `1001.isEmpty()` is false
+    // assumes: line 115: the value returned by `1000.isEmpty()` is true
+    // assumes: line 115: the value returned by `1001.isEmpty()` is false
     // witness: listeners.get(serviceKey) -> 1000 | listeners.put(1, 1001) | listeners.remove(serviceKey) -> 1001
     public synchronized void removeListener(String serviceKey, L listener) {
         Set<L> current = this.listeners.get(serviceKey);
