@@ -55,7 +55,7 @@ fn bench_file(label: &str, source: &str, runs: usize, print_each: bool) -> (f64,
         counts[match verdict {
             Verdict::Linearizable => 0,
             Verdict::NotLinearizable => 1,
-            Verdict::NotProved | Verdict::Unsupported => 2,
+            Verdict::NotProved | Verdict::Unsupported | Verdict::NotReached => 2,
         }] += 1;
         worst = worst.max(t);
         total += t;

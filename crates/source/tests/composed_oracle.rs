@@ -251,6 +251,7 @@ fn bounded_witnesses_replayed(extras: Extras, default_cases: u32) -> Witnessed {
                             max_states: 20_000,
                             ..bounded::Domain::default().limits
                         },
+                        ..bounded::Domain::default()
                     };
                     let r = bounded::check(&code, &domain, &Budget::unlimited());
                     let VerifyResult::Violation(c) = r.result else {

@@ -435,7 +435,8 @@ fn lower_class<'p, 't>(
             };
             let shared = used.iter().any(|u| seen.statics.contains(u));
             let own = used.iter().any(|u| !seen.statics.contains(u));
-            if !shared && !(lowered.unsupported.is_some() && mentions_static(m.decl.body)) {
+            let escapes_static = lowered.unsupported.is_some() && mentions_static(m.decl.body);
+            if !shared && !escapes_static {
                 continue;
             }
             if own && lowered.unsupported.is_none() {
