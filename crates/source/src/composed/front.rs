@@ -110,9 +110,19 @@ pub fn programs_of(files: &[&JavaFile]) -> Vec<Result<Vec<Program>, SyntaxError>
             Err(e) => results.push(Err(e)),
         }
     }
+    let set_to_maps = classes
+        .iter()
+        .map(|(i, c)| set_only_to_new_maps(files[*i], c))
+        .collect();
+    let self_calls = classes
+        .iter()
+        .map(|(i, c)| self_calls(files[*i], c))
+        .collect();
     let project = Project {
         files,
         classes: &classes,
+        set_to_maps,
+        self_calls,
     };
     for (i, class) in &classes {
         let program = lower_class(&project, *i, class);
@@ -137,6 +147,12 @@ pub fn parse(text: &str) -> Result<Vec<Program>, SyntaxError> {
 struct Project<'p, 't> {
     files: &'p [&'t JavaFile],
     classes: &'p [(usize, ClassDecl<'t>)],
+    /// Per class (in `classes`' order), its fields set only to new maps
+    /// ([`set_only_to_new_maps`]): each class's code walked once, not once per class that
+    /// sees it.
+    set_to_maps: Vec<BTreeSet<String>>,
+    /// Per class, the names of the methods its code calls on itself (`h(..)`, `this.h(..)`).
+    self_calls: Vec<BTreeSet<String>>,
 }
 
 /// How many superclasses are followed up a chain (a cycle among the files given is not Java,
@@ -144,6 +160,31 @@ struct Project<'p, 't> {
 const SUPERCLASS_DEPTH: usize = 32;
 
 impl<'p, 't> Project<'p, 't> {
+    /// The fields of `class` (one of `classes`) set only to new maps.
+    fn set_to_maps(&self, class: &(usize, ClassDecl<'t>)) -> &BTreeSet<String> {
+        &self.set_to_maps[self.index(class)]
+    }
+
+    /// The methods `class` (one of `classes`) calls on itself.
+    fn self_calls(&self, class: &(usize, ClassDecl<'t>)) -> &BTreeSet<String> {
+        &self.self_calls[self.index(class)]
+    }
+
+    fn index(&self, class: &(usize, ClassDecl<'t>)) -> usize {
+        // Its index, from its address in the slice (checked; else searched).
+        let size = std::mem::size_of::<(usize, ClassDecl)>().max(1);
+        let at = (class as *const _ as usize).wrapping_sub(self.classes.as_ptr() as usize) / size;
+        let at = if self.classes.get(at).is_some_and(|c| std::ptr::eq(c, class)) {
+            at
+        } else {
+            self.classes
+                .iter()
+                .position(|c| std::ptr::eq(c, class))
+                .expect("a class of the project")
+        };
+        at
+    }
+
     /// The class a type names (`Base<K>`, `pkg.Base`): by its simple name, in the same file
     /// first.
     fn class_named(&self, ty: &str, file: usize) -> Option<&'p (usize, ClassDecl<'t>)> {
@@ -238,6 +279,10 @@ struct Members<'p> {
     /// The static fields among `fields`: a constructor's calls on one of them are on a map
     /// other threads share.
     statics: BTreeSet<String>,
+    /// Whether the class declares a map (or extends one), or a method its superclasses'
+    /// code calls (an override, an abstract method's body): only then can a method it
+    /// inherits act on a map here that it does not act on in its own class.
+    own_maps: bool,
 }
 
 fn members<'p, 't>(
@@ -262,9 +307,19 @@ fn members<'p, 't>(
     let mut fields: Vec<Field> = Vec::new();
     let mut methods: Vec<Method> = Vec::new();
     let mut statics = BTreeSet::new();
-    for (seen, (i, c)) in project.visible(file_index, class).into_iter().enumerate() {
+    let mut own_maps = false;
+    let mut called_by_bases = BTreeSet::new();
+    for base in chain.iter().skip(1) {
+        called_by_bases.extend(project.self_calls(base).iter().cloned());
+    }
+    let called_here = class
+        .methods
+        .iter()
+        .any(|m| !m.is_constructor && called_by_bases.contains(&m.name));
+    for (seen, entry) in project.visible(file_index, class).into_iter().enumerate() {
+        let (i, c) = entry;
         let f = project.files[*i];
-        let set_to_maps = set_only_to_new_maps(f, c);
+        let set_to_maps = project.set_to_maps(entry);
         for field in &c.fields {
             if !fields.iter().any(|x| x.name == field.name) {
                 let mut lowered = lower_field(f, field);
@@ -275,6 +330,7 @@ fn members<'p, 't>(
                 if field.is_static {
                     statics.insert(field.name.clone());
                 }
+                own_maps |= seen == 0 && lowered.is_map;
                 fields.push(lowered);
             }
         }
@@ -303,6 +359,12 @@ fn members<'p, 't>(
     Members {
         fields,
         methods,
+        own_maps: own_maps
+            || called_here
+            || class
+                .superclass
+                .as_deref()
+                .is_some_and(java::is_concurrent_map_type),
         custom_map,
         chain: chain.len(),
         statics,
@@ -368,6 +430,7 @@ fn lower_class<'p, 't>(
     let inherited = seen
         .methods
         .iter()
+        .filter(|_| seen.own_maps)
         .filter(|m| m.class > 0 && m.class < seen.chain && !m.decl.is_static)
         .filter(|m| {
             // Not overridden by a nearer class of the chain.
@@ -538,22 +601,7 @@ fn captured_maps(file: &JavaFile, class: &ClassDecl) -> Vec<Field> {
     if class.name.is_empty() {
         return Vec::new();
     }
-    // The class's own node: its declaration or `new T(..) { .. }`, where it starts.
-    let mut stack = vec![file.root()];
-    let mut found = None;
-    while let Some(x) = stack.pop() {
-        if matches!(x.kind(), "object_creation_expression" | "class_declaration")
-            && file.pos(x) == class.pos
-        {
-            found = Some(x);
-            break;
-        }
-        let mut c = x.walk();
-        stack.extend(x.named_children(&mut c));
-    }
-    let Some(node) = found else {
-        return Vec::new();
-    };
+    let node = class.node;
     let mut out = Vec::new();
     let map_field = |name: Node, ty: &str, pos: Pos| Field {
         name: file.text_of(name).to_owned(),
@@ -628,6 +676,31 @@ fn value_type(ty: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The names of the methods `class`'s code calls on itself (`h(..)`, `this.h(..)`), its
+/// nested classes' code apart.
+fn self_calls(file: &JavaFile, class: &ClassDecl) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for m in &class.methods {
+        let mut stack = vec![m.body];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "class_body" {
+                continue;
+            }
+            if x.kind() == "method_invocation"
+                && x.child_by_field_name("object")
+                    .is_none_or(|o| o.kind() == "this")
+            {
+                if let Some(n) = x.child_by_field_name("name") {
+                    out.insert(file.text_of(n).to_owned());
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+    }
+    out
 }
 
 /// The fields of `class` that its code sets (`this.m = ..` or `m = ..`, in constructors or

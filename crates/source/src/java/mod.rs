@@ -193,6 +193,9 @@ pub struct ClassDecl<'t> {
     pub extends_interfaces: Vec<String>,
     pub fields: Vec<FieldDecl<'t>>,
     pub methods: Vec<MethodDecl<'t>>,
+    /// Its declaration (`new T(..) { .. }` for an anonymous class; the file's root for a
+    /// snippet).
+    pub node: Node<'t>,
 }
 
 /// One declared field (`int a, b;` declares two).
@@ -245,6 +248,7 @@ pub fn classes(file: &JavaFile) -> Result<Vec<ClassDecl<'_>>, SyntaxError> {
         extends_interfaces: Vec::new(),
         fields: Vec::new(),
         methods: Vec::new(),
+        node: root,
     };
     let mut nested = Vec::new();
     let mut cursor = root.walk();
@@ -363,6 +367,7 @@ fn collect_classes<'t>(
         extends_interfaces,
         fields: Vec::new(),
         methods: Vec::new(),
+        node,
     };
     let mut inner = Vec::new();
     if let Some(body) = node.child_by_field_name("body") {
@@ -417,6 +422,7 @@ fn finish<'t>(
                         extends_interfaces: Vec::new(),
                         fields: Vec::new(),
                         methods: Vec::new(),
+                        node: x,
                     };
                     let mut inner = Vec::new();
                     members(file, body, &mut class, &mut inner);
