@@ -88,6 +88,7 @@ use super::ast::*;
 use super::inline::{returns_to_assignments, Renaming};
 use crate::java::{self, ClassDecl, FieldDecl, JavaFile, MethodDecl};
 use hindsight_syntax::{SyntaxError, MAX_NESTING};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
@@ -110,14 +111,8 @@ pub fn programs_of(files: &[&JavaFile]) -> Vec<Result<Vec<Program>, SyntaxError>
             Err(e) => results.push(Err(e)),
         }
     }
-    let set_to_maps = classes
-        .iter()
-        .map(|(i, c)| set_only_to_new_maps(files[*i], c))
-        .collect();
-    let self_calls = classes
-        .iter()
-        .map(|(i, c)| self_calls(files[*i], c))
-        .collect();
+    let set_to_maps = classes.iter().map(|_| OnceCell::new()).collect();
+    let self_calls = classes.iter().map(|_| OnceCell::new()).collect();
     let project = Project {
         files,
         classes: &classes,
@@ -150,9 +145,10 @@ struct Project<'p, 't> {
     /// Per class (in `classes`' order), its fields set only to new maps
     /// ([`set_only_to_new_maps`]): each class's code walked once, not once per class that
     /// sees it.
-    set_to_maps: Vec<BTreeSet<String>>,
-    /// Per class, the names of the methods its code calls on itself (`h(..)`, `this.h(..)`).
-    self_calls: Vec<BTreeSet<String>>,
+    set_to_maps: Vec<OnceCell<BTreeSet<String>>>,
+    /// Per class, the names of the methods its code calls on itself (`h(..)`, `this.h(..)`),
+    /// computed when first asked (only superclasses are).
+    self_calls: Vec<OnceCell<BTreeSet<String>>>,
 }
 
 /// How many superclasses are followed up a chain (a cycle among the files given is not Java,
@@ -162,12 +158,18 @@ const SUPERCLASS_DEPTH: usize = 32;
 impl<'p, 't> Project<'p, 't> {
     /// The fields of `class` (one of `classes`) set only to new maps.
     fn set_to_maps(&self, class: &(usize, ClassDecl<'t>)) -> &BTreeSet<String> {
-        &self.set_to_maps[self.index(class)]
+        self.set_to_maps[self.index(class)].get_or_init(|| {
+            // Only a field declared without a value can be set elsewhere only.
+            if class.1.fields.iter().all(|f| f.init.is_some()) {
+                return BTreeSet::new();
+            }
+            set_only_to_new_maps(self.files[class.0], &class.1)
+        })
     }
 
     /// The methods `class` (one of `classes`) calls on itself.
     fn self_calls(&self, class: &(usize, ClassDecl<'t>)) -> &BTreeSet<String> {
-        &self.self_calls[self.index(class)]
+        self.self_calls[self.index(class)].get_or_init(|| self_calls(self.files[class.0], &class.1))
     }
 
     fn index(&self, class: &(usize, ClassDecl<'t>)) -> usize {
@@ -445,10 +447,14 @@ fn lower_class<'p, 't>(
     // Constructors: the object is not shared while it is built, so calls on its own maps
     // are no concurrent operation; calls on a static map are (another thread may run the
     // same constructor, or any method on that map, meanwhile).
+    let static_maps = seen
+        .fields
+        .iter()
+        .any(|f| f.is_map && seen.statics.contains(&f.name));
     let constructors = class
         .methods
         .iter()
-        .filter(|m| m.is_constructor)
+        .filter(|m| m.is_constructor && static_maps)
         .map(|decl| Method {
             file: project.files[file_index],
             decl,
@@ -4374,5 +4380,59 @@ boolean after(Integer k, Integer v, Object o) { Integer x; return o.check() | (m
                 op.name
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod discovery_tests {
+    use super::parse;
+
+    fn names(text: &str) -> Vec<String> {
+        parse(text)
+            .expect("parses")
+            .iter()
+            .flat_map(|p| {
+                p.operations
+                    .iter()
+                    .map(|o| format!("{}.{}", p.class, o.name))
+            })
+            .collect()
+    }
+
+    /// A field set to a new concurrent map in every assignment the class has is a map; one
+    /// also set to a `HashMap` anywhere is not (it may hold one).
+    #[test]
+    fn a_field_is_a_map_when_every_assignment_sets_a_new_concurrent_map() {
+        let two = "Object f(String k) { Object v = m.get(k); m.put(k, 1); return v; }";
+        let only = format!("class A {{ private final Map<String, Object> m; A() {{ this.m = new ConcurrentHashMap<>(); }} {two} }}");
+        assert_eq!(names(&only), ["A.f"]);
+        let mixed = format!("class B {{ private Map<String, Object> m; B() {{ m = new ConcurrentHashMap<>(); }} void reset() {{ m = new HashMap<>(); }} {two} }}");
+        assert!(names(&mixed).is_empty(), "{:?}", names(&mixed));
+        // A parameter of the field's name hides it: `m = ..` sets the parameter.
+        let hidden = format!("class C {{ private Map<String, Object> m; C(Map<String, Object> m) {{ m = new ConcurrentHashMap<>(); }} {two} }}");
+        assert!(names(&hidden).is_empty(), "{:?}", names(&hidden));
+    }
+
+    /// A base class that reaches its map through an abstract getter: its methods are
+    /// operations of the subclass whose getter returns a concurrent map, not of one whose
+    /// getter returns a `HashMap`, nor of the base itself.
+    #[test]
+    fn inherited_methods_are_operations_of_the_class_whose_override_gives_the_map() {
+        let text = "abstract class Base { abstract Map<String, Object> map(); Object swap(String k) { Object v = map().get(k); map().put(k, 1); return v; } }
+class Concurrent extends Base { private final Map<String, Object> m = new ConcurrentHashMap<>(); Map<String, Object> map() { return m; } }
+class Plain extends Base { private final Map<String, Object> m = new HashMap<>(); Map<String, Object> map() { return m; } }
+class Own extends Base { private final Map<String, Object> n = new ConcurrentHashMap<>(); Map<String, Object> map() { return new HashMap<>(); } }
+";
+        assert_eq!(names(text), ["Concurrent.swap"]);
+    }
+
+    /// A constructor is an operation when it uses a static map, not its object's own.
+    #[test]
+    fn constructors_on_static_maps_are_operations() {
+        let text = "class F { static final Map<Long, F> ALL = new ConcurrentHashMap<>(); final Map<String, Object> own = new ConcurrentHashMap<>(); final Long id;
+  F(Long id) { this.id = id; ALL.put(id, this); ALL.get(id); }
+  F() { this.id = 0L; own.put(\"a\", 1); own.put(\"b\", 2); }
+}";
+        assert_eq!(names(text), ["F.F"]);
     }
 }
