@@ -494,7 +494,10 @@ fn lower_class<'p, 't>(
             let mentions_static = |n: Node| {
                 let mut stack = vec![n];
                 while let Some(x) = stack.pop() {
-                    if x.kind() == "identifier" && seen.statics.contains(m.file.text_of(x)) {
+                    let name = m.file.text_of(x);
+                    let static_map = seen.statics.contains(name)
+                        && seen.fields.iter().any(|f| f.name == name && f.is_map);
+                    if x.kind() == "identifier" && static_map {
                         return true;
                     }
                     let mut c = x.walk();
