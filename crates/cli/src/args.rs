@@ -166,6 +166,10 @@ pub enum Command {
         /// the operation is not proved, and says where it stopped.
         #[arg(long, value_name = "SECONDS", value_parser = crate::budget::timeout_seconds, default_value = "10")]
         operation_timeout: std::time::Duration,
+        /// The memory one operation's check may account for (`512M`, `1G`; 0: no bound but
+        /// `--memory-limit`); past it the operation is not proved, and the next one starts.
+        #[arg(long, value_name = "SIZE", value_parser = hindsight_budget::parse_size, default_value = "1G")]
+        operation_memory_limit: u64,
         #[command(flatten)]
         budget: BudgetArgs,
         /// Output format.

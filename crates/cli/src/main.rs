@@ -242,6 +242,7 @@ fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
             operation,
             states_per_operation,
             operation_timeout,
+            operation_memory_limit,
             budget,
             format,
         } => {
@@ -258,6 +259,7 @@ fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
                 states_per_operation,
                 // 0: no bound of its own.
                 time_per_operation: Some(operation_timeout).filter(|t| !t.is_zero()),
+                memory_per_operation: Some(operation_memory_limit).filter(|m| *m > 0),
             };
             let report = hindsight_source::composed::analyse_sources(
                 &sources,

@@ -769,6 +769,22 @@ fn the_bound_per_operation_stops_each_check_and_says_where() {
     // Every operation that needs a search: all but the unsupported ones.
     let searched = ops.iter().filter(|o| o["verdict"] != "unsupported").count();
     assert_eq!(stopped, searched, "{}", out.stdout);
+    // The memory bound per operation: each operation stops at it alone, the run goes on.
+    let out = hindsight(&[
+        "composed",
+        file,
+        "--bounded",
+        "--operation-memory-limit",
+        "1K",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("stopped at the bound of 1 KiB per operation after")
+            && !out.stdout.contains("not reached"),
+        "{}",
+        out.stdout
+    );
     // The bound on states stops the bounded check too, and says in which exploration.
     let out = hindsight(&[
         "composed",

@@ -27,7 +27,7 @@ pub mod ir;
 pub mod report;
 pub mod verify;
 
-use hindsight_budget::{Account, Budget, Limits, Spent};
+use hindsight_budget::{show_size, Account, Budget, Limits, Spent};
 pub use hindsight_syntax::SyntaxError;
 use std::time::{Duration, Instant};
 
@@ -93,10 +93,16 @@ pub struct Checks {
     /// call's result...), so a bound on states alone does not bound the time: this one does,
     /// so that a whole project finishes.
     pub time_per_operation: Option<Duration>,
+    /// The memory one operation's check may account for (`None`: the run's limit), below
+    /// the run's `--memory-limit`: one operation's states do not take the whole machine.
+    pub memory_per_operation: Option<u64>,
 }
 
 /// The default of [`Checks::time_per_operation`].
 pub const TIME_PER_OPERATION: Duration = Duration::from_secs(10);
+
+/// The default of [`Checks::memory_per_operation`]: 1 GiB.
+pub const MEMORY_PER_OPERATION: u64 = 1 << 30;
 
 impl Checks {
     /// The checks of `hindsight composed` (with `--bounded` or without), default bounds.
@@ -105,6 +111,7 @@ impl Checks {
             bounded,
             states_per_operation: bounded::STATES_PER_OPERATION,
             time_per_operation: Some(TIME_PER_OPERATION),
+            memory_per_operation: Some(MEMORY_PER_OPERATION),
         }
     }
 }
@@ -138,24 +145,39 @@ pub fn analyse_checked(
     budget: &Budget,
 ) -> Analysed {
     // The operation's own budget: the run's deadline or its time bound, whichever comes
-    // first, and the run's memory limit (operations are checked one at a time, so each may
-    // hold what the run may).
-    let own = checks
-        .time_per_operation
-        .filter(|_| budget.check().is_ok())
-        .map(|t| {
-            let left = budget
-                .deadline()
-                .map(|d| d.saturating_duration_since(Instant::now()));
-            Budget::new(Limits {
-                timeout: Some(left.map_or(t, |l| l.min(t))),
-                memory: budget.limits().memory,
-            })
-        });
+    // first, and the run's memory limit or its memory bound, whichever is smaller
+    // (operations are checked one at a time, so each may hold what the run may).
+    let run_memory = budget.limits().memory;
+    let memory = checks
+        .memory_per_operation
+        .map_or(run_memory, |m| m.min(run_memory));
+    let bounded_here = checks.time_per_operation.is_some() || memory < run_memory;
+    let own = (bounded_here && budget.check().is_ok()).then(|| {
+        let left = budget
+            .deadline()
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        let timeout = match (checks.time_per_operation, left) {
+            (Some(t), Some(l)) => Some(t.min(l)),
+            (t, l) => t.or(l),
+        };
+        Budget::new(Limits { timeout, memory })
+    });
     let mut out = analyse_modelled(program, op, checks, own.as_ref().unwrap_or(budget));
     if let Some(own) = &own {
         budget.add_steps(own.reading().steps);
         match own.spent() {
+            // The operation's own bound, below the run's: this operation stops alone.
+            Some(Spent::Memory) if memory < run_memory => {
+                if matches!(out.verdict, Verdict::NotProved | Verdict::NotReached) {
+                    out.verdict = Verdict::NotProved;
+                    out.note = Some(format!(
+                        "{}stopped at the bound of {} per operation after {} states, with no violation found; this is not a proof",
+                        if out.bounded { "bounded check: " } else { "" },
+                        show_size(memory),
+                        out.states
+                    ));
+                }
+            }
             Some(Spent::Memory) => {
                 // The run's limit, reached by this operation: the run stops as with one
                 // budget.
