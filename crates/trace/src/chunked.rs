@@ -83,6 +83,15 @@ impl LineFormat {
         }
     }
 
+    /// Which one-pass parser of `crate::fastline` takes the lines of the common shape, if
+    /// any.
+    fn one_pass(&self) -> Option<OnePass> {
+        match self {
+            LineFormat::Text(_) => Some(OnePass::Text),
+            LineFormat::RoadRunner(p) => p.one_pass().then_some(OnePass::RoadRunner),
+        }
+    }
+
     /// A parser of the same format with nothing remembered of earlier lines.
     fn fresh(&self) -> LineFormat {
         match self {
@@ -90,6 +99,13 @@ impl LineFormat {
             LineFormat::RoadRunner(p) => LineFormat::RoadRunner(p.clone()),
         }
     }
+}
+
+/// The one-pass parsers of `crate::fastline`.
+#[derive(Clone, Copy)]
+enum OnePass {
+    Text,
+    RoadRunner,
 }
 
 /// A name new to the worker that parsed a chunk: interned by the reader before event `at` of
@@ -208,17 +224,22 @@ impl Worker {
             name_text,
             at: 0,
         };
-        // Lines of the common shape are parsed in one pass (`crate::fastline`) in the text
-        // format; not the input's first line, which may open with a byte-order mark.
-        let fast = matches!(self.format, LineFormat::Text(_));
+        // Lines of the common shape are parsed in one pass (`crate::fastline`); not the
+        // input's first line, which may open with a byte-order mark, nor a RoadRunner log's
+        // read with an exclude file.
+        let one_pass = self.format.one_pass();
         let mut line = 0u64;
         let mut at = 0;
         while at < bytes.len() {
-            if fast && !(*first && line == 0) {
+            if one_pass.is_some() && !(*first && line == 0) {
                 names.at = events.len() as u32;
-                if let Some((LineEvent { thread, op, loc }, next)) =
-                    crate::fastline::parse_line(bytes, at, bytes.len(), &mut names)
-                {
+                let parsed = match one_pass {
+                    Some(OnePass::Text) => {
+                        crate::fastline::parse_line(bytes, at, bytes.len(), &mut names)
+                    }
+                    _ => crate::fastline::parse_roadrunner_line(bytes, at, bytes.len(), &mut names),
+                };
+                if let Some((LineEvent { thread, op, loc }, next)) = parsed {
                     at = next;
                     line += 1;
                     events.push(Event {

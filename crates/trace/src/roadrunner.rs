@@ -43,6 +43,7 @@
 
 use crate::error::{ErrorKind, Position, TraceError};
 use crate::event::{Event, Op};
+use crate::fastline;
 use crate::lines::LineBuf;
 use crate::names::{LocId, LockId, NameKind, NameSink, Names, NotUtf8, SymId, ThreadId, VarId};
 use crate::source::EventSource;
@@ -204,11 +205,15 @@ fn split(line: &[u8]) -> Result<Option<Parts<'_>>, String> {
     let Some(&(word, keyword)) = KEYWORDS.iter().find(|(k, _)| rest.starts_with(k)) else {
         return Ok(None);
     };
-    let name = String::from_utf8_lossy(&word[..word.len() - 1]).into_owned();
+    // Built only for an error: a line that parses costs no allocation.
+    let broken = || {
+        let name = String::from_utf8_lossy(&word[..word.len() - 1]);
+        format!("expected `{name}(THREAD,TARGET)`")
+    };
     let rest = &rest[word.len()..];
     let thread_len = rest.iter().take_while(|&&b| is_word(b)).count();
     if thread_len == 0 || rest.get(thread_len) != Some(&b',') {
-        return Err(format!("expected `{name}(THREAD,TARGET)`"));
+        return Err(broken());
     }
     let thread = &rest[..thread_len];
     let rest = &rest[thread_len + 1..];
@@ -219,7 +224,7 @@ fn split(line: &[u8]) -> Result<Option<Parts<'_>>, String> {
         .rposition(|&b| b == b')')
         .filter(|&p| p > 0)
     else {
-        return Err(format!("expected `{name}(THREAD,TARGET)`"));
+        return Err(broken());
     };
     let target = &rest[..close];
     let mut rest = &rest[close + 1..];
@@ -242,6 +247,13 @@ fn split(line: &[u8]) -> Result<Option<Parts<'_>>, String> {
 }
 
 impl RoadRunnerLines {
+    /// Whether lines of the common shape may be parsed by `fastline::parse_roadrunner_line`:
+    /// not with an exclude file, whose patterns are matched against the whole line.
+    #[inline]
+    pub(crate) fn one_pass(&self) -> bool {
+        self.exclude.is_none()
+    }
+
     fn excluded(&self, line: &[u8]) -> bool {
         self.exclude.as_ref().is_some_and(|x| x.excludes(line))
     }
@@ -315,17 +327,42 @@ impl RoadRunnerLines {
 impl<R: Read> EventSource for RoadRunnerReader<R> {
     fn advance(&mut self) -> Result<bool, TraceError> {
         loop {
-            let Some(range) = self.lines.next_line(self.line + 1)? else {
-                return Ok(false);
+            // An event line of the common shape is parsed in one pass over its bytes, the
+            // others by the general parser; not the first line, which may open with a
+            // byte-order mark, nor any line of a log read with an exclude file.
+            let unread = self.lines.unread();
+            let fast = match self.line {
+                0 => None,
+                _ if !self.parser.one_pass() => None,
+                _ => fastline::parse_roadrunner_line(
+                    self.lines.buf(),
+                    unread.start,
+                    unread.end,
+                    &mut self.names,
+                ),
             };
-            self.line += 1;
-            let raw = &self.lines.buf()[range];
-            let parsed = self
-                .parser
-                .parse(raw, self.line, self.line == 1, &mut self.names)?;
-            let Some(LineEvent { thread, op, loc }) = parsed else {
-                continue;
+            let event = match fast {
+                Some((event, next)) => {
+                    self.lines.skip_to(next);
+                    self.line += 1;
+                    event
+                }
+                None => {
+                    let Some(range) = self.lines.next_line(self.line + 1)? else {
+                        return Ok(false);
+                    };
+                    self.line += 1;
+                    let raw = &self.lines.buf()[range];
+                    let parsed =
+                        self.parser
+                            .parse(raw, self.line, self.line == 1, &mut self.names)?;
+                    let Some(event) = parsed else {
+                        continue;
+                    };
+                    event
+                }
             };
+            let LineEvent { thread, op, loc } = event;
             self.slot.index = self.next_index;
             self.slot.thread = thread;
             self.slot.op = op;

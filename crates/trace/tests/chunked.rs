@@ -229,6 +229,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A log read with its event lines parsed in one pass reads as the general parser reads
+    /// it (an exclude file, whose pattern no line holds, keeps every line from the one-pass
+    /// parser), errors and positions included.
+    #[test]
+    fn roadrunner_one_pass_reads_what_the_general_parser_reads(
+        lines in prop::collection::vec(rr_line(), 0..40),
+        crlf: bool,
+        bom: bool,
+        last_newline: bool,
+        step in 1usize..64,
+    ) {
+        let data = join(&lines, crlf, bom, last_newline, None);
+        let general = RoadRunnerOptions { exclude: vec!["\u{10FFFF}".to_owned()] };
+        let expected = outcome(&mut RoadRunnerReader::new(input(&data, step, None), &general));
+        let one_pass = RoadRunnerOptions::default();
+        prop_assert_eq!(
+            outcome(&mut RoadRunnerReader::new(input(&data, step, None), &one_pass)),
+            expected
+        );
+    }
+}
+
 /// Lines of a RoadRunner log, events and others, good and bad.
 fn rr_line() -> impl Strategy<Value = String> {
     let thread = prop_oneof![Just("0"), Just("1"), Just("2")];
