@@ -16,11 +16,12 @@
 //! The exploration engine is shared with `bounded.rs`, which gives it a bigger environment.
 //! It knows the instructions of `ir.rs` and nothing of syntax or classes beyond the inputs.
 
+use super::arith::{self, Pins};
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{
-    apply_map, consistent, same_up_to_fresh, Code, Fact, FreshNames, Halt, Instr, Local, Outcome,
-    Shared, Step, Stuck, Value,
+    apply_map, consistent, same_up_to_fresh_pinned, Code, Fact, FreshNames, Halt, Instr, Local,
+    Outcome, Shared, Step, Stuck, Value,
 };
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -559,6 +560,26 @@ pub fn explore(
                         .check()
                         .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
                 }
+                // Facts about integers describe a program only with a model (`arith.rs`):
+                // its values join the facts, and observations are compared with them in
+                // place of the unknowns; a path whose map calls met such an unknown as it was
+                // (a key compared by value) is not that program's.
+                let (facts, pins) = match facts {
+                    Some(f) => match with_model(code, &nodes, &path, f) {
+                        Ok((f, pins)) => (Some(f), pins),
+                        Err(why) => {
+                            if i == 0 {
+                                pruned += 1;
+                                first_pruned.get_or_insert(format!(
+                                    "line {}: {why}",
+                                    code.line(nodes[at].local.pc)
+                                ));
+                            }
+                            continue;
+                        }
+                    },
+                    None => (None, Pins::new()),
+                };
                 // The sequential runs start from the operation's initial local state under
                 // the facts: the unknown code behaves alike in both runs.
                 let mut candidate_start = start.clone();
@@ -576,7 +597,7 @@ pub fn explore(
                         })
                         .clone()
                 };
-                let judged = match check_trace(code, &resolved, &outcome, &mut seq) {
+                let judged = match check_trace(code, &resolved, &outcome, &pins, &mut seq) {
                     Ok(f) => f,
                     Err(e) if env.prune_stuck => {
                         if i == 0 {
@@ -596,6 +617,7 @@ pub fn explore(
                             &ops,
                             &outcome,
                             &s2,
+                            &pins,
                             limits.max_sequential_steps,
                         ))
                 {
@@ -669,6 +691,50 @@ pub fn explore(
     })
 }
 
+/// `facts` with the values of a model of their facts about integers (`arith::pins`), and the
+/// unknowns those fix; `Err` when no model is found, or when a map call of the trace ending at
+/// `path`'s last node met a fixed unknown as it was (a key or value the map compares by
+/// value: in the program the model describes it is the integer, and the map call may have
+/// answered otherwise).
+fn with_model(
+    code: &Code,
+    nodes: &[Node],
+    path: &[usize],
+    facts: Vec<Fact>,
+) -> Result<(Vec<Fact>, Pins), String> {
+    let Some(extra) = arith::pins(&facts) else {
+        return Err(
+            "the path's assumptions about numbers have no model found (they may contradict one another)"
+                .into(),
+        );
+    };
+    let mut facts = facts;
+    facts.extend(extra);
+    let pins = arith::pinned(&facts);
+    if pins.is_empty() {
+        return Ok((facts, pins));
+    }
+    for &i in path.iter().skip(1) {
+        let (Some(step), Some(parent)) = (&nodes[i].step, nodes[i].parent) else {
+            continue;
+        };
+        if step.kind != "main" {
+            continue;
+        }
+        let mut l = nodes[parent].local.clone();
+        let mut s = nodes[parent].shared.clone();
+        if let Ok(Step::Main { args, .. }) = code.step_or_fork(&mut l, &mut s) {
+            if args.iter().any(|a| arith::mentions(a, &pins)) {
+                return Err(format!(
+                    "line {}: a map call takes an unknown number the path's assumptions fix, before they fix it",
+                    step.line
+                ));
+            }
+        }
+    }
+    Ok((facts, pins))
+}
+
 /// Why an exploration stopped early.
 #[derive(Debug)]
 pub enum Explored {
@@ -689,8 +755,11 @@ fn check_trace(
     code: &Code,
     lp: &LpStates,
     outcome: &Outcome,
+    pins: &Pins,
     seq: &mut SeqRun,
 ) -> Result<Option<(String, Vec<String>)>, Stuck> {
+    let same =
+        |a: (&[Outcome], &Shared), b: (&[Outcome], &Shared)| same_up_to_fresh_pinned(pins, a, b);
     let describe = |c: &Shared, r: &(Outcome, Shared)| {
         format!(
             "sequential run from <line {}, {}>: {}, {}",
@@ -713,7 +782,7 @@ fn check_trace(
             // Fresh values are compared up to renaming: the sequential run may draw the very
             // values the concurrent one drew.
             if runs.iter().any(|r| {
-                same_up_to_fresh(
+                same(
                     (std::slice::from_ref(&r.0), &r.1),
                     (std::slice::from_ref(outcome), post),
                 )
@@ -724,7 +793,7 @@ fn check_trace(
                 return Ok(None);
             };
             let text = describe(pre, r);
-            if FreshNames::default().shared(&r.1) != FreshNames::default().shared(post) {
+            if FreshNames::pinned(pins).shared(&r.1) != FreshNames::pinned(pins).shared(post) {
                 return Ok(Some((
                     format!(
                         "the map after the linearization point is {} but the sequential run from the state before it leaves {}",
@@ -746,7 +815,7 @@ fn check_trace(
             let mut runs = Vec::new();
             for c in &lp.seen {
                 for r in seq(c)? {
-                    if same_up_to_fresh(
+                    if same(
                         (std::slice::from_ref(&r.0), &r.1),
                         (std::slice::from_ref(outcome), c),
                     ) {
@@ -848,6 +917,7 @@ fn history_linearizable(
     ops: &[EnvOp],
     outcome: &Outcome,
     last: &Shared,
+    pins: &Pins,
     limit: usize,
 ) -> bool {
     // What the trace observed: every environment result in order, the operation's outcome
@@ -884,7 +954,7 @@ fn history_linearizable(
                 replay(&mut s, op, &mut results);
             }
             results.push(o);
-            same_up_to_fresh((&results, &s), (&observed, last))
+            same_up_to_fresh_pinned(pins, (&results, &s), (&observed, last))
         })
     })
 }
