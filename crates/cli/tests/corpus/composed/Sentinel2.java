@@ -64,15 +64,20 @@ final class ApiMatchers {
 // (doFetchAppMetric): containsKey then get(app).get() (an NPE if another thread removes the
 // app between them, which no sequential run throws: a real violation), arithmetic on the
 // value read, a return when too near, then computeIfAbsent(app, ..).set(end). The arithmetic
-// is on unknown values (`get(app).get() + 1000`, `Math.max`), where the bounded check stops
-// (an unknown value in arithmetic, counted and named): not-proved, though the violation is
-// real. The gap is in the bounded search (arithmetic on unknown values, bounded40's item).
+// is on unknown values (`currentTimeMillis() - 6000`, `get(app).get() + 1000`, `Math.max`,
+// `/ 1000 * 1000`): terms since issue #40 (item 3), so the bounded check follows the path
+// past them: env put(1, 1000); containsKey(app) -> true; env remove(1); get(app) -> null;
+// `.get()` throws NullPointerException. The runs alone never throw (from {} they skip the
+// read; from {1->1000} they read 1000, and take the comparison `endTime > now - 2000`, on
+// terms of two unknowns, both ways: return, or computeIfAbsent), and the trace updates
+// nothing: not linearizable. The path assumes nothing (the NPE comes before any comparison).
 final class Fetcher {
     private final Map<String, AtomicLong> appLastFetchTime = new ConcurrentHashMap<>();
 
     // expect: data-dependent not-proved
     // reasons: Branch
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // witness: appLastFetchTime.put(1, 1000) | appLastFetchTime.containsKey(app) -> true | appLastFetchTime.remove(1) | throws NullPointerException
     private void doFetchAppMetric(final String app) {
         long now = System.currentTimeMillis();
         long lastFetchMs = now - 6000;
