@@ -181,7 +181,7 @@ pub fn rewrite(x: &Value, op: &str, y: &Value) -> Option<Rewritten> {
     if d.atoms.is_empty() {
         let holds = match relation {
             Relation::Below => d.constant < 0,
-            Relation::Is => d.constant == 0,
+            Relation::Is | Relation::Function => d.constant == 0,
         };
         return Some(Rewritten::Known(holds != negated));
     }
@@ -203,7 +203,7 @@ pub fn rewrite(x: &Value, op: &str, y: &Value) -> Option<Rewritten> {
         Relation::Below if k > 0 => (ceil_div(-b, k), negated),
         Relation::Below => (floor_div(b, -k) + 1, !negated),
         // k*s + b == 0: s == -b / k when k divides b, else never.
-        Relation::Is => {
+        Relation::Is | Relation::Function => {
             if b % k != 0 {
                 return Some(Rewritten::Known(negated));
             }
@@ -348,6 +348,7 @@ fn candidates(facts: &[Fact], v: &Value, near: &[i128], count: usize) -> Vec<i64
             (Relation::Is, false) => ne.push(c),
             (Relation::Below, true) => hi = hi.min(c - 1),
             (Relation::Below, false) => lo = lo.max(c),
+            (Relation::Function, _) => {}
         }
     }
     let fits = |x: i128| lo <= x && x <= hi && !ne.contains(&x) && eq.is_none_or(|e| e == x);
@@ -454,6 +455,8 @@ pub fn model(facts: &[Fact]) -> Option<BTreeMap<Value, i64>> {
                     let r = match f.relation {
                         Relation::Below => x < c,
                         Relation::Is => x == c,
+                        // Not about a number (no integer comparand).
+                        Relation::Function => f.holds,
                     };
                     r == f.holds
                 }

@@ -18,7 +18,7 @@
 //!
 //! It knows the instructions and the classification, not the syntax.
 
-use super::ir::{Code, Instr, PExpr, Shared, Step, Value};
+use super::ir::{Code, Instr, PExpr, Shared, Step, Value, DETERMINED};
 use super::verify::{explore, stopped, EnvModel, Explored, Limits, VerifyResult};
 use hindsight_budget::Budget;
 use std::collections::BTreeMap;
@@ -289,6 +289,9 @@ struct Used {
 /// the shareable values it stores.
 fn used(code: &Code, args: &[Value], init: &Shared, limit: usize) -> Used {
     let mut local = code.start(args);
+    // Keeping facts, as the exploration does: a key made of unknown calls' results is the
+    // calls' (`ir::as_key`), one the environment can write too.
+    local.assumed = Some(Vec::new());
     let mut shared = init.clone();
     let mut out = Vec::new();
     let mut values: Vec<Value> = Vec::new();
@@ -306,11 +309,11 @@ fn used(code: &Code, args: &[Value], init: &Shared, limit: usize) -> Used {
             }) => {
                 if method.keyed() {
                     if let Some(k) = args.first() {
-                        // A key made of an unknown call's result is not one the environment
-                        // writes: the result is fresh in each run, so a sequential run
-                        // would compute a different key than the one written, and the
-                        // difference would be reported as a violation that the unknown code
-                        // (returning that key again) need not have.
+                        // A key made of unknown calls' results stands for the calls (the
+                        // same calls give the same key in every run: `ir::as_key`), so the
+                        // environment writes it as the operation computes it. A fresh value
+                        // left in a key (none, where facts are kept) would differ in each
+                        // run, and is not written.
                         if *k != Value::Null && !holds_fresh(k) && !out.contains(&(map, k.clone()))
                         {
                             out.push((map, k.clone()));
@@ -341,7 +344,7 @@ fn shareable(v: &Value) -> bool {
 fn holds_fresh(v: &Value) -> bool {
     match v {
         Value::Obj(o) => {
-            o.serial > 0
+            (o.serial > 0 && o.serial != DETERMINED)
                 || o.args.iter().any(holds_fresh)
                 || o.calls.iter().any(|(_, args)| args.iter().any(holds_fresh))
         }

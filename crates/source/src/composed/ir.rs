@@ -97,6 +97,106 @@ impl Value {
     }
 }
 
+/// The serial of an unknown value that stands for its call, not for one evaluation of it: a
+/// map key made of unknown calls' results where the bounded check keeps facts ([`as_key`]).
+pub const DETERMINED: u32 = u32::MAX;
+
+/// `v` as a map key where the bounded check keeps facts: every unknown value in it stands for
+/// its call ([`DETERMINED`]), since unknown calls are taken to be functions of their receiver
+/// and arguments there (the facts already are): the same call gives the same key, in the
+/// operation's runs and in the environment's writes (`bounded.rs` lets it write such keys).
+pub fn as_key(v: &Value) -> Value {
+    let Value::Obj(o) = v else {
+        return v.clone();
+    };
+    if o.args.is_empty() && o.calls.is_empty() && o.serial == 0 {
+        return v.clone();
+    }
+    let unknown = o.serial > 0;
+    Value::Obj(Rc::new(Obj {
+        class: o.class.clone(),
+        site: o.site,
+        thread: if unknown { 0 } else { o.thread },
+        args: o.args.iter().map(as_key).collect(),
+        calls: o
+            .calls
+            .iter()
+            .map(|(n, a)| (n.clone(), a.iter().map(as_key).collect()))
+            .collect(),
+        serial: if unknown { DETERMINED } else { 0 },
+    }))
+}
+
+/// `k` as a map key under `facts` ([`as_key`]), with every call the facts say is a known
+/// value (or another call) replaced by it: the key the program the facts describe uses. A
+/// call such a fact names in a key made before the fact was assumed is what
+/// `verify::with_model` turns a trace away for.
+pub fn key_under(k: &Value, facts: &[Fact]) -> Value {
+    let mut key = as_key(k);
+    for f in facts {
+        if let Some((from, to)) = equated(f) {
+            key = replace_call(&key, &from, &to);
+        }
+    }
+    key
+}
+
+/// For a fact that a call is a value (or that two calls are equal): the call, and what a key
+/// holds in its place (the value, or the lesser call as a key holds it).
+pub fn equated(f: &Fact) -> Option<(Value, Value)> {
+    if f.relation != Relation::Is || !f.holds || !matches!(&f.call, Value::Obj(o) if o.site == 0) {
+        return None;
+    }
+    let is_call = |v: &Value| matches!(v, Value::Obj(o) if o.site == 0 && !o.args.is_empty());
+    if is_call(&f.comparand) && f.comparand != f.call {
+        let (lo, hi) = if f.comparand < f.call {
+            (&f.comparand, &f.call)
+        } else {
+            (&f.call, &f.comparand)
+        };
+        return Some((hi.clone(), as_key(&determined(lo))));
+    }
+    Some((f.call.clone(), f.comparand.clone()))
+}
+
+/// A call's identity as a key holds it (its serial [`DETERMINED`]).
+fn determined(identity: &Value) -> Value {
+    match identity {
+        Value::Obj(o) if o.site == 0 && !o.args.is_empty() => {
+            let mut o = (**o).clone();
+            o.serial = DETERMINED;
+            Value::Obj(Rc::new(o))
+        }
+        v => v.clone(),
+    }
+}
+
+/// `key` with every unknown value standing for `call` replaced by `to`.
+fn replace_call(key: &Value, call: &Value, to: &Value) -> Value {
+    let Value::Obj(o) = key else {
+        return key.clone();
+    };
+    if o.serial == DETERMINED && &call_identity(key) == call {
+        return to.clone();
+    }
+    if o.args.is_empty() && o.calls.is_empty() {
+        return key.clone();
+    }
+    let mut o = (**o).clone();
+    o.args = o.args.iter().map(|a| replace_call(a, call, to)).collect();
+    o.calls = o
+        .calls
+        .iter()
+        .map(|(n, a)| {
+            (
+                n.clone(),
+                a.iter().map(|x| replace_call(x, call, to)).collect(),
+            )
+        })
+        .collect();
+    Value::Obj(Rc::new(o))
+}
+
 /// The class of the entries a traversal gives: `getKey()` and `getValue()` of one are its
 /// parts, not unknown calls (`ConcurrentHashMap`'s entries hold both as fields).
 pub const ENTRY_CLASS: &str = "Map.Entry";
@@ -161,7 +261,7 @@ impl fmt::Display for Value {
                         Some((recv, rest)) => write!(f, "{recv}.{}({})", o.class, list(rest))?,
                         None => write!(f, "{}()", o.class)?,
                     }
-                    if o.serial > 0 {
+                    if o.serial > 0 && o.serial != DETERMINED {
                         write!(f, "#{}", o.serial)?;
                         if o.thread > 0 {
                             write!(f, "@{}", o.thread)?;
@@ -363,11 +463,21 @@ pub enum Relation {
     /// The result is an integer less than the comparand: `<`, `<=`, `>`, `>=` against an
     /// integer, each written as one (`x <= 4` is `x < 5`, `x > 4` is not `x < 5`).
     Below,
+    /// The call is a function of its receiver and arguments: called again on the same ones it
+    /// returns an equal value, so a map key made from it is the same key each time (the
+    /// comparand is unused). Stated with a violation whose map calls use such a key.
+    Function,
 }
 
 impl Fact {
     /// What it says, without its line: "the value returned by `x.state()` is `FINISHED`".
     pub fn claim(&self) -> String {
+        if self.relation == Relation::Function {
+            return format!(
+                "`{}` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)",
+                self.call
+            );
+        }
         if let Some(c) = &self.source {
             let verdict = if c.holds(self.holds) {
                 "holds"
@@ -435,6 +545,7 @@ fn satisfiable(facts: &[Fact], call: &Value) -> bool {
             (Relation::Is, false) => ne.push(c),
             (Relation::Below, true) => hi = hi.min(c - 1),
             (Relation::Below, false) => lo = lo.max(c),
+            (Relation::Function, _) => {}
         }
     }
     if let Some(e) = eq {
@@ -1017,6 +1128,9 @@ fn apply_functional(
     if vs.iter().any(|v| *v == Value::Null || *v == Value::Void) {
         return Err(npe());
     }
+    if let Some(facts) = &local.assumed {
+        vs[0] = key_under(&vs[0], facts);
+    }
     let key = (map, vs[0].clone());
     let current = shared.map.get(&key).cloned();
     let call = |local: &mut Local, inputs: [Value; 2]| -> Result<Value, Fault> {
@@ -1192,7 +1306,9 @@ impl FreshNames {
             .iter()
             .map(|(n, a)| (n.clone(), a.iter().map(|x| self.value(x)).collect()))
             .collect();
-        let (thread, serial) = if o.serial > 0 {
+        let (thread, serial) = if o.serial == DETERMINED {
+            (0, DETERMINED)
+        } else if o.serial > 0 {
             let next = self.names.len() as u32 + 1;
             (0, *self.names.entry((o.thread, o.serial)).or_insert(next))
         } else {
@@ -1418,6 +1534,11 @@ impl Code {
                         .collect::<Result<Vec<_>, _>>()?;
                     // An unknown the facts fix to an integer is that integer to the map (its
                     // keys and values are compared by value).
+                    if let (Some(facts), true, Some(k)) =
+                        (&local.assumed, method.keyed(), vs.first_mut())
+                    {
+                        *k = key_under(k, facts);
+                    }
                     if let Some(facts) = &local.assumed {
                         let pins = arith::pinned(facts);
                         if !pins.is_empty() {

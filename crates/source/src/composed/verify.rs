@@ -20,8 +20,8 @@ use super::arith::{self, Pins};
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{
-    apply_map, consistent, same_up_to_fresh_pinned, Code, Fact, FreshNames, Halt, Instr, Local,
-    Outcome, Shared, Step, Stuck, Value,
+    self, apply_map, consistent, same_up_to_fresh_pinned, Code, Fact, FreshNames, Halt, Instr,
+    Local, Outcome, Relation, Shared, Step, Stuck, Value, DETERMINED,
 };
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -650,7 +650,11 @@ pub fn explore(
                     problem,
                     line,
                     states: nodes.len(),
-                    facts: path_start.assumed.clone().unwrap_or_default(),
+                    facts: {
+                        let mut facts = path_start.assumed.clone().unwrap_or_default();
+                        facts.extend(functions_used(code, &nodes, &path));
+                        facts
+                    },
                     args: args.to_vec(),
                     initial_state: nodes[0].shared.clone(),
                     env_ops,
@@ -711,7 +715,17 @@ fn with_model(
     let mut facts = facts;
     facts.extend(extra);
     let pins = arith::pinned(&facts);
-    if pins.is_empty() {
+    // The calls the facts say are a known value or another call: a key made of one before the
+    // fact was assumed is not the key of the program the facts describe.
+    let equated: Vec<Value> = facts
+        .iter()
+        .filter_map(ir::equated)
+        .map(|(call, _)| call)
+        .chain(facts.iter().filter_map(|f| {
+            ir::equated(f).and_then(|_| f.comparand.is_fresh().then(|| f.comparand.clone()))
+        }))
+        .collect();
+    if pins.is_empty() && equated.is_empty() {
         return Ok((facts, pins));
     }
     for &i in path.iter().skip(1) {
@@ -723,8 +737,14 @@ fn with_model(
         }
         let mut l = nodes[parent].local.clone();
         let mut s = nodes[parent].shared.clone();
-        if let Ok(Step::Main { args, .. }) = code.step_or_fork(&mut l, &mut s) {
-            if args.iter().any(|a| arith::mentions(a, &pins)) {
+        if let Ok(Step::Main { args, method, .. }) = code.step_or_fork(&mut l, &mut s) {
+            let mut in_key = Vec::new();
+            if let (true, Some(k)) = (method.keyed(), args.first()) {
+                determined_calls(k, &mut in_key);
+            }
+            if args.iter().any(|a| arith::mentions(a, &pins))
+                || in_key.iter().any(|c| equated.contains(c))
+            {
                 return Err(format!(
                     "line {}: a map call takes an unknown number the path's assumptions fix, before they fix it",
                     step.line
@@ -733,6 +753,67 @@ fn with_model(
         }
     }
     Ok((facts, pins))
+}
+
+/// The unknown calls the keys of a trace's map calls are made of ([`ir::as_key`]): the trace
+/// assumes each is a function of its receiver and arguments, which the violation states.
+fn functions_used(code: &Code, nodes: &[Node], path: &[usize]) -> Vec<Fact> {
+    let mut out: Vec<Fact> = Vec::new();
+    let mut add = |key: &Value, line: u32| {
+        let mut calls = Vec::new();
+        determined_calls(key, &mut calls);
+        for call in calls {
+            if !out.iter().any(|f| f.call == call) {
+                out.push(Fact {
+                    call,
+                    comparand: Value::Void,
+                    relation: Relation::Function,
+                    holds: true,
+                    line,
+                    source: None,
+                });
+            }
+        }
+    };
+    for &i in path.iter().skip(1) {
+        let (Some(step), Some(parent)) = (&nodes[i].step, nodes[i].parent) else {
+            continue;
+        };
+        if let Some(EnvOp::Map(_, _, args, _)) = &nodes[i].env_op {
+            if let Some(k) = args.first() {
+                add(k, code.line(nodes[parent].local.pc));
+            }
+        }
+        if step.kind != "main" {
+            continue;
+        }
+        let mut l = nodes[parent].local.clone();
+        let mut s = nodes[parent].shared.clone();
+        if let Ok(Step::Main { args, method, .. }) = code.step_or_fork(&mut l, &mut s) {
+            if let (true, Some(k)) = (method.keyed(), args.first()) {
+                add(k, step.line);
+            }
+        }
+    }
+    out
+}
+
+/// The outermost unknown calls in a key made by [`ir::as_key`] (each named by its identity).
+fn determined_calls(v: &Value, out: &mut Vec<Value>) {
+    let Value::Obj(o) = v else {
+        return;
+    };
+    if o.serial == DETERMINED {
+        out.push(ir::call_identity(v));
+        return;
+    }
+    for a in o
+        .args
+        .iter()
+        .chain(o.calls.iter().flat_map(|(_, a)| a.iter()))
+    {
+        determined_calls(a, out);
+    }
 }
 
 /// Why an exploration stopped early.
