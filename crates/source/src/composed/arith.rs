@@ -500,8 +500,14 @@ pub fn pins(facts: &[Fact]) -> Option<Vec<Fact>> {
     let values = model(facts)?;
     let mut out = Vec::new();
     for (u, v) in values {
+        // Fixed already by a fact that says so as it reads (not one rewritten from a
+        // comparison, which the brute force checks rather than trusts).
         let fixed = facts.iter().any(|f| {
-            f.call == u && f.relation == Relation::Is && f.holds && f.comparand == Value::Int(v)
+            f.call == u
+                && f.source.is_none()
+                && f.relation == Relation::Is
+                && f.holds
+                && f.comparand == Value::Int(v)
         });
         if fixed {
             continue;
