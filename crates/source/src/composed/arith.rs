@@ -703,6 +703,7 @@ mod tests {
                                     let q = match relation {
                                         Relation::Below => x < *comparand,
                                         Relation::Is => x == *comparand,
+                                        Relation::Function => panic!("{r:?}"),
                                     };
                                     q != *negated
                                 }

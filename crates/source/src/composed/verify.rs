@@ -615,9 +615,11 @@ pub fn explore(
                             &candidate_start,
                             &nodes[0].shared,
                             &ops,
-                            &outcome,
-                            &s2,
-                            &pins,
+                            Ending {
+                                outcome: &outcome,
+                                last: &s2,
+                                pins: &pins,
+                            },
                             limits.max_sequential_steps,
                         ))
                 {
@@ -991,16 +993,27 @@ fn extensions(
 /// their order, all inside the operation's interval; the operation may take effect before any
 /// of them. Every environment result (the previous value for put and remove) and the
 /// operation's outcome and the final state must be reproduced.
+/// How a trace ended: the operation's outcome and the final state, compared with the unknowns
+/// `pins` fixes as their values.
+struct Ending<'a> {
+    outcome: &'a Outcome,
+    last: &'a Shared,
+    pins: &'a Pins,
+}
+
 fn history_linearizable(
     code: &Code,
     start: &Local,
     initial: &Shared,
     ops: &[EnvOp],
-    outcome: &Outcome,
-    last: &Shared,
-    pins: &Pins,
+    ending: Ending,
     limit: usize,
 ) -> bool {
+    let Ending {
+        outcome,
+        last,
+        pins,
+    } = ending;
     // What the trace observed: every environment result in order, the operation's outcome
     // (placed last: its position is not what is compared), and the final state.
     let mut observed: Vec<Outcome> = ops
