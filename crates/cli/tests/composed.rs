@@ -198,6 +198,11 @@ fn the_expiry_example_is_a_bounded_violation() {
 }
 
 #[test]
+fn the_quota_example_is_a_bounded_violation_under_arithmetic() {
+    check_file("examples/composed/quota.java", 1);
+}
+
+#[test]
 fn double_non_lin_shows_the_trace_of_figure_4a() {
     let out = hindsight(&[
         "composed",

@@ -18,7 +18,7 @@
 //!
 //! It knows the instructions and the classification, not the syntax.
 
-use super::ir::{Code, Instr, PExpr, Shared, Step, Value};
+use super::ir::{Code, Halt, Instr, PExpr, Shared, Step, Value, DETERMINED};
 use super::verify::{explore, stopped, EnvModel, Explored, Limits, VerifyResult};
 use hindsight_budget::Budget;
 use std::collections::BTreeMap;
@@ -325,42 +325,64 @@ struct Used {
 /// The entries the operation's map calls touch when it runs alone on `args` from `init`, and
 /// the shareable values it stores.
 fn used(code: &Code, args: &[Value], init: &Shared, limit: usize) -> Used {
-    let mut local = code.start(args);
-    let mut shared = init.clone();
+    let mut start = code.start(args);
+    // Keeping facts, as the exploration does: a key made of unknown calls' results is the
+    // calls' (`ir::as_key`), one the environment can write too; an unknown value observed is
+    // taken both ways (up to `USED_WAYS` runs), so that keys behind such a test are found.
+    start.assumed = Some(Vec::new());
     let mut out = Vec::new();
     let mut values: Vec<Value> = Vec::new();
-    for _ in 0..limit {
-        let before = shared.clone();
-        let step = code.step(&mut local, &mut shared);
-        for (entry, v) in &shared.map {
-            if before.map.get(entry) != Some(v) && shareable(v) && !values.contains(v) {
-                values.push(v.clone());
+    let mut pending = vec![(start, init.clone(), 0usize)];
+    let mut ways = 1;
+    while let Some((mut local, mut shared, mut steps)) = pending.pop() {
+        while steps < limit {
+            steps += 1;
+            let before = shared.clone();
+            let step = match code.step_or_fork(&mut local, &mut shared) {
+                Ok(step) => step,
+                Err(Halt::Fork(q)) if ways < USED_WAYS => {
+                    ways += 1;
+                    pending.push((code.assume(&local, &q, false), shared.clone(), steps));
+                    local = code.assume(&local, &q, true);
+                    continue;
+                }
+                Err(_) => break,
+            };
+            for (entry, v) in &shared.map {
+                if before.map.get(entry) != Some(v) && shareable(v) && !values.contains(v) {
+                    values.push(v.clone());
+                }
             }
-        }
-        match step {
-            Ok(Step::Main {
-                map, method, args, ..
-            }) => {
-                if method.keyed() {
-                    if let Some(k) = args.first() {
-                        // A key made of an unknown call's result is not one the environment
-                        // writes: the result is fresh in each run, so a sequential run
-                        // would compute a different key than the one written, and the
-                        // difference would be reported as a violation that the unknown code
-                        // (returning that key again) need not have.
-                        if *k != Value::Null && !holds_fresh(k) && !out.contains(&(map, k.clone()))
-                        {
-                            out.push((map, k.clone()));
+            match step {
+                Step::Main {
+                    map, method, args, ..
+                } => {
+                    if method.keyed() {
+                        if let Some(k) = args.first() {
+                            // A key made of unknown calls' results stands for the calls (the
+                            // same calls give the same key in every run: `ir::as_key`), so
+                            // the environment writes it as the operation computes it. A fresh
+                            // value left in a key (none, where facts are kept) would differ
+                            // in each run, and is not written.
+                            if *k != Value::Null
+                                && !holds_fresh(k)
+                                && !out.contains(&(map, k.clone()))
+                            {
+                                out.push((map, k.clone()));
+                            }
                         }
                     }
                 }
+                Step::Local => {}
+                Step::Done(_) => break,
             }
-            Ok(Step::Local) => {}
-            Ok(Step::Done(_)) | Err(_) => break,
         }
     }
     Used { keys: out, values }
 }
+
+/// At most this many ways of running alone are followed to find the keys an operation uses.
+const USED_WAYS: usize = 16;
 
 /// Whether another thread can hold `v` as well as the operation: a number, a string, a
 /// boolean, or an object named by a constant of another class; not an object it allocated
@@ -378,7 +400,7 @@ fn shareable(v: &Value) -> bool {
 fn holds_fresh(v: &Value) -> bool {
     match v {
         Value::Obj(o) => {
-            o.serial > 0
+            (o.serial > 0 && o.serial != DETERMINED)
                 || o.args.iter().any(holds_fresh)
                 || o.calls.iter().any(|(_, args)| args.iter().any(holds_fresh))
         }

@@ -23,8 +23,8 @@
 
 use super::ast::MapMethod;
 use super::ir::{
-    apply_map, same_up_to_fresh, Code, Fact, Halt, Instr, Local, Outcome, PExpr, Shared, Step,
-    Stuck, Value,
+    apply_map, same_up_to_fresh_pinned, Code, Fact, Halt, Instr, Local, Outcome, PExpr, Relation,
+    Shared, Step, Stuck, Value,
 };
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, BTreeSet};
@@ -438,7 +438,9 @@ fn linearizable(
     limit: usize,
 ) -> Result<bool, Stuck> {
     // Outcomes in the history's order (A's first: its place is not what is compared), then
-    // the final state; fresh values are compared up to renaming.
+    // the final state; fresh values are compared up to renaming, an unknown the facts fix to
+    // an integer (and arithmetic on such) as that integer.
+    let pins = fixed(a_start.assumed.as_deref().unwrap_or_default());
     let mut observed = vec![outcome_a.clone()];
     observed.extend(b.outcomes.iter().cloned());
     for p in 0..=others.len() {
@@ -461,7 +463,7 @@ fn linearizable(
                 results.push(o);
                 s = after;
             }
-            if same_up_to_fresh((&results, &s), (&observed, last)) {
+            if same_up_to_fresh_pinned(&pins, (&results, &s), (&observed, last)) {
                 return Ok(true);
             }
         }
@@ -545,4 +547,89 @@ fn brute_force_key(
         }
     }
     Ok(None)
+}
+
+/// The unknowns `facts` fix to an integer: the fact that the value returned by a call is an
+/// integer, as it reads.
+fn fixed(facts: &[Fact]) -> BTreeMap<Value, i64> {
+    facts
+        .iter()
+        .filter(|f| f.relation == Relation::Is && f.holds && f.source.is_none())
+        .filter_map(|f| match (&f.comparand, &f.call) {
+            (Value::Int(c), Value::Obj(o)) if o.site == 0 => Some((f.call.clone(), *c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every fact about numbers in `facts` holds in the program whose unknown calls return what
+/// the facts fix them to: each comparison evaluated as Java evaluates it from the terms it
+/// was written with (`x.count() + 1 > 4`, `Math.max(a, b) / 1000`), with `long` arithmetic
+/// that must not overflow `int`. A literal check, apart from the rewriting and the model
+/// search of `arith.rs`: a witness whose assumptions contradict one another fails it. `Err`
+/// says which fact fails or cannot be evaluated.
+pub fn facts_hold(facts: &[Fact]) -> Result<(), String> {
+    let values = fixed(facts);
+    for f in facts {
+        let holds = match &f.source {
+            Some(c) => {
+                let x = literal(&c.left, &values)
+                    .ok_or_else(|| format!("{f}: {} has no value", c.left))?;
+                let y = literal(&c.right, &values)
+                    .ok_or_else(|| format!("{f}: {} has no value", c.right))?;
+                let r = match c.op {
+                    "<" => x < y,
+                    "<=" => x <= y,
+                    ">" => x > y,
+                    ">=" => x >= y,
+                    "==" => x == y,
+                    "!=" => x != y,
+                    op => return Err(format!("{f}: the comparison `{op}`")),
+                };
+                // The fact's answer is its question's; the comparison's is that, or its
+                // negation.
+                r == c.holds(f.holds)
+            }
+            None => {
+                let Value::Int(c) = f.comparand else {
+                    continue;
+                };
+                let x = literal(&f.call, &values).ok_or_else(|| format!("{f}: no value"))?;
+                let r = match f.relation {
+                    Relation::Below => x < c,
+                    Relation::Is => x == c,
+                    Relation::Function => continue,
+                };
+                r == f.holds
+            }
+        };
+        if !holds {
+            return Err(format!("{f} does not hold where {values:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// The value of a number the operation computed, from what it is made of.
+fn literal(v: &Value, values: &BTreeMap<Value, i64>) -> Option<i64> {
+    let n: i64 = match v {
+        Value::Int(n) => *n,
+        Value::Obj(o) if o.site == 0 && o.serial == 0 && o.calls.is_empty() => {
+            let arg = |i: usize| o.args.get(i).and_then(|a| literal(a, values));
+            match (&*o.class, o.args.len()) {
+                ("+", 2) => arg(0)?.checked_add(arg(1)?)?,
+                ("-", 2) => arg(0)?.checked_sub(arg(1)?)?,
+                ("*", 2) => arg(0)?.checked_mul(arg(1)?)?,
+                ("/", 2) => arg(0)?.checked_div(arg(1)?)?,
+                ("%", 2) => arg(0)?.checked_rem(arg(1)?)?,
+                ("neg", 1) => arg(0)?.checked_neg()?,
+                ("Math.max", 2) => arg(0)?.max(arg(1)?),
+                ("Math.min", 2) => arg(0)?.min(arg(1)?),
+                ("Math.abs", 1) => arg(0)?.checked_abs()?,
+                _ => *values.get(v)?,
+            }
+        }
+        _ => return None,
+    };
+    i32::try_from(n).ok().map(i64::from)
 }

@@ -27,8 +27,10 @@ pub struct Extras {
     /// Conditions on unknown values (with `java`): an unknown call used as a condition
     /// (`f.ready(k)`), a stored object's state (`a != null && a.isDone()`) and an unknown
     /// result compared with a constant (`"DONE".equals(f.state(k))`) or ordered against an
-    /// integer (`f.count(k) > 2`), which make the operation data-dependent and which
-    /// `--bounded` takes both ways.
+    /// integer (`f.count(k) > 2`), arithmetic on unknown values compared (`f.count(k) + 1 > 2`,
+    /// `f.count(k) * 2 < 5`, `Math.max(f.count(k), 1) / 2 == 1`, `f.count(k) - f.count(v) >= 0`)
+    /// or stored (`f.count(k) + 1`), which make the operation data-dependent (or stop its
+    /// proof) and which `--bounded` takes both ways.
     pub branches: bool,
     /// Traversals of the map (with `java`): `for` over `keySet()`, `values()` and
     /// `entrySet()` (reading, removing, `setValue`, leaving early), `forEach`, `clear()` and
@@ -150,6 +152,9 @@ fn stmt(
     let x = *g.pick(words.vars);
     let val = if extras.inputs && g.below(4) == 0 {
         "w"
+    } else if extras.branches && g.below(8) == 0 {
+        // A number computed from an unknown one, stored (a counter from an unknown count).
+        "f.count(k) + 1"
     } else {
         *g.pick(if extras.java {
             words.values_extra
@@ -197,8 +202,15 @@ fn stmt(
         8 => format!("return {x};"),
         9..=11 => {
             let unknown = extras.java && extras.branches && g.below(2) == 0;
-            let cond = match if unknown { 5 + g.below(4) } else { g.below(5) } {
+            let cond = match if unknown { 5 + g.below(9) } else { g.below(5) } {
                 8 => "f.count(k) > 2".to_owned(),
+                // Arithmetic on unknown values: one unknown scaled and shifted, twice the
+                // same one, a quotient of a maximum, and two unknowns against each other.
+                9 => "f.count(k) + 1 > 2".to_owned(),
+                10 => "f.count(k) * 2 < 5".to_owned(),
+                11 => "Math.max(f.count(k), 1) / 2 == 1".to_owned(),
+                12 => "f.count(k) - f.count(v) >= 0".to_owned(),
+                13 => "f.count(k) + f.count(k) < 3".to_owned(),
                 5 => "f.ready(k)".to_owned(),
                 6 => format!("{x} != null && {x}.isDone()"),
                 7 => "\"DONE\".equals(f.state(k))".to_owned(),

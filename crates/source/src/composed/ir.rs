@@ -7,6 +7,7 @@
 //! It owns execution of one step of one operation; it knows nothing of environments,
 //! interleavings or linearizability (`verify.rs`, `brute.rs`).
 
+use super::arith;
 use super::ast::*;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -96,6 +97,106 @@ impl Value {
     }
 }
 
+/// The serial of an unknown value that stands for its call, not for one evaluation of it: a
+/// map key made of unknown calls' results where the bounded check keeps facts ([`as_key`]).
+pub const DETERMINED: u32 = u32::MAX;
+
+/// `v` as a map key where the bounded check keeps facts: every unknown value in it stands for
+/// its call ([`DETERMINED`]), since unknown calls are taken to be functions of their receiver
+/// and arguments there (the facts already are): the same call gives the same key, in the
+/// operation's runs and in the environment's writes (`bounded.rs` lets it write such keys).
+pub fn as_key(v: &Value) -> Value {
+    let Value::Obj(o) = v else {
+        return v.clone();
+    };
+    if o.args.is_empty() && o.calls.is_empty() && o.serial == 0 {
+        return v.clone();
+    }
+    let unknown = o.serial > 0;
+    Value::Obj(Rc::new(Obj {
+        class: o.class.clone(),
+        site: o.site,
+        thread: if unknown { 0 } else { o.thread },
+        args: o.args.iter().map(as_key).collect(),
+        calls: o
+            .calls
+            .iter()
+            .map(|(n, a)| (n.clone(), a.iter().map(as_key).collect()))
+            .collect(),
+        serial: if unknown { DETERMINED } else { 0 },
+    }))
+}
+
+/// `k` as a map key under `facts` ([`as_key`]), with every call the facts say is a known
+/// value (or another call) replaced by it: the key the program the facts describe uses. A
+/// call such a fact names in a key made before the fact was assumed is what
+/// `verify::with_model` turns a trace away for.
+pub fn key_under(k: &Value, facts: &[Fact]) -> Value {
+    let mut key = as_key(k);
+    for f in facts {
+        if let Some((from, to)) = equated(f) {
+            key = replace_call(&key, &from, &to);
+        }
+    }
+    key
+}
+
+/// For a fact that a call is a value (or that two calls are equal): the call, and what a key
+/// holds in its place (the value, or the lesser call as a key holds it).
+pub fn equated(f: &Fact) -> Option<(Value, Value)> {
+    if f.relation != Relation::Is || !f.holds || !matches!(&f.call, Value::Obj(o) if o.site == 0) {
+        return None;
+    }
+    let is_call = |v: &Value| matches!(v, Value::Obj(o) if o.site == 0 && !o.args.is_empty());
+    if is_call(&f.comparand) && f.comparand != f.call {
+        let (lo, hi) = if f.comparand < f.call {
+            (&f.comparand, &f.call)
+        } else {
+            (&f.call, &f.comparand)
+        };
+        return Some((hi.clone(), as_key(&determined(lo))));
+    }
+    Some((f.call.clone(), f.comparand.clone()))
+}
+
+/// A call's identity as a key holds it (its serial [`DETERMINED`]).
+fn determined(identity: &Value) -> Value {
+    match identity {
+        Value::Obj(o) if o.site == 0 && !o.args.is_empty() => {
+            let mut o = (**o).clone();
+            o.serial = DETERMINED;
+            Value::Obj(Rc::new(o))
+        }
+        v => v.clone(),
+    }
+}
+
+/// `key` with every unknown value standing for `call` replaced by `to`.
+fn replace_call(key: &Value, call: &Value, to: &Value) -> Value {
+    let Value::Obj(o) = key else {
+        return key.clone();
+    };
+    if o.serial == DETERMINED && &call_identity(key) == call {
+        return to.clone();
+    }
+    if o.args.is_empty() && o.calls.is_empty() {
+        return key.clone();
+    }
+    let mut o = (**o).clone();
+    o.args = o.args.iter().map(|a| replace_call(a, call, to)).collect();
+    o.calls = o
+        .calls
+        .iter()
+        .map(|(n, a)| {
+            (
+                n.clone(),
+                a.iter().map(|x| replace_call(x, call, to)).collect(),
+            )
+        })
+        .collect();
+    Value::Obj(Rc::new(o))
+}
+
 /// The class of the entries a traversal gives: `getKey()` and `getValue()` of one are its
 /// parts, not unknown calls (`ConcurrentHashMap`'s entries hold both as fields).
 pub const ENTRY_CLASS: &str = "Map.Entry";
@@ -143,6 +244,9 @@ impl fmt::Display for Value {
                 if o.site == 0 && o.serial == 0 && o.args.is_empty() && o.calls.is_empty() {
                     return write!(f, "{}", o.class);
                 }
+                if arith::is_term(self) {
+                    return arith::fmt_term(o, f);
+                }
                 if o.site == 0 && o.serial > 0 && o.calls.is_empty() {
                     // A boolean made from undecided operands (see `undecided`).
                     match (&*o.class, o.args.as_slice()) {
@@ -157,7 +261,7 @@ impl fmt::Display for Value {
                         Some((recv, rest)) => write!(f, "{recv}.{}({})", o.class, list(rest))?,
                         None => write!(f, "{}()", o.class)?,
                     }
-                    if o.serial > 0 {
+                    if o.serial > 0 && o.serial != DETERMINED {
                         write!(f, "#{}", o.serial)?;
                         if o.thread > 0 {
                             write!(f, "@{}", o.thread)?;
@@ -326,6 +430,29 @@ pub struct Fact {
     pub holds: bool,
     /// The line of the step that observed it.
     pub line: u32,
+    /// For a comparison on arithmetic terms (`x.count() + 1 > limit`), rewritten into a
+    /// question about one unknown (or one sum of unknowns, see `arith.rs`): the comparison
+    /// as the operation makes it, which the report shows.
+    pub source: Option<Rc<Comparison>>,
+}
+
+/// A comparison of two values as the operation makes it, at least one an arithmetic term of
+/// unknown values, each named as facts name unknown values.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Comparison {
+    pub left: Value,
+    /// `<`, `<=`, `>`, `>=`, `==` or `!=`.
+    pub op: &'static str,
+    pub right: Value,
+    /// Whether the comparison holds when the question it was rewritten into does not.
+    pub negated: bool,
+}
+
+impl Comparison {
+    /// Whether the comparison holds when its question is answered `holds`.
+    pub fn holds(&self, holds: bool) -> bool {
+        holds != self.negated
+    }
 }
 
 /// How a fact relates an unknown call's result to its comparand.
@@ -336,11 +463,34 @@ pub enum Relation {
     /// The result is an integer less than the comparand: `<`, `<=`, `>`, `>=` against an
     /// integer, each written as one (`x <= 4` is `x < 5`, `x > 4` is not `x < 5`).
     Below,
+    /// The call is a function of its receiver and arguments: called again on the same ones it
+    /// returns an equal value, so a map key made from it is the same key each time (the
+    /// comparand is unused). Stated with a violation whose map calls use such a key.
+    Function,
 }
 
 impl Fact {
     /// What it says, without its line: "the value returned by `x.state()` is `FINISHED`".
     pub fn claim(&self) -> String {
+        if self.relation == Relation::Function {
+            return format!(
+                "`{}` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)",
+                self.call
+            );
+        }
+        if let Some(c) = &self.source {
+            let verdict = if c.holds(self.holds) {
+                "holds"
+            } else {
+                "does not hold"
+            };
+            return format!(
+                "`{} {} {}` {verdict}",
+                arith::show(&c.left),
+                c.op,
+                arith::show(&c.right)
+            );
+        }
         let not = if self.holds { "" } else { "not " };
         if self.relation == Relation::Below {
             return format!(
@@ -368,6 +518,8 @@ pub struct Question {
     pub call: Value,
     pub comparand: Value,
     pub relation: Relation,
+    /// The comparison it was rewritten from, if any (see [`Fact::source`]).
+    pub source: Option<Rc<Comparison>>,
 }
 
 /// Whether some integer satisfies every fact `facts` state about `call` against integers:
@@ -393,6 +545,7 @@ fn satisfiable(facts: &[Fact], call: &Value) -> bool {
             (Relation::Is, false) => ne.push(c),
             (Relation::Below, true) => hi = hi.min(c - 1),
             (Relation::Below, false) => lo = lo.max(c),
+            (Relation::Function, _) => {}
         }
     }
     if let Some(e) = eq {
@@ -405,7 +558,9 @@ fn satisfiable(facts: &[Fact], call: &Value) -> bool {
 }
 
 /// Whether a set of facts can hold together: no call is two known values, and the facts
-/// against integers leave each call some integer.
+/// against integers have a model (`arith::model`: integers for the unknowns under which each
+/// of them, evaluated from its terms, holds; a set whose model is not found counts as not
+/// consistent, so that nothing is reported under it).
 pub fn consistent(facts: &[Fact]) -> bool {
     let two_values = facts.iter().enumerate().any(|(i, a)| {
         facts[i + 1..].iter().any(|b| {
@@ -419,7 +574,7 @@ pub fn consistent(facts: &[Fact]) -> bool {
                 && !b.comparand.is_fresh()
         })
     });
-    !two_values && facts.iter().all(|f| satisfiable(facts, &f.call))
+    !two_values && arith::model(facts).is_some()
 }
 
 /// What the facts say of the question `call relation comparand` when the comparand is an
@@ -441,6 +596,7 @@ fn decided_by_bounds(
             relation,
             holds,
             line: 0,
+            source: None,
         });
         satisfiable(&all, call)
     };
@@ -451,10 +607,10 @@ fn decided_by_bounds(
     }
 }
 
-/// Whether `x op y` (`<`, `<=`, `>`, `>=`) holds when one side is an unknown value and the
-/// other an integer, and facts are kept: the facts' answer, or a fork on `call < d`.
-/// `Ok(None)`: the ordinary semantics applies (no facts kept, nothing unknown, or an unknown
-/// compared with something other than an integer).
+/// Whether `x op y` (`<`, `<=`, `>`, `>=`) holds when a side is an unknown value (or an
+/// arithmetic term of unknown values, `arith.rs`) and facts are kept: the facts' answer, or a
+/// fork on the question the comparison is rewritten into. `Ok(None)`: the ordinary semantics
+/// applies (no facts kept, nothing unknown, or a side that is no number).
 fn observe_order(
     x: &Value,
     op: BinOp,
@@ -464,46 +620,57 @@ fn observe_order(
     let Some(facts) = assumed else {
         return Ok(None);
     };
-    // As `call < d` (or its negation): the unknown on the left.
-    let (call, d, negated) = match (x, y) {
-        (u, Value::Int(c)) if u.is_fresh() => {
-            let c = *c;
-            match op {
-                BinOp::Lt => (u, c, false),
-                BinOp::Le => (u, c.saturating_add(1), false),
-                BinOp::Gt => (u, c.saturating_add(1), true),
-                BinOp::Ge => (u, c, true),
-                _ => return Ok(None),
-            }
-        }
-        (Value::Int(c), u) if u.is_fresh() => {
-            let c = *c;
-            match op {
-                // c < u  is  not (u < c + 1)
-                BinOp::Lt => (u, c.saturating_add(1), true),
-                BinOp::Le => (u, c, true),
-                BinOp::Gt => (u, c, false),
-                BinOp::Ge => (u, c.saturating_add(1), false),
-                _ => return Ok(None),
-            }
-        }
-        _ => return Ok(None),
+    if !matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+        return Ok(None);
+    }
+    if !(arith::is_unknown_number(x) || arith::is_unknown_number(y)) {
+        return Ok(None);
+    }
+    ask(facts, x, op.symbol(), y)
+}
+
+/// `x op y` on unknown numbers under `facts`: rewritten into a question about one unknown
+/// (`arith::rewrite`), answered by the facts when they entail it, else a fork. `Ok(None)`:
+/// not a comparison of numbers (the ordinary semantics applies).
+fn ask(facts: &[Fact], x: &Value, op: &'static str, y: &Value) -> Result<Option<bool>, Fault> {
+    let Some(r) = arith::rewrite(x, op, y) else {
+        return Ok(None);
     };
-    let call = call_identity(call);
+    let (call, d, relation, negated) = match r {
+        arith::Rewritten::Known(holds) => return Ok(Some(holds)),
+        arith::Rewritten::Ask {
+            subject,
+            comparand,
+            relation,
+            negated,
+        } => (subject, comparand, relation, negated),
+    };
     let comparand = Value::Int(d);
     if let Some(f) = facts
         .iter()
-        .find(|f| f.relation == Relation::Below && f.call == call && f.comparand == comparand)
+        .find(|f| f.relation == relation && f.call == call && f.comparand == comparand)
     {
         return Ok(Some(f.holds != negated));
     }
-    if let Some(b) = decided_by_bounds(facts, &call, &comparand, Relation::Below) {
+    if let Some(b) = decided_by_bounds(facts, &call, &comparand, relation) {
         return Ok(Some(b != negated));
     }
+    // The comparison as written, where it is more than an unknown call against an integer
+    // (whose question says the same thing).
+    let plain = |v: &Value| matches!(v, Value::Int(_)) || (v.is_fresh() && !arith::is_term(v));
+    let source = (!(plain(x) && plain(y)) || (x.is_fresh() && y.is_fresh())).then(|| {
+        Rc::new(Comparison {
+            left: call_identity(x),
+            op,
+            right: call_identity(y),
+            negated,
+        })
+    });
     Err(Fault::Fork(Question {
         call,
         comparand,
-        relation: Relation::Below,
+        relation,
+        source,
     }))
 }
 
@@ -517,7 +684,7 @@ pub enum Halt {
 }
 
 /// A value with every fresh value's serial and thread forgotten: the call that gave it.
-fn call_identity(v: &Value) -> Value {
+pub fn call_identity(v: &Value) -> Value {
     let Value::Obj(o) = v else {
         return v.clone();
     };
@@ -569,6 +736,7 @@ fn observe(x: &Value, y: &Value, assumed: Option<&[Fact]>) -> Result<Option<bool
         call,
         comparand,
         relation: Relation::Is,
+        source: None,
     }))
 }
 
@@ -644,6 +812,10 @@ fn eval_in(
         },
         PExpr::Neg(a) => match eval(a, slots, shared)? {
             Value::Int(n) => Value::Int(n.wrapping_neg()),
+            v if assumed.is_some() && arith::is_unknown_number(&v) => {
+                *fresh += 1;
+                arith::term(arith::NEG, vec![v], thread, *fresh)
+            }
             Value::Null => return Err(npe()),
             v => return Err(Fault::Stuck(format!("`-` applied to {v}"))),
         },
@@ -686,6 +858,29 @@ fn eval_in(
             let y = eval(b, slots, shared)?;
             if let Some(holds) = observe_order(&x, *op, &y, assumed)? {
                 return Ok(Value::Bool(holds));
+            }
+            if let Some(facts) = assumed {
+                let unknown = |v: &Value| arith::is_unknown_number(v);
+                let number = |v: &Value| matches!(v, Value::Int(_)) || unknown(v);
+                match op {
+                    // Arithmetic with an unknown operand: a term, a function of its operands.
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
+                        if (unknown(&x) || unknown(&y)) && number(&x) && number(&y) =>
+                    {
+                        if matches!(op, BinOp::Div | BinOp::Rem) && y == Value::Int(0) {
+                            return Err(Fault::Throw(Value::exception("ArithmeticException")));
+                        }
+                        *fresh += 1;
+                        return Ok(arith::term(op.symbol(), vec![x, y], thread, *fresh));
+                    }
+                    // Equality of a term: a question about its unknowns.
+                    BinOp::Eq | BinOp::Ne if arith::is_term(&x) || arith::is_term(&y) => {
+                        if let Some(same) = ask(facts, &x, op.symbol(), &y)? {
+                            return Ok(Value::Bool(same));
+                        }
+                    }
+                    _ => {}
+                }
             }
             if matches!(op, BinOp::Eq | BinOp::Ne) {
                 if let Some(same) = observe(&x, &y, assumed)? {
@@ -731,6 +926,9 @@ fn eval_in(
             for a in args {
                 vs.push(eval(a, slots, shared)?);
             }
+            if let Some(v) = math(name, &vs, assumed.is_some(), thread, fresh) {
+                return Ok(v);
+            }
             *fresh += 1;
             Value::Obj(Rc::new(Obj {
                 class: name.clone(),
@@ -761,6 +959,39 @@ fn eval_in(
             ))
         }
     })
+}
+
+/// `Math.max`, `Math.min` and `Math.abs` (`vs`: the receiver, then the arguments): on
+/// integers their value; with an unknown operand, where facts are kept, a term (`arith.rs`);
+/// `None` for any other call (an unknown one).
+fn math(name: &str, vs: &[Value], terms: bool, thread: u8, fresh: &mut u32) -> Option<Value> {
+    let (recv, args) = vs.split_first()?;
+    let is_math = matches!(recv, Value::Obj(o) if &*o.class == "Math" && o.site == 0 && o.serial == 0 && o.args.is_empty());
+    if !is_math {
+        return None;
+    }
+    let class = match (name, args.len()) {
+        ("max", 2) => arith::MAX,
+        ("min", 2) => arith::MIN,
+        ("abs", 1) => arith::ABS,
+        _ => return None,
+    };
+    match args {
+        [Value::Int(a), Value::Int(b)] if class == arith::MAX => Some(Value::Int(*a.max(b))),
+        [Value::Int(a), Value::Int(b)] => Some(Value::Int(*a.min(b))),
+        // Java's `Math.abs` of the least value is that value.
+        [Value::Int(a)] => Some(Value::Int(a.wrapping_abs())),
+        _ if terms
+            && args
+                .iter()
+                .all(|a| matches!(a, Value::Int(_)) || arith::is_unknown_number(a))
+            && args.iter().any(arith::is_unknown_number) =>
+        {
+            *fresh += 1;
+            Some(arith::term(class, args.to_vec(), thread, *fresh))
+        }
+        _ => None,
+    }
 }
 
 /// A boolean the proof leaves undecided, made from undecided operands (`!x`, `x || y`):
@@ -896,6 +1127,9 @@ fn apply_functional(
     }
     if vs.iter().any(|v| *v == Value::Null || *v == Value::Void) {
         return Err(npe());
+    }
+    if let Some(facts) = &local.assumed {
+        vs[0] = key_under(&vs[0], facts);
     }
     let key = (map, vs[0].clone());
     let current = shared.map.get(&key).cloned();
@@ -1040,13 +1274,29 @@ pub fn apply_map(
 #[derive(Default)]
 pub struct FreshNames {
     names: BTreeMap<(u8, u32), u32>,
+    /// Unknowns with a value (the model of a violation's facts, `arith::pins`): an unknown
+    /// among them, and a term made only of them, is that integer.
+    pins: arith::Pins,
 }
 
 impl FreshNames {
+    /// Renaming with the unknowns `pins` fixes replaced by their values.
+    pub fn pinned(pins: &arith::Pins) -> FreshNames {
+        FreshNames {
+            names: BTreeMap::new(),
+            pins: pins.clone(),
+        }
+    }
+
     pub fn value(&mut self, v: &Value) -> Value {
         let Value::Obj(o) = v else {
             return v.clone();
         };
+        if !self.pins.is_empty() && arith::is_unknown_number(v) {
+            if let Some(n) = arith::value_under(v, &self.pins) {
+                return Value::Int(n);
+            }
+        }
         if o.serial == 0 && o.args.is_empty() && o.calls.is_empty() {
             return v.clone();
         }
@@ -1056,7 +1306,9 @@ impl FreshNames {
             .iter()
             .map(|(n, a)| (n.clone(), a.iter().map(|x| self.value(x)).collect()))
             .collect();
-        let (thread, serial) = if o.serial > 0 {
+        let (thread, serial) = if o.serial == DETERMINED {
+            (0, DETERMINED)
+        } else if o.serial > 0 {
             let next = self.names.len() as u32 + 1;
             (0, *self.names.entry((o.thread, o.serial)).or_insert(next))
         } else {
@@ -1095,11 +1347,21 @@ impl FreshNames {
 /// to a renaming of fresh values. A sufficient test: both are renamed in order of first
 /// appearance and compared.
 pub fn same_up_to_fresh(a: (&[Outcome], &Shared), b: (&[Outcome], &Shared)) -> bool {
+    same_up_to_fresh_pinned(&arith::Pins::new(), a, b)
+}
+
+/// [`same_up_to_fresh`] with the unknowns `pins` fixes replaced by their values first (in a
+/// program whose unknown code returns them, `x.count() + 1` is that integer).
+pub fn same_up_to_fresh_pinned(
+    pins: &arith::Pins,
+    a: (&[Outcome], &Shared),
+    b: (&[Outcome], &Shared),
+) -> bool {
     if a.0.len() != b.0.len() {
         return false;
     }
-    let mut na = FreshNames::default();
-    let mut nb = FreshNames::default();
+    let mut na = FreshNames::pinned(pins);
+    let mut nb = FreshNames::pinned(pins);
     a.0.iter()
         .zip(b.0)
         .all(|(x, y)| na.outcome(x) == nb.outcome(y))
@@ -1182,6 +1444,7 @@ impl Code {
             relation: question.relation,
             holds,
             line: self.line(local.pc),
+            source: question.source.clone(),
         });
         l
     }
@@ -1265,10 +1528,25 @@ impl Code {
                 let (vs, result) = if method.takes_function() {
                     apply_functional(local, shared, *map, *method, args)?
                 } else {
-                    let vs = args
+                    let mut vs = args
                         .iter()
                         .map(|a| ev(a, local, shared))
                         .collect::<Result<Vec<_>, _>>()?;
+                    // An unknown the facts fix to an integer is that integer to the map (its
+                    // keys and values are compared by value).
+                    if let (Some(facts), true, Some(k)) =
+                        (&local.assumed, method.keyed(), vs.first_mut())
+                    {
+                        *k = key_under(k, facts);
+                    }
+                    if let Some(facts) = &local.assumed {
+                        let pins = arith::pinned(facts);
+                        if !pins.is_empty() {
+                            for v in &mut vs {
+                                *v = arith::substitute(v, &pins);
+                            }
+                        }
+                    }
                     let result = apply_map(shared, *map, *method, &vs).map_err(Fault::Throw)?;
                     (vs, result)
                 };

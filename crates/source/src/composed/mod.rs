@@ -15,6 +15,7 @@
 //!
 //! This module knows nothing of traces, files or output formats.
 
+pub mod arith;
 pub mod ast;
 pub mod bounded;
 #[cfg(feature = "oracle")]
@@ -270,45 +271,61 @@ fn analyse_modelled(
         return out;
     }
     let code = ir::lower(program, op);
-    if data_dependent {
-        out.bounded = true;
-        let domain = bounded::Domain {
-            max_states_per_operation: checks.states_per_operation,
-            ..bounded::Domain::default()
-        };
-        let r = bounded::check(&code, &domain, budget);
-        out.states = r.states;
-        match r.result {
+    if !data_dependent {
+        match verify(
+            &code,
+            &out.classification,
+            &verify::Limits::default(),
+            budget,
+        ) {
+            VerifyResult::Linearizable { states } => {
+                out.verdict = Verdict::Linearizable;
+                out.states = states;
+                return out;
+            }
             VerifyResult::Violation(c) => {
                 out.verdict = Verdict::NotLinearizable;
+                out.states = c.states;
                 out.counterexample = Some(*c);
+                return out;
             }
-            VerifyResult::Linearizable { .. } => {
-                out.note = Some(format!(
-                    "bounded check: no violation among {} states on the small domain ({}); this is not a proof",
-                    r.states, r.domain
-                ));
+            // The proof cannot follow every path (a condition on an unknown value, arithmetic
+            // on one): with --bounded, the bounded search looks for a violation there.
+            VerifyResult::NotProved(why) if bounded => {
+                out.note = Some(format!("the proof stopped: {why}"));
             }
-            VerifyResult::NotProved(why) => out.note = Some(format!("bounded check: {why}")),
+            VerifyResult::NotProved(why) => {
+                out.note = Some(why);
+                return out;
+            }
         }
-        return out;
     }
-    match verify(
-        &code,
-        &out.classification,
-        &verify::Limits::default(),
-        budget,
-    ) {
-        VerifyResult::Linearizable { states } => {
-            out.verdict = Verdict::Linearizable;
-            out.states = states;
-        }
+    out.bounded = true;
+    let domain = bounded::Domain {
+        max_states_per_operation: checks.states_per_operation,
+        ..bounded::Domain::default()
+    };
+    let r = bounded::check(&code, &domain, budget);
+    out.states = r.states;
+    match r.result {
         VerifyResult::Violation(c) => {
             out.verdict = Verdict::NotLinearizable;
-            out.states = c.states;
             out.counterexample = Some(*c);
         }
-        VerifyResult::NotProved(why) => out.note = Some(why),
+        VerifyResult::Linearizable { .. } => {
+            out.note = Some(format!(
+                "{}bounded check: no violation among {} states on the small domain ({}); this is not a proof",
+                proof_note(&out.note), r.states, r.domain
+            ));
+        }
+        VerifyResult::NotProved(why) => {
+            out.note = Some(format!("{}bounded check: {why}", proof_note(&out.note)))
+        }
     }
     out
+}
+
+/// What the proof said before the bounded check ran, as the start of the note.
+fn proof_note(note: &Option<String>) -> String {
+    note.as_ref().map_or(String::new(), |n| format!("{n}; "))
 }

@@ -16,11 +16,12 @@
 //! The exploration engine is shared with `bounded.rs`, which gives it a bigger environment.
 //! It knows the instructions of `ir.rs` and nothing of syntax or classes beyond the inputs.
 
+use super::arith::{self, Pins};
 use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{
-    apply_map, consistent, same_up_to_fresh, Code, Fact, FreshNames, Halt, Instr, Local, Outcome,
-    Shared, Step, Stuck, Value,
+    self, apply_map, consistent, same_up_to_fresh_pinned, Code, Fact, FreshNames, Halt, Instr,
+    Local, Outcome, Relation, Shared, Step, Stuck, Value, DETERMINED,
 };
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -559,6 +560,26 @@ pub fn explore(
                         .check()
                         .map_err(|spent| Explored::Budget(spent, nodes.len()))?;
                 }
+                // Facts about integers describe a program only with a model (`arith.rs`):
+                // its values join the facts, and observations are compared with them in
+                // place of the unknowns; a path whose map calls met such an unknown as it was
+                // (a key compared by value) is not that program's.
+                let (facts, pins) = match facts {
+                    Some(f) => match with_model(code, &nodes, &path, f) {
+                        Ok((f, pins)) => (Some(f), pins),
+                        Err(why) => {
+                            if i == 0 {
+                                pruned += 1;
+                                first_pruned.get_or_insert(format!(
+                                    "line {}: {why}",
+                                    code.line(nodes[at].local.pc)
+                                ));
+                            }
+                            continue;
+                        }
+                    },
+                    None => (None, Pins::new()),
+                };
                 // The sequential runs start from the operation's initial local state under
                 // the facts: the unknown code behaves alike in both runs.
                 let mut candidate_start = start.clone();
@@ -576,7 +597,7 @@ pub fn explore(
                         })
                         .clone()
                 };
-                let judged = match check_trace(code, &resolved, &outcome, &mut seq) {
+                let judged = match check_trace(code, &resolved, &outcome, &pins, &mut seq) {
                     Ok(f) => f,
                     Err(e) if env.prune_stuck => {
                         if i == 0 {
@@ -594,8 +615,11 @@ pub fn explore(
                             &candidate_start,
                             &nodes[0].shared,
                             &ops,
-                            &outcome,
-                            &s2,
+                            Ending {
+                                outcome: &outcome,
+                                last: &s2,
+                                pins: &pins,
+                            },
                             limits.max_sequential_steps,
                         ))
                 {
@@ -628,7 +652,11 @@ pub fn explore(
                     problem,
                     line,
                     states: nodes.len(),
-                    facts: path_start.assumed.clone().unwrap_or_default(),
+                    facts: {
+                        let mut facts = path_start.assumed.clone().unwrap_or_default();
+                        facts.extend(functions_used(code, &nodes, &path));
+                        facts
+                    },
                     args: args.to_vec(),
                     initial_state: nodes[0].shared.clone(),
                     env_ops,
@@ -669,6 +697,127 @@ pub fn explore(
     })
 }
 
+/// `facts` with the values of a model of their facts about integers (`arith::pins`), and the
+/// unknowns those fix; `Err` when no model is found, or when a map call of the trace ending at
+/// `path`'s last node met a fixed unknown as it was (a key or value the map compares by
+/// value: in the program the model describes it is the integer, and the map call may have
+/// answered otherwise).
+fn with_model(
+    code: &Code,
+    nodes: &[Node],
+    path: &[usize],
+    facts: Vec<Fact>,
+) -> Result<(Vec<Fact>, Pins), String> {
+    let Some(extra) = arith::pins(&facts) else {
+        return Err(
+            "the path's assumptions about numbers have no model found (they may contradict one another)"
+                .into(),
+        );
+    };
+    let mut facts = facts;
+    facts.extend(extra);
+    let pins = arith::pinned(&facts);
+    // The calls the facts say are a known value or another call: a key made of one before the
+    // fact was assumed is not the key of the program the facts describe.
+    let equated: Vec<Value> = facts
+        .iter()
+        .filter_map(ir::equated)
+        .map(|(call, _)| call)
+        .chain(facts.iter().filter_map(|f| {
+            ir::equated(f).and_then(|_| f.comparand.is_fresh().then(|| f.comparand.clone()))
+        }))
+        .collect();
+    if pins.is_empty() && equated.is_empty() {
+        return Ok((facts, pins));
+    }
+    for &i in path.iter().skip(1) {
+        let (Some(step), Some(parent)) = (&nodes[i].step, nodes[i].parent) else {
+            continue;
+        };
+        if step.kind != "main" {
+            continue;
+        }
+        let mut l = nodes[parent].local.clone();
+        let mut s = nodes[parent].shared.clone();
+        if let Ok(Step::Main { args, method, .. }) = code.step_or_fork(&mut l, &mut s) {
+            let mut in_key = Vec::new();
+            if let (true, Some(k)) = (method.keyed(), args.first()) {
+                determined_calls(k, &mut in_key);
+            }
+            if args.iter().any(|a| arith::mentions(a, &pins))
+                || in_key.iter().any(|c| equated.contains(c))
+            {
+                return Err(format!(
+                    "line {}: a map call takes an unknown number the path's assumptions fix, before they fix it",
+                    step.line
+                ));
+            }
+        }
+    }
+    Ok((facts, pins))
+}
+
+/// The unknown calls the keys of a trace's map calls are made of ([`ir::as_key`]): the trace
+/// assumes each is a function of its receiver and arguments, which the violation states.
+fn functions_used(code: &Code, nodes: &[Node], path: &[usize]) -> Vec<Fact> {
+    let mut out: Vec<Fact> = Vec::new();
+    let mut add = |key: &Value, line: u32| {
+        let mut calls = Vec::new();
+        determined_calls(key, &mut calls);
+        for call in calls {
+            if !out.iter().any(|f| f.call == call) {
+                out.push(Fact {
+                    call,
+                    comparand: Value::Void,
+                    relation: Relation::Function,
+                    holds: true,
+                    line,
+                    source: None,
+                });
+            }
+        }
+    };
+    for &i in path.iter().skip(1) {
+        let (Some(step), Some(parent)) = (&nodes[i].step, nodes[i].parent) else {
+            continue;
+        };
+        if let Some(EnvOp::Map(_, _, args, _)) = &nodes[i].env_op {
+            if let Some(k) = args.first() {
+                add(k, code.line(nodes[parent].local.pc));
+            }
+        }
+        if step.kind != "main" {
+            continue;
+        }
+        let mut l = nodes[parent].local.clone();
+        let mut s = nodes[parent].shared.clone();
+        if let Ok(Step::Main { args, method, .. }) = code.step_or_fork(&mut l, &mut s) {
+            if let (true, Some(k)) = (method.keyed(), args.first()) {
+                add(k, step.line);
+            }
+        }
+    }
+    out
+}
+
+/// The outermost unknown calls in a key made by [`ir::as_key`] (each named by its identity).
+fn determined_calls(v: &Value, out: &mut Vec<Value>) {
+    let Value::Obj(o) = v else {
+        return;
+    };
+    if o.serial == DETERMINED {
+        out.push(ir::call_identity(v));
+        return;
+    }
+    for a in o
+        .args
+        .iter()
+        .chain(o.calls.iter().flat_map(|(_, a)| a.iter()))
+    {
+        determined_calls(a, out);
+    }
+}
+
 /// Why an exploration stopped early.
 #[derive(Debug)]
 pub enum Explored {
@@ -689,8 +838,11 @@ fn check_trace(
     code: &Code,
     lp: &LpStates,
     outcome: &Outcome,
+    pins: &Pins,
     seq: &mut SeqRun,
 ) -> Result<Option<(String, Vec<String>)>, Stuck> {
+    let same =
+        |a: (&[Outcome], &Shared), b: (&[Outcome], &Shared)| same_up_to_fresh_pinned(pins, a, b);
     let describe = |c: &Shared, r: &(Outcome, Shared)| {
         format!(
             "sequential run from <line {}, {}>: {}, {}",
@@ -713,7 +865,7 @@ fn check_trace(
             // Fresh values are compared up to renaming: the sequential run may draw the very
             // values the concurrent one drew.
             if runs.iter().any(|r| {
-                same_up_to_fresh(
+                same(
                     (std::slice::from_ref(&r.0), &r.1),
                     (std::slice::from_ref(outcome), post),
                 )
@@ -724,7 +876,7 @@ fn check_trace(
                 return Ok(None);
             };
             let text = describe(pre, r);
-            if FreshNames::default().shared(&r.1) != FreshNames::default().shared(post) {
+            if FreshNames::pinned(pins).shared(&r.1) != FreshNames::pinned(pins).shared(post) {
                 return Ok(Some((
                     format!(
                         "the map after the linearization point is {} but the sequential run from the state before it leaves {}",
@@ -746,7 +898,7 @@ fn check_trace(
             let mut runs = Vec::new();
             for c in &lp.seen {
                 for r in seq(c)? {
-                    if same_up_to_fresh(
+                    if same(
                         (std::slice::from_ref(&r.0), &r.1),
                         (std::slice::from_ref(outcome), c),
                     ) {
@@ -841,15 +993,27 @@ fn extensions(
 /// their order, all inside the operation's interval; the operation may take effect before any
 /// of them. Every environment result (the previous value for put and remove) and the
 /// operation's outcome and the final state must be reproduced.
+/// How a trace ended: the operation's outcome and the final state, compared with the unknowns
+/// `pins` fixes as their values.
+struct Ending<'a> {
+    outcome: &'a Outcome,
+    last: &'a Shared,
+    pins: &'a Pins,
+}
+
 fn history_linearizable(
     code: &Code,
     start: &Local,
     initial: &Shared,
     ops: &[EnvOp],
-    outcome: &Outcome,
-    last: &Shared,
+    ending: Ending,
     limit: usize,
 ) -> bool {
+    let Ending {
+        outcome,
+        last,
+        pins,
+    } = ending;
     // What the trace observed: every environment result in order, the operation's outcome
     // (placed last: its position is not what is compared), and the final state.
     let mut observed: Vec<Outcome> = ops
@@ -884,7 +1048,7 @@ fn history_linearizable(
                 replay(&mut s, op, &mut results);
             }
             results.push(o);
-            same_up_to_fresh((&results, &s), (&observed, last))
+            same_up_to_fresh_pinned(pins, (&results, &s), (&observed, last))
         })
     })
 }

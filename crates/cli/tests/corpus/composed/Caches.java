@@ -159,19 +159,20 @@ public class Caches<K, V> {
         return c;
     }
 
-    // The key computed twice: each computation is an unknown call whose results may differ,
-    // so the two calls may use different keys (Keys). It also returns `c`, null, after
-    // losing the putIfAbsent: get(k1) -> null; env put(k1, 1000), put(k2, 1000);
-    // putIfAbsent(k2, ..) -> 1000; returns null with the map full: placed before the puts it
-    // would have inserted its value, after them it would return 1000. The bounded check no
-    // longer finds that (since issue #40): its environment writes no key made of an unknown
-    // call's result, because a fresh value is named by its place among the run's unknown
-    // calls, and a traversal reaching entries in another order made such a key match a
-    // different call's result and report a violation that was not one (Pools.any). The
-    // violation is real but outside the bounded domain: not proved.
+    // The key computed twice: each computation is an unknown call (Keys). Taken as a function
+    // of its receiver (`toLowerCase` is one), both compute the same key K, which the bounded
+    // check's environment writes too (since issue #40, stated in the assumptions): get(K) ->
+    // null; env put(K, 1000); putIfAbsent(K, ..) -> 1000 changes nothing; returns null with
+    // the map {K->1000}. No run alone from a state it saw explains that: from {} it inserts
+    // its value, from {K->1000} it returns 1000. Not linearizable. (The earlier attempt wrote
+    // keys from unknown results as fresh values, named by their place among a run's calls,
+    // and reported a false violation on Pools.any; a key here is the call itself, the same in
+    // every run, so no renaming is involved.)
     // expect: data-dependent not-proved
     // reasons: Keys
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // assumes: line 177: `1.toLowerCase()` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)
+    // witness: byName.get(name.toLowerCase()) -> null | byName.put(1.toLowerCase(), 1000) | byName.putIfAbsent(name.toLowerCase(), factory.create(name)) -> 1000 | returns null
     public Object byLowerCaseTwice(String name) {
         Object c = byName.get(name.toLowerCase());
         if (c == null) {

@@ -185,8 +185,12 @@ interface Client {
 // map is an operation (its object's own fields are its locals). Two maps, keyed by an id
 // read from the request (an unknown call's result): data-dependent (Keys). The put into
 // FUTURES then CHANNELS is two updates another thread can see apart (a future found with no
-// channel yet), but the environment writes no key made of an unknown call's result (see
-// bounded.rs), so the bounded check finds nothing: not proved.
+// channel yet). The bounded check finds it, assuming `request.getId()` returns the same id
+// whenever it is called on the same request (so another thread's key made from it is this
+// key): between the two puts, another thread puts its own future and channel at that id.
+// The constructor's second put returns that thread's channel, so in any sequential order the
+// other ran first; but then FUTURES would end with this future, and it ends with the
+// other's. Not linearizable.
 final class Future {
     private static final Map<Long, Future> FUTURES = new ConcurrentHashMap<>();
     private static final Map<Long, Object> CHANNELS = new ConcurrentHashMap<>();
@@ -196,7 +200,9 @@ final class Future {
 
     // expect: data-dependent not-proved
     // reasons: Keys
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // assumes: line 209: `1.getId()` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)
+    // witness: FUTURES.put(id, this) -> null | FUTURES.put(1.getId(), 1000) | CHANNELS.put(1.getId(), 1) | CHANNELS.put(id, channel) -> 1
     private Future(Object channel, Request request) {
         this.channel = channel;
         this.id = request.getId();

@@ -150,13 +150,20 @@ public class Pools {
 
     // Waits for a handler with a timeout: a traversal of the map's values (weakly consistent
     // iteration, modelled since issue #40), each handler's name looked up. Data-dependent
-    // (Iteration, and the key `h.name()` is not an input). On its domain the bounded check
-    // finds nothing: a handler's name is an unknown call, a fresh value the environment never
-    // writes as a key, so the lookup is false in every run and the operation returns null
-    // whatever the interleaving. Not proved either way.
+    // (Iteration, and the key `h.name()` is not an input). Taken as a function of its handler
+    // (as a name is), `1000.name()` is a key N the bounded check's environment writes too:
+    // env put(1, 1000); the traversal reaches 1=1000; env put(1, 1001), put(N, 1001);
+    // containsKey(N) -> true; returns 1000. A real violation: returning 1000 needs 1000 in
+    // the map and its name present at one instant, but 1000 was replaced before N was added;
+    // placed before, between or after the puts, the operation returns null or 1001 (whatever
+    // 1001's name is). The earlier attempt (fresh values as keys) reported a violation here
+    // for a wrong reason (a renaming that matched calls made in another order); this one is
+    // judged with the name as one key in every run, and replayed by the brute force.
     // expect: data-dependent not-proved
     // reasons: Iteration Keys
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // assumes: line 169: `1000.name()` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)
+    // witness: handlers.put(1, 1000) | next entry after entry -> 1=1000 | handlers.put(1, 1001) | handlers.put(1000.name(), 1001) | handlers.containsKey(h.name()) -> true | returns 1000
     public Handler any(long timeout) {
         for (Handler h : handlers.values()) {
             if (handlers.containsKey(h.name())) {

@@ -13,22 +13,22 @@ import java.util.function.Function;
 // sentinel-extension/sentinel-parameter-flow-control/src/main/java/com/alibaba/csp/sentinel/
 // slots/block/flow/param/ParameterMetricStorage.java (initParamMetricsFor): return on a null
 // resource or name (Exit), the key a name read from the resource once into a local and again
-// at the put (Keys: two calls, two values for the analysis), double-checked get and put
-// under a lock, then initialise the metric read or made. Where the name is the same both
-// times, the put's lost update is real (get(n) -> null twice; env put(n, 1000); put(n, m)
-// leaves {n->m}, where the sequential run from {n->1000} keeps 1000), so the right bounded
-// answer is not-linearizable. The bounded check takes `getName()` as a function of its
-// receiver, but its environment writes only the keys 1 and 2 of the small domain (its
-// bounds say "2 key(s)"), never the name computed from the resource, so it never puts
-// between the gets and the put: no violation found. Recorded as the tool answers; the gap
-// is the bounded search's environment (see the corpus40 report).
+// at the put (Keys), double-checked get and put under a lock, then initialise the metric read
+// or made. The bounded check takes `getName()` as a function of its receiver (stated in the
+// assumptions): both reads give one key N, which its environment writes too (since issue #40;
+// it follows the name's null test both ways to find it). The put's lost update is real:
+// getName() not null; get(N) -> null twice; env put(N, 1000); put(N, m) -> 1000 leaves
+// {N->m}, where the run alone from {N->1000} keeps 1000: not linearizable.
 final class ParamMetrics {
     private static final Map<String, Metric> metricsMap = new ConcurrentHashMap<>();
     private static final Object LOCK = new Object();
 
     // expect: data-dependent not-proved
     // reasons: Exit Keys
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // assumes: line 33: the value returned by `1.getName()` is not `null`
+    // assumes: line 38: `1.getName()` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)
+    // witness: metric = metricsMap.get(resourceName) -> null | metricsMap.put(1.getName(), 1000) | metricsMap.put(resourceWrapper.getName(), metric) -> 1000 | returns (void)
     static void initParamMetricsFor(Resource resourceWrapper, Object rule) {
         if (resourceWrapper == null || resourceWrapper.getName() == null) {
             return;
@@ -64,15 +64,20 @@ final class ApiMatchers {
 // (doFetchAppMetric): containsKey then get(app).get() (an NPE if another thread removes the
 // app between them, which no sequential run throws: a real violation), arithmetic on the
 // value read, a return when too near, then computeIfAbsent(app, ..).set(end). The arithmetic
-// is on unknown values (`get(app).get() + 1000`, `Math.max`), where the bounded check stops
-// (an unknown value in arithmetic, counted and named): not-proved, though the violation is
-// real. The gap is in the bounded search (arithmetic on unknown values, bounded40's item).
+// is on unknown values (`currentTimeMillis() - 6000`, `get(app).get() + 1000`, `Math.max`,
+// `/ 1000 * 1000`): terms since issue #40 (item 3), so the bounded check follows the path
+// past them: env put(1, 1000); containsKey(app) -> true; env remove(1); get(app) -> null;
+// `.get()` throws NullPointerException. The runs alone never throw (from {} they skip the
+// read; from {1->1000} they read 1000, and take the comparison `endTime > now - 2000`, on
+// terms of two unknowns, both ways: return, or computeIfAbsent), and the trace updates
+// nothing: not linearizable. The path assumes nothing (the NPE comes before any comparison).
 final class Fetcher {
     private final Map<String, AtomicLong> appLastFetchTime = new ConcurrentHashMap<>();
 
     // expect: data-dependent not-proved
     // reasons: Branch
-    // bounded: not-proved
+    // bounded: not-linearizable
+    // witness: appLastFetchTime.put(1, 1000) | appLastFetchTime.containsKey(app) -> true | appLastFetchTime.remove(1) | throws NullPointerException
     private void doFetchAppMetric(final String app) {
         long now = System.currentTimeMillis();
         long lastFetchMs = now - 6000;
