@@ -16,6 +16,7 @@
 
 use crate::event::Op;
 use crate::names::{LocId, LockId, MsgId, NameKind, NameSink, SymId, ThreadId, VarId};
+use crate::roadrunner::Keyword;
 use crate::text::LineEvent;
 
 /// Bytes a name of the common shape is made of: printable ASCII but for the delimiters
@@ -334,48 +335,32 @@ fn rr_word_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     Some(at)
 }
 
-/// The keywords of a RoadRunner log's events. `Dummy` is not one: the general parser
-/// refuses it.
-#[derive(Clone, Copy)]
-enum Keyword {
-    Acquire,
-    Release,
-    /// `Rd` and `ARd`.
-    Read,
-    /// `Wr` and `AWr`.
-    Write,
-    Start,
-    Join,
-    Enter,
-    Exit,
-}
-
-impl Keyword {
-    /// The keyword named by `word` (a name of at most 8 bytes).
-    #[inline(always)]
-    fn of(word: u64) -> Option<Keyword> {
-        const ACQUIRE: u64 = op_word(b"Acquire");
-        const RELEASE: u64 = op_word(b"Release");
-        const RD: u64 = op_word(b"Rd");
-        const ARD: u64 = op_word(b"ARd");
-        const WR: u64 = op_word(b"Wr");
-        const AWR: u64 = op_word(b"AWr");
-        const START: u64 = op_word(b"Start");
-        const JOIN: u64 = op_word(b"Join");
-        const ENTER: u64 = op_word(b"Enter");
-        const EXIT: u64 = op_word(b"Exit");
-        Some(match word {
-            ACQUIRE => Keyword::Acquire,
-            RELEASE => Keyword::Release,
-            RD | ARD => Keyword::Read,
-            WR | AWR => Keyword::Write,
-            START => Keyword::Start,
-            JOIN => Keyword::Join,
-            ENTER => Keyword::Enter,
-            EXIT => Keyword::Exit,
-            _ => return None,
-        })
-    }
+/// The RoadRunner keyword named by `word` (a name of at most 8 bytes), as the general parser
+/// reads it (`Rd` and `ARd` both a read, `Wr` and `AWr` both a write); not `Dummy`, which it
+/// refuses with its error.
+#[inline(always)]
+fn keyword_of(word: u64) -> Option<Keyword> {
+    const ACQUIRE: u64 = op_word(b"Acquire");
+    const RELEASE: u64 = op_word(b"Release");
+    const RD: u64 = op_word(b"Rd");
+    const ARD: u64 = op_word(b"ARd");
+    const WR: u64 = op_word(b"Wr");
+    const AWR: u64 = op_word(b"AWr");
+    const START: u64 = op_word(b"Start");
+    const JOIN: u64 = op_word(b"Join");
+    const ENTER: u64 = op_word(b"Enter");
+    const EXIT: u64 = op_word(b"Exit");
+    Some(match word {
+        ACQUIRE => Keyword::Acquire,
+        RELEASE => Keyword::Release,
+        RD | ARD => Keyword::Read,
+        WR | AWR => Keyword::Write,
+        START => Keyword::Start,
+        JOIN => Keyword::Join,
+        ENTER => Keyword::Enter,
+        EXIT => Keyword::Exit,
+        _ => return None,
+    })
 }
 
 /// The line of a RoadRunner log that starts at `at` in `buf`, whose bytes read so far end at
@@ -413,7 +398,7 @@ pub(crate) fn parse_roadrunner_line<N: NameSink>(
     if keyword_end == keyword_at || bytes.get(keyword_end) != Some(&b'(') {
         return None;
     }
-    let keyword = Keyword::of(word(buf, keyword_at, keyword_end - keyword_at))?;
+    let keyword = keyword_of(word(buf, keyword_at, keyword_end - keyword_at))?;
     // THREAD,
     let thread_at = keyword_end + 1;
     let thread_end = rr_word_end(bytes, thread_at)?;
@@ -473,6 +458,8 @@ pub(crate) fn parse_roadrunner_line<N: NameSink>(
         Keyword::Join => Op::Join(ThreadId(intern(names, NameKind::Thread, buf, target)?)),
         Keyword::Enter => Op::Begin(Some(SymId(intern(names, NameKind::Symbol, buf, target)?))),
         Keyword::Exit => Op::End,
+        // Never named by `keyword_of`: the general parser answers it.
+        Keyword::Dummy => return None,
     };
     let loc = match loc {
         Some(span) => Some(LocId(intern(names, NameKind::Location, buf, span)?)),

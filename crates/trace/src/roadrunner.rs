@@ -72,7 +72,7 @@ impl RoadRunnerOptions {
 
 /// The keywords RAPID's regular expression accepts, with what they become.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Keyword {
+pub(crate) enum Keyword {
     Acquire,
     Release,
     Read,
