@@ -7,9 +7,13 @@
 use hindsight_budget::Budget;
 use hindsight_source::composed::ast::MapMethod;
 use hindsight_source::composed::bounded;
-use hindsight_source::composed::brute::{brute_force, check_pair_assuming, facts_hold, Other};
+use hindsight_source::composed::brute::{
+    brute_force, check_pair_assuming, facts_hold, Other, Violation,
+};
 use hindsight_source::composed::classify::Class;
 use hindsight_source::composed::generate::{file, file_with, with_helpers, Extras};
+use hindsight_source::composed::ir::Stuck;
+use hindsight_source::composed::verify::Counterexample;
 use hindsight_source::composed::verify::{verify, Limits};
 use hindsight_source::composed::{classify, ir, parse, VerifyResult};
 use proptest::prelude::*;
@@ -281,19 +285,7 @@ fn bounded_witnesses_replayed(extras: Extras, default_cases: u32) -> Witnessed {
                         )));
                     }
 
-                    let others: Vec<Other> = c
-                        .env_ops
-                        .iter()
-                        .map(|(_, method, args)| Other::Base(*method, args.clone()))
-                        .collect();
-                    match check_pair_assuming(
-                        &code,
-                        &c.args,
-                        Some(&c.facts),
-                        &others,
-                        &c.initial_state,
-                        200_000,
-                    ) {
+                    match replay_witness(&code, &c) {
                         Ok(Some(_)) => {}
                         Ok(None) => {
                             return Err(TestCaseError::fail(format!(
@@ -471,20 +463,27 @@ Object op0(String k, Object v) {
             .any(|(_, m, a)| *m == MapMethod::Put && a.get(1).is_some_and(|v| c.args.contains(v))),
         "the environment stores an argument: {c:#?}"
     );
+    let replayed = replay_witness(&code, &c);
+    assert!(matches!(replayed, Ok(Some(_))), "{replayed:?}\n{c:#?}");
+}
+
+/// Replays a bounded violation in the brute force: the operation under the witness's
+/// assumptions, against the environment's operations as a second thread, from the witness's
+/// initial state.
+fn replay_witness(code: &ir::Code, c: &Counterexample) -> Result<Option<Violation>, Stuck> {
     let others: Vec<Other> = c
         .env_ops
         .iter()
         .map(|(_, method, args)| Other::Base(*method, args.clone()))
         .collect();
-    let replayed = check_pair_assuming(
-        &code,
+    check_pair_assuming(
+        code,
         &c.args,
         Some(&c.facts),
         &others,
         &c.initial_state,
         200_000,
-    );
-    assert!(matches!(replayed, Ok(Some(_))), "{replayed:?}\n{c:#?}");
+    )
 }
 
 /// The bounded violations issue #40 (item 3) made the search find in real code, each
@@ -525,19 +524,7 @@ fn the_corpus_bounded_violations_are_confirmed_by_the_brute_force() {
             panic!("{name}: no bounded violation: {:?}", r.result);
         };
         facts_hold(&c.facts).unwrap_or_else(|why| panic!("{name}: {why}"));
-        let others: Vec<Other> = c
-            .env_ops
-            .iter()
-            .map(|(_, method, args)| Other::Base(*method, args.clone()))
-            .collect();
-        let replayed = check_pair_assuming(
-            &code,
-            &c.args,
-            Some(&c.facts),
-            &others,
-            &c.initial_state,
-            200_000,
-        );
+        let replayed = replay_witness(&code, &c);
         assert!(
             matches!(replayed, Ok(Some(_))),
             "{name}: {replayed:?}\n{c:#?}"
