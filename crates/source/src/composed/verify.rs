@@ -345,7 +345,14 @@ pub fn explore(
         second_node: None,
         env_op: None,
     }];
-    let mut visited: FxHashSet<(Local, StateId, Lp)> = FxHashSet::default();
+    // A state is explored once per local state, shared state and linearization point, and, in
+    // a check that confirms violations by their history (`EnvModel::confirm`), per second
+    // update: the history then decides the verdict, and two traces that reach the same state
+    // after a second update (the last value written over the environment's, or not) may have
+    // histories of which one is linearizable and the other not. Before a second update, the
+    // verdict of Definition 3.1 is the state's alone.
+    let mut visited: FxHashSet<(Local, StateId, Lp, Option<usize>)> = FxHashSet::default();
+    let history_tag = |second_node: Option<usize>| second_node.filter(|_| env.confirm);
     // Fewest environment transitions first, then shortest: the counterexample shown is the
     // simplest interference that breaks the operation (Fig. 4a needs a single one).
     let mut queue: BinaryHeap<Reverse<(usize, usize, usize)>> = BinaryHeap::new();
@@ -380,7 +387,12 @@ pub fn explore(
                 if new {
                     held += interned_bytes(&next);
                 }
-                let key = (local.clone(), next_id, lp.clone());
+                let key = (
+                    local.clone(),
+                    next_id,
+                    lp.clone(),
+                    history_tag(nodes[at].second_node),
+                );
                 if visited.insert(key) {
                     let after = code.show_shared(&next);
                     held += node_bytes(
@@ -430,7 +442,12 @@ pub fn explore(
                         .and_then(|f| f.last())
                         .expect("the fact just assumed");
                     let (here, _) = states.id(&shared);
-                    let key = (assumed.clone(), here, lp.clone());
+                    let key = (
+                        assumed.clone(),
+                        here,
+                        lp.clone(),
+                        history_tag(nodes[at].second_node),
+                    );
                     if visited.insert(key) {
                         held += node_bytes(&assumed, &shared, &lp, 2 * before.len());
                         account
@@ -664,7 +681,7 @@ pub fn explore(
             }
             continue;
         }
-        let key = (l2.clone(), next_id, lp2.clone());
+        let key = (l2.clone(), next_id, lp2.clone(), history_tag(second_node));
         if visited.insert(key) {
             let text = &trace_step;
             held += node_bytes(

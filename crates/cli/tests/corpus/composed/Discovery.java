@@ -202,7 +202,7 @@ final class Future {
     // reasons: Keys
     // bounded: not-linearizable
     // assumes: line 209: `1.getId()` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)
-    // witness: FUTURES.put(id, this) -> null | FUTURES.put(1.getId(), 1000) | CHANNELS.put(1.getId(), 1) | CHANNELS.put(id, channel) -> 1
+    // witness: FUTURES.put(id, this) -> null | FUTURES.put(1.getId(), 1000) | CHANNELS.put(1.getId(), 1000) | CHANNELS.put(id, channel) -> 1000
     private Future(Object channel, Request request) {
         this.channel = channel;
         this.id = request.getId();
