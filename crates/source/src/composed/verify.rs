@@ -236,6 +236,10 @@ struct Node {
     lp: Lp,
     second_node: Option<usize>,
     env_op: Option<EnvOp>,
+    /// A trace kept for its history alone ([`explore`]'s visited set): the node whose key
+    /// it shares with an earlier one, from which the operation runs on without the
+    /// environment.
+    tail: Option<usize>,
 }
 
 /// Heap bytes of a shared state (what its values point to through an `Rc` apart).
@@ -344,15 +348,17 @@ pub fn explore(
         },
         second_node: None,
         env_op: None,
+        tail: None,
     }];
-    // A state is explored once per local state, shared state and linearization point, and, in
-    // a check that confirms violations by their history (`EnvModel::confirm`), per second
-    // update: the history then decides the verdict, and two traces that reach the same state
+    // A state is explored once per local state, shared state and linearization point: the
+    // verdict of Definition 3.1 is the state's alone. Not that of a check that confirms a
+    // violation by its history (`EnvModel::confirm`): two traces that reach the same state
     // after a second update (the last value written over the environment's, or not) may have
-    // histories of which one is linearizable and the other not. Before a second update, the
-    // verdict of Definition 3.1 is the state's alone.
+    // histories of which one is linearizable and the other not. There, a trace whose second
+    // update reaches a state explored already is kept as a tail of its own (the last part of
+    // the key): the operation runs on from it alone, without the environment, so that its
+    // history is judged too at a cost of one run per such trace.
     let mut visited: FxHashSet<(Local, StateId, Lp, Option<usize>)> = FxHashSet::default();
-    let history_tag = |second_node: Option<usize>| second_node.filter(|_| env.confirm);
     // Fewest environment transitions first, then shortest: the counterexample shown is the
     // simplest interference that breaks the operation (Fig. 4a needs a single one).
     let mut queue: BinaryHeap<Reverse<(usize, usize, usize)>> = BinaryHeap::new();
@@ -376,23 +382,19 @@ pub fn explore(
         let instr = &code.instrs[local.pc];
         let before = describe_state(code, &local, &shared);
         // Environment transitions.
-        let env_may_act = if env.influence {
-            matches!(instr, Instr::Map { .. })
-        } else {
-            instr.touches_shared()
-        };
+        let env_may_act = nodes[at].tail.is_none()
+            && if env.influence {
+                matches!(instr, Instr::Map { .. })
+            } else {
+                instr.touches_shared()
+            };
         if env_may_act {
             for (action, op, next) in env_moves(code, &local, &shared, env) {
                 let (next_id, new) = states.id(&next);
                 if new {
                     held += interned_bytes(&next);
                 }
-                let key = (
-                    local.clone(),
-                    next_id,
-                    lp.clone(),
-                    history_tag(nodes[at].second_node),
-                );
+                let key = (local.clone(), next_id, lp.clone(), None);
                 if visited.insert(key) {
                     let after = code.show_shared(&next);
                     held += node_bytes(
@@ -419,6 +421,7 @@ pub fn explore(
                         lp: lp.clone(),
                         second_node: nodes[at].second_node,
                         env_op: Some(op),
+                        tail: None,
                     });
                     let (e, d) = cost[at];
                     cost.push((e + 1, d + 1));
@@ -442,12 +445,7 @@ pub fn explore(
                         .and_then(|f| f.last())
                         .expect("the fact just assumed");
                     let (here, _) = states.id(&shared);
-                    let key = (
-                        assumed.clone(),
-                        here,
-                        lp.clone(),
-                        history_tag(nodes[at].second_node),
-                    );
+                    let key = (assumed.clone(), here, lp.clone(), nodes[at].tail);
                     if visited.insert(key) {
                         held += node_bytes(&assumed, &shared, &lp, 2 * before.len());
                         account
@@ -468,6 +466,7 @@ pub fn explore(
                             lp: lp.clone(),
                             second_node: nodes[at].second_node,
                             env_op: None,
+                            tail: nodes[at].tail,
                         });
                         let (e, d) = cost[at];
                         cost.push((e, d + 1));
@@ -544,6 +543,7 @@ pub fn explore(
                 lp: lp2.clone(),
                 second_node,
                 env_op: None,
+                tail: nodes[at].tail,
             });
             cost.push(cost[at]);
             let end = nodes.len() - 1;
@@ -681,7 +681,12 @@ pub fn explore(
             }
             continue;
         }
-        let key = (l2.clone(), next_id, lp2.clone(), history_tag(second_node));
+        let mut key = (l2.clone(), next_id, lp2.clone(), nodes[at].tail);
+        let mut tail = nodes[at].tail;
+        if env.confirm && lp2.second && tail.is_none() && visited.contains(&key) {
+            tail = Some(this);
+            key.3 = tail;
+        }
         if visited.insert(key) {
             let text = &trace_step;
             held += node_bytes(
@@ -701,6 +706,7 @@ pub fn explore(
                 lp: lp2,
                 second_node,
                 env_op: None,
+                tail,
             });
             let (e, d) = cost[at];
             cost.push((e, d + 1));
