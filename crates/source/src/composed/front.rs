@@ -34,7 +34,8 @@
 //! it could be hoisted itself ([`Lowering::packable`]). Anywhere else (a lambda, after another
 //! call), recursively, past
 //! [`INLINE_DEPTH`], or among overloads of one arity that the arguments' static types do not
-//! tell apart ([`Lowering::overload_by_types`]), it is `unsupported`. An assignment, `++` or
+//! tell apart ([`Lowering::overload`]: exact types, or the only overload each argument may be
+//! passed to), it is `unsupported`. An assignment, `++` or
 //! `--` inside an expression is hoisted the same way when its target is not read before it. Leaving such a call unknown would drop its map
 //! calls, and with them the proof's soundness. A helper that uses no map is inlined only when
 //! it is guards and one `return` (a key through it stays the key); otherwise it is an unknown
@@ -380,6 +381,7 @@ fn lower_method<'p>(seen: &Members<'p>, snippet: bool, m: Method<'p>) -> (bool, 
         m.file,
         &seen.fields,
         &seen.methods,
+        seen.chain,
         snippet || seen.custom_map,
         snippet,
         m.decl,
@@ -471,7 +473,15 @@ fn lower_class<'p, 't>(
         .chain(inherited.into_iter().map(|m| (m, true)))
     {
         if from_base {
-            let probe = Lowering::new(m.file, &seen.fields, &seen.methods, false, false, m.decl);
+            let probe = Lowering::new(
+                m.file,
+                &seen.fields,
+                &seen.methods,
+                seen.chain,
+                false,
+                false,
+                m.decl,
+            );
             if !probe.may_touch_map(m) {
                 continue;
             }
@@ -918,6 +928,9 @@ struct Lowering<'a> {
     /// The methods of the class (its own, inherited and enclosing ones): calls of them are
     /// inlined (see [`Lowering::inline`]).
     methods: &'a [Method<'a>],
+    /// How many of the classes `methods` come from are the class and its superclasses (the
+    /// others enclose it): Java looks a method's name up among those first.
+    chain: usize,
     /// Where the statements of an inlined helper go: before the statement being lowered,
     /// when its call is reached there unconditionally (`None` elsewhere).
     hoist: Option<Hoist<'a>>,
@@ -1017,6 +1030,129 @@ fn is_primitive(ty: &str) -> bool {
     matches!(
         ty,
         "int" | "long" | "short" | "byte" | "char" | "boolean" | "double" | "float"
+    )
+}
+
+/// Whether an argument of static type `arg` (erased; [`NULL_TYPE`] for `null`) may be passed
+/// to a parameter of type `param` (erased), by Java's method invocation conversions (identity,
+/// widening, boxing and unboxing, subtyping). Exact for primitives, their boxes, `String` and
+/// arrays against the types of `java.lang` and `java.io` they can convert to; any other pair
+/// may (an unknown class may extend or implement anything, a type variable may be anything):
+/// "may" is never wrong, only less precise.
+fn may_pass(arg: &str, param: &str) -> bool {
+    const NUMERIC: [&str; 7] = ["byte", "short", "char", "int", "long", "float", "double"];
+    // What a primitive widens to (JLS 5.1.2), itself included.
+    fn widens(from: &str, to: &str) -> bool {
+        let rank = |t: &str| NUMERIC.iter().position(|n| *n == t);
+        match (from, to) {
+            _ if from == to => true,
+            ("char", "short") | ("short", "char") | ("byte", "char") => false,
+            ("boolean", _) | (_, "boolean") => false,
+            _ => matches!((rank(from), rank(to)), (Some(a), Some(b)) if a < b),
+        }
+    }
+    fn boxed(primitive: &str) -> Option<&'static str> {
+        Some(match primitive {
+            "byte" => "Byte",
+            "short" => "Short",
+            "char" => "Character",
+            "int" => "Integer",
+            "long" => "Long",
+            "float" => "Float",
+            "double" => "Double",
+            "boolean" => "Boolean",
+            _ => return None,
+        })
+    }
+    // The supertypes of a box or of `String` among the types a parameter may name.
+    fn above(class: &str, param: &str) -> bool {
+        let common = [
+            "Object",
+            "Serializable",
+            "java.io.Serializable",
+            "Comparable",
+        ];
+        common.contains(&param)
+            || param == class
+            || matches!(param, "Constable" | "ConstantDesc")
+            || (param == "Number"
+                && matches!(
+                    class,
+                    "Byte" | "Short" | "Integer" | "Long" | "Float" | "Double"
+                ))
+            || (param == "CharSequence" && class == "String")
+    }
+    let known_class = |t: &str| {
+        t == "String"
+            || [
+                "byte", "short", "char", "int", "long", "float", "double", "boolean",
+            ]
+            .iter()
+            .any(|p| boxed(p) == Some(t))
+    };
+    let unboxed = |t: &str| {
+        [
+            "byte", "short", "char", "int", "long", "float", "double", "boolean",
+        ]
+        .into_iter()
+        .find(|p| boxed(p) == Some(t))
+    };
+    if arg == NULL_TYPE {
+        return !is_primitive(param);
+    }
+    if is_primitive(arg) {
+        return if is_primitive(param) {
+            widens(arg, param)
+        } else {
+            let b = boxed(arg).expect("a primitive has a box");
+            above(b, param) || !(known_class(param) || param.ends_with("[]") || is_jdk_class(param))
+        };
+    }
+    if known_class(arg) {
+        return match unboxed(arg) {
+            Some(p) if is_primitive(param) => widens(p, param),
+            None if is_primitive(param) => false,
+            _ => {
+                above(arg, param)
+                    || !(known_class(param) || param.ends_with("[]") || is_jdk_class(param))
+            }
+        };
+    }
+    if arg.ends_with("[]") {
+        return !is_primitive(param)
+            && (param.ends_with("[]")
+                || matches!(
+                    param,
+                    "Object" | "Cloneable" | "Serializable" | "java.io.Serializable"
+                )
+                || !(known_class(param) || is_jdk_class(param)));
+    }
+    true
+}
+
+/// Types of `java.lang`, `java.io` and `java.util` a parameter commonly names, whose relation
+/// to a box, a string or an array [`may_pass`] knows exactly (their supertypes among these,
+/// or none).
+fn is_jdk_class(ty: &str) -> bool {
+    matches!(
+        ty,
+        "List"
+            | "Map"
+            | "Set"
+            | "Collection"
+            | "Class"
+            | "Iterable"
+            | "Optional"
+            | "Runnable"
+            | "Object"
+            | "Number"
+            | "CharSequence"
+            | "Comparable"
+            | "Serializable"
+            | "java.io.Serializable"
+            | "Cloneable"
+            | "Constable"
+            | "ConstantDesc"
     )
 }
 
@@ -1136,6 +1272,7 @@ impl<'a> Lowering<'a> {
         file: &'a JavaFile,
         fields: &'a [Field],
         methods: &'a [Method<'a>],
+        chain: usize,
         this_is_map: bool,
         snippet: bool,
         method: &MethodDecl,
@@ -1154,6 +1291,7 @@ impl<'a> Lowering<'a> {
             depth: 0,
             params: method.params.iter().map(|p| p.name.clone()).collect(),
             methods,
+            chain,
             hoist: None,
             inlining: Vec::new(),
             inlined: 0,
@@ -2619,9 +2757,9 @@ impl<'a> Lowering<'a> {
                     }
                 }
                 Ok(None) => {}
-                Err(Ambiguous) if self.overload_by_types(&name, &arg_nodes).is_some() => {
+                Err(Ambiguous) if self.overload(&name, &arg_nodes).is_some() => {
                     let m = self
-                        .overload_by_types(&name, &arg_nodes)
+                        .overload(&name, &arg_nodes)
                         .expect("checked in the guard");
                     if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
                         return e;
@@ -2663,25 +2801,44 @@ impl<'a> Lowering<'a> {
         self.unknown(&name, recv, args, pos).kind
     }
 
-    /// The method of the class a call `name(..)` of `arity` arguments names: the nearest
-    /// (the class's own before an inherited one it overrides), or an error when that class
-    /// declares several of this arity (overloads are told apart by types, not followed).
+    /// The method of the class a call `name(..)` of `arity` arguments names, when only one
+    /// may be ([`Self::overloads`]), or an error when several (overloads are told apart by
+    /// types: [`Self::overload`]).
     fn helper(&self, name: &str, arity: usize) -> Result<Option<Method<'a>>, Ambiguous> {
-        let mut found = self
-            .methods
-            .iter()
-            .filter(|m| m.decl.name == name && m.decl.params.len() == arity);
-        let Some(first) = found.next() else {
-            return Ok(None);
-        };
-        if found.any(|m| m.class == first.class) {
-            return Err(Ambiguous);
+        match self.overloads(name, arity).as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            _ => Err(Ambiguous),
         }
-        Ok(Some(*first))
     }
 
-    /// Among overloads of `name` with as many parameters as `args` in the nearest class that
-    /// declares them, the only one whose parameter types are the arguments' static types
+    /// The methods a call `name(..)` of `arity` arguments may name, as Java looks them up:
+    /// those of the class and its superclasses when one of them declares the name (each
+    /// signature once, the nearest declaration: an override hides what it overrides), else
+    /// those of the nearest enclosing class that declares it.
+    fn overloads(&self, name: &str, arity: usize) -> Vec<Method<'a>> {
+        let Some(first) = self.methods.iter().find(|m| m.decl.name == name) else {
+            return Vec::new();
+        };
+        let in_scope = |m: &Method<'a>| {
+            if first.class < self.chain {
+                m.class < self.chain
+            } else {
+                m.class == first.class
+            }
+        };
+        let mut out: Vec<Method<'a>> = Vec::new();
+        for m in self.methods.iter().filter(|m| m.decl.name == name) {
+            let overridden = out.iter().any(|o| signature(o.decl) == signature(m.decl));
+            if in_scope(m) && m.decl.params.len() == arity && !overridden {
+                out.push(*m);
+            }
+        }
+        out
+    }
+
+    /// Among the overloads of `name` with as many parameters as `args` ([`Self::overloads`]),
+    /// the only one whose parameter types are the arguments' static types
     /// exactly (`null` standing for any reference type), when every argument's type is known
     /// (a literal, a declared local or parameter, a field, `new T(..)`, `Integer.valueOf(..)`).
     /// Java's resolution picks that one in a program that compiles: it is applicable in the
@@ -2698,22 +2855,60 @@ impl<'a> Lowering<'a> {
                 }
             })
             .collect::<Option<_>>()?;
-        let nearest = self
-            .methods
-            .iter()
-            .find(|m| m.decl.name == name && m.decl.params.len() == args.len())?
-            .class;
-        let mut exact = self.methods.iter().filter(|m| {
-            m.class == nearest
-                && m.decl.name == name
-                && m.decl.params.len() == args.len()
-                && m.decl.params.iter().zip(&types).all(|(p, t)| {
-                    let p = erasure(&p.ty);
-                    p == *t || (t == NULL_TYPE && !is_primitive(&p))
-                })
+        let overloads = self.overloads(name, args.len());
+        let mut exact = overloads.iter().filter(|m| {
+            m.decl.params.iter().zip(&types).all(|(p, t)| {
+                let p = erasure(&p.ty);
+                p == *t || (t == NULL_TYPE && !is_primitive(&p))
+            })
         });
         let found = exact.next()?;
         exact.next().is_none().then_some(*found)
+    }
+
+    /// The overload of `name` a call with `args` names, when the arguments' static types
+    /// tell: [`Self::overload_by_types`], else [`Self::overload_by_applicability`].
+    fn overload(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
+        self.overload_by_types(name, args)
+            .or_else(|| self.overload_by_applicability(name, args))
+    }
+
+    /// Among the overloads of `name` with as many parameters as `args` ([`Self::overloads`]),
+    /// the only one each argument may be passed to, the types of some
+    /// arguments unknown (`getParameter(KEY, "")` among `getParameter(String, String)`,
+    /// `getParameter(String, int)`, ...). Java picks an applicable overload in a program that
+    /// compiles; when only one can be applicable, it is that one. [`may_pass`] errs towards
+    /// "may", so the one left is never a guess. `None` when none or several are left, or when
+    /// a method of the name has variable arity (Java's third phase could pick it whatever its
+    /// arity).
+    fn overload_by_applicability(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
+        let types: Vec<Option<String>> = args
+            .iter()
+            .map(|a| {
+                if a.kind() == "null_literal" {
+                    Some(NULL_TYPE.to_owned())
+                } else {
+                    self.static_type(*a)
+                }
+            })
+            .collect();
+        if self
+            .methods
+            .iter()
+            .any(|m| m.decl.name == name && m.decl.varargs)
+        {
+            return None;
+        }
+        let overloads = self.overloads(name, args.len());
+        let mut applicable = overloads.iter().filter(|m| {
+            m.decl
+                .params
+                .iter()
+                .zip(&types)
+                .all(|(p, t)| t.as_deref().is_none_or(|t| may_pass(t, &erasure(&p.ty))))
+        });
+        let found = applicable.next()?;
+        applicable.next().is_none().then_some(*found)
     }
 
     /// The static type of an argument, erased, when the text says it.
@@ -2737,6 +2932,59 @@ impl<'a> Lowering<'a> {
                 }
             }
             "object_creation_expression" => self.text(n.child_by_field_name("type")?).to_owned(),
+            "cast_expression" => self.text(n.child_by_field_name("type")?).to_owned(),
+            // `new T[n][]`, `new T[] {..}`: an array of as many dimensions as brackets.
+            "array_creation_expression" => {
+                let ty = self.text(n.child_by_field_name("type")?);
+                let mut c = n.walk();
+                let dims: usize = n
+                    .named_children(&mut c)
+                    .map(|d| match d.kind() {
+                        "dimensions_expr" => 1,
+                        "dimensions" => self.text(d).matches('[').count(),
+                        _ => 0,
+                    })
+                    .sum();
+                format!("{ty}{}", "[]".repeat(dims.max(1)))
+            }
+            "parenthesized_expression" => return self.static_type(n.named_child(0)?),
+            // `a + b` is a String when either side is one (Java's string concatenation).
+            "binary_expression" => {
+                let plus = n
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "+");
+                let (l, r) = (
+                    n.child_by_field_name("left")?,
+                    n.child_by_field_name("right")?,
+                );
+                let string = |x| self.static_type(x).is_some_and(|t| t == "String");
+                if !(plus && (string(l) || string(r))) {
+                    return None;
+                }
+                "String".to_owned()
+            }
+            // A method of the class: its declared result type, when the call names one
+            // method (an overload or a generic result stays unknown).
+            "method_invocation"
+                if n.child_by_field_name("object")
+                    .is_none_or(|o| o.kind() == "this") =>
+            {
+                let name = self.text(n.child_by_field_name("name")?);
+                let arity = n
+                    .child_by_field_name("arguments")
+                    .map_or(0, |a| code_children(a).len());
+                let m = self.helper(name, arity).ok()??;
+                let generic = m
+                    .decl
+                    .body
+                    .parent()
+                    .and_then(|d| d.child_by_field_name("type_parameters"))
+                    .is_some();
+                if generic || m.decl.ret == "void" {
+                    return None;
+                }
+                m.decl.ret.clone()
+            }
             // The boxing factories of java.lang: `Integer.valueOf(x)` is an Integer.
             "method_invocation" => {
                 let class = self.text(n.child_by_field_name("object")?);
@@ -2800,6 +3048,7 @@ impl<'a> Lowering<'a> {
             m.file,
             self.fields,
             self.methods,
+            self.chain,
             self.this_is_map,
             self.snippet,
             m.decl,
@@ -4141,6 +4390,94 @@ mod helper_tests {
             .flat_map(|p| &p.operations)
             .find(|o| o.name == name)
             .unwrap_or_else(|| panic!("no operation {name}"))
+    }
+
+    /// The keys of the map calls of `name`'s lowered body, in order.
+    fn map_keys(ps: &[super::Program], name: &str) -> Vec<String> {
+        let mut keys = Vec::new();
+        super::walk_stmts(&op(ps, name).body, &mut |_, e| {
+            if let Some(e) = e {
+                super::walk_expr(e, &mut |x| {
+                    if let ExprKind::MapCall { args, .. } = &x.kind {
+                        keys.push(show(&args[0]));
+                    }
+                })
+            }
+        });
+        keys
+    }
+
+    /// In the shape of apache/dubbo's `URL.getParameter` overloads
+    /// (dubbo-common/src/main/java/org/apache/dubbo/common/URL.java): the overload a call
+    /// names is the only one its arguments may be passed to, some of their types unknown (a
+    /// constant of another class), others said by a literal, an array creation or a method
+    /// of the class's result type; overloads inherited count as Java counts them.
+    #[test]
+    fn overloads_are_told_apart_by_the_arguments_they_may_take() {
+        let base = "class Base {\n  protected final ConcurrentHashMap<String, Object> cache = new ConcurrentHashMap<>();\n  String path;\n  public String getPath() { return path; }\n  public String getParameter(String key, String d) { Object v = cache.get(key + \"s\"); return v == null ? d : (String) v; }\n  public String[] getParameter(String key, String[] d) { Object v = cache.get(key + \"a\"); return d; }\n  public int getParameter(String key, int d) { Object v = cache.get(key + \"i\"); return d; }\n  public boolean getParameter(String key, boolean d) { Object v = cache.get(key + \"b\"); return d; }\n}\n";
+        let sub = "class Sub extends Base {\n  @Override public String getParameter(String key, String d) { Object v = cache.get(key + \"S\"); return d; }\n  Object path(String k) { getParameter(KEY, getPath()); return cache.remove(k); }\n  Object flag(String k) { getParameter(KEY, false); return cache.remove(k); }\n  Object array(String k) { getParameter(KEY, new String[0]); return cache.remove(k); }\n  Object number(String k) { getParameter(KEY, 1 + 2); return cache.remove(k); }\n  Object unknown(String k) { getParameter(KEY, Other.value()); return cache.remove(k); }\n}\n";
+        let ps = parse(&format!("{base}{sub}")).expect("parses");
+        let ps: Vec<_> = ps.into_iter().filter(|p| p.class == "Sub").collect();
+        // The override in `Sub` for a String, the inherited ones for the others.
+        assert_eq!(map_keys(&ps, "path"), ["KEY + \"S\"", "k"]);
+        assert_eq!(map_keys(&ps, "flag"), ["KEY + \"b\"", "k"]);
+        assert_eq!(map_keys(&ps, "array"), ["KEY + \"a\"", "k"]);
+        // `1 + 2` is not said to be an int (only literals are): String, String[] and
+        // boolean take no int, but the rule does not know it is one.
+        let why = |name: &str| {
+            op(&ps, name)
+                .unsupported
+                .clone()
+                .map(|u| u.1)
+                .unwrap_or_default()
+        };
+        assert!(
+            why("unknown").contains("overloads of `getParameter`"),
+            "{}",
+            why("unknown")
+        );
+        assert!(
+            why("number").contains("overloads of `getParameter`"),
+            "{}",
+            why("number")
+        );
+    }
+
+    #[test]
+    fn method_invocation_conversions_err_towards_may() {
+        use super::may_pass;
+        // Primitives widen, box and go to their boxes' supertypes, nowhere else.
+        assert!(may_pass("int", "long") && may_pass("int", "double") && may_pass("char", "int"));
+        assert!(
+            !may_pass("long", "int") && !may_pass("byte", "char") && !may_pass("int", "boolean")
+        );
+        assert!(
+            may_pass("int", "Integer") && may_pass("int", "Number") && may_pass("int", "Object")
+        );
+        assert!(
+            !may_pass("int", "Long") && !may_pass("int", "String") && !may_pass("int", "int[]")
+        );
+        assert!(may_pass("boolean", "Boolean") && !may_pass("boolean", "Number"));
+        // Boxes unbox and widen.
+        assert!(
+            may_pass("Integer", "int") && may_pass("Integer", "long") && !may_pass("Long", "int")
+        );
+        // A string, an array, null.
+        assert!(may_pass("String", "CharSequence") && may_pass("String", "Object"));
+        assert!(
+            !may_pass("String", "String[]")
+                && !may_pass("String", "Class")
+                && !may_pass("String", "int")
+        );
+        assert!(
+            may_pass("String[]", "Object[]")
+                && may_pass("String[]", "Object")
+                && !may_pass("String[]", "String")
+        );
+        assert!(may_pass("null", "String") && !may_pass("null", "int"));
+        // A type the rule does not know may be passed anywhere, and anything to it.
+        assert!(may_pass("Config", "int") && may_pass("Config", "String"));
+        assert!(may_pass("int", "T") && may_pass("String", "Config"));
     }
 
     #[test]

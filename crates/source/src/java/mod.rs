@@ -214,7 +214,11 @@ pub struct FieldDecl<'t> {
 #[derive(Clone, Debug)]
 pub struct MethodDecl<'t> {
     pub name: String,
+    /// The declared result type as written (`void` for none; empty for a constructor).
+    pub ret: String,
     pub params: Vec<ParamDecl>,
+    /// Its last parameter is `T... xs` (its type is written `T[]` in `params`).
+    pub varargs: bool,
     pub body: Node<'t>,
     pub is_constructor: bool,
     pub is_synchronized: bool,
@@ -587,9 +591,20 @@ fn method_of<'t>(file: &'t JavaFile, node: Node<'t>) -> Option<MethodDecl<'t>> {
             });
         }
     }
+    let varargs = node.child_by_field_name("parameters").is_some_and(|ps| {
+        let mut c = ps.walk();
+        let last = ps.named_children(&mut c).last();
+        last.is_some_and(|p| p.kind() == "spread_parameter")
+    });
+    let ret = node
+        .child_by_field_name("type")
+        .map(|t| file.text_of(t).to_owned())
+        .unwrap_or_default();
     Some(MethodDecl {
         name,
+        ret,
         params,
+        varargs,
         body,
         is_constructor: node.kind() != "method_declaration",
         is_synchronized: mods.iter().any(|m| m == "synchronized"),
