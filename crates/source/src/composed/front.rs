@@ -2847,13 +2847,7 @@ impl<'a> Lowering<'a> {
     fn overload_by_types(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
         let types: Vec<String> = args
             .iter()
-            .map(|a| {
-                if a.kind() == "null_literal" {
-                    Some(NULL_TYPE.to_owned())
-                } else {
-                    self.static_type(*a)
-                }
-            })
+            .map(|a| self.argument_type(*a))
             .collect::<Option<_>>()?;
         let overloads = self.overloads(name, args.len());
         let mut exact = overloads.iter().filter(|m| {
@@ -2882,16 +2876,7 @@ impl<'a> Lowering<'a> {
     /// a method of the name has variable arity (Java's third phase could pick it whatever its
     /// arity).
     fn overload_by_applicability(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
-        let types: Vec<Option<String>> = args
-            .iter()
-            .map(|a| {
-                if a.kind() == "null_literal" {
-                    Some(NULL_TYPE.to_owned())
-                } else {
-                    self.static_type(*a)
-                }
-            })
-            .collect();
+        let types: Vec<Option<String>> = args.iter().map(|a| self.argument_type(*a)).collect();
         if self
             .methods
             .iter()
@@ -2909,6 +2894,14 @@ impl<'a> Lowering<'a> {
         });
         let found = applicable.next()?;
         applicable.next().is_none().then_some(*found)
+    }
+
+    /// [`Self::static_type`], or [`NULL_TYPE`] for `null`.
+    fn argument_type(&self, a: Node<'a>) -> Option<String> {
+        if a.kind() == "null_literal" {
+            return Some(NULL_TYPE.to_owned());
+        }
+        self.static_type(a)
     }
 
     /// The static type of an argument, erased, when the text says it.
