@@ -8,7 +8,7 @@ use hindsight_budget::Budget;
 use hindsight_source::composed::ast::MapMethod;
 use hindsight_source::composed::bounded;
 use hindsight_source::composed::brute::{
-    brute_force, check_pair, check_pair_assuming, facts_hold, Other, Violation,
+    base_sequences, brute_force, check_pair, check_pair_assuming, facts_hold, Other, Violation,
 };
 use hindsight_source::composed::classify::Class;
 use hindsight_source::composed::generate::{file, file_with, with_helpers, Extras};
@@ -474,26 +474,7 @@ fn bounded_check_finds_the_violations_of_every_model() {
 fn base_operations_violation(code: &ir::Code, keys: &[ir::Value]) -> Option<Violation> {
     for k in keys {
         let env = ir::Value::Int(1000);
-        let base = [
-            Other::Base(MapMethod::Put, vec![k.clone(), env.clone()]),
-            Other::Base(MapMethod::Remove, vec![k.clone()]),
-            Other::Base(MapMethod::Get, vec![k.clone()]),
-        ];
-        let mut sequences: Vec<Vec<Other>> = Vec::new();
-        let mut layer: Vec<Vec<Other>> = vec![Vec::new()];
-        for _ in 0..3 {
-            layer = layer
-                .iter()
-                .flat_map(|seq| {
-                    base.iter().map(move |op| {
-                        let mut s = seq.clone();
-                        s.push(op.clone());
-                        s
-                    })
-                })
-                .collect();
-            sequences.extend(layer.iter().cloned());
-        }
+        let sequences = base_sequences(k, &env);
         let args = [k.clone(), ir::Value::Int(500)];
         for init in [
             std::collections::BTreeMap::new(),
@@ -611,21 +592,13 @@ Object op0(String k, Object v) {
   return null;
 }
 ";
-    let programs = parse(source).expect("parses");
-    let (program, op) = (&programs[0], &programs[0].operations[0]);
-    let code = ir::lower(program, op);
-    let r = bounded::check(&code, &bounded::Domain::default(), &Budget::unlimited());
-    let VerifyResult::Violation(c) = r.result else {
-        panic!("no bounded violation: {:?}", r.result);
-    };
+    let c = confirmed_bounded_violation(source);
     assert!(
         c.env_ops
             .iter()
             .any(|(_, m, a)| *m == MapMethod::Put && a.get(1).is_some_and(|v| c.args.contains(v))),
         "the environment stores an argument: {c:#?}"
     );
-    let replayed = replay_witness(&code, &c);
-    assert!(matches!(replayed, Ok(Some(_))), "{replayed:?}\n{c:#?}");
 }
 
 /// Found by [`bounded_check_finds_the_violations_of_every_model`]: two updates, the second of a
@@ -646,6 +619,12 @@ Object op0(String k, Object v) {
   return null;
 }
 ";
+    confirmed_bounded_violation(source);
+}
+
+/// The bounded check's violation of the one operation of `source`, asserted to replay as a
+/// non-linearizable history of the brute force.
+fn confirmed_bounded_violation(source: &str) -> Counterexample {
     let programs = parse(source).expect("parses");
     let (program, op) = (&programs[0], &programs[0].operations[0]);
     let code = ir::lower(program, op);
@@ -655,6 +634,7 @@ Object op0(String k, Object v) {
     };
     let replayed = replay_witness(&code, &c);
     assert!(matches!(replayed, Ok(Some(_))), "{replayed:?}\n{c:#?}");
+    *c
 }
 
 /// Replays a bounded violation in the brute force: the operation under the witness's

@@ -512,15 +512,34 @@ fn brute_force_key(
         a
     };
     let env = Value::Int(super::verify::ENV_VALUE);
+    let mut sequences: Vec<Vec<Other>> = vec![
+        vec![Other::Operation(args_with(500))],
+        vec![Other::Operation(args_with(501))],
+    ];
+    sequences.extend(base_sequences(&k, &env));
+    for init in [
+        BTreeMap::new(),
+        BTreeMap::from([((0u8, k.clone()), env.clone())]),
+    ] {
+        let initial = code.shared(init);
+        for others in &sequences {
+            if let Some(v) = check_pair(code, &args_with(500), others, &initial, limit)? {
+                return Ok(Some(v));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Every sequence of one to three base operations on the key `k` another thread may run:
+/// `put(k, env)`, `remove(k)`, `get(k)`.
+pub fn base_sequences(k: &Value, env: &Value) -> Vec<Vec<Other>> {
     let base = [
         Other::Base(MapMethod::Put, vec![k.clone(), env.clone()]),
         Other::Base(MapMethod::Remove, vec![k.clone()]),
         Other::Base(MapMethod::Get, vec![k.clone()]),
     ];
-    let mut sequences: Vec<Vec<Other>> = vec![
-        vec![Other::Operation(args_with(500))],
-        vec![Other::Operation(args_with(501))],
-    ];
+    let mut sequences = Vec::new();
     let mut layer: Vec<Vec<Other>> = vec![Vec::new()];
     for _ in 0..3 {
         layer = layer
@@ -535,18 +554,7 @@ fn brute_force_key(
             .collect();
         sequences.extend(layer.iter().cloned());
     }
-    for init in [
-        BTreeMap::new(),
-        BTreeMap::from([((0u8, k.clone()), env.clone())]),
-    ] {
-        let initial = code.shared(init);
-        for others in &sequences {
-            if let Some(v) = check_pair(code, &args_with(500), others, &initial, limit)? {
-                return Ok(Some(v));
-            }
-        }
-    }
-    Ok(None)
+    sequences
 }
 
 /// The unknowns `facts` fix to an integer: the fact that the value returned by a call is an

@@ -4385,6 +4385,15 @@ mod helper_tests {
             .unwrap_or_else(|| panic!("no operation {name}"))
     }
 
+    /// Why `name` is unsupported (empty if it is not).
+    fn unsupported_why(ps: &[super::Program], name: &str) -> String {
+        op(ps, name)
+            .unsupported
+            .clone()
+            .map(|u| u.1)
+            .unwrap_or_default()
+    }
+
     /// The keys of the map calls of `name`'s lowered body, in order.
     fn map_keys(ps: &[super::Program], name: &str) -> Vec<String> {
         let mut keys = Vec::new();
@@ -4417,13 +4426,7 @@ mod helper_tests {
         assert_eq!(map_keys(&ps, "array"), ["KEY + \"a\"", "k"]);
         // `1 + 2` is not said to be an int (only literals are): String, String[] and
         // boolean take no int, but the rule does not know it is one.
-        let why = |name: &str| {
-            op(&ps, name)
-                .unsupported
-                .clone()
-                .map(|u| u.1)
-                .unwrap_or_default()
-        };
+        let why = |name: &str| unsupported_why(&ps, name);
         assert!(
             why("unknown").contains("overloads of `getParameter`"),
             "{}",
@@ -4482,17 +4485,7 @@ mod helper_tests {
         let get = op(&ps, "get");
         assert!(get.unsupported.is_none(), "{:?}", get.unsupported);
         // Two map calls, both on the parameter itself.
-        let mut keys = Vec::new();
-        super::walk_stmts(&get.body, &mut |_, e| {
-            if let Some(e) = e {
-                super::walk_expr(e, &mut |x| {
-                    if let ExprKind::MapCall { args, .. } = &x.kind {
-                        keys.push(show(&args[0]));
-                    }
-                })
-            }
-        });
-        assert_eq!(keys, ["key", "key"]);
+        assert_eq!(map_keys(&ps, "get"), ["key", "key"]);
         // The helpers themselves have one map call or none: no operations.
         assert_eq!(ps[0].operations.len(), 1);
     }
@@ -4503,13 +4496,7 @@ mod helper_tests {
             "  Object retry(String k) { if (cache.get(k) == null) return retry(k); return cache.remove(k); }\n  boolean present(String k) { return cache.containsKey(k); }\n  Object cond(String k) { Object v = cache.get(k); if (v == null && present(k)) return v; return v; }\n  Object loop(String k) { Object v = null; while (present(k)) { v = cache.remove(k); } return v; }\n  Object after(String k) { return cache.get(k) == null ? null : (Object) String.valueOf(present(k)); }\n  String pure(String k) { return pure(k.trim()); }\n  Object fine(String k) { Object v = cache.get(pure(k)); cache.put(k, 1); return v; }\n",
         ))
         .expect("parses");
-        let why = |name: &str| {
-            op(&ps, name)
-                .unsupported
-                .clone()
-                .map(|u| u.1)
-                .unwrap_or_default()
-        };
+        let why = |name: &str| unsupported_why(&ps, name);
         assert!(why("retry").contains("recursive call"), "{}", why("retry"));
         // In the right of `&&` or a branch of `?:`, the helper runs where Java runs it: in
         // the `if`s the expression is evaluated as, before its statement.
