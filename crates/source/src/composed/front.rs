@@ -2750,27 +2750,18 @@ impl<'a> Lowering<'a> {
         }
         let own = obj.is_none_or(|o| o.kind() == "this");
         if own {
-            match self.helper(&name, arg_nodes.len()) {
-                Ok(Some(m)) => {
-                    if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
-                        return e;
-                    }
-                }
-                Ok(None) => {}
-                Err(Ambiguous) if self.overload(&name, &arg_nodes).is_some() => {
-                    let m = self
-                        .overload(&name, &arg_nodes)
-                        .expect("checked in the guard");
-                    if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
-                        return e;
-                    }
-                }
+            let chosen = match self.helper(&name, arg_nodes.len()) {
+                Ok(m) => m,
                 Err(Ambiguous) => {
-                    let uses_map = self
-                        .methods
-                        .iter()
-                        .filter(|m| m.decl.name == name && m.decl.params.len() == arg_nodes.len())
-                        .any(|m| self.may_touch_map(*m));
+                    let m = self.overload(&name, &arg_nodes);
+                    let uses_map = m.is_none()
+                        && self
+                            .methods
+                            .iter()
+                            .filter(|m| {
+                                m.decl.name == name && m.decl.params.len() == arg_nodes.len()
+                            })
+                            .any(|m| self.may_touch_map(*m));
                     if uses_map {
                         self.unseen += 1;
                         self.unsupported(
@@ -2782,6 +2773,12 @@ impl<'a> Lowering<'a> {
                             ),
                         );
                     }
+                    m
+                }
+            };
+            if let Some(m) = chosen {
+                if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
+                    return e;
                 }
             }
         }
