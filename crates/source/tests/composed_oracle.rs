@@ -361,11 +361,13 @@ fn under_model(source: &str, seed: u64) -> String {
     let truth = |g: &mut hindsight_rng::SplitMix64| ["false", "true"][g.below(2) as usize];
     let (ck, cv) = (count(&mut g), count(&mut g));
     let (ready, done, finished) = (truth(&mut g), truth(&mut g), truth(&mut g));
+    let enabled = truth(&mut g);
     source
         .replace("\"DONE\".equals(f.state(k))", done)
         .replace("f.count(k)", &ck)
         .replace("f.count(v)", &cv)
         .replace("f.ready(k)", ready)
+        .replace("f.enabled()", enabled)
         .replace("a.isDone()", finished)
         .replace("b.isDone()", finished)
 }
@@ -380,6 +382,9 @@ struct Missed {
     found: usize,
     /// Of those, the ones the bounded check stopped at a stated bound.
     stopped: usize,
+    /// Operations with unknown values proved linearizable (a flag of no input taken both
+    /// ways): none may have a model with a violation.
+    proved: usize,
 }
 
 /// The direction the witness replays cannot give: a violation the bounded check misses. On
@@ -424,12 +429,14 @@ fn bounded_check_finds_the_violations_of_every_model() {
             let (model_class, model_code) = lowered(&concrete)?;
             let mut seen = seen.borrow_mut();
             seen.with_unknowns += 1;
+            let proof = verify(&code, &class, &Limits::default(), &Budget::unlimited());
+            let proved = matches!(proof, VerifyResult::Linearizable { .. });
+            seen.proved += usize::from(proved && source.contains("f.enabled()"));
             let Some(violation) = base_operations_violation(&model_code, &model_class.inputs())
             else {
                 return Ok(());
             };
             seen.violated_under_model += 1;
-            let proof = verify(&code, &class, &Limits::default(), &Budget::unlimited());
             match proof {
                 VerifyResult::Linearizable { .. } => {
                     return Err(TestCaseError::fail(format!(
@@ -466,6 +473,88 @@ fn bounded_check_finds_the_violations_of_every_model() {
         s.violated_under_model >= 20 && s.stopped * 4 <= s.violated_under_model,
         "{s:?}"
     );
+}
+
+/// Proofs over a condition on an unknown flag of no input (`if (f.enabled())`, as
+/// `JRE.JAVA_8.isCurrentVersion()`), which the proof takes both ways: on random operations
+/// whose first test of the key against a constant is replaced by the flag, one proved
+/// linearizable has, with the flag `true` and with it `false` written into the source, no
+/// non-linearizable history of two threads running it, nor of it against the environment's
+/// base operations. Either model is one the unknown code allows.
+#[test]
+fn proofs_over_an_unknown_flag_hold_under_both_of_its_values() {
+    #[derive(Default, Debug)]
+    struct Seen {
+        flagged: usize,
+        proved: usize,
+        checked: usize,
+    }
+    let seen = RefCell::new(Seen::default());
+    // About one case in five has a test to replace, one in six of those is proved: cheap.
+    let mut runner = TestRunner::new(Config {
+        cases: cases(2_000),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let extras = Extras {
+        java: true,
+        inputs: false,
+        branches: false,
+        iteration: false,
+    };
+    runner
+        .run(&any::<u64>(), |seed| {
+            let plain = file_with(seed, 1, 2, extras);
+            let test = ["k.equals(\"x\")", "\"y\".equals(k)"]
+                .into_iter()
+                .filter_map(|t| plain.find(t).map(|at| (at, t)))
+                .min();
+            let Some((at, test)) = test else {
+                return Ok(());
+            };
+            let source = format!("{}f.enabled(){}", &plain[..at], &plain[at + test.len()..]);
+            let mut seen = seen.borrow_mut();
+            seen.flagged += 1;
+            let lowered = |text: &str| -> Result<_, TestCaseError> {
+                let programs =
+                    parse(text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+                let (program, op) = (&programs[0], &programs[0].operations[0]);
+                Ok((classify(program, op), ir::lower(program, op)))
+            };
+            let (class, code) = lowered(&source)?;
+            let proof = verify(&code, &class, &Limits::default(), &Budget::unlimited());
+            if !matches!(proof, VerifyResult::Linearizable { .. }) {
+                return Ok(());
+            }
+            seen.proved += 1;
+            for flag in ["true", "false"] {
+                let concrete = source.replace("f.enabled()", flag);
+                let (model_class, model_code) = lowered(&concrete)?;
+                let keys = model_class.inputs();
+                let two = brute_force(
+                    &model_code,
+                    &keys,
+                    model_class.key,
+                    model_class.value,
+                    200_000,
+                );
+                let violation = match two {
+                    Ok(Some(v)) => Some(v),
+                    _ => base_operations_violation(&model_code, &keys),
+                };
+                if let Some(v) = violation {
+                    return Err(TestCaseError::fail(format!(
+                        "proved linearizable, but with the flag {flag}: {v:?}\n{source}"
+                    )));
+                }
+                seen.checked += 1;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let s = seen.into_inner();
+    eprintln!("{s:?}");
+    assert!(s.proved >= 20 && s.checked >= 40, "{s:?}");
 }
 
 /// A non-linearizable history of the operation (key from `keys`, value 500) against up to

@@ -114,11 +114,13 @@ pub fn programs_of(files: &[&JavaFile]) -> Vec<Result<Vec<Program>, SyntaxError>
     }
     let set_to_maps = classes.iter().map(|_| OnceCell::new()).collect();
     let self_calls = classes.iter().map(|_| OnceCell::new()).collect();
+    let utilities = Utilities::new(files, &classes);
     let project = Project {
         files,
         classes: &classes,
         set_to_maps,
         self_calls,
+        utilities: &utilities,
     };
     for (i, class) in &classes {
         let program = lower_class(&project, *i, class);
@@ -150,6 +152,98 @@ struct Project<'p, 't> {
     /// Per class, the names of the methods its code calls on itself (`h(..)`, `this.h(..)`),
     /// computed when first asked (only superclasses are).
     self_calls: Vec<OnceCell<BTreeSet<String>>>,
+    utilities: &'p Utilities<'p>,
+}
+
+/// The classes of the files given whose static methods a call may inline, with what the
+/// files import: `ConcurrentHashMapUtils.computeIfAbsent(map, key, k -> ..)` runs the
+/// utility's map calls on the caller's map. A utility class is a top-level class whose
+/// fields are all static, final and no maps: its static methods then read no shared state
+/// but what they are passed (a constant of it is one value, as any other class's), so their
+/// code runs in the caller exactly as written there.
+struct Utilities<'a> {
+    /// Per file given, its package and imports (how a class name written there resolves).
+    imports: Vec<java::Imports>,
+    classes: Vec<Utility<'a>>,
+}
+
+struct Utility<'a> {
+    name: &'a str,
+    file_index: usize,
+    /// Its static methods (each with `utility` its index here).
+    methods: Vec<Method<'a>>,
+}
+
+impl<'a> Utilities<'a> {
+    fn new(files: &'a [&'a JavaFile], classes: &'a [(usize, ClassDecl<'a>)]) -> Utilities<'a> {
+        let mut out = Utilities {
+            imports: files.iter().map(|f| java::imports(f)).collect(),
+            classes: Vec::new(),
+        };
+        for (i, c) in classes {
+            let fields_constant = c
+                .fields
+                .iter()
+                .all(|f| f.is_static && f.is_final && !lower_field(files[*i], f).is_map);
+            let top_level = !c.name.is_empty() && !c.name.contains('.');
+            if !fields_constant || !top_level || !c.methods.iter().any(|m| m.is_static) {
+                continue;
+            }
+            let index = out.classes.len();
+            let methods = c
+                .methods
+                .iter()
+                .filter(|m| m.is_static && !m.is_constructor)
+                .map(|decl| Method {
+                    file: files[*i],
+                    decl,
+                    class: 0,
+                    file_index: *i,
+                    class_name: c.name.as_str(),
+                    utility: Some(index),
+                })
+                .collect();
+            out.classes.push(Utility {
+                name: c.name.as_str(),
+                file_index: *i,
+                methods,
+            });
+        }
+        out
+    }
+
+    /// The utility class that the type name `ty` (`Utils`, `a.b.Utils`), written in the
+    /// file `file`, names as Java resolves it: a single-type import of that name, else a
+    /// class of the file's own package, else the only one among the packages it imports on
+    /// demand. `None` when it names no utility class of the files given (or it is unclear).
+    fn class_named(&self, ty: &str, file: usize) -> Option<usize> {
+        let imports = self.imports.get(file)?;
+        let package_of = |u: &Utility| self.imports[u.file_index].package.as_str();
+        let find = |package: &str, name: &str| {
+            self.classes
+                .iter()
+                .position(|u| u.name == name && package_of(u) == package)
+        };
+        if let Some((package, name)) = ty.rsplit_once('.') {
+            return find(package, name);
+        }
+        let suffix = format!(".{ty}");
+        if let Some(single) = imports.types.iter().find(|t| t.ends_with(&suffix)) {
+            let (package, name) = single.rsplit_once('.')?;
+            return find(package, name);
+        }
+        if let Some(same) = find(&imports.package, ty) {
+            return Some(same);
+        }
+        let mut on_demand =
+            self.classes.iter().enumerate().filter(|(_, u)| {
+                u.name == ty && imports.on_demand.iter().any(|p| p == package_of(u))
+            });
+        match (on_demand.next(), on_demand.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    }
 }
 
 /// How many superclasses are followed up a chain (a cycle among the files given is not Java,
@@ -282,6 +376,7 @@ struct Members<'p> {
     /// The static fields among `fields`: a constructor's calls on one of them are on a map
     /// other threads share.
     statics: BTreeSet<String>,
+    utilities: &'p Utilities<'p>,
     /// Whether the class declares a map (or extends one), or a method its superclasses'
     /// code calls (an override, an abstract method's body): only then can a method it
     /// inherits act on a map here that it does not act on in its own class.
@@ -355,6 +450,7 @@ fn members<'p, 't>(
                     class: seen,
                     file_index: *i,
                     class_name: c.name.as_str(),
+                    utility: None,
                 });
             }
         }
@@ -371,6 +467,7 @@ fn members<'p, 't>(
         custom_map,
         chain: chain.len(),
         statics,
+        utilities: project.utilities,
     }
 }
 
@@ -386,6 +483,8 @@ fn lower_method<'p>(seen: &Members<'p>, snippet: bool, m: Method<'p>) -> (bool, 
         snippet,
         m.decl,
     );
+    lw.utilities = Some(seen.utilities);
+    lw.file_index = m.file_index;
     lw.inlining.push(signature(m.decl));
     let body = lw.block(m.decl.body);
     let keep = snippet || lw.map_calls >= 2 || lw.unseen > 0;
@@ -463,6 +562,7 @@ fn lower_class<'p, 't>(
             class: 0,
             file_index,
             class_name: class.name.as_str(),
+            utility: None,
         })
         .collect::<Vec<_>>();
     let mut names = BTreeSet::new();
@@ -949,6 +1049,16 @@ struct Lowering<'a> {
     /// Locals holding a view of a map (`Set<K> keys = m.keySet();`): traversed by a `for`,
     /// any other use is one the lowering does not follow.
     view_locals: BTreeMap<String, (String, View)>,
+    /// The utility classes whose static methods a call may inline, and the index of the
+    /// file being lowered among the files given (how it names classes).
+    utilities: Option<&'a Utilities<'a>>,
+    file_index: usize,
+    /// Lowering a utility class's method: the class, whose constants (names not declared
+    /// in the method) are named by it, apart from the caller's names.
+    utility_class: Option<&'a str>,
+    /// Lowering a helper: its parameters to which the caller passes a lambda (applied when
+    /// the helper is inlined, see `inline::Renaming::functions`).
+    functions: BTreeSet<String>,
 }
 
 /// A method of the class, or of a class whose members it sees, with the file it is in.
@@ -961,6 +1071,9 @@ struct Method<'a> {
     /// The file's index among the files given, and the declaring class's name.
     file_index: usize,
     class_name: &'a str,
+    /// For a static method of a utility class, which one (see [`Utilities`]): its code is
+    /// lowered with that class's members, not the caller's.
+    utility: Option<usize>,
 }
 
 /// The statement whose expressions are being lowered, and the statements of the helpers
@@ -1298,6 +1411,10 @@ impl<'a> Lowering<'a> {
             unseen: 0,
             entries: BTreeMap::new(),
             view_locals: BTreeMap::new(),
+            utilities: None,
+            file_index: 0,
+            utility_class: None,
+            functions: BTreeSet::new(),
         };
         for p in &method.params {
             lw.declare_local(&p.name, &p.ty, None);
@@ -1713,6 +1830,13 @@ impl<'a> Lowering<'a> {
         if v.kind() != "method_invocation" {
             return false;
         }
+        // A concurrent map a helper that uses a map gives (`ConcurrentHashMapUtils.
+        // computeIfAbsent(outer, k, x -> new ConcurrentHashMap<>())`): a map's value, as no
+        // getter of a map field is one (those are the map itself).
+        if java::is_concurrent_map_type(ty) && self.map_of(v).is_none() && self.calls_map_helper(v)
+        {
+            return true;
+        }
         let map = match v.child_by_field_name("object") {
             Some(o) => self.map_of(o),
             None if self.this_is_map && !self.snippet => Some(THIS_MAP.to_owned()),
@@ -1732,6 +1856,38 @@ impl<'a> Lowering<'a> {
             .and_then(|f| value_type(&f.ty))
             .is_some_and(java::is_concurrent_map_type);
         values_are_maps || java::is_concurrent_map_type(ty)
+    }
+
+    /// Whether the call `v` is of a helper of the class, or of a utility class's static
+    /// method, that may use a map (it names one, or is passed one).
+    fn calls_map_helper(&self, v: Node<'a>) -> bool {
+        let name = self.field_text(v, "name");
+        let args = v
+            .child_by_field_name("arguments")
+            .map(code_children)
+            .unwrap_or_default();
+        let candidates = match v.child_by_field_name("object") {
+            None => self.overloads(&name, args.len()),
+            Some(o) if o.kind() == "this" => self.overloads(&name, args.len()),
+            Some(o) if self.is_type_name(o) => {
+                let Some(utilities) = self.utilities else {
+                    return false;
+                };
+                let Some(u) = utilities.class_named(self.text(o), self.file_index) else {
+                    return false;
+                };
+                utilities.classes[u]
+                    .methods
+                    .iter()
+                    .filter(|m| m.decl.name == name && m.decl.params.len() == args.len())
+                    .copied()
+                    .collect()
+            }
+            Some(_) => return false,
+        };
+        !candidates.is_empty()
+            && (args.iter().any(|a| self.map_of(*a).is_some())
+                || candidates.iter().any(|m| self.may_touch_map(*m)))
     }
 
     /// A local's initializer (an array's items are an unknown call's arguments; a map alias
@@ -2642,7 +2798,10 @@ impl<'a> Lowering<'a> {
             Some(_) => ExprKind::Var(name),
             // Not declared here: a constant of an enclosing class, a static import, an
             // inherited field. Taken as one value.
-            None => ExprKind::Opaque(name),
+            None => match self.utility_class {
+                Some(class) => ExprKind::Opaque(format!("{class}.{name}")),
+                None => ExprKind::Opaque(name),
+            },
         }
     }
 
@@ -2782,6 +2941,11 @@ impl<'a> Lowering<'a> {
                 }
             }
         }
+        if let Some(m) = obj.and_then(|o| self.utility_method(n, o, &name, &arg_nodes)) {
+            if let Some(e) = self.inline(n, m, &arg_nodes, pos) {
+                return e;
+            }
+        }
         let recv = match obj {
             Some(o) if self.is_type_name(o) || o.kind() == "super" => Some(expr_at(
                 ExprKind::Opaque(self.text(o).to_owned()),
@@ -2807,6 +2971,50 @@ impl<'a> Lowering<'a> {
             [one] => Ok(Some(*one)),
             _ => Err(Ambiguous),
         }
+    }
+
+    /// The static method of a utility class of the files given (see [`Utilities`]) that the
+    /// call `n`, `Type.name(args)` with `ty` its `Type`, names: the only one of its name and
+    /// arity, or the overload the arguments' types tell. Among overloads not told apart of
+    /// which one may use a map, the operation is `unsupported`.
+    fn utility_method(
+        &mut self,
+        n: Node<'a>,
+        ty: Node<'a>,
+        name: &str,
+        args: &[Node<'a>],
+    ) -> Option<Method<'a>> {
+        if !self.is_type_name(ty) {
+            return None;
+        }
+        let utilities = self.utilities?;
+        let class = &utilities.classes[utilities.class_named(self.text(ty), self.file_index)?];
+        let of_name = || class.methods.iter().filter(|m| m.decl.name == name);
+        let overloads: Vec<Method<'a>> = of_name()
+            .filter(|m| m.decl.params.len() == args.len())
+            .copied()
+            .collect();
+        if let [one] = overloads.as_slice() {
+            return Some(*one);
+        }
+        let varargs = of_name().any(|m| m.decl.varargs);
+        let chosen = self.overload_among(&overloads, varargs, args);
+        let uses_map = || {
+            overloads.iter().any(|m| self.may_touch_map(*m))
+                || args.iter().any(|a| self.map_of(*a).is_some())
+        };
+        if chosen.is_none() && !overloads.is_empty() && uses_map() {
+            self.unseen += 1;
+            self.unsupported(
+                n,
+                format!(
+                    "`{}` calls one of the overloads of `{name}` with {} parameter(s), which use the map: which one is not followed",
+                    self.text(n),
+                    args.len()
+                ),
+            );
+        }
+        chosen
     }
 
     /// The methods a call `name(..)` of `arity` arguments may name, as Java looks them up:
@@ -2841,12 +3049,11 @@ impl<'a> Lowering<'a> {
     /// Java's resolution picks that one in a program that compiles: it is applicable in the
     /// first phase, and an overload more specific than it would match as exactly. `None` when
     /// none or several match, or some argument's type is not known.
-    fn overload_by_types(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
+    fn overload_by_types(&self, overloads: &[Method<'a>], args: &[Node<'a>]) -> Option<Method<'a>> {
         let types: Vec<String> = args
             .iter()
             .map(|a| self.argument_type(*a))
             .collect::<Option<_>>()?;
-        let overloads = self.overloads(name, args.len());
         let mut exact = overloads.iter().filter(|m| {
             m.decl.params.iter().zip(&types).all(|(p, t)| {
                 let p = erasure(&p.ty);
@@ -2860,8 +3067,28 @@ impl<'a> Lowering<'a> {
     /// The overload of `name` a call with `args` names, when the arguments' static types
     /// tell: [`Self::overload_by_types`], else [`Self::overload_by_applicability`].
     fn overload(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
-        self.overload_by_types(name, args)
-            .or_else(|| self.overload_by_applicability(name, args))
+        let overloads = self.overloads(name, args.len());
+        let varargs = self
+            .methods
+            .iter()
+            .any(|m| m.decl.name == name && m.decl.varargs);
+        self.overload_among(&overloads, varargs, args)
+    }
+
+    /// The one of `overloads` (a name's methods of one arity) a call with `args` names, when
+    /// the arguments' static types tell: [`Self::overload_by_types`], else (no method of the
+    /// name has variable arity: `varargs` false) [`Self::overload_by_applicability`].
+    fn overload_among(
+        &self,
+        overloads: &[Method<'a>],
+        varargs: bool,
+        args: &[Node<'a>],
+    ) -> Option<Method<'a>> {
+        self.overload_by_types(overloads, args).or_else(|| {
+            (!varargs)
+                .then(|| self.overload_by_applicability(overloads, args))
+                .flatten()
+        })
     }
 
     /// Among the overloads of `name` with as many parameters as `args` ([`Self::overloads`]),
@@ -2869,19 +3096,15 @@ impl<'a> Lowering<'a> {
     /// arguments unknown (`getParameter(KEY, "")` among `getParameter(String, String)`,
     /// `getParameter(String, int)`, ...). Java picks an applicable overload in a program that
     /// compiles; when only one can be applicable, it is that one. [`may_pass`] errs towards
-    /// "may", so the one left is never a guess. `None` when none or several are left, or when
-    /// a method of the name has variable arity (Java's third phase could pick it whatever its
-    /// arity).
-    fn overload_by_applicability(&self, name: &str, args: &[Node<'a>]) -> Option<Method<'a>> {
+    /// "may", so the one left is never a guess. `None` when none or several are left. Not
+    /// asked when a method of the name has variable arity (Java's third phase could pick it
+    /// whatever its arity).
+    fn overload_by_applicability(
+        &self,
+        overloads: &[Method<'a>],
+        args: &[Node<'a>],
+    ) -> Option<Method<'a>> {
         let types: Vec<Option<String>> = args.iter().map(|a| self.argument_type(*a)).collect();
-        if self
-            .methods
-            .iter()
-            .any(|m| m.decl.name == name && m.decl.varargs)
-        {
-            return None;
-        }
-        let overloads = self.overloads(name, args.len());
         let mut applicable = overloads.iter().filter(|m| {
             m.decl
                 .params
@@ -3013,7 +3236,8 @@ impl<'a> Lowering<'a> {
                 continue;
             }
             seen.push(m);
-            if self.sub(m).mentions_map_directly(m.decl.body) {
+            let sub = self.sub(m);
+            if sub.mentions_map_directly(m.decl.body) {
                 return true;
             }
             let mut stack = vec![m.decl.body];
@@ -3023,7 +3247,7 @@ impl<'a> Lowering<'a> {
                         .is_none_or(|o| o.kind() == "this");
                 if let (true, Some(n)) = (own, x.child_by_field_name("name")) {
                     let name = m.file.text_of(n);
-                    todo.extend(self.methods.iter().filter(|h| h.decl.name == name));
+                    todo.extend(sub.methods.iter().filter(|h| h.decl.name == name));
                 }
                 let mut c = x.walk();
                 stack.extend(x.named_children(&mut c));
@@ -3032,17 +3256,31 @@ impl<'a> Lowering<'a> {
         false
     }
 
-    /// A lowering of `m`'s body as the class's code, within this one's nesting.
+    /// A lowering of `m`'s body as the class's code (a utility class's method as its own
+    /// class's code, see [`Utilities`]), within this one's nesting.
     fn sub(&self, m: Method<'a>) -> Lowering<'a> {
-        let mut sub = Lowering::new(
-            m.file,
-            self.fields,
-            self.methods,
-            self.chain,
-            self.this_is_map,
-            self.snippet,
-            m.decl,
-        );
+        let utility = m
+            .utility
+            .zip(self.utilities)
+            .map(|(u, all)| &all.classes[u]);
+        let mut sub = match utility {
+            Some(u) => {
+                let mut sub = Lowering::new(m.file, &[], &u.methods, 1, false, false, m.decl);
+                sub.utility_class = Some(u.name);
+                sub
+            }
+            None => Lowering::new(
+                m.file,
+                self.fields,
+                self.methods,
+                self.chain,
+                self.this_is_map,
+                self.snippet,
+                m.decl,
+            ),
+        };
+        sub.utilities = self.utilities;
+        sub.file_index = m.file_index;
         sub.depth = self.depth;
         sub.inlining = self.inlining.clone();
         sub.inlined = self.inlined;
@@ -3098,6 +3336,8 @@ impl<'a> Lowering<'a> {
         for (a, p) in args.iter().zip(&m.decl.params) {
             if let Some(map) = self.map_of(*a) {
                 sub.map_locals.insert(p.name.clone(), map);
+            } else if self.passed_function_arity(*a, &p.ty).is_some() {
+                sub.functions.insert(p.name.clone());
             }
         }
         sub.inlining.push(signature(m.decl));
@@ -3109,8 +3349,18 @@ impl<'a> Lowering<'a> {
         }
         self.inlined = sub.inlined;
         let mut bound = Vec::new();
+        let mut functions = Vec::new();
         for (a, p) in args.iter().zip(&m.decl.params) {
-            if !sub.map_locals.contains_key(&p.name) {
+            if sub.map_locals.contains_key(&p.name) {
+                continue;
+            }
+            if let (true, Some(arity)) = (
+                sub.functions.contains(&p.name),
+                self.passed_function_arity(*a, &p.ty),
+            ) {
+                let f = self.unhoisted(|lw| lw.function_inner(*a, arity, &m.decl.name));
+                functions.push((p.name.clone(), f));
+            } else {
                 bound.push((p.name.clone(), self.expr(*a)));
             }
         }
@@ -3118,11 +3368,28 @@ impl<'a> Lowering<'a> {
         let tag = format!("{}#{}", m.decl.name, self.inlined);
         self.map_calls += sub.map_calls;
         self.unseen += sub.unseen;
+        // What the lowering of a helper of another file found is said at the call (its
+        // lines are the other file's).
+        let elsewhere = m.file_index != self.file_index;
+        let here = |found: &mut Vec<(Pos, String)>| {
+            if elsewhere {
+                for (at, why) in found.iter_mut() {
+                    *why = format!(
+                        "in `{}.{}` (line {} of its file): {why}",
+                        m.class_name, m.decl.name, at.line
+                    );
+                    *at = pos;
+                }
+            }
+            std::mem::take(found)
+        };
         if self.unsupported.is_none() {
-            self.unsupported = sub.unsupported.take();
+            self.unsupported = here(&mut sub.unsupported.take().into_iter().collect())
+                .into_iter()
+                .next();
         }
-        self.approximations.append(&mut sub.approximations);
-        self.lambda_effects.append(&mut sub.lambda_effects);
+        self.approximations.extend(here(&mut sub.approximations));
+        self.lambda_effects.extend(here(&mut sub.lambda_effects));
         // The helper's names, its own.
         let mut assigned = BTreeSet::new();
         walk_stmts(&body, &mut |t, _| {
@@ -3169,6 +3436,10 @@ impl<'a> Lowering<'a> {
                     .insert(name.clone(), format!("{tag}.{name}"));
             }
         }
+        renaming.functions.extend(functions);
+        if elsewhere {
+            renaming.at = Some(pos);
+        }
         let mut body = body;
         renaming.stmts(&mut body);
         // Its result: the returned expression in place when it is the body's last statement,
@@ -3214,6 +3485,26 @@ impl<'a> Lowering<'a> {
         h.stmts.extend(pre);
         h.inlined.push(call.byte_range());
         Some(value.kind)
+    }
+
+    /// The arity of the function `a` passed to a helper's parameter of type `ty`, when the
+    /// helper may apply it in place: a lambda (its own parameters), or a method reference
+    /// to a parameter of one of `java.util.function`'s common types; neither using a map.
+    fn passed_function_arity(&self, a: Node<'a>, ty: &str) -> Option<usize> {
+        if self.mentions_map(a) {
+            return None;
+        }
+        match a.kind() {
+            "lambda_expression" => Some(self.lambda_params(a).len()),
+            "method_reference" => match java::base_type(ty) {
+                "Supplier" | "Callable" => Some(0),
+                "Function" | "UnaryOperator" | "Predicate" | "Consumer" | "ToIntFunction"
+                | "ToLongFunction" => Some(1),
+                "BiFunction" | "BinaryOperator" | "BiPredicate" | "BiConsumer" => Some(2),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Whether the assignment expression `n` (`(x = m.get(k)) == null`) can run as a statement
@@ -3667,16 +3958,19 @@ impl<'a> Lowering<'a> {
     /// only returns one), a constructor reference, or anything else as an unknown function.
     fn function(&mut self, n: Node<'a>, method: MapMethod) -> Expr {
         // Its body runs inside the map's step, when the map decides: nothing is hoisted.
-        self.unhoisted(|lw| lw.function_inner(n, method))
-    }
-
-    fn function_inner(&mut self, n: Node<'a>, method: MapMethod) -> Expr {
-        let pos = self.pos(n);
         let arity = if method == MapMethod::ComputeIfAbsent {
             1
         } else {
             2
         };
+        self.unhoisted(|lw| lw.function_inner(n, arity, method.name()))
+    }
+
+    /// The function of an atomic method of the map, or one passed to the helper `owner`
+    /// (applied where the helper applies it: see `inline::Renaming::functions`), taking
+    /// `arity` arguments.
+    fn function_inner(&mut self, n: Node<'a>, arity: usize, owner: &str) -> Expr {
+        let pos = self.pos(n);
         let generic: Vec<String> = (0..arity)
             .map(|i| format!("$arg{}_{i}", pos.line))
             .collect();
@@ -3695,7 +3989,7 @@ impl<'a> Lowering<'a> {
                 n,
                 format!(
                     "the function of `{}` uses the map (ConcurrentHashMap forbids it)",
-                    method.name()
+                    owner
                 ),
             );
             return lambda(generic, expr_at(ExprKind::Null, pos));
@@ -3709,7 +4003,7 @@ impl<'a> Lowering<'a> {
                         format!(
                             "a function of {} parameter(s) for `{}`",
                             params.len(),
-                            method.name()
+                            owner
                         ),
                     );
                     return lambda(generic, expr_at(ExprKind::Null, pos));
@@ -3735,7 +4029,7 @@ impl<'a> Lowering<'a> {
                                     pos,
                                     format!(
                                         "the function of `{}` at line {} runs statements; its result is taken as unknown and its effects on other state are not modelled",
-                                        method.name(),
+                                        owner,
                                         pos.line
                                     ),
                                 ));
@@ -3757,7 +4051,7 @@ impl<'a> Lowering<'a> {
                         pos,
                         format!(
                             "the function of `{}` at line {} calls `{e}`, whose effects on other state happen inside the map's atomic step",
-                            method.name(),
+                            owner,
                             pos.line
                         ),
                     ));
@@ -3784,7 +4078,7 @@ impl<'a> Lowering<'a> {
                 } else {
                     self.lambda_effects.push((
                         pos,
-                        format!("the function `{text}` of `{}` is not seen: its result is unknown and its effects happen inside the map's atomic step", method.name()),
+                        format!("the function `{text}` of `{}` is not seen: its result is unknown and its effects happen inside the map's atomic step", owner),
                     ));
                     self.unknown(&text, None, args, pos)
                 };
@@ -3795,18 +4089,23 @@ impl<'a> Lowering<'a> {
                 for p in &generic {
                     self.locals.insert(p.clone(), String::new());
                 }
-                self.lambda_effects.push((
-                    pos,
-                    format!(
-                        "the function `{}` of `{}` is not seen: its result is unknown and its effects happen inside the map's atomic step",
-                        self.text(n),
-                        method.name()
-                    ),
-                ));
+                // A lambda the caller passed: applied when the helper is inlined, and what
+                // its body does is said there.
+                let passed = n.kind() == "identifier" && self.functions.contains(self.text(n));
                 let args = generic
                     .iter()
                     .map(|p| expr_at(ExprKind::Var(p.clone()), pos))
                     .collect();
+                if !passed {
+                    self.lambda_effects.push((
+                        pos,
+                        format!(
+                            "the function `{}` of `{}` is not seen: its result is unknown and its effects happen inside the map's atomic step",
+                            self.text(n),
+                            owner
+                        ),
+                    ));
+                }
                 let body = self.unknown("apply", Some(f), args, pos);
                 lambda(generic, body)
             }
@@ -4596,6 +4895,115 @@ mod helper_tests {
         assert!(o.unsupported.is_none(), "{:?}", o.unsupported);
         let other = ps.iter().find(|p| p.class == "Other");
         assert!(other.is_none_or(|p| p.operations.is_empty()), "{other:?}");
+    }
+}
+
+#[cfg(test)]
+mod utility_tests {
+    use super::super::ast::ExprKind;
+    use super::super::ir::show;
+    use crate::java;
+
+    /// After apache/dubbo's `ConcurrentHashMapUtils`
+    /// (dubbo-common/src/main/java/org/apache/dubbo/common/utils/ConcurrentHashMapUtils.java),
+    /// with a constant of its own and a second utility whose static field is not final.
+    const UTILS: &str = "package org.apache.dubbo.common.utils;\nimport java.util.concurrent.ConcurrentMap;\nimport java.util.function.Function;\npublic class ConcurrentHashMapUtils {\n  private static final String NONE = \"none\";\n  public static <K, V> V computeIfAbsent(ConcurrentMap<K, V> map, K key, Function<? super K, ? extends V> func) {\n    Objects.requireNonNull(func);\n    if (JRE.JAVA_8.isCurrentVersion()) {\n      V v = map.get(key);\n      if (null == v) {\n        v = func.apply(key);\n        if (null == v) {\n          return null;\n        }\n        final V res = map.putIfAbsent(key, v);\n        if (null != res) {\n          return res;\n        }\n      }\n      return v;\n    } else {\n      return map.computeIfAbsent(key, func);\n    }\n  }\n  public static <K, V> V orNone(ConcurrentMap<K, V> map, K key) {\n    return map.getOrDefault(key, (V) NONE);\n  }\n}\nclass Counters {\n  static int calls;\n  static <K, V> V take(ConcurrentMap<K, V> map, K key) {\n    calls++;\n    return map.remove(key);\n  }\n}\n";
+
+    fn caller(package: &str, imports: &str) -> String {
+        format!("package {package};\n{imports}\nimport java.util.concurrent.*;\npublic class Registry {{\n  private final ConcurrentMap<String, Object> listeners = new ConcurrentHashMap<>();\n  public Object listener(String key) {{\n    return ConcurrentHashMapUtils.computeIfAbsent(listeners, key, k -> new Listener(k, key));\n  }}\n  public Object none(String key) {{\n    Object o = ConcurrentHashMapUtils.orNone(listeners, key);\n    listeners.remove(key);\n    return o;\n  }}\n  public Object taken(String key) {{\n    Object o = Counters.take(listeners, key);\n    listeners.remove(key);\n    return o;\n  }}\n}}\n")
+    }
+
+    /// The operations of the caller's file, lowered with the utilities' file.
+    fn lowered(caller: &str) -> Vec<super::Program> {
+        let files = [java::parse(UTILS).unwrap(), java::parse(caller).unwrap()];
+        let refs: Vec<&java::JavaFile> = files.iter().collect();
+        super::programs_of(&refs).pop().unwrap().unwrap()
+    }
+
+    /// The map calls of `name`, its assignments, and why it is unsupported.
+    fn calls(ps: &[super::Program], name: &str) -> (Vec<String>, Option<String>) {
+        calls_and_assignments(ps, name).0
+    }
+
+    fn calls_and_assignments(
+        ps: &[super::Program],
+        name: &str,
+    ) -> ((Vec<String>, Option<String>), Vec<String>) {
+        let op = ps
+            .iter()
+            .flat_map(|p| &p.operations)
+            .find(|o| o.name == name)
+            .unwrap_or_else(|| panic!("no operation {name}"));
+        let mut out = Vec::new();
+        let mut assigned = Vec::new();
+        super::walk_stmts(&op.body, &mut |t, e| {
+            if let (Some(t), Some(e)) = (t, e) {
+                assigned.push(format!("{t} = {}", show(e)));
+            }
+            if let Some(e) = e {
+                super::walk_expr(e, &mut |x| {
+                    if let ExprKind::MapCall { map, method, args } = &x.kind {
+                        let args: Vec<String> = args.iter().map(show).collect();
+                        out.push(format!("{map}.{}({})", method.name(), args.join(", ")));
+                    }
+                })
+            }
+        });
+        ((out, op.unsupported.clone().map(|u| u.1)), assigned)
+    }
+
+    /// A static method of a utility class of the files given runs in the caller: its map
+    /// parameter is the caller's map, its constants are its class's, its map calls are the
+    /// operation's. The class is the one Java resolves the name to (a single-type import, the
+    /// same package, an import on demand); a class of the name imported from elsewhere is
+    /// not followed, nor a class with a static field that is not final.
+    #[test]
+    fn a_utility_class_static_method_runs_on_the_callers_map() {
+        let imported = "import org.apache.dubbo.common.utils.ConcurrentHashMapUtils;";
+        for (package, imports) in [
+            ("org.apache.dubbo.registry", imported),
+            ("org.apache.dubbo.common.utils", ""),
+            (
+                "org.apache.dubbo.registry",
+                "import org.apache.dubbo.common.utils.*;",
+            ),
+        ] {
+            let ps = lowered(&caller(package, imports));
+            let ((listener, why), assigned) = calls_and_assignments(&ps, "listener");
+            // The lambda applied where the helper applies it, to the helper's argument.
+            assert_eq!(
+                listener,
+                [
+                    "listeners.get(key)",
+                    "listeners.putIfAbsent(key, computeIfAbsent#1.v)",
+                    "listeners.computeIfAbsent(key, computeIfAbsent#1.$arg22_0 -> new Listener(computeIfAbsent#1.$arg22_0, key))"
+                ],
+                "{package} {imports}"
+            );
+            assert!(
+                assigned.contains(&"computeIfAbsent#1.v = new Listener(key, key)".to_owned()),
+                "{assigned:?}"
+            );
+            assert_eq!(why, None);
+            let (none, why) = calls(&ps, "none");
+            assert_eq!(
+                none,
+                [
+                    "listeners.getOrDefault(key, ConcurrentHashMapUtils.NONE)",
+                    "listeners.remove(key)"
+                ]
+            );
+            assert_eq!(why, None);
+            let (_, why) = calls(&ps, "taken");
+            assert!(why.unwrap().contains("passed to code"));
+        }
+        let elsewhere = lowered(&caller(
+            "org.apache.dubbo.registry",
+            "import com.example.ConcurrentHashMapUtils;",
+        ));
+        let (calls, why) = calls(&elsewhere, "none");
+        assert_eq!(calls, ["listeners.remove(key)"]);
+        assert!(why.unwrap().contains("passed to code"));
     }
 }
 

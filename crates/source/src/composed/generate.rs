@@ -25,7 +25,7 @@ pub struct Extras {
     /// input `w` only stored, and `a1` where the operation compares or passes on the key.
     pub inputs: bool,
     /// Conditions on unknown values (with `java`): an unknown call used as a condition
-    /// (`f.ready(k)`), a stored object's state (`a != null && a.isDone()`) and an unknown
+    /// (`f.ready(k)`, `f.enabled()`), a stored object's state (`a != null && a.isDone()`) and an unknown
     /// result compared with a constant (`"DONE".equals(f.state(k))`) or ordered against an
     /// integer (`f.count(k) > 2`), arithmetic on unknown values compared (`f.count(k) + 1 > 2`,
     /// `f.count(k) * 2 < 5`, `Math.max(f.count(k), 1) / 2 == 1`, `f.count(k) - f.count(v) >= 0`)
@@ -202,7 +202,7 @@ fn stmt(
         8 => format!("return {x};"),
         9..=11 => {
             let unknown = extras.java && extras.branches && g.below(2) == 0;
-            let cond = match if unknown { 5 + g.below(9) } else { g.below(5) } {
+            let cond = match if unknown { 5 + g.below(10) } else { g.below(5) } {
                 8 => "f.count(k) > 2".to_owned(),
                 // Arithmetic on unknown values: one unknown scaled and shifted, twice the
                 // same one, a quotient of a maximum, and two unknowns against each other.
@@ -212,6 +212,9 @@ fn stmt(
                 12 => "f.count(k) - f.count(v) >= 0".to_owned(),
                 13 => "f.count(k) + f.count(k) < 3".to_owned(),
                 5 => "f.ready(k)".to_owned(),
+                // A flag of no input (`JRE.JAVA_8.isCurrentVersion()`): the proof takes it
+                // both ways.
+                14 => "f.enabled()".to_owned(),
                 6 => format!("{x} != null && {x}.isDone()"),
                 7 => "\"DONE\".equals(f.state(k))".to_owned(),
                 0 => format!("{x} == null"),

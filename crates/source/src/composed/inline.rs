@@ -12,10 +12,20 @@ use std::collections::BTreeMap;
 /// What a helper's names become in the caller: its locals get names of their own (two calls
 /// of one helper, or a helper's local and the caller's of the same name, never meet), and a
 /// parameter whose argument is a value that cannot change while the helper runs is that value.
+/// A parameter to which the caller passes a lambda is that lambda where the helper applies
+/// it (`func.apply(key)`: the lambda's body with `key` for its parameter, also as the
+/// function of a map method, `map.computeIfAbsent(key, func)`), and an opaque value
+/// anywhere else.
 #[derive(Default)]
 pub(super) struct Renaming {
     pub locals: BTreeMap<String, String>,
     pub values: BTreeMap<String, Expr>,
+    /// By the helper's parameter, the caller's lambda (an `ExprKind::Lambda`, in the
+    /// caller's names).
+    pub functions: BTreeMap<String, Expr>,
+    /// For a helper of another file, the call's position: its statements are placed there
+    /// (a line of the helper's file would name another line of the operation's).
+    pub at: Option<Pos>,
 }
 
 impl Renaming {
@@ -26,6 +36,9 @@ impl Renaming {
     }
 
     fn stmt(&self, s: &mut Stmt) {
+        if let Some(at) = self.at {
+            s.pos = at;
+        }
         match &mut s.kind {
             StmtKind::Decl { name, init } => {
                 self.target(name);
@@ -55,6 +68,46 @@ impl Renaming {
         }
     }
 
+    /// `f.m(args)` with `f` a parameter bound to a lambda of as many parameters: its body
+    /// with the arguments (renamed) for its parameters, when each argument is a value that
+    /// may be copied (a name or a constant: evaluating it again gives the same value).
+    fn applied(&self, e: &Expr) -> Option<Expr> {
+        let ExprKind::Call { recv, args, .. } = &e.kind else {
+            return None;
+        };
+        let ExprKind::Var(f) = &recv.kind else {
+            return None;
+        };
+        let ExprKind::Lambda { params, body } = &self.functions.get(f.as_str())?.kind else {
+            return None;
+        };
+        if params.len() != args.len() {
+            return None;
+        }
+        let mut substitution = Renaming::default();
+        for (p, a) in params.iter().zip(args) {
+            let mut a = a.clone();
+            self.expr(&mut a);
+            let copied = matches!(
+                a.kind,
+                ExprKind::Var(_)
+                    | ExprKind::Null
+                    | ExprKind::Bool(_)
+                    | ExprKind::Int(_)
+                    | ExprKind::Str(_)
+                    | ExprKind::Opaque(_)
+                    | ExprKind::This
+            );
+            if !copied {
+                return None;
+            }
+            substitution.values.insert(p.clone(), a);
+        }
+        let mut out = (**body).clone();
+        substitution.expr(&mut out);
+        Some(out)
+    }
+
     fn target(&self, name: &mut String) {
         if let Some(n) = self.locals.get(name) {
             *name = n.clone();
@@ -62,7 +115,18 @@ impl Renaming {
     }
 
     pub fn expr(&self, e: &mut Expr) {
+        if let Some(applied) = self.applied(e) {
+            *e = applied;
+            return;
+        }
+        if let Some(at) = self.at {
+            e.pos = at;
+        }
         match &mut e.kind {
+            ExprKind::Var(v) if self.functions.contains_key(v.as_str()) => {
+                let line = self.functions[v.as_str()].pos.line;
+                e.kind = ExprKind::Opaque(format!("lambda@{line}"));
+            }
             ExprKind::Var(v) => {
                 if let Some(value) = self.values.get(v) {
                     // The argument as the caller wrote it, at the caller's position.

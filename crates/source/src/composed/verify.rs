@@ -21,7 +21,7 @@ use super::ast::MapMethod;
 use super::classify::{Class, Classification};
 use super::ir::{
     self, apply_map, consistent, same_up_to_fresh_pinned, Code, Fact, FreshNames, Halt, Instr,
-    Local, Outcome, Relation, Shared, Step, Stuck, Value, DETERMINED,
+    Local, Outcome, PExpr, Relation, Shared, Step, Stuck, Value, DETERMINED,
 };
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -1168,6 +1168,19 @@ fn describe_step(code: &Code, pc: usize, step: &Step) -> String {
 
 /// Verifies a data-independent operation: Definition 3.1 on every trace over the reduced
 /// domain of its class.
+///
+/// An unknown call's result is a fresh object, distinct from every other value; one used as a
+/// condition (`if (JRE.isJava8())`) cannot be evaluated so. Then the traces are explored
+/// again with each such condition taken both ways (and each comparison of an unknown value
+/// both ways), which covers whatever the unknown code returns, provided each path observes
+/// each unknown call at most once: facts name a call by its receiver and arguments, so two
+/// evaluations of one call would be forced to agree. That holds when the operation has no
+/// loop and no two unknown calls of one name ([`observes_each_call_once`]). The operation run
+/// alone, against which a trace is judged, follows the trace's answers: one sequential run
+/// the unknown code allows, enough for Definition 3.1. A trace breaking it there is not
+/// reported as a violation (its assumptions may contradict each other or the map's
+/// contract, which only `--bounded`'s confirmation rules out): the operation is then
+/// not proved, as without the second exploration.
 pub fn verify(
     code: &Code,
     class: &Classification,
@@ -1177,6 +1190,102 @@ pub fn verify(
     if class.class == Class::DataDependent {
         return VerifyResult::NotProved("data-dependent".into());
     }
+    let stop = match explore_reduced(code, class, limits, budget, false) {
+        Ok(states) => return VerifyResult::Linearizable { states },
+        Err(stop) => stop,
+    };
+    match stop {
+        Stopped::Explored(Explored::Stuck(Stuck(why)), _) if observes_each_call_once(code) => {
+            match explore_reduced(code, class, limits, budget, true) {
+                Ok(states) => VerifyResult::Linearizable { states },
+                Err(Stopped::Explored(Explored::Violation(c), _)) => VerifyResult::NotProved(format!(
+                    "{why}; taken both ways, the unknown values give a trace that breaks Definition 3.1 at line {} (try --bounded)",
+                    c.line
+                )),
+                Err(Stopped::Explored(Explored::Stuck(_), _)) => VerifyResult::NotProved(why),
+                Err(other) => other.into_result(),
+            }
+        }
+        other => other.into_result(),
+    }
+}
+
+/// Why [`explore_reduced`] stopped, with the states explored before the exploration that
+/// stopped.
+enum Stopped {
+    Explored(Explored, usize),
+}
+
+impl Stopped {
+    fn into_result(self) -> VerifyResult {
+        let Stopped::Explored(e, before) = self;
+        match e {
+            Explored::Violation(c) => VerifyResult::Violation(c),
+            Explored::Stuck(Stuck(why)) => VerifyResult::NotProved(why),
+            Explored::Limit(n) => {
+                VerifyResult::NotProved(format!("gave up after {n} states (raise the limit)"))
+            }
+            Explored::Budget(spent, n) => VerifyResult::NotProved(stopped(spent, before + n)),
+        }
+    }
+}
+
+/// Whether every path of `code` observes each unknown call at most once: no instruction
+/// runs twice (no jump backwards) and no two unknown calls share a name.
+fn observes_each_call_once(code: &Code) -> bool {
+    fn calls<'c>(e: &'c PExpr, out: &mut Vec<&'c str>) {
+        match e {
+            PExpr::Const(_) | PExpr::Slot(_) | PExpr::Global(_) => {}
+            PExpr::Not(a) | PExpr::Neg(a) | PExpr::Lambda(_, a) => calls(a, out),
+            PExpr::Bin(_, a, b) | PExpr::Equals(a, b) => {
+                calls(a, out);
+                calls(b, out);
+            }
+            PExpr::Cond(a, b, c) => {
+                calls(a, out);
+                calls(b, out);
+                calls(c, out);
+            }
+            PExpr::Call(name, r, args) => {
+                out.push(name);
+                calls(r, out);
+                args.iter().for_each(|a| calls(a, out));
+            }
+            PExpr::New(_, _, args) => args.iter().for_each(|a| calls(a, out)),
+        }
+    }
+    let mut names = Vec::new();
+    for (pc, instr) in code.instrs.iter().enumerate() {
+        match instr {
+            Instr::Jump(to) | Instr::Branch(_, to) if *to <= pc => return false,
+            _ => {}
+        }
+        match instr {
+            Instr::Let(_, e) | Instr::SetGlobal(_, e) | Instr::Branch(e, _) | Instr::Throw(e) => {
+                calls(e, &mut names)
+            }
+            Instr::Map { args, .. } | Instr::ObjCall(_, _, args) => {
+                args.iter().for_each(|a| calls(a, &mut names))
+            }
+            Instr::Return(e) => e.iter().for_each(|e| calls(e, &mut names)),
+            Instr::Jump(_) => {}
+        }
+    }
+    let count = names.len();
+    names.sort_unstable();
+    names.dedup();
+    names.len() == count
+}
+
+/// Definition 3.1 on every trace over the reduced domain of `class`: the states explored, or
+/// why it stopped.
+fn explore_reduced(
+    code: &Code,
+    class: &Classification,
+    limits: &Limits,
+    budget: &Budget,
+    assume: bool,
+) -> Result<usize, Stopped> {
     let mut total = 0;
     let env_value = Value::Int(ENV_VALUE);
     for key in class.inputs() {
@@ -1204,7 +1313,7 @@ pub fn verify(
             influence: true,
             prune_stuck: false,
             confirm: false,
-            assume: false,
+            assume,
         };
         let mut inits = vec![BTreeMap::new()];
         if key != Value::Null {
@@ -1213,20 +1322,11 @@ pub fn verify(
         for init in inits {
             match explore(code, &args, code.shared(init), &env, limits, budget) {
                 Ok(c) => total += c.states,
-                Err(Explored::Violation(c)) => return VerifyResult::Violation(c),
-                Err(Explored::Stuck(Stuck(why))) => return VerifyResult::NotProved(why),
-                Err(Explored::Limit(n)) => {
-                    return VerifyResult::NotProved(format!(
-                        "gave up after {n} states (raise the limit)"
-                    ))
-                }
-                Err(Explored::Budget(spent, n)) => {
-                    return VerifyResult::NotProved(stopped(spent, total + n))
-                }
+                Err(e) => return Err(Stopped::Explored(e, total)),
             }
         }
     }
-    VerifyResult::Linearizable { states: total }
+    Ok(total)
 }
 
 /// Why a search stopped by its budget proved nothing.
@@ -1277,5 +1377,44 @@ mod tests {
             "{} states of at least {least} bytes under {limit}",
             r.states
         );
+    }
+
+    fn proof(source: &str) -> VerifyResult {
+        let programs = parse(source).expect("parses");
+        let (program, op) = (&programs[0], &programs[0].operations[0]);
+        let class = crate::composed::classify(program, op);
+        let code = ir::lower(program, op);
+        verify(&code, &class, &Limits::default(), &Budget::unlimited())
+    }
+
+    /// A flag of no input decides between two correct ways (dubbo's
+    /// `ConcurrentHashMapUtils.computeIfAbsent`, Java 8 or not): proved, both ways taken. The
+    /// same flag tested again in a loop could answer differently each round, which the facts
+    /// (one answer per call) cannot follow: not proved. Two ways of which one breaks
+    /// Definition 3.1: not proved either (a violation found under assumptions is left to
+    /// `--bounded`).
+    #[test]
+    fn a_flag_of_no_input_is_taken_both_ways_when_observed_once() {
+        let both = "class C {\n  final ConcurrentHashMap<String, Object> m = new ConcurrentHashMap<>();\n  Object get(String k) {\n    if (JRE.JAVA_8.isCurrentVersion()) {\n      Object v = m.get(k);\n      if (v == null) {\n        v = new Object();\n        Object res = m.putIfAbsent(k, v);\n        if (res != null) return res;\n      }\n      return v;\n    }\n    return m.computeIfAbsent(k, x -> new Object());\n  }\n}\n";
+        assert!(
+            matches!(proof(both), VerifyResult::Linearizable { .. }),
+            "{:?}",
+            proof(both)
+        );
+        let looped = both.replace(
+            "if (JRE.JAVA_8.isCurrentVersion())",
+            "while (JRE.JAVA_8.isCurrentVersion())",
+        );
+        match proof(&looped) {
+            VerifyResult::NotProved(why) => assert!(why.contains("not a boolean"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let racy = both.replace("if (res != null) return res;", "m.put(k, v);");
+        match proof(&racy) {
+            VerifyResult::NotProved(why) => {
+                assert!(why.contains("breaks Definition 3.1"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -445,6 +445,44 @@ fn finish<'t>(
     Ok(())
 }
 
+/// Where the simple names of the classes a file uses are declared: its package, its
+/// single-type imports (qualified: `a.b.C`) and the packages it imports on demand (`a.b`
+/// for `import a.b.*;`). Static imports are left out: they name members, not classes.
+#[derive(Clone, Debug, Default)]
+pub struct Imports {
+    pub package: String,
+    pub types: Vec<String>,
+    pub on_demand: Vec<String>,
+}
+
+/// The package and imports of `file` (its top-level declarations).
+pub fn imports(file: &JavaFile) -> Imports {
+    let mut out = Imports::default();
+    let root = file.tree.root_node();
+    let mut cursor = root.walk();
+    for d in root.named_children(&mut cursor) {
+        let mut c = d.walk();
+        let parts: Vec<Node> = d.children(&mut c).collect();
+        let name = parts
+            .iter()
+            .find(|p| matches!(p.kind(), "scoped_identifier" | "identifier"))
+            .map(|p| file.text_of(*p).to_owned());
+        let Some(name) = name else { continue };
+        match d.kind() {
+            "package_declaration" => out.package = name,
+            "import_declaration" if !parts.iter().any(|p| p.kind() == "static") => {
+                if parts.iter().any(|p| p.kind() == "asterisk") {
+                    out.on_demand.push(name);
+                } else {
+                    out.types.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The class body of `new T(..) { .. }`, if it has one.
 pub fn anonymous_body(node: Node) -> Option<Node> {
     let mut c = node.walk();
