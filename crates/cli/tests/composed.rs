@@ -637,6 +637,7 @@ fn the_corpus_of_real_shapes_has_its_classes_and_verdicts() {
         "Sentinel.java",
         "Sentinel2.java",
         "Discovery.java",
+        "Utilities.java",
     ] {
         let path = format!("{dir}/{file}");
         check_file(&path, 3);

@@ -11,7 +11,7 @@ use hindsight_source::composed::brute::{
     base_sequences, brute_force, check_pair, check_pair_assuming, facts_hold, Other, Violation,
 };
 use hindsight_source::composed::classify::Class;
-use hindsight_source::composed::generate::{file, file_with, with_helpers, Extras};
+use hindsight_source::composed::generate::{file, file_with, with_helpers_of, Extras};
 use hindsight_source::composed::ir::Stuck;
 use hindsight_source::composed::verify::Counterexample;
 use hindsight_source::composed::verify::{verify, Limits};
@@ -580,10 +580,11 @@ fn base_operations_violation(code: &ir::Code, keys: &[ir::Value]) -> Option<Viol
     None
 }
 
-/// Helpers of the class (`composed::generate::with_helpers`: straight-line ones, an early
-/// `return` of the map's value, a compare-and-set retry loop returning from inside, no result;
-/// called as `h(k, value)` or `this.h(k, value)`, once inside a branch), inlined by the front
-/// end: the verifier agrees with the brute force on the inlined operation ([`agree`]), and
+/// Helpers of the class (`composed::generate::with_helpers_of`: straight-line ones, an early
+/// `return` of the map's value, a compare-and-set retry loop returning from inside, no result,
+/// one applying the lambda it is passed and giving it to `computeIfAbsent`; called as
+/// `h(k, value)` or `this.h(k, value)`, once inside a branch), or the same as static methods of
+/// a utility class passed the map (`Util.h(m, f, k, value)`), inlined by the front end: the verifier agrees with the brute force on the inlined operation ([`agree`]), and
 /// the brute force finds the operation linearizable exactly when it finds the same operation
 /// inlined by hand (locals renamed, `return`s written as assignments and `break`s)
 /// linearizable: inlining means what inlining by hand means.
@@ -595,6 +596,10 @@ fn inlined_helpers_mean_what_inlining_by_hand_means() {
         same_verdict: usize,
         violations: usize,
         undecided: usize,
+        /// Of `same_verdict`, those of static methods of a utility class, and those
+        /// applying a lambda.
+        utility: usize,
+        applied: usize,
         tally: Tally,
     }
     let seen = RefCell::new(Seen::default());
@@ -605,7 +610,8 @@ fn inlined_helpers_mean_what_inlining_by_hand_means() {
     });
     runner
         .run(&any::<u64>(), |seed| {
-            let w = with_helpers(seed, 2, seed % 2 == 0);
+            // Half of those with unknown calls are static methods of a utility class.
+            let w = with_helpers_of(seed, 2, seed % 2 == 0, seed % 4 == 0);
             let mut seen = seen.borrow_mut();
             agree(&w.with_helpers, &mut seen.tally).map_err(TestCaseError::fail)?;
             let programs =
@@ -653,6 +659,8 @@ fn inlined_helpers_mean_what_inlining_by_hand_means() {
                     }
                     seen.same_verdict += 1;
                     seen.violations += usize::from(x.is_some());
+                    seen.utility += usize::from(w.with_helpers.contains("class Util"));
+                    seen.applied += usize::from(w.with_helpers.contains("fn.apply"));
                 }
                 _ => seen.undecided += 1,
             }
@@ -662,7 +670,11 @@ fn inlined_helpers_mean_what_inlining_by_hand_means() {
     let s = seen.into_inner();
     eprintln!("{s:?}");
     assert!(
-        s.same_verdict >= 100 && s.violations >= 20 && s.tally.proved >= 20,
+        s.same_verdict >= 100
+            && s.violations >= 20
+            && s.tally.proved >= 20
+            && s.utility >= 40
+            && s.applied >= 40,
         "{s:?}"
     );
 }

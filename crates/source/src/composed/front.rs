@@ -39,7 +39,9 @@
 //! `--` inside an expression is hoisted the same way when its target is not read before it. Leaving such a call unknown would drop its map
 //! calls, and with them the proof's soundness. A helper that uses no map is inlined only when
 //! it is guards and one `return` (a key through it stays the key); otherwise it is an unknown
-//! call, as any other.
+//! call, as any other. A static method of a utility class of the files given (see
+//! [`Utilities`]) is a helper too, its map parameters the caller's maps; a lambda (or method
+//! reference) passed to a helper is applied where the helper applies it (`inline.rs`).
 //!
 //! **What is not interpreted** becomes explicit, never an error: a call of anything other
 //! than a map (another object, a static method, a method of the class not inlined, `super`) is
@@ -3368,9 +3370,9 @@ impl<'a> Lowering<'a> {
         let tag = format!("{}#{}", m.decl.name, self.inlined);
         self.map_calls += sub.map_calls;
         self.unseen += sub.unseen;
-        // What the lowering of a helper of another file found is said at the call (its
-        // lines are the other file's).
-        let elsewhere = m.file_index != self.file_index;
+        // What the lowering of a helper of another class's file, or of a utility class,
+        // found is said at the call (its lines are not the operation's).
+        let elsewhere = m.file_index != self.file_index || m.utility.is_some();
         let here = |found: &mut Vec<(Pos, String)>| {
             if elsewhere {
                 for (at, why) in found.iter_mut() {
@@ -3442,6 +3444,12 @@ impl<'a> Lowering<'a> {
         }
         let mut body = body;
         renaming.stmts(&mut body);
+        // A statement that only names a value (`Objects.requireNonNull(func);`, the lambda
+        // now an opaque value) does nothing: no step of its own.
+        body.retain(|s| {
+            !matches!(&s.kind, StmtKind::Expr(e)
+                if matches!(e.kind, ExprKind::Opaque(_) | ExprKind::Var(_) | ExprKind::Null))
+        });
         // Its result: the returned expression in place when it is the body's last statement,
         // its only `return`, and free of effects; else a local of its own.
         let mut value = expr_at(ExprKind::Null, pos);

@@ -326,25 +326,31 @@ pub fn file_with(seed: u64, count: usize, depth: u32, extras: Extras) -> String 
     s
 }
 
-/// An operation that calls helpers of its class, and the same operation with every call
+/// An operation that calls helpers of its class (or static methods of a utility class `Util`
+/// that take the map, and the factory, as parameters), and the same operation with every call
 /// replaced by hand by the helper's body (its locals renamed, its `return`s made assignments
-/// of the result and a `break` out of its loop): what inlining must mean.
+/// of the result and a `break` out of its loop, the lambda it is passed applied in place):
+/// what inlining must mean.
 #[derive(Clone, Debug)]
 pub struct WithHelpers {
-    /// The class's text: the map, the operation `op0` and its helpers `h0`, `h1`.
+    /// The class's text: the map, the operation `op0` and its helpers `h0`, `h1` (or the
+    /// class and `Util` with them).
     pub with_helpers: String,
     /// The map and `op0` alone, every call inlined by hand.
     pub by_hand: String,
 }
 
 /// The forms of a helper: the result of straight-line code, an early `return` of the map's
-/// value, a compare-and-set retry loop that returns from inside, no result.
+/// value, a compare-and-set retry loop that returns from inside, no result, and a lambda
+/// applied (`fn.apply(k)`) and given to `computeIfAbsent` (after dubbo's
+/// `ConcurrentHashMapUtils.computeIfAbsent`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum HelperForm {
     Plain,
     EarlyReturn,
     RetryLoop,
     Void,
+    Applies,
 }
 
 struct Helper {
@@ -353,14 +359,19 @@ struct Helper {
     /// The body's generated statements (over `k`, `v`, `c`, `d`), starting with a map call so
     /// the helper always uses the map (one that does not stays an unknown call).
     body: String,
-    /// For `Plain`: the local it returns.
+    /// For `Plain` and `Applies`: the local it returns.
     result: &'static str,
+    /// For `Applies`: the body of the lambda `y -> ..` the caller passes.
+    lambda: &'static str,
+    /// A static method of `Util`, passed the map and the factory (named as the class's
+    /// fields, so its body reads the same).
+    utility: bool,
 }
 
 impl Helper {
     fn declaration(&self) -> String {
         let name = &self.name;
-        match self.form {
+        let declaration = match self.form {
             HelperForm::Plain => format!(
                 "Object {name}(String k, Object v) {{\n  Object c = null;\n  Object d = null;\n{}  return {};\n}}\n",
                 self.body, self.result
@@ -376,7 +387,22 @@ impl Helper {
                 "void {name}(String k, Object v) {{\n  Object c = null;\n  Object d = null;\n{}}}\n",
                 self.body
             ),
+            HelperForm::Applies => format!(
+                "Object {name}(String k, Object v, Function<String, Object> fn) {{\n  Object c = m.get(k);\n  Object d = null;\n  if (c == null) {{\n    c = fn.apply(k);\n  }}\n  d = m.computeIfAbsent(k, fn);\n{}  return {};\n}}\n",
+                self.body, self.result
+            ),
+        };
+        if !self.utility {
+            return declaration;
         }
+        // `Object h0(String k, ..` -> `static Object h0(ConcurrentHashMap<..> m, Factory f,
+        // String k, ..`
+        let declaration = declaration.replacen(
+            "(String k",
+            "(ConcurrentHashMap<String, Object> m, Factory f, String k",
+            1,
+        );
+        format!("static {declaration}")
     }
 
     /// `target = name(k, value);` (or `name(k, value);` for `Void`) by hand, as a block.
@@ -402,17 +428,34 @@ impl Helper {
                 "{pad}  Object {p}r = null;\n{pad}  while (true) {{\n{pad}    Object {p}c = m.get(k);\n{pad}    if ({p}c == null) {{\n{pad}      if (m.putIfAbsent(k, {p}v) == null) {{\n{pad}        {p}r = {p}v;\n{pad}        break;\n{pad}      }}\n{pad}    }} else {{\n{pad}      if (m.replace(k, {p}c, {p}v)) {{\n{pad}        {p}r = {p}c;\n{pad}        break;\n{pad}      }}\n{pad}    }}\n{pad}  }}\n{pad}  {target} = {p}r;\n"
             )),
             HelperForm::Void => s.push_str(&format!("{pad}  Object {p}c = null;\n{pad}  Object {p}d = null;\n{body}")),
+            HelperForm::Applies => {
+                let applied = rename_words(self.lambda, &[("y", "k")]);
+                s.push_str(&format!(
+                    "{pad}  Object {p}c = m.get(k);\n{pad}  Object {p}d = null;\n{pad}  if ({p}c == null) {{\n{pad}    {p}c = {applied};\n{pad}  }}\n{pad}  {p}d = m.computeIfAbsent(k, y -> {});\n{body}{pad}  {target} = {p}{};\n",
+                    self.lambda, self.result
+                ));
+            }
         }
         s.push_str(&format!("{pad}}}"));
         s
     }
 
     fn call(&self, target: &str, value: &str, this: bool) -> String {
-        let recv = if this { "this." } else { "" };
-        if self.form == HelperForm::Void {
-            format!("{recv}{}(k, {value});", self.name)
+        let (recv, shared) = match (self.utility, this) {
+            (true, _) => ("Util.", "m, f, "),
+            (false, true) => ("this.", ""),
+            (false, false) => ("", ""),
+        };
+        let lambda = if self.form == HelperForm::Applies {
+            format!(", y -> {}", self.lambda)
         } else {
-            format!("{target} = {recv}{}(k, {value});", self.name)
+            String::new()
+        };
+        let call = format!("{recv}{}({shared}k, {value}{lambda});", self.name);
+        if self.form == HelperForm::Void {
+            call
+        } else {
+            format!("{target} = {call}")
         }
     }
 }
@@ -451,6 +494,13 @@ fn rename_words(text: &str, renames: &[(&str, &str)]) -> String {
 /// operation inlined by hand. With `java`, unknown calls and the factory `f` as in
 /// [`Extras::java`].
 pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
+    with_helpers_of(seed, depth, java, false)
+}
+
+/// [`with_helpers`], the helpers static methods of a utility class `Util` when `utility`
+/// (with `java`: the factory `f` is passed to them).
+pub fn with_helpers_of(seed: u64, depth: u32, java: bool, utility: bool) -> WithHelpers {
+    let utility = utility && java;
     let mut g = SplitMix64::new(seed);
     let extras = Extras {
         java,
@@ -463,7 +513,13 @@ pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
         HelperForm::EarlyReturn,
         HelperForm::RetryLoop,
         HelperForm::Void,
+        HelperForm::Applies,
     ];
+    let lambdas: &[&str] = if java {
+        &["new Obj()", "f.make(y)"]
+    } else {
+        &["new Obj()"]
+    };
     let count = 1 + g.below(2) as usize;
     let mut helpers = Vec::new();
     for i in 0..count {
@@ -482,6 +538,8 @@ pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
             form,
             body,
             result: if g.below(2) == 0 { "c" } else { "d" },
+            lambda: lambdas[g.below(lambdas.len() as u64) as usize],
+            utility,
         });
     }
     let values: &[&str] = if java { VALUES_EXTRA } else { VALUES };
@@ -525,6 +583,9 @@ pub fn with_helpers(seed: u64, depth: u32, java: bool) -> WithHelpers {
         )
     };
     let mut with = format!("class Ops {{\n{head}{}", op(&calls));
+    if utility {
+        with.push_str("}\nclass Util {\n");
+    }
     for h in &helpers {
         with.push_str(&h.declaration());
     }
