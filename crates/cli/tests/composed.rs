@@ -416,7 +416,9 @@ fn bad_input_is_an_error_with_line_and_column() {
 fn classifier_edge_cases() {
     // (operation, class, reasons): a null-checked key is an FCM with null in its inputs; an
     // assigned input, an exit on the value input and `.equals` on a map result are
-    // data-dependent; `?:` on a null check and a map call inside `?:` stay SCM.
+    // data-dependent; `?:` on a null check and a map call inside `?:` stay SCM. An object
+    // `new` made from the key is never null on every path (g): its null check decides nothing;
+    // made on one path only (h), the check decides on the other path's map value.
     let source = r#"ConcurrentHashMap<String, Object> m;
 Object a(String k) {
   if (k == null) throw new NullPointerException();
@@ -444,6 +446,22 @@ Object f(String k) {
   Object r = x != null ? x : m.putIfAbsent(k, new Obj());
   return r;
 }
+Object g(String k) {
+  Object x = m.get(k);
+  if (x == null) {
+    x = new Obj(k);
+    if (x == null) return null;
+    Object y = m.putIfAbsent(k, x);
+    if (y != null) return y;
+  }
+  return x;
+}
+Object h(String k, int n) {
+  Object x = m.get(k);
+  if (n > 0) x = new Obj(k);
+  if (x == null) return null;
+  return m.put(k, x);
+}
 "#;
     let dir = std::env::temp_dir().join(format!("hindsight-composed-edge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -465,6 +483,13 @@ Object f(String k) {
         ("d", "data-dependent", "not-proved", &["Branch"]),
         ("e", "SCM", "linearizable", &[]),
         ("f", "SCM", "linearizable", &[]),
+        ("g", "SCM", "linearizable", &[]),
+        (
+            "h",
+            "data-dependent",
+            "not-proved",
+            &["Branch", "Branch", "Exit"],
+        ),
     ];
     for (name, class, verdict, reasons) in expected {
         let op = find(operations(&json), name);

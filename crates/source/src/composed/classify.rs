@@ -101,6 +101,10 @@ const SIZE: u8 = 4;
 const KEY: u8 = 8;
 const INPUT: u8 = 16; // any other parameter
 const GLOBAL: u8 = 32;
+/// In the environment only, with a variable's sources: it holds an object `new` made on every
+/// path (never null), so comparing it with null decides nothing (`v = func.apply(key)` applied
+/// to `k -> new Listener(k)`, then `if (null == v) return null;`).
+const FRESH: u8 = 64;
 
 struct Ctx<'a> {
     program: &'a Program,
@@ -182,7 +186,7 @@ impl Ctx<'_> {
                 } else if self.is_param(v) {
                     INPUT
                 } else if let Some(s) = self.sources.get(v) {
-                    *s
+                    *s & !FRESH
                 } else if self.is_global(v) {
                     GLOBAL
                 } else {
@@ -202,6 +206,24 @@ impl Ctx<'_> {
                 .fold(self.sources(recv), |s, a| s | self.sources(a)),
             ExprKind::New { args, .. } => args.iter().fold(0, |s, a| s | self.sources(a)),
         }
+    }
+
+    /// Whether `e` is an object `new` made, on every path that reaches here.
+    fn fresh(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::New { .. } => true,
+            ExprKind::Var(v) => {
+                self.key.as_deref() != Some(v.as_str())
+                    && !self.is_param(v)
+                    && self.sources.get(v).is_some_and(|s| s & FRESH != 0)
+            }
+            _ => false,
+        }
+    }
+
+    /// The sources of a value `e` assigned to a variable, with [`FRESH`] when it is one.
+    fn assigned(&self, e: &Expr) -> u8 {
+        self.sources(e) | if self.fresh(e) { FRESH } else { 0 }
     }
 
     fn reason(&mut self, rule: &'static str, pos: Pos, message: String) {
@@ -391,6 +413,9 @@ impl Ctx<'_> {
         if let Some((a, b)) = pair {
             for (x, c) in [(a, b), (b, a)] {
                 if let Some(value) = self.constant(c) {
+                    if value == Value::Null && self.fresh(x) {
+                        return; // never null: always the same answer
+                    }
                     if is_key(x) {
                         // FCM: the key compared with a constant (null included).
                         if !self.constants.contains(&value) {
@@ -468,13 +493,13 @@ impl Ctx<'_> {
             self.inner_conditions(s);
             match &s.kind {
                 StmtKind::Decl { name, init } => {
-                    let v = init.as_ref().map_or(0, |e| self.sources(e));
+                    let v = init.as_ref().map_or(0, |e| self.assigned(e));
                     let mut next = current;
                     next.insert(name.clone(), v);
                     env = Some(next);
                 }
                 StmtKind::Assign { name, value } => {
-                    let v = self.sources(value);
+                    let v = self.assigned(value);
                     let mut next = current;
                     if self.locals.contains(name) {
                         next.insert(name.clone(), v);
@@ -672,8 +697,11 @@ fn join(a: Option<Env>, b: Option<Env>) -> Option<Env> {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(mut a), Some(b)) => {
+            // Sources are what a path may give, FRESH what every path gives.
             for (k, v) in b {
-                *a.entry(k).or_insert(0) |= v;
+                a.entry(k)
+                    .and_modify(|s| *s = ((*s | v) & !FRESH) | (*s & v & FRESH))
+                    .or_insert(v);
             }
             Some(a)
         }

@@ -174,6 +174,11 @@ struct Utility<'a> {
     file_index: usize,
     /// Its static methods (each with `utility` its index here).
     methods: Vec<Method<'a>>,
+    /// Per method, what every call of it would find again (its code, lowered alone as its
+    /// class's, is the same at every call): whether it may use a map, and, for one passed
+    /// no map, whether its lowered body is guards and one `return` (inlined) or not.
+    touches: Vec<OnceCell<bool>>,
+    simple: Vec<OnceCell<bool>>,
 }
 
 impl<'a> Utilities<'a> {
@@ -192,7 +197,7 @@ impl<'a> Utilities<'a> {
                 continue;
             }
             let index = out.classes.len();
-            let methods = c
+            let methods: Vec<Method> = c
                 .methods
                 .iter()
                 .filter(|m| m.is_static && !m.is_constructor)
@@ -208,10 +213,22 @@ impl<'a> Utilities<'a> {
             out.classes.push(Utility {
                 name: c.name.as_str(),
                 file_index: *i,
+                touches: methods.iter().map(|_| OnceCell::new()).collect(),
+                simple: methods.iter().map(|_| OnceCell::new()).collect(),
                 methods,
             });
         }
         out
+    }
+
+    /// What [`Utility::touches`] and [`Utility::simple`] keep for `m`, a utility's method.
+    fn cached(&self, m: &Method<'a>) -> Option<(&OnceCell<bool>, &OnceCell<bool>)> {
+        let u = &self.classes[m.utility?];
+        let i = u
+            .methods
+            .iter()
+            .position(|x| std::ptr::eq(x.decl, m.decl))?;
+        Some((&u.touches[i], &u.simple[i]))
     }
 
     /// The utility class that the type name `ty` (`Utils`, `a.b.Utils`), written in the
@@ -3231,6 +3248,13 @@ impl<'a> Lowering<'a> {
     /// calls a method of the class that may (checked on the text, before anything is
     /// lowered; each method once, so recursion ends).
     fn may_touch_map(&self, m: Method<'a>) -> bool {
+        match self.utilities.and_then(|u| u.cached(&m)) {
+            Some((touches, _)) => *touches.get_or_init(|| self.may_touch_map_uncached(m)),
+            None => self.may_touch_map_uncached(m),
+        }
+    }
+
+    fn may_touch_map_uncached(&self, m: Method<'a>) -> bool {
         let mut seen: Vec<Method<'a>> = Vec::new();
         let mut todo = vec![m];
         while let Some(m) = todo.pop() {
@@ -3334,6 +3358,16 @@ impl<'a> Lowering<'a> {
         // The body first (its shape decides whether to inline), then the arguments, in
         // order, in the caller's context; a map argument makes the parameter an alias of that
         // map.
+        // A utility's method that uses no map and is passed none is lowered alike at every
+        // call: whether it is inlined is known after the first.
+        let passed_no_map = args.iter().all(|a| self.map_of(*a).is_none());
+        let simple = (!touches && passed_no_map)
+            .then(|| self.utilities.and_then(|u| u.cached(&m)))
+            .flatten()
+            .map(|(_, simple)| simple);
+        if simple.and_then(|s| s.get()) == Some(&false) {
+            return None;
+        }
         let mut sub = self.sub(m);
         for (a, p) in args.iter().zip(&m.decl.params) {
             if let Some(map) = self.map_of(*a) {
@@ -3344,6 +3378,9 @@ impl<'a> Lowering<'a> {
         }
         sub.inlining.push(signature(m.decl));
         let body = sub.block(m.decl.body);
+        if let Some(s) = simple {
+            let _ = s.set(sub.simple_body(&body));
+        }
         if !touches && !sub.simple_body(&body) {
             // Lowered for nothing: the call stays unknown, and what the lowering saw of it
             // (unsupported constructs included) is dropped with it.

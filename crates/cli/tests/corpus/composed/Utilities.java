@@ -83,13 +83,10 @@ public class Utilities {
 
     // dubbo-configcenter/dubbo-configcenter-zookeeper/.../CacheListener.java (addListener):
     // the lambda passes the key and two more parameters into the listener it creates, then
-    // registers the caller's listener on the one found. Get-or-create as getStatus, but the
-    // Java 8 path tests `null == v` for `v = new Listener(pathKey, key, group)`: a value made
-    // from the key, compared (never null, which the classifier does not use), so the
-    // operation is data-dependent and not proved; the bounded check finds nothing.
-    // expect: data-dependent not-proved
-    // reasons: Branch
-    // bounded: not-proved
+    // registers the caller's listener on the one found. Get-or-create as getStatus: the
+    // Java 8 path's `null == v` for `v = new Listener(pathKey, key, group)` is a value made
+    // from the key, but one `new` made on every path, never null: it decides nothing.
+    // expect: SCM linearizable
     public Listener addListener(String pathKey, Object configurationListener, String key, String group) {
         Listener listener = ConcurrentHashMapUtils.computeIfAbsent(
                 pathKeyListeners, pathKey, p -> new Listener(p, key, group));
@@ -106,7 +103,7 @@ public class Utilities {
     // expect: data-dependent not-proved
     // reasons: Branch
     // bounded: not-linearizable
-    // assumes: line 115: the value returned by `1000.getListeners()` is `null`
+    // assumes: line 112: the value returned by `1000.getListeners()` is `null`
     // witness: get(pathKey) -> 1000 | pathKeyListeners.put(1, 1001) | remove(pathKey) -> 1001 | returns 1000
     public Listener removeListener(String pathKey, Object configurationListener) {
         Listener listener = pathKeyListeners.get(pathKey);
