@@ -3014,7 +3014,8 @@ impl<'a> Lowering<'a> {
             .copied()
             .collect();
         if let [one] = overloads.as_slice() {
-            return Some(*one);
+            // A variable arity one may take its last arguments as an array: not followed.
+            return (!one.decl.varargs).then_some(*one);
         }
         let varargs = of_name().any(|m| m.decl.varargs);
         let chosen = self.overload_among(&overloads, varargs, args);
@@ -3355,9 +3356,6 @@ impl<'a> Lowering<'a> {
             }
             return None;
         }
-        // The body first (its shape decides whether to inline), then the arguments, in
-        // order, in the caller's context; a map argument makes the parameter an alias of that
-        // map.
         // A utility's method that uses no map and is passed none is lowered alike at every
         // call: whether it is inlined is known after the first.
         let passed_no_map = args.iter().all(|a| self.map_of(*a).is_none());
@@ -3368,6 +3366,9 @@ impl<'a> Lowering<'a> {
         if simple.and_then(|s| s.get()) == Some(&false) {
             return None;
         }
+        // The body first (its shape decides whether to inline), then the arguments, in
+        // order, in the caller's context; a map argument makes the parameter an alias of that
+        // map, a function one applied where the helper applies it.
         let mut sub = self.sub(m);
         for (a, p) in args.iter().zip(&m.decl.params) {
             if let Some(map) = self.map_of(*a) {

@@ -1195,14 +1195,14 @@ pub fn verify(
         Err(stop) => stop,
     };
     match stop {
-        Stopped::Explored(Explored::Stuck(Stuck(why)), _) if observes_each_call_once(code) => {
+        Stopped(Explored::Stuck(Stuck(why)), _) if observes_each_call_once(code) => {
             match explore_reduced(code, class, limits, budget, true) {
                 Ok(states) => VerifyResult::Linearizable { states },
-                Err(Stopped::Explored(Explored::Violation(c), _)) => VerifyResult::NotProved(format!(
+                Err(Stopped(Explored::Violation(c), _)) => VerifyResult::NotProved(format!(
                     "{why}; taken both ways, the unknown values give a trace that breaks Definition 3.1 at line {} (try --bounded)",
                     c.line
                 )),
-                Err(Stopped::Explored(Explored::Stuck(_), _)) => VerifyResult::NotProved(why),
+                Err(Stopped(Explored::Stuck(_), _)) => VerifyResult::NotProved(why),
                 Err(other) => other.into_result(),
             }
         }
@@ -1212,13 +1212,11 @@ pub fn verify(
 
 /// Why [`explore_reduced`] stopped, with the states explored before the exploration that
 /// stopped.
-enum Stopped {
-    Explored(Explored, usize),
-}
+struct Stopped(Explored, usize);
 
 impl Stopped {
     fn into_result(self) -> VerifyResult {
-        let Stopped::Explored(e, before) = self;
+        let Stopped(e, before) = self;
         match e {
             Explored::Violation(c) => VerifyResult::Violation(c),
             Explored::Stuck(Stuck(why)) => VerifyResult::NotProved(why),
@@ -1322,7 +1320,7 @@ fn explore_reduced(
         for init in inits {
             match explore(code, &args, code.shared(init), &env, limits, budget) {
                 Ok(c) => total += c.states,
-                Err(e) => return Err(Stopped::Explored(e, total)),
+                Err(e) => return Err(Stopped(e, total)),
             }
         }
     }
