@@ -2031,7 +2031,10 @@ impl<'a> Lowering<'a> {
             None => None,
         };
         let Some(map) = map else {
-            return false;
+            return match (obj, name, args.as_slice()) {
+                (Some(o), "forEach", [f]) => self.collection_for_each(o, *f, out),
+                _ => false,
+            };
         };
         match (name, args.as_slice()) {
             ("clear", []) => {
@@ -2278,11 +2281,7 @@ impl<'a> Lowering<'a> {
         let name = self.field_text(n, "name");
         let ty = self.field_text(n, "type");
         self.declare_local(&name, &ty, None);
-        let it = format!("$it{}", pos.line);
-        self.locals.insert(it.clone(), "Iterator".into());
-        let var = |name: &str| expr_at(ExprKind::Var(name.to_owned()), pos);
-        let has_next = self.unknown("hasNext", Some(var(&it)), Vec::new(), pos);
-        let next = self.unknown("next", Some(var(&it)), Vec::new(), pos);
+        let (it, next) = self.iterator(format!("$it{}", pos.line), pos);
         let mut body = vec![Stmt {
             kind: StmtKind::Decl {
                 name,
@@ -2293,8 +2292,25 @@ impl<'a> Lowering<'a> {
         if let Some(b) = n.child_by_field_name("body") {
             body.extend(self.block(b));
         }
-        let iterator = self.unknown("iterator", Some(items_e), Vec::new(), pos);
-        out.push(Stmt {
+        out.push(self.iterator_loop(it, items_e, body, pos));
+    }
+
+    /// The iterator `it` of a loop over a collection at `pos`: declared, with its `next()`.
+    fn iterator(&mut self, it: String, pos: Pos) -> (String, Expr) {
+        self.locals.insert(it.clone(), "Iterator".into());
+        let var = expr_at(ExprKind::Var(it.clone()), pos);
+        let next = self.unknown("next", Some(var), Vec::new(), pos);
+        (it, next)
+    }
+
+    /// `for (.. : items) body` over a collection that is no map: `it = items.iterator();
+    /// while (it.hasNext()) body`, `body` starting with its element's `it.next()`; each an
+    /// unknown call.
+    fn iterator_loop(&mut self, it: String, items: Expr, body: Vec<Stmt>, pos: Pos) -> Stmt {
+        let var = expr_at(ExprKind::Var(it.clone()), pos);
+        let has_next = self.unknown("hasNext", Some(var), Vec::new(), pos);
+        let iterator = self.unknown("iterator", Some(items), Vec::new(), pos);
+        Stmt {
             kind: StmtKind::Block(vec![
                 Stmt {
                     kind: StmtKind::Decl {
@@ -2313,7 +2329,72 @@ impl<'a> Lowering<'a> {
                 },
             ]),
             pos,
-        });
+        }
+    }
+
+    /// `items.forEach(x -> body)` (or `(k, v) -> body`) on a collection or map that is no
+    /// concurrent map, whose function uses one: the loop `for (x : items) body` (over the
+    /// entries, `k` and `v` their key and value), a `return;` of the body ending its round,
+    /// as `Iterable.forEach`, `Map.forEach` and a sequential stream's `forEach` run it, on
+    /// the calling thread; said in the notes. Whether `e` was lowered so.
+    fn collection_for_each(&mut self, items: Node<'a>, f: Node<'a>, out: &mut Vec<Stmt>) -> bool {
+        let params = self.lambda_params(f);
+        let runs_here = !self.text(items).contains("parallel") && !self.iterates_map(items);
+        if f.kind() != "lambda_expression"
+            || !(1..=2).contains(&params.len())
+            || !runs_here
+            || !self.mentions_map(f)
+        {
+            return false;
+        }
+        let pos = self.pos(f);
+        let Some(b) = f.child_by_field_name("body") else {
+            return false;
+        };
+        let mut pre = Vec::new();
+        let items_e = self.hoisting(items, &mut pre, |lw| lw.expr(items));
+        out.extend(pre);
+        self.lambda_effects.push((
+            pos,
+            format!(
+                "`{}.forEach(..)` is taken to run its function on each element in turn, on the calling thread (as `Iterable.forEach`, `Map.forEach` and a sequential stream's do)",
+                self.text(items)
+            ),
+        ));
+        // Named by line and column: one may be nested in another on the same line.
+        let (it, next) = self.iterator(format!("$it{}_{}", pos.line, pos.col), pos);
+        let mut body = Vec::new();
+        let bind = |name: &str, init: Expr| Stmt {
+            kind: StmtKind::Decl {
+                name: name.to_owned(),
+                init: Some(init),
+            },
+            pos,
+        };
+        if let [item] = params.as_slice() {
+            self.declare_local(item, "", None);
+            body.push(bind(item, next));
+        } else {
+            let entry = format!("{it}.entry");
+            self.declare_local(&entry, "", None);
+            body.push(bind(&entry, next));
+            for (p, part) in params.iter().zip(["getKey", "getValue"]) {
+                self.declare_local(p, "", None);
+                let of = expr_at(ExprKind::Var(entry.clone()), pos);
+                let value = self.unknown(part, Some(of), Vec::new(), pos);
+                body.push(bind(p, value));
+            }
+        }
+        if b.kind() == "block" {
+            body.extend(self.block(b));
+        } else {
+            self.expression_statement(b, &mut body);
+        }
+        if !returns_as_continues(&mut body) {
+            self.unsupported(f, "a `return` inside a loop of a `forEach` function".into());
+        }
+        out.push(self.iterator_loop(it, items_e, body, pos));
+        true
     }
 
     /// The map and view of `m.keySet()`, `m.values()` or `m.entrySet()` (on the class's own
@@ -4749,6 +4830,31 @@ mod helper_tests {
             }
         });
         keys
+    }
+
+    /// `forEach` of a collection or a plain map whose function uses the map (dubbo's
+    /// `AbstractConfig.refresh`: `extraParameters.forEach((key, value) -> ..)`) is the loop
+    /// over its elements, as the `for` written by hand; a parallel stream's is not followed.
+    #[test]
+    fn for_each_of_a_collection_is_a_loop_over_its_elements() {
+        let ps = parse(&class("  void each(java.util.List<String> ids) {\n    ids.forEach(id -> cache.remove(id));\n    cache.clear();\n  }\n  void byHand(java.util.List<String> ids) {\n    for (String id : ids) {\n      cache.remove(id);\n    }\n    cache.clear();\n  }\n  void pairs(java.util.Map<String, Object> extra) {\n    extra.forEach((k, v) -> {\n      if (v == null) return;\n      cache.putIfAbsent(k, v);\n    });\n    cache.remove(\"x\");\n  }\n  void parallel(java.util.List<String> ids) {\n    ids.parallelStream().forEach(id -> cache.remove(id));\n    cache.clear();\n  }\n")).unwrap();
+        assert_eq!(map_keys(&ps, "each"), map_keys(&ps, "byHand"));
+        assert_eq!(map_keys(&ps, "each")[0], "id");
+        assert_eq!(unsupported_why(&ps, "each"), "");
+        let each = show_body(&op(&ps, "each").body);
+        assert!(
+            each.contains("Loop") && each.contains("hasNext") && each.contains("$it4_"),
+            "{each}"
+        );
+        // `return;` ends the round: a `continue`.
+        let pairs = show_body(&op(&ps, "pairs").body);
+        assert!(pairs.contains("Continue"), "{pairs}");
+        assert_eq!(map_keys(&ps, "pairs"), ["k", "\"x\""]);
+        assert!(unsupported_why(&ps, "parallel").contains("passed to code"));
+    }
+
+    fn show_body(stmts: &[super::super::ast::Stmt]) -> String {
+        format!("{stmts:?}")
     }
 
     /// In the shape of apache/dubbo's `URL.getParameter` overloads
