@@ -10,7 +10,7 @@ use hindsight_source::composed::bounded;
 use hindsight_source::composed::brute::{
     base_sequences, brute_force, check_pair, check_pair_assuming, facts_hold, Other, Violation,
 };
-use hindsight_source::composed::classify::Class;
+use hindsight_source::composed::classify::{Class, Classification};
 use hindsight_source::composed::generate::{file, file_with, with_helpers_of, Extras};
 use hindsight_source::composed::ir::Stuck;
 use hindsight_source::composed::verify::Counterexample;
@@ -372,6 +372,16 @@ fn under_model(source: &str, seed: u64) -> String {
         .replace("b.isDone()", finished)
 }
 
+/// The first operation of a generated source, classified and lowered (it must be supported).
+fn lowered(text: &str) -> Result<(Classification, ir::Code), TestCaseError> {
+    let programs = parse(text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    let (program, op) = (&programs[0], &programs[0].operations[0]);
+    if let Some(u) = &op.unsupported {
+        return Err(TestCaseError::fail(format!("unsupported: {u:?}\n{text}")));
+    }
+    Ok((classify(program, op), ir::lower(program, op)))
+}
+
 #[derive(Default, Debug)]
 struct Missed {
     /// Operations with an unknown value a branch observes or a number computed from one.
@@ -416,15 +426,6 @@ fn bounded_check_finds_the_violations_of_every_model() {
             if concrete == source {
                 return Ok(());
             }
-            let lowered = |text: &str| -> Result<_, TestCaseError> {
-                let programs =
-                    parse(text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-                let (program, op) = (&programs[0], &programs[0].operations[0]);
-                if let Some(u) = &op.unsupported {
-                    return Err(TestCaseError::fail(format!("unsupported: {u:?}\n{text}")));
-                }
-                Ok((classify(program, op), ir::lower(program, op)))
-            };
             let (class, code) = lowered(&source)?;
             let (model_class, model_code) = lowered(&concrete)?;
             let mut seen = seen.borrow_mut();
@@ -515,12 +516,6 @@ fn proofs_over_an_unknown_flag_hold_under_both_of_its_values() {
             let source = format!("{}f.enabled(){}", &plain[..at], &plain[at + test.len()..]);
             let mut seen = seen.borrow_mut();
             seen.flagged += 1;
-            let lowered = |text: &str| -> Result<_, TestCaseError> {
-                let programs =
-                    parse(text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-                let (program, op) = (&programs[0], &programs[0].operations[0]);
-                Ok((classify(program, op), ir::lower(program, op)))
-            };
             let (class, code) = lowered(&source)?;
             let proof = verify(&code, &class, &Limits::default(), &Budget::unlimited());
             if !matches!(proof, VerifyResult::Linearizable { .. }) {
