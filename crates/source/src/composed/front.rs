@@ -2295,20 +2295,30 @@ impl<'a> Lowering<'a> {
         out.push(self.iterator_loop(it, items_e, body, pos));
     }
 
-    /// The iterator `it` of a loop over a collection at `pos`: declared, with its `next()`.
+    /// The iterator `it` of a loop over a collection at `pos`: declared, with the element a
+    /// round reaches (`it.current()`, after the round's `it.next()`: see
+    /// [`Self::iterator_loop`]).
     fn iterator(&mut self, it: String, pos: Pos) -> (String, Expr) {
         self.locals.insert(it.clone(), "Iterator".into());
         let var = expr_at(ExprKind::Var(it.clone()), pos);
-        let next = self.unknown("next", Some(var), Vec::new(), pos);
+        let next = self.unknown("current", Some(var), Vec::new(), pos);
         (it, next)
     }
 
     /// `for (.. : items) body` over a collection that is no map: `it = items.iterator();
-    /// while (it.hasNext()) body`, `body` starting with its element's `it.next()`; each an
-    /// unknown call.
+    /// while (it.hasNext()) { it.next(); body }`, `body` starting with its element,
+    /// `it.current()`; each an unknown call. `it.next();` as a statement is part of the
+    /// iterator's identity from then on, so each round's `hasNext()` and element are calls
+    /// of their own (the bounded check takes each round's test both ways, not the first
+    /// round's answer for every round).
     fn iterator_loop(&mut self, it: String, items: Expr, body: Vec<Stmt>, pos: Pos) -> Stmt {
         let var = expr_at(ExprKind::Var(it.clone()), pos);
-        let has_next = self.unknown("hasNext", Some(var), Vec::new(), pos);
+        let has_next = self.unknown("hasNext", Some(var.clone()), Vec::new(), pos);
+        let advance = Stmt {
+            kind: StmtKind::Expr(self.unknown("next", Some(var), Vec::new(), pos)),
+            pos,
+        };
+        let body = std::iter::once(advance).chain(body).collect();
         let iterator = self.unknown("iterator", Some(items), Vec::new(), pos);
         Stmt {
             kind: StmtKind::Block(vec![

@@ -92,6 +92,12 @@ pub struct EnvModel {
 /// How many ways a sequential run may go when it takes unknown values both ways.
 const MAX_SEQUENTIAL_RUNS: usize = 64;
 
+/// How many assumptions about unknown values one path of the bounded check may make: a loop
+/// on unknown values (`while (it.hasNext())` over a collection of unknown size) would
+/// otherwise give paths without end before the environment's first move is tried. A path
+/// that would make one more is dropped, counted and named (never "no violation").
+pub const MAX_ASSUMED_PER_PATH: usize = 8;
+
 /// An environment transition, kept to replay the history.
 #[derive(Clone, Debug)]
 enum EnvOp {
@@ -435,6 +441,15 @@ pub fn explore(
         let step = match code.step_or_fork(&mut l2, &mut s2) {
             Ok(s) => s,
             Err(Halt::Fork(q)) if env.assume => {
+                let assumed = local.assumed.as_ref().map_or(0, Vec::len);
+                if env.prune_stuck && assumed >= MAX_ASSUMED_PER_PATH {
+                    pruned += 1;
+                    first_pruned.get_or_insert(format!(
+                        "line {}: a path making more than {MAX_ASSUMED_PER_PATH} assumptions about unknown values (a loop on them, cut there)",
+                        code.line(local.pc)
+                    ));
+                    continue;
+                }
                 // The same step again, once under each answer: a local step that only adds
                 // the fact.
                 for holds in [true, false] {
@@ -1374,6 +1389,24 @@ mod tests {
             (r.states * least) as u64 <= limit,
             "{} states of at least {least} bytes under {limit}",
             r.states
+        );
+    }
+
+    /// A loop over a collection of unknown size, a racy remove in its body: each round's
+    /// `hasNext()` is a question of its own (taken both ways), and the paths are cut at
+    /// `MAX_ASSUMED_PER_PATH` assumptions, so the bounded search reaches another thread's
+    /// moves and finds the race (before, the first round's answer held for every round: the
+    /// loop went round without end and the search gave up at its bound of states).
+    #[test]
+    fn the_bounded_check_finds_a_race_inside_a_loop_over_a_collection() {
+        let source = "class C {\n  final ConcurrentHashMap<String, Object> m = new ConcurrentHashMap<>();\n  void drop(String k, java.util.Set<String> names) {\n    Object w = m.get(k);\n    for (String n : names) {\n      if (w != null) m.remove(k);\n    }\n  }\n}\n";
+        let programs = parse(source).expect("parses");
+        let code = ir::lower(&programs[0], &programs[0].operations[0]);
+        let r = bounded::check(&code, &bounded::Domain::default(), &Budget::unlimited());
+        assert!(
+            matches!(r.result, VerifyResult::Violation(_)),
+            "{:?}",
+            r.result
         );
     }
 

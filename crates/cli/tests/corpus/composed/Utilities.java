@@ -140,6 +140,38 @@ public class Utilities {
         return ConcurrentHashMapUtils.computeIfAbsent(map, methodName, k -> new Status());
     }
 
+    private final ConcurrentMap<String, Watcher> watcherCaches = new ConcurrentHashMap<>();
+
+    // dubbo-registry/dubbo-registry-zookeeper/.../ZookeeperServiceDiscovery.java
+    // (removeServiceInstancesChangedListener), its `try` around the close left out: a
+    // collection's forEach whose function uses the map is the loop over the service names.
+    // Witness (one round): the name's watcher is 1000, with no listeners left; env
+    // put(name, 1001) (another thread's new watcher); remove(name) removes 1001. From
+    // {name->1001}, where the remove takes effect, the operation alone finds 1001, whose
+    // listeners it does not empty (assumed), and leaves it: it removed a watcher another
+    // thread registered meanwhile.
+    // expect: data-dependent not-proved
+    // reasons: Exit Keys Branch
+    // bounded: not-linearizable
+    // assumes: line 163: the value returned by `1.iterator().hasNext()` is true
+    // assumes: line 167: the value returned by `1000.getListeners().isEmpty()` is true
+    // assumes: line 163: the value returned by `1.iterator().next().hasNext()` is false
+    // assumes: line 167: the value returned by `1001.getListeners().isEmpty()` is false
+    // assumes: line 164: `1.iterator().next().current()` returns an equal value whenever it is called on the same receiver and arguments (a key made from it is the same key)
+    // witness: watcherCaches.put(1.iterator().next().current(), 1000) | get(serviceName) -> 1000 | watcherCaches.put(1.iterator().next().current(), 1001) | remove(serviceName) -> 1001 | returns (void)
+    public void removeWatchers(Object listener, java.util.Set<String> serviceNames) {
+        serviceNames.forEach(serviceName -> {
+            Watcher watcher = watcherCaches.get(serviceName);
+            if (watcher != null) {
+                watcher.getListeners().remove(listener);
+                if (watcher.getListeners().isEmpty()) {
+                    watcherCaches.remove(serviceName);
+                    watcher.close();
+                }
+            }
+        });
+    }
+
     private Factory createFactory(Object classLoader) {
         return new Factory(classLoader);
     }
