@@ -58,30 +58,13 @@ pub struct BoundedResult {
 }
 
 fn constants(e: &PExpr, out: &mut Vec<Value>) {
-    match e {
-        PExpr::Const(v @ (Value::Int(_) | Value::Str(_))) => {
+    e.walk(&mut |x| {
+        if let PExpr::Const(v @ (Value::Int(_) | Value::Str(_))) = x {
             if !out.contains(v) {
                 out.push(v.clone())
             }
         }
-        PExpr::Const(_) | PExpr::Slot(_) | PExpr::Global(_) => {}
-        PExpr::Not(a) | PExpr::Neg(a) => constants(a, out),
-        PExpr::Bin(_, a, b) | PExpr::Equals(a, b) => {
-            constants(a, out);
-            constants(b, out);
-        }
-        PExpr::Cond(a, b, c) => {
-            constants(a, out);
-            constants(b, out);
-            constants(c, out);
-        }
-        PExpr::Call(_, r, args) => {
-            constants(r, out);
-            args.iter().for_each(|a| constants(a, out));
-        }
-        PExpr::New(_, _, args) => args.iter().for_each(|a| constants(a, out)),
-        PExpr::Lambda(_, body) => constants(body, out),
-    }
+    });
 }
 
 /// Runs the bounded check within `budget`.

@@ -167,6 +167,8 @@ struct Utilities<'a> {
     /// Per file given, its package and imports (how a class name written there resolves).
     imports: Vec<java::Imports>,
     classes: Vec<Utility<'a>>,
+    /// The classes by simple name (every call on a type name asks).
+    by_name: BTreeMap<&'a str, Vec<usize>>,
 }
 
 struct Utility<'a> {
@@ -186,6 +188,7 @@ impl<'a> Utilities<'a> {
         let mut out = Utilities {
             imports: files.iter().map(|f| java::imports(f)).collect(),
             classes: Vec::new(),
+            by_name: BTreeMap::new(),
         };
         for (i, c) in classes {
             let fields_constant = c
@@ -197,6 +200,7 @@ impl<'a> Utilities<'a> {
                 continue;
             }
             let index = out.classes.len();
+            out.by_name.entry(c.name.as_str()).or_default().push(index);
             let methods: Vec<Method> = c
                 .methods
                 .iter()
@@ -237,29 +241,38 @@ impl<'a> Utilities<'a> {
     /// demand. `None` when it names no utility class of the files given (or it is unclear).
     fn class_named(&self, ty: &str, file: usize) -> Option<usize> {
         let imports = self.imports.get(file)?;
-        let package_of = |u: &Utility| self.imports[u.file_index].package.as_str();
+        let package_of = |i: usize| self.imports[self.classes[i].file_index].package.as_str();
+        let named = |name: &str| self.by_name.get(name).map_or(&[][..], Vec::as_slice);
         let find = |package: &str, name: &str| {
-            self.classes
+            named(name)
                 .iter()
-                .position(|u| u.name == name && package_of(u) == package)
+                .copied()
+                .find(|&i| package_of(i) == package)
         };
         if let Some((package, name)) = ty.rsplit_once('.') {
             return find(package, name);
         }
-        let suffix = format!(".{ty}");
-        if let Some(single) = imports.types.iter().find(|t| t.ends_with(&suffix)) {
+        let candidates = named(ty);
+        if candidates.is_empty() {
+            return None;
+        }
+        let single = imports
+            .types
+            .iter()
+            .find(|t| t.rsplit_once('.').is_some_and(|(_, n)| n == ty));
+        if let Some(single) = single {
             let (package, name) = single.rsplit_once('.')?;
             return find(package, name);
         }
         if let Some(same) = find(&imports.package, ty) {
             return Some(same);
         }
-        let mut on_demand =
-            self.classes.iter().enumerate().filter(|(_, u)| {
-                u.name == ty && imports.on_demand.iter().any(|p| p == package_of(u))
-            });
+        let mut on_demand = candidates
+            .iter()
+            .copied()
+            .filter(|&i| imports.on_demand.iter().any(|p| p == package_of(i)));
         match (on_demand.next(), on_demand.next()) {
-            (Some((i, _)), None) => Some(i),
+            (Some(i), None) => Some(i),
             _ => None,
         }
     }
@@ -1888,21 +1901,10 @@ impl<'a> Lowering<'a> {
         let candidates = match v.child_by_field_name("object") {
             None => self.overloads(&name, args.len()),
             Some(o) if o.kind() == "this" => self.overloads(&name, args.len()),
-            Some(o) if self.is_type_name(o) => {
-                let Some(utilities) = self.utilities else {
-                    return false;
-                };
-                let Some(u) = utilities.class_named(self.text(o), self.file_index) else {
-                    return false;
-                };
-                utilities.classes[u]
-                    .methods
-                    .iter()
-                    .filter(|m| m.decl.name == name && m.decl.params.len() == args.len())
-                    .copied()
-                    .collect()
-            }
-            Some(_) => return false,
+            Some(o) => match self.utility_overloads(o, &name, args.len()) {
+                Some((overloads, _)) => overloads,
+                None => return false,
+            },
         };
         !candidates.is_empty()
             && (args.iter().any(|a| self.map_of(*a).is_some())
@@ -3094,21 +3096,11 @@ impl<'a> Lowering<'a> {
         name: &str,
         args: &[Node<'a>],
     ) -> Option<Method<'a>> {
-        if !self.is_type_name(ty) {
-            return None;
-        }
-        let utilities = self.utilities?;
-        let class = &utilities.classes[utilities.class_named(self.text(ty), self.file_index)?];
-        let of_name = || class.methods.iter().filter(|m| m.decl.name == name);
-        let overloads: Vec<Method<'a>> = of_name()
-            .filter(|m| m.decl.params.len() == args.len())
-            .copied()
-            .collect();
+        let (overloads, varargs) = self.utility_overloads(ty, name, args.len())?;
         if let [one] = overloads.as_slice() {
             // A variable arity one may take its last arguments as an array: not followed.
             return (!one.decl.varargs).then_some(*one);
         }
-        let varargs = of_name().any(|m| m.decl.varargs);
         let chosen = self.overload_among(&overloads, varargs, args);
         let uses_map = || {
             overloads.iter().any(|m| self.may_touch_map(*m))
@@ -3126,6 +3118,27 @@ impl<'a> Lowering<'a> {
             );
         }
         chosen
+    }
+
+    /// When `ty` names a utility class of the files given, its static methods `name` of
+    /// `arity` parameters, and whether any method of the name has variable arity.
+    fn utility_overloads(
+        &self,
+        ty: Node<'a>,
+        name: &str,
+        arity: usize,
+    ) -> Option<(Vec<Method<'a>>, bool)> {
+        if !self.is_type_name(ty) {
+            return None;
+        }
+        let utilities = self.utilities?;
+        let class = &utilities.classes[utilities.class_named(self.text(ty), self.file_index)?];
+        let of_name = || class.methods.iter().filter(|m| m.decl.name == name);
+        let overloads = of_name()
+            .filter(|m| m.decl.params.len() == arity)
+            .copied()
+            .collect();
+        Some((overloads, of_name().any(|m| m.decl.varargs)))
     }
 
     /// The methods a call `name(..)` of `arity` arguments may name, as Java looks them up:
@@ -3449,7 +3462,16 @@ impl<'a> Lowering<'a> {
         }
         // A utility's method that uses no map and is passed none is lowered alike at every
         // call: whether it is inlined is known after the first.
-        let passed_no_map = args.iter().all(|a| self.map_of(*a).is_none());
+        // Per argument, the map it is or the arity of the function it is (found once).
+        let passed: Vec<(Option<String>, Option<usize>)> = args
+            .iter()
+            .zip(&m.decl.params)
+            .map(|(a, p)| match self.map_of(*a) {
+                Some(map) => (Some(map), None),
+                None => (None, self.passed_function_arity(*a, &p.ty)),
+            })
+            .collect();
+        let passed_no_map = passed.iter().all(|(map, _)| map.is_none());
         let simple = (!touches && passed_no_map)
             .then(|| self.utilities.and_then(|u| u.cached(&m)))
             .flatten()
@@ -3461,11 +3483,15 @@ impl<'a> Lowering<'a> {
         // order, in the caller's context; a map argument makes the parameter an alias of that
         // map, a function one applied where the helper applies it.
         let mut sub = self.sub(m);
-        for (a, p) in args.iter().zip(&m.decl.params) {
-            if let Some(map) = self.map_of(*a) {
-                sub.map_locals.insert(p.name.clone(), map);
-            } else if self.passed_function_arity(*a, &p.ty).is_some() {
-                sub.functions.insert(p.name.clone());
+        for (p, passed) in m.decl.params.iter().zip(&passed) {
+            match passed {
+                (Some(map), _) => {
+                    sub.map_locals.insert(p.name.clone(), map.clone());
+                }
+                (None, Some(_)) => {
+                    sub.functions.insert(p.name.clone());
+                }
+                (None, None) => {}
             }
         }
         sub.inlining.push(signature(m.decl));
@@ -3481,14 +3507,11 @@ impl<'a> Lowering<'a> {
         self.inlined = sub.inlined;
         let mut bound = Vec::new();
         let mut functions = Vec::new();
-        for (a, p) in args.iter().zip(&m.decl.params) {
+        for ((a, p), (_, function)) in args.iter().zip(&m.decl.params).zip(&passed) {
             if sub.map_locals.contains_key(&p.name) {
                 continue;
             }
-            if let (true, Some(arity)) = (
-                sub.functions.contains(&p.name),
-                self.passed_function_arity(*a, &p.ty),
-            ) {
+            if let Some(arity) = *function {
                 let f = self.unhoisted(|lw| lw.function_inner(*a, arity, &m.decl.name));
                 functions.push((p.name.clone(), f));
             } else {

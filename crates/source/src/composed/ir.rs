@@ -328,6 +328,31 @@ pub enum PExpr {
     Lambda(Vec<u16>, Box<PExpr>),
 }
 
+impl PExpr {
+    /// Calls `f` on `self` and on every expression inside it, outermost first.
+    pub fn walk<'e>(&'e self, f: &mut dyn FnMut(&'e PExpr)) {
+        f(self);
+        match self {
+            PExpr::Const(_) | PExpr::Slot(_) | PExpr::Global(_) => {}
+            PExpr::Not(a) | PExpr::Neg(a) | PExpr::Lambda(_, a) => a.walk(f),
+            PExpr::Bin(_, a, b) | PExpr::Equals(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            PExpr::Cond(a, b, c) => {
+                a.walk(f);
+                b.walk(f);
+                c.walk(f);
+            }
+            PExpr::Call(_, r, args) => {
+                r.walk(f);
+                args.iter().for_each(|a| a.walk(f));
+            }
+            PExpr::New(_, _, args) => args.iter().for_each(|a| a.walk(f)),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Instr {
     Let(u16, PExpr),

@@ -1246,27 +1246,13 @@ impl Stopped {
 /// Whether every path of `code` observes each unknown call at most once: no instruction
 /// runs twice (no jump backwards) and no two unknown calls share a name.
 fn observes_each_call_once(code: &Code) -> bool {
-    fn calls<'c>(e: &'c PExpr, out: &mut Vec<&'c str>) {
-        match e {
-            PExpr::Const(_) | PExpr::Slot(_) | PExpr::Global(_) => {}
-            PExpr::Not(a) | PExpr::Neg(a) | PExpr::Lambda(_, a) => calls(a, out),
-            PExpr::Bin(_, a, b) | PExpr::Equals(a, b) => {
-                calls(a, out);
-                calls(b, out);
+    let calls = |e: &PExpr, out: &mut Vec<std::rc::Rc<str>>| {
+        e.walk(&mut |x| {
+            if let PExpr::Call(name, ..) = x {
+                out.push(name.clone());
             }
-            PExpr::Cond(a, b, c) => {
-                calls(a, out);
-                calls(b, out);
-                calls(c, out);
-            }
-            PExpr::Call(name, r, args) => {
-                out.push(name);
-                calls(r, out);
-                args.iter().for_each(|a| calls(a, out));
-            }
-            PExpr::New(_, _, args) => args.iter().for_each(|a| calls(a, out)),
-        }
-    }
+        })
+    };
     let mut names = Vec::new();
     for (pc, instr) in code.instrs.iter().enumerate() {
         match instr {
