@@ -10,8 +10,9 @@
 //! delimiters apart, reading the line's bytes several times, and find the line's end before
 //! they start; here each byte is looked at once, classified by a table, and a name's bytes
 //! are taken as one word (a masked 8-byte load) where its end is found, which is the key the
-//! interner's small names' table looks up: nothing reads a short name again. A line is
-//! parsed here only if the general parser would read it as the same event; the property
+//! interner's small names' table looks up: nothing reads a short name again. A text line of
+//! at most 16 bytes (nearly all of a RAPID trace's) is classified as two words at once, its
+//! delimiters then taken from that mask ([`short_line`]). A line is parsed here only if the general parser would read it as the same event; the property
 //! tests below hold the two against each other on random lines.
 
 use crate::event::Op;
@@ -202,6 +203,9 @@ pub(crate) fn parse_line<N: NameSink>(
     end: usize,
     names: &mut N,
 ) -> Option<(LineEvent, usize)> {
+    if let Some(line) = short_line(buf, at, end) {
+        return line.finish(buf, names);
+    }
     let bytes = buf.get(..end)?;
     // THREAD|
     let thread_end = name_end(bytes, at);
@@ -250,42 +254,184 @@ pub(crate) fn parse_line<N: NameSink>(
         }
         _ => return None,
     };
-    // What needs a target has one, and `end` has none: anything else is an error, the
-    // general parser's to word.
-    match (shape, target) {
-        (Shape::End, Some(_)) => return None,
-        (Shape::Begin | Shape::End, _) | (_, Some(_)) => {}
-        (_, None) => return None,
+    let thread = Span {
+        at,
+        len: thread_end - at,
+    };
+    ShapedLine {
+        thread,
+        shape,
+        target,
+        loc,
+        newline: next,
     }
-    // Interned in the general parser's order: thread, target, location.
-    let thread = ThreadId(intern(
-        names,
-        NameKind::Thread,
-        buf,
-        Span {
+    .finish(buf, names)
+}
+
+/// A line of the common shape as its bytes lay it out, its names not yet interned.
+struct ShapedLine {
+    thread: Span,
+    shape: Shape,
+    target: Option<Span>,
+    loc: Option<Span>,
+    /// Where its `\n` is.
+    newline: usize,
+}
+
+impl ShapedLine {
+    /// The line's event, its names interned into `names`, and where the next line starts;
+    /// `None` (nothing interned) if its operation and target do not go together.
+    #[inline(always)]
+    fn finish<N: NameSink>(self, buf: &[u8], names: &mut N) -> Option<(LineEvent, usize)> {
+        let ShapedLine {
+            thread,
+            shape,
+            target,
+            loc,
+            newline,
+        } = self;
+        // What needs a target has one, and `end` has none: anything else is an error, the
+        // general parser's to word.
+        match (shape, target) {
+            (Shape::End, Some(_)) => return None,
+            (Shape::Begin | Shape::End, _) | (_, Some(_)) => {}
+            (_, None) => return None,
+        }
+        // Interned in the general parser's order: thread, target, location.
+        let thread = ThreadId(intern(names, NameKind::Thread, buf, thread)?);
+        let op = match target {
+            // Each kind's lookup written out, so that each is inlined with its table known.
+            Some(t) => shape.op(match shape.target_kind() {
+                NameKind::Var => intern(names, NameKind::Var, buf, t)?,
+                NameKind::Lock => intern(names, NameKind::Lock, buf, t)?,
+                NameKind::Thread => intern(names, NameKind::Thread, buf, t)?,
+                NameKind::Msg => intern(names, NameKind::Msg, buf, t)?,
+                kind => intern(names, kind, buf, t)?,
+            }),
+            None => match shape {
+                Shape::Begin => Op::Begin(None),
+                _ => Op::End,
+            },
+        };
+        let loc = match loc {
+            Some(span) => Some(LocId(intern(names, NameKind::Location, buf, span)?)),
+            None => None,
+        };
+        Some((LineEvent { thread, op, loc }, newline + 1))
+    }
+}
+
+/// Lines of at most this many bytes, their `\n` included, are laid out from two words
+/// ([`short_line`]).
+const SHORT_LINE: usize = 16;
+
+/// Each byte of `w` that is no name byte (of [`NAME_BYTE`]) as its high bit, the others 0:
+/// the table's test on eight bytes at once. Every sum below stays within its byte, since it
+/// adds at most `0x7f` to a byte of at most `0x7f`.
+#[inline(always)]
+fn stop_bytes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    const LOW: u64 = ONES * 0x7f;
+    let low = w & LOW;
+    // `low + k` has its high bit set where `low >= 0x80 - k`.
+    let control_or_space = !(low + ONES * (0x80 - 0x21)) & HIGH;
+    let delete = (low + ONES) & HIGH;
+    // `x + 0x7f` has its high bit clear only where `x` is 0.
+    let bar = !((low ^ (ONES * u64::from(b'|'))) + LOW) & HIGH;
+    // `(` and `)` differ in their lowest bit only.
+    let paren = !(((low & !ONES) ^ (ONES * u64::from(b'('))) + LOW) & HIGH;
+    (w & HIGH) | control_or_space | delete | bar | paren
+}
+
+/// The high bits of [`stop_bytes`] gathered into the low 8 bits, byte `i`'s as bit `i`: each
+/// product term lands on a bit of its own, so none carries into another.
+#[inline(always)]
+fn gathered(high_bits: u64) -> u32 {
+    ((high_bits >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// The first of `stops` (a bit per byte of the line), taken off it.
+#[inline(always)]
+fn pop_stop(stops: &mut u32) -> Option<usize> {
+    if *stops == 0 {
+        return None;
+    }
+    let at = stops.trailing_zeros() as usize;
+    *stops &= *stops - 1;
+    Some(at)
+}
+
+/// The layout of the line of the common shape that starts at `at`, if it is at most
+/// [`SHORT_LINE`] bytes long and `buf[..end]` holds that many from `at`: every byte of the two
+/// words classified at once ([`stop_bytes`]), the delimiters then taken one after the other
+/// from that mask, where [`parse_line`]'s loops look at each byte. `None` for any other line,
+/// which [`parse_line`]'s loops then read: a line this one lays out is one they lay out the
+/// same (the property tests hold them against each other).
+#[inline(always)]
+fn short_line(buf: &[u8], at: usize, end: usize) -> Option<ShapedLine> {
+    let window: &[u8; SHORT_LINE] = buf.get(at..end)?.first_chunk()?;
+    let (low, high) = window.split_at(8);
+    let low = u64::from_le_bytes(low.try_into().ok()?);
+    let high = u64::from_le_bytes(high.try_into().ok()?);
+    let mut stops = gathered(stop_bytes(low)) | gathered(stop_bytes(high)) << 8;
+    let byte = |i: usize| window[i % SHORT_LINE];
+    // THREAD|
+    let thread_end = pop_stop(&mut stops)?;
+    if thread_end == 0 || window[0] == b'#' || byte(thread_end) != b'|' {
+        return None;
+    }
+    // OP
+    let op_end = pop_stop(&mut stops)?;
+    let op_len = op_end - thread_end - 1;
+    if op_len == 0 || op_len > 8 {
+        return None;
+    }
+    let shape = Shape::of(word(buf, at + thread_end + 1, op_len))?;
+    // (TARGET): the byte after its `)`, a delimiter, is the next stop.
+    let mut next = op_end;
+    let mut target = None;
+    if byte(op_end) == b'(' {
+        let target_end = pop_stop(&mut stops)?;
+        if target_end == op_end + 1 || byte(target_end) != b')' {
+            return None;
+        }
+        target = Some(Span {
+            at: at + op_end + 1,
+            len: target_end - op_end - 1,
+        });
+        next = pop_stop(&mut stops)?;
+        if next != target_end + 1 {
+            return None;
+        }
+    }
+    // |LOCATION, then the line's end
+    let mut loc = None;
+    match byte(next) {
+        b'\n' => {}
+        b'|' => {
+            let loc_end = pop_stop(&mut stops)?;
+            if loc_end == next + 1 || byte(loc_end) != b'\n' {
+                return None;
+            }
+            loc = Some(Span {
+                at: at + next + 1,
+                len: loc_end - next - 1,
+            });
+            next = loc_end;
+        }
+        _ => return None,
+    }
+    Some(ShapedLine {
+        thread: Span {
             at,
-            len: thread_end - at,
+            len: thread_end,
         },
-    )?);
-    let op = match target {
-        // Each kind's lookup written out, so that each is inlined with its table known.
-        Some(t) => shape.op(match shape.target_kind() {
-            NameKind::Var => intern(names, NameKind::Var, buf, t)?,
-            NameKind::Lock => intern(names, NameKind::Lock, buf, t)?,
-            NameKind::Thread => intern(names, NameKind::Thread, buf, t)?,
-            NameKind::Msg => intern(names, NameKind::Msg, buf, t)?,
-            kind => intern(names, kind, buf, t)?,
-        }),
-        None => match shape {
-            Shape::Begin => Op::Begin(None),
-            _ => Op::End,
-        },
-    };
-    let loc = match loc {
-        Some(span) => Some(LocId(intern(names, NameKind::Location, buf, span)?)),
-        None => None,
-    };
-    Some((LineEvent { thread, op, loc }, next + 1))
+        shape,
+        target,
+        loc,
+        newline: at + next,
+    })
 }
 
 /// Bytes of a word of RAPID's `rr` expression, `[^,\s]` (Java's `\s`: space, `\t`, `\n`,
@@ -513,15 +659,34 @@ mod tests {
         }
         let end = buf.len();
         buf.extend_from_slice(after);
+        agree_in(&buf, before.len(), end, line, ended)
+    }
+
+    /// [`agree`] with `after` read as well (the line ended): `end` lies past it.
+    fn agree_read_past(before: &[u8], line: &[u8], after: &[u8]) -> Result<(), TestCaseError> {
+        let buf = [before, line, b"\n", after].concat();
+        agree_in(&buf, before.len(), buf.len(), line, true)
+    }
+
+    /// `line`, at `at` in `buf` whose bytes read end at `end`, read by the general parser
+    /// and by this one: the same event and names, or nothing parsed here and nothing
+    /// interned.
+    fn agree_in(
+        buf: &[u8],
+        at: usize,
+        end: usize,
+        line: &[u8],
+        ended: bool,
+    ) -> Result<(), TestCaseError> {
         let mut general_names = seeded();
         let general: Result<_, TraceError> =
             TextLines::new().parse(line, 9, false, &mut general_names);
         let mut fast_names = seeded();
-        let fast = parse_line(&buf, before.len(), end, &mut fast_names);
+        let fast = parse_line(buf, at, end, &mut fast_names);
         match fast {
             Some((event, next)) => {
                 prop_assert!(ended, "a line without its end parsed: {line:?}");
-                prop_assert_eq!(next, before.len() + line.len() + 1);
+                prop_assert_eq!(next, at + line.len() + 1);
                 let Ok(Some(want)) = general else {
                     return Err(TestCaseError::fail(format!(
                         "{line:?}: parsed here, but the general parser gives {general:?}"
@@ -538,6 +703,56 @@ mod tests {
             None => prop_assert_eq!(listed(&fast_names), listed(&seeded())),
         }
         Ok(())
+    }
+
+    /// Lines of the common shape on both sides of the 16 bytes [`short_line`] lays out, with
+    /// more lines read after them: the same events, and the same next line, as the loops
+    /// give (lines longer than 16 bytes are theirs alone).
+    #[test]
+    fn short_lines_are_laid_out_as_the_loops_lay_them_out() {
+        for line in [
+            &b"T4|r(x5307)|11"[..],
+            b"T4|r(x53071)|11",
+            b"T4|r(x530712)|11",
+            b"T4|w(x)|1",
+            b"T4|acq(L11)",
+            b"T4|end",
+            b"T4|begin|3",
+            b"T4|begin(m)|3",
+            b"T12345678|fork(T9)|1",
+            b"T|astore(abcdefgh)|9",
+        ] {
+            agree_read_past(b"", line, b"T1|w(x)|2\nT1|w(x)|2\n").unwrap();
+            let buf = [line, b"\nT1|w(x)|2\nT1|w(x)|2\n"].concat();
+            let short = short_line(&buf, 0, buf.len());
+            assert_eq!(short.is_some(), line.len() < SHORT_LINE, "{line:?}");
+            let (event, next) = parse_line(&buf, 0, buf.len(), &mut seeded()).unwrap();
+            assert_eq!(next, line.len() + 1);
+            let mut names = seeded();
+            let general = TextLines::new()
+                .parse(line, 9, false, &mut names)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (event.thread, event.op, event.loc),
+                (general.thread, general.op, general.loc)
+            );
+        }
+    }
+
+    /// The table's test and the words' test name the same bytes, each byte in each place of
+    /// the word.
+    #[test]
+    fn stop_bytes_are_the_bytes_no_name_holds() {
+        for b in 0..=255u8 {
+            for place in 0..8 {
+                let mut bytes = [b'a'; 8];
+                bytes[place] = b;
+                let stops = gathered(stop_bytes(u64::from_le_bytes(bytes)));
+                let want = if NAME_BYTE[b as usize] { 0 } else { 1 << place };
+                assert_eq!(stops, want, "byte {b:#x} at {place}");
+            }
+        }
     }
 
     impl std::fmt::Debug for LineEvent {
@@ -623,6 +838,25 @@ mod tests {
         ) {
             prop_assume!(!line.contains(&b'\n'));
             agree(before, &line, ended, after)?;
+        }
+
+        /// The same with the lines after this one read too, as a reader's buffer holds them:
+        /// a line of at most 16 bytes is then laid out from two words that may reach past
+        /// its end ([`short_line`]), a longer one by the loops.
+        #[test]
+        fn agrees_with_the_general_parser_with_the_next_lines_read(
+            line in line(),
+            before in prop::sample::select(vec![&b""[..], b"T0|r(x)|1\n"]),
+            after in prop::sample::select(vec![
+                &b"T1|w(x)|2\n"[..],
+                b"T1|w(x5307)|12\nT0|r(x)|1\n",
+                b"|()\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+                b"abcdefghijklmnopqrstuvwxyz\n",
+                b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+            ]),
+        ) {
+            prop_assume!(!line.contains(&b'\n'));
+            agree_read_past(before, &line, after)?;
         }
 
         /// The same of a RoadRunner log's lines: [`parse_roadrunner_line`] agrees with the
