@@ -176,13 +176,19 @@ impl Shape {
 struct Span {
     at: usize,
     len: usize,
+    /// The name's [`word`], where the parser that found it has it at hand.
+    word: Option<u64>,
 }
 
 /// The name at `span` of `buf`, interned as `kind`.
 #[inline(always)]
 fn intern<N: NameSink>(names: &mut N, kind: NameKind, buf: &[u8], span: Span) -> Option<u32> {
     let id = if span.len <= 8 {
-        names.intern_small(kind, word(buf, span.at, span.len), span.len)
+        let word = match span.word {
+            Some(word) => word,
+            None => word(buf, span.at, span.len),
+        };
+        names.intern_small(kind, word, span.len)
     } else {
         names.intern(kind, &buf[span.at..span.at + span.len])
     };
@@ -231,6 +237,7 @@ pub(crate) fn parse_line<N: NameSink>(
             let span = Span {
                 at: next + 1,
                 len: target_end - next - 1,
+                word: None,
             };
             next = target_end + 1;
             Some(span)
@@ -248,6 +255,7 @@ pub(crate) fn parse_line<N: NameSink>(
             let span = Span {
                 at: next + 1,
                 len: loc_end - next - 1,
+                word: None,
             };
             next = loc_end;
             Some(span)
@@ -257,6 +265,7 @@ pub(crate) fn parse_line<N: NameSink>(
     let thread = Span {
         at,
         len: thread_end - at,
+        word: None,
     };
     ShapedLine {
         thread,
@@ -363,19 +372,31 @@ fn pop_stop(stops: &mut u32) -> Option<usize> {
 }
 
 /// The layout of the line of the common shape that starts at `at`, if it is at most
-/// [`SHORT_LINE`] bytes long and `buf[..end]` holds that many from `at`: every byte of the two
-/// words classified at once ([`stop_bytes`]), the delimiters then taken one after the other
-/// from that mask, where [`parse_line`]'s loops look at each byte. `None` for any other line,
+/// [`SHORT_LINE`] bytes long, `buf[..end]` holds that many from `at` and `buf` 8 more (read or
+/// not: the names' words mask them off): every byte of the two words classified at once
+/// ([`stop_bytes`]), the delimiters then taken one after the other from that mask, where
+/// [`parse_line`]'s loops look at each byte. `None` for any other line,
 /// which [`parse_line`]'s loops then read: a line this one lays out is one they lay out the
 /// same (the property tests hold them against each other).
 #[inline(always)]
 fn short_line(buf: &[u8], at: usize, end: usize) -> Option<ShapedLine> {
-    let window: &[u8; SHORT_LINE] = buf.get(at..end)?.first_chunk()?;
+    // The line's 16 bytes and 8 more, so that a name's word is one load from them (bytes
+    // past the line, even past the data read, are masked off).
+    let ext: &[u8; SHORT_LINE + 8] = buf.get(at..)?.first_chunk()?;
+    if end.checked_sub(at)? < SHORT_LINE {
+        return None;
+    }
+    let window: &[u8; SHORT_LINE] = ext.first_chunk()?;
     let (low, high) = window.split_at(8);
     let low = u64::from_le_bytes(low.try_into().ok()?);
     let high = u64::from_le_bytes(high.try_into().ok()?);
     let mut stops = gathered(stop_bytes(low)) | gathered(stop_bytes(high)) << 8;
     let byte = |i: usize| window[i % SHORT_LINE];
+    let name = |from: usize, len: usize| Span {
+        at: at + from,
+        len,
+        word: word_in(ext, from, len),
+    };
     // THREAD|
     let thread_end = pop_stop(&mut stops)?;
     if thread_end == 0 || window[0] == b'#' || byte(thread_end) != b'|' {
@@ -387,7 +408,7 @@ fn short_line(buf: &[u8], at: usize, end: usize) -> Option<ShapedLine> {
     if op_len == 0 || op_len > 8 {
         return None;
     }
-    let shape = Shape::of(word(buf, at + thread_end + 1, op_len))?;
+    let shape = Shape::of(word_in(ext, thread_end + 1, op_len)?)?;
     // (TARGET): the byte after its `)`, a delimiter, is the next stop.
     let mut next = op_end;
     let mut target = None;
@@ -396,10 +417,7 @@ fn short_line(buf: &[u8], at: usize, end: usize) -> Option<ShapedLine> {
         if target_end == op_end + 1 || byte(target_end) != b')' {
             return None;
         }
-        target = Some(Span {
-            at: at + op_end + 1,
-            len: target_end - op_end - 1,
-        });
+        target = Some(name(op_end + 1, target_end - op_end - 1));
         next = pop_stop(&mut stops)?;
         if next != target_end + 1 {
             return None;
@@ -414,24 +432,29 @@ fn short_line(buf: &[u8], at: usize, end: usize) -> Option<ShapedLine> {
             if loc_end == next + 1 || byte(loc_end) != b'\n' {
                 return None;
             }
-            loc = Some(Span {
-                at: at + next + 1,
-                len: loc_end - next - 1,
-            });
+            loc = Some(name(next + 1, loc_end - next - 1));
             next = loc_end;
         }
         _ => return None,
     }
     Some(ShapedLine {
-        thread: Span {
-            at,
-            len: thread_end,
-        },
+        thread: name(0, thread_end),
         shape,
         target,
         loc,
         newline: at + next,
     })
+}
+
+/// The [`word`] of the name of `len` bytes at `from` (below 16) of a line's bytes `ext`; `None`
+/// for a name longer than 8 bytes, which has none.
+#[inline(always)]
+fn word_in(ext: &[u8; SHORT_LINE + 8], from: usize, len: usize) -> Option<u64> {
+    if !(1..=8).contains(&len) {
+        return None;
+    }
+    let bytes = ext.get(from % SHORT_LINE..)?.first_chunk::<8>()?;
+    Some(u64::from_le_bytes(*bytes) & (u64::MAX >> (64 - 8 * len)))
 }
 
 /// Bytes of a word of RAPID's `rr` expression, `[^,\s]` (Java's `\s`: space, `\t`, `\n`,
@@ -561,6 +584,7 @@ pub(crate) fn parse_roadrunner_line<N: NameSink>(
     let target = Span {
         at: target_at,
         len: word_end - 1 - target_at,
+        word: None,
     };
     // An access's shadow state, then its location: two words, which the general parser
     // requires. What follows is not read, to the line's end.
@@ -578,6 +602,7 @@ pub(crate) fn parse_roadrunner_line<N: NameSink>(
         loc = Some(Span {
             at: loc_at,
             len: loc_end - loc_at,
+            word: None,
         });
         tail = loc_end;
     }
@@ -593,6 +618,7 @@ pub(crate) fn parse_roadrunner_line<N: NameSink>(
         Span {
             at: thread_at,
             len: thread_end - thread_at,
+            word: None,
         },
     )?);
     let op = match keyword {
