@@ -160,16 +160,24 @@ struct ChunkNames<'a> {
 
 impl ChunkNames<'_> {
     /// Notes `id`, just interned as `kind`, if it is new to the worker.
-    #[inline]
+    #[inline(always)]
     fn note(&mut self, kind: NameKind, known: usize, id: u32) {
         if id as usize == known {
-            self.name_text.push_str(self.names.of(kind).name(id));
-            self.new_names.push(NewName {
-                at: self.at,
-                kind,
-                end: self.name_text.len(),
-            });
+            self.note_new(kind, id);
         }
+    }
+
+    /// New names are rare: out of line, so that the lookups that find a known name are
+    /// inlined into the parser's loop without the copy of a new one.
+    #[cold]
+    #[inline(never)]
+    fn note_new(&mut self, kind: NameKind, id: u32) {
+        self.name_text.push_str(self.names.of(kind).name(id));
+        self.new_names.push(NewName {
+            at: self.at,
+            kind,
+            end: self.name_text.len(),
+        });
     }
 }
 
@@ -183,7 +191,8 @@ impl NameSink for ChunkNames<'_> {
         Ok(id)
     }
 
-    #[inline]
+    // Inlined into the one-pass parser's loop, as `Names`' own is (`BENCHMARKS.md`, #43).
+    #[inline(always)]
     fn intern_small(&mut self, kind: NameKind, word: u64, len: usize) -> Result<u32, NotUtf8> {
         let interner = self.names.of_mut(kind);
         let known = interner.len();
