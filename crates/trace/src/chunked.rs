@@ -648,6 +648,77 @@ impl ChunkedReader {
         }
     }
 
+    /// Hands out the next event of the chunk being handed out, its ids made the trace's;
+    /// `false` if it has none left.
+    #[inline]
+    fn hand_out_next(&mut self) -> bool {
+        let Some((chunk, w)) = &mut self.chunk else {
+            return false;
+        };
+        let at = self.next;
+        let Some(e) = chunk.events.get_mut(at) else {
+            return false;
+        };
+        remap(e, &self.maps[*w]);
+        e.index = self.next_index;
+        self.line = self.line_base + u64::from(chunk.lines[at]);
+        self.next_index += 1;
+        self.next += 1;
+        true
+    }
+
+    /// [`EventSource::advance`] past the fast path: new names to intern first, the next
+    /// chunk, an error, the end.
+    #[inline(never)]
+    fn advance_slow(&mut self) -> Result<bool, TraceError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.ended {
+            return Ok(false);
+        }
+        loop {
+            if let Some((chunk, _)) = &self.chunk {
+                let at = self.next;
+                let has_event = at < chunk.events.len();
+                self.intern_new_names(at);
+                if has_event && self.hand_out_next() {
+                    return Ok(true);
+                }
+                let Some((chunk, _)) = &mut self.chunk else {
+                    unreachable!("a chunk is being handed out");
+                };
+                if let Some((line, kind)) = chunk.error.take() {
+                    self.line = self.line_base + line;
+                    let e = TraceError::new(Position::Line(self.line), kind);
+                    return self.fail(e);
+                }
+                self.line_base += chunk.line_count;
+                self.line = self.line_base;
+                if let Some(kind) = chunk.end_error.take() {
+                    let e = TraceError::new(Position::Line(self.line_base + 1), kind);
+                    return self.fail(e);
+                }
+                if let Some((chunk, _)) = self.chunk.take() {
+                    self.spare.push(chunk);
+                }
+            }
+            let Some((chunk, w)) = self.take_chunk() else {
+                self.ended = true;
+                return Ok(false);
+            };
+            if chunk.reset {
+                for map in &mut self.maps[w] {
+                    map.clear();
+                }
+            }
+            self.chunk = Some((chunk, w));
+            self.next = 0;
+            self.next_name = 0;
+            self.name_start = 0;
+        }
+    }
+
     fn fail(&mut self, e: TraceError) -> Result<bool, TraceError> {
         self.failed = Some(e.clone());
         Err(e)
@@ -684,59 +755,20 @@ fn remap(e: &mut Event, map: &[Vec<u32>; NameKind::ALL.len()]) {
 }
 
 impl EventSource for ChunkedReader {
+    #[inline]
     fn advance(&mut self) -> Result<bool, TraceError> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
+        // Nearly every event: the next of the chunk being handed out, with no new name to
+        // intern before it (a chunk that failed has handed out all of its events).
+        let names_before = self.chunk.as_ref().is_some_and(|(chunk, _)| {
+            chunk
+                .new_names
+                .get(self.next_name)
+                .is_some_and(|n| n.at as usize == self.next)
+        });
+        if !names_before && self.hand_out_next() {
+            return Ok(true);
         }
-        if self.ended {
-            return Ok(false);
-        }
-        loop {
-            if let Some((chunk, _)) = &self.chunk {
-                let at = self.next;
-                let has_event = at < chunk.events.len();
-                self.intern_new_names(at);
-                let Some((chunk, w)) = &mut self.chunk else {
-                    unreachable!("a chunk is being handed out");
-                };
-                if has_event {
-                    let e = &mut chunk.events[at];
-                    remap(e, &self.maps[*w]);
-                    e.index = self.next_index;
-                    self.line = self.line_base + u64::from(chunk.lines[at]);
-                    self.next_index += 1;
-                    self.next += 1;
-                    return Ok(true);
-                }
-                if let Some((line, kind)) = chunk.error.take() {
-                    self.line = self.line_base + line;
-                    let e = TraceError::new(Position::Line(self.line), kind);
-                    return self.fail(e);
-                }
-                self.line_base += chunk.line_count;
-                self.line = self.line_base;
-                if let Some(kind) = chunk.end_error.take() {
-                    let e = TraceError::new(Position::Line(self.line_base + 1), kind);
-                    return self.fail(e);
-                }
-                if let Some((chunk, _)) = self.chunk.take() {
-                    self.spare.push(chunk);
-                }
-            }
-            let Some((chunk, w)) = self.take_chunk() else {
-                self.ended = true;
-                return Ok(false);
-            };
-            if chunk.reset {
-                for map in &mut self.maps[w] {
-                    map.clear();
-                }
-            }
-            self.chunk = Some((chunk, w));
-            self.next = 0;
-            self.next_name = 0;
-            self.name_start = 0;
-        }
+        self.advance_slow()
     }
 
     fn current(&self) -> &Event {
