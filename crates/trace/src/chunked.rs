@@ -30,7 +30,7 @@ use crate::event::{Event, Op, Value};
 use crate::lines::MAX_LINE;
 use crate::names::{NameKind, NameSink, Names, NotUtf8};
 use crate::roadrunner::RoadRunnerLines;
-use crate::source::EventSource;
+use crate::source::{split_call, EventSource, Step};
 use crate::text::{LineEvent, TextLines};
 use crate::{Format, RoadRunnerOptions};
 use std::io::{self, Read};
@@ -769,6 +769,16 @@ impl EventSource for ChunkedReader {
             return Ok(true);
         }
         self.advance_slow()
+    }
+
+    // The trait's own, written out so that it is inlined with `advance`'s fast path into the
+    // pipeline's reading loop, which reads through it.
+    #[inline]
+    fn advance_splitting_calls(&mut self, values: &mut Vec<Value>) -> Result<Step, TraceError> {
+        if !self.advance()? {
+            return Ok(Step::End);
+        }
+        Ok(split_call(self.current(), values))
     }
 
     fn current(&self) -> &Event {
