@@ -40,6 +40,39 @@ impl<R: Read> TextReader<R> {
     }
 }
 
+impl<R: Read> TextReader<R> {
+    /// Makes `event` the one handed out, read from line `self.line`.
+    #[inline(always)]
+    fn hand_out(&mut self, LineEvent { thread, op, loc }: LineEvent) {
+        self.parser
+            .recycle(std::mem::replace(&mut self.slot.op, op));
+        self.slot.index = self.next_index;
+        self.slot.thread = thread;
+        self.slot.loc = loc;
+        self.next_index += 1;
+    }
+
+    /// [`EventSource::advance`] of a line the general parser reads, and of the lines after
+    /// it up to the next event (blank lines and comments have none).
+    #[inline(never)]
+    fn advance_general(&mut self) -> Result<bool, TraceError> {
+        loop {
+            let Some(range) = self.lines.next_line(self.line + 1)? else {
+                return Ok(false);
+            };
+            self.line += 1;
+            let raw = &self.lines.buf()[range];
+            let parsed = self
+                .parser
+                .parse(raw, self.line, self.line == 1, &mut self.names)?;
+            if let Some(event) = parsed {
+                self.hand_out(event);
+                return Ok(true);
+            }
+        }
+    }
+}
+
 /// The UTF-8 byte-order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -135,50 +168,28 @@ fn intern<N: NameSink>(
 }
 
 impl<R: Read> EventSource for TextReader<R> {
+    // Inlined into the pass's loop, the common case only: out of line, the call's frame
+    // cost a fifteenth of the reader's instructions (`BENCHMARKS.md`, #43).
+    #[inline]
     fn advance(&mut self) -> Result<bool, TraceError> {
-        loop {
-            // A line of the common shape is parsed in one pass over its bytes, the others by
-            // the general parser; not the first line, which may open with a byte-order mark.
+        // A line of the common shape is parsed in one pass over its bytes, the others by the
+        // general parser; not the first line, which may open with a byte-order mark.
+        if self.line > 0 {
             let unread = self.lines.unread();
-            let fast = match self.line {
-                0 => None,
-                _ => fastline::parse_line(
-                    self.lines.buf(),
-                    unread.start,
-                    unread.end,
-                    &mut self.names,
-                ),
-            };
-            let event = match fast {
-                Some((event, next)) => {
-                    self.lines.skip_to(next);
-                    self.line += 1;
-                    event
-                }
-                None => {
-                    let Some(range) = self.lines.next_line(self.line + 1)? else {
-                        return Ok(false);
-                    };
-                    self.line += 1;
-                    let raw = &self.lines.buf()[range];
-                    let parsed =
-                        self.parser
-                            .parse(raw, self.line, self.line == 1, &mut self.names)?;
-                    let Some(event) = parsed else {
-                        continue;
-                    };
-                    event
-                }
-            };
-            let LineEvent { thread, op, loc } = event;
-            self.parser
-                .recycle(std::mem::replace(&mut self.slot.op, op));
-            self.slot.index = self.next_index;
-            self.slot.thread = thread;
-            self.slot.loc = loc;
-            self.next_index += 1;
-            return Ok(true);
+            let fast = fastline::parse_line(
+                self.lines.buf(),
+                unread.start,
+                unread.end,
+                &mut self.names,
+            );
+            if let Some((event, next)) = fast {
+                self.lines.skip_to(next);
+                self.line += 1;
+                self.hand_out(event);
+                return Ok(true);
+            }
         }
+        self.advance_general()
     }
 
     fn current(&self) -> &Event {
