@@ -38,9 +38,7 @@ impl<R: Read> TextReader<R> {
             parser: TextLines::new(),
         }
     }
-}
 
-impl<R: Read> TextReader<R> {
     /// Makes `event` the one handed out, read from line `self.line`.
     #[inline(always)]
     fn hand_out(&mut self, LineEvent { thread, op, loc }: LineEvent) {
@@ -168,20 +166,16 @@ fn intern<N: NameSink>(
 }
 
 impl<R: Read> EventSource for TextReader<R> {
-    // Inlined into the pass's loop, the common case only: out of line, the call's frame
-    // cost a fifteenth of the reader's instructions (`BENCHMARKS.md`, #43).
+    // Inlined into the pass's loop, the common case only: out of line, the call and its frame
+    // cost about 30 instructions an event (`BENCHMARKS.md`, #43).
     #[inline]
     fn advance(&mut self) -> Result<bool, TraceError> {
         // A line of the common shape is parsed in one pass over its bytes, the others by the
         // general parser; not the first line, which may open with a byte-order mark.
         if self.line > 0 {
             let unread = self.lines.unread();
-            let fast = fastline::parse_line(
-                self.lines.buf(),
-                unread.start,
-                unread.end,
-                &mut self.names,
-            );
+            let fast =
+                fastline::parse_line(self.lines.buf(), unread.start, unread.end, &mut self.names);
             if let Some((event, next)) = fast {
                 self.lines.skip_to(next);
                 self.line += 1;
