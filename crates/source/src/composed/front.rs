@@ -3525,25 +3525,23 @@ impl<'a> Lowering<'a> {
         // What the lowering of a helper of another class's file, or of a utility class,
         // found is said at the call (its lines are not the operation's).
         let elsewhere = m.file_index != self.file_index || m.utility.is_some();
-        let here = |found: &mut Vec<(Pos, String)>| {
-            if elsewhere {
-                for (at, why) in found.iter_mut() {
-                    *why = format!(
-                        "in `{}.{}` (line {} of its file): {why}",
-                        m.class_name, m.decl.name, at.line
-                    );
-                    *at = pos;
-                }
-            }
-            std::mem::take(found)
+        let here = |(at, why): (Pos, String)| match elsewhere {
+            true => (
+                pos,
+                format!(
+                    "in `{}.{}` (line {} of its file): {why}",
+                    m.class_name, m.decl.name, at.line
+                ),
+            ),
+            false => (at, why),
         };
         if self.unsupported.is_none() {
-            self.unsupported = here(&mut sub.unsupported.take().into_iter().collect())
-                .into_iter()
-                .next();
+            self.unsupported = sub.unsupported.take().map(here);
         }
-        self.approximations.extend(here(&mut sub.approximations));
-        self.lambda_effects.extend(here(&mut sub.lambda_effects));
+        self.approximations
+            .extend(sub.approximations.drain(..).map(here));
+        self.lambda_effects
+            .extend(sub.lambda_effects.drain(..).map(here));
         // The helper's names, its own.
         let mut assigned = BTreeSet::new();
         walk_stmts(&body, &mut |t, _| {
