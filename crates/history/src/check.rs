@@ -26,11 +26,12 @@ use super::models::Model;
 use super::parse::{History, Op, Val};
 use hindsight_budget::{Account, Budget, Meter, Spent};
 use hindsight_rng::SplitMix64;
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// How to search. Time and memory are the [`Budget`]'s, which all parts share: the memory
 /// limit is one total across the parts that run in parallel, not one per part.
@@ -44,9 +45,9 @@ pub struct CheckOptions {
     /// default the parts not yet checked then are [`Verdict::NotChecked`], and those being
     /// checked stop.
     pub all_parts: bool,
-    /// Steps of each part's first slice of search when there are several parts (see
-    /// [`check`]); each round doubles it. Any value gives the same verdicts: tests make it
-    /// tiny, to pause and resume every search at every point.
+    /// Steps of each part's first turn of search when there are several parts (see
+    /// [`check`]); each turn of a part doubles it. Any value gives the same verdicts: tests
+    /// make it tiny, to pause and resume every search at every point.
     pub first_slice: u64,
 }
 
@@ -122,16 +123,17 @@ pub struct Outcome {
 /// Checks `history` against `model` within `budget`, whose meters count the states memoized
 /// and the parts decided.
 ///
-/// The parts are searched in rounds of slices, as goroutines share a core in Porcupine: each
-/// part not yet decided searches for a slice of steps, then pauses (keeping its cache and its
-/// path) until the next round, whose slices are twice as long. So a part that decides the
-/// history quickly is never stuck behind a part whose search is long (Porcupine's `c50-bad`
-/// has keys that neither checker decides in minutes, beside keys that fail in milliseconds),
-/// and no part does more than twice the work it needs before the history is decided. The
-/// first round runs on the calling thread: a history whose parts are all decided within it
-/// (most recorded ones) never waits for other threads, whose start and scheduling cost
-/// milliseconds on a loaded machine; the later rounds run the parts in parallel. A paused part
-/// keeps its cache, still charged to the budget.
+/// The parts take turns, as goroutines share a core in Porcupine: a part not yet decided
+/// searches for a slice of steps, then pauses (keeping its cache and its path) and goes to
+/// the back of a queue; each of its turns is twice as long as its last. So a part that
+/// decides the history quickly is never stuck behind a part whose search is long
+/// (Porcupine's `c50-bad` has keys that neither checker decides in minutes, beside keys that
+/// fail in milliseconds), and no part does more than twice the work it needs before the
+/// history is decided. Every part's first turn runs on the calling thread: a history whose
+/// parts are all decided within it (most recorded ones) never waits for other threads, whose
+/// start and scheduling cost milliseconds on a loaded machine; then one worker a core takes
+/// turns from the queue, the calling thread among them, with no round to wait for the
+/// slowest turn of. A paused part keeps its cache, still charged to the budget.
 pub fn check<'a>(
     history: &'a History,
     model: &'a dyn Model,
@@ -165,27 +167,50 @@ pub fn check<'a>(
         })
         .collect();
     // One part has nothing to share its thread with: no slices.
-    let mut slice = if runs.len() == 1 {
+    let slice = if runs.len() == 1 {
         u64::MAX
     } else {
         options.first_slice.max(1)
     };
-    let mut first_round = true;
-    loop {
-        let pending: Vec<&mut PartRun<'a>> =
-            runs.iter_mut().filter(|r| r.result.is_none()).collect();
-        if pending.is_empty() {
-            break;
-        }
-        let advance =
-            |run: &mut PartRun<'a>| run.advance(history, model, options, budget, stop, slice);
-        if options.parallel && !first_round && pending.len() > 1 {
-            pending.into_par_iter().for_each(advance);
+    // The first turn of every part on the calling thread.
+    for run in runs.iter_mut() {
+        run.advance(history, model, options, budget, stop, slice);
+    }
+    let pending: VecDeque<(usize, u64)> = (0..runs.len())
+        .filter(|&i| runs[i].result.is_none())
+        .map(|i| (i, slice.saturating_mul(2)))
+        .collect();
+    if !pending.is_empty() {
+        let workers = if options.parallel {
+            rayon::current_num_threads().min(pending.len())
         } else {
-            pending.into_iter().for_each(advance);
-        }
-        first_round = false;
-        slice = slice.saturating_mul(2);
+            1
+        };
+        let queue = Mutex::new(pending);
+        let cells: Vec<Mutex<PartRun<'a>>> = runs.into_iter().map(Mutex::new).collect();
+        // Takes the part at the front of the queue, searches it for its slice, and puts it
+        // back at the end with its slice doubled, until the queue is empty. A part is in the
+        // queue or with one worker, never both, so its lock is never waited for.
+        let work = || loop {
+            let Some((i, slice)) = lock(&queue).pop_front() else {
+                return;
+            };
+            let mut run = lock(&cells[i]);
+            run.advance(history, model, options, budget, stop, slice);
+            if run.result.is_none() {
+                lock(&queue).push_back((i, slice.saturating_mul(2)));
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..workers {
+                s.spawn(work);
+            }
+            work();
+        });
+        runs = cells
+            .into_iter()
+            .map(|c| c.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect();
     }
     let partitions: Vec<PartitionResult> = runs
         .into_iter()
@@ -210,9 +235,14 @@ pub fn check<'a>(
     }
 }
 
-/// Steps of a part's first slice by default: about a millisecond of search on Porcupine's kv
-/// histories (whose states are long strings).
-pub const FIRST_SLICE: u64 = 1 << 11;
+/// A lock whose holder cannot leave its data half changed: a panic in a search ends the run.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Steps of a part's first turn by default: about a third of a millisecond of search on
+/// Porcupine's kv histories (whose states are long strings).
+pub const FIRST_SLICE: u64 = 1 << 10;
 
 /// One independent part between rounds: not started (`search` and `result` empty), paused
 /// (`search`), or decided (`result`).
