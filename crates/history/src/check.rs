@@ -129,11 +129,11 @@ pub struct Outcome {
 /// decides the history quickly is never stuck behind a part whose search is long
 /// (Porcupine's `c50-bad` has keys that neither checker decides in minutes, beside keys that
 /// fail in milliseconds), and no part does more than twice the work it needs before the
-/// history is decided. Every part's first turn runs on the calling thread: a history whose
-/// parts are all decided within it (most recorded ones) never waits for other threads, whose
-/// start and scheduling cost milliseconds on a loaded machine; then one worker a core takes
-/// turns from the queue, the calling thread among them, with no round to wait for the
-/// slowest turn of. A paused part keeps its cache, still charged to the budget.
+/// history is decided. The calling thread takes the turns alone until a part needs a
+/// second: a history whose parts are all decided in their first turns (most recorded ones)
+/// never waits for a thread to start; then one worker a core takes turns from the queue, the
+/// calling thread among them, with no round to wait for the slowest turn of. A paused part
+/// keeps its cache, still charged to the budget.
 pub fn check<'a>(
     history: &'a History,
     model: &'a dyn Model,
@@ -158,7 +158,7 @@ pub fn check<'a>(
     // Set once a part is not linearizable: the history is decided.
     let decided = AtomicBool::new(false);
     let stop = (!options.all_parts).then_some(&decided);
-    let mut runs: Vec<PartRun<'a>> = parts
+    let runs: Vec<PartRun<'a>> = parts
         .into_iter()
         .map(|ops| PartRun {
             ops,
@@ -172,51 +172,49 @@ pub fn check<'a>(
     } else {
         options.first_slice.max(1)
     };
-    // The first turn of every part on the calling thread.
-    for run in runs.iter_mut() {
+    let queue: Mutex<VecDeque<(usize, u64)>> =
+        Mutex::new((0..runs.len()).map(|i| (i, slice)).collect());
+    let cells: Vec<Mutex<PartRun<'a>>> = runs.into_iter().map(Mutex::new).collect();
+    // One turn: the part at the front of the queue searches for its slice and, undecided,
+    // goes back at the end with its slice doubled (`Some(true)`); `None` once the queue is
+    // empty. A part is in the queue or with one worker, never both, so its lock is never
+    // waited for.
+    let turn = || {
+        let (i, slice) = lock(&queue).pop_front()?;
+        let mut run = lock(&cells[i]);
         run.advance(history, model, options, budget, stop, slice);
-    }
-    let pending: VecDeque<(usize, u64)> = (0..runs.len())
-        .filter(|&i| runs[i].result.is_none())
-        .map(|i| (i, slice.saturating_mul(2)))
+        let again = run.result.is_none();
+        if again {
+            lock(&queue).push_back((i, slice.saturating_mul(2)));
+        }
+        Some(again)
+    };
+    std::thread::scope(|s| {
+        // The calling thread alone until a part needs a second turn: a history whose parts
+        // are all decided in their first turns never waits for a thread to start.
+        let mut helped = !options.parallel || cells.len() == 1;
+        while let Some(again) = turn() {
+            if again && !helped {
+                helped = true;
+                // One worker a core (threads of their own: starting rayon's pool of
+                // workers costs a fifth of a millisecond).
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let workers = cores.min(cells.len());
+                for _ in 1..workers {
+                    s.spawn(|| while turn().is_some() {});
+                }
+            }
+        }
+    });
+    let runs: Vec<PartRun<'a>> = cells
+        .into_iter()
+        .map(|c| c.into_inner().unwrap_or_else(PoisonError::into_inner))
         .collect();
-    if !pending.is_empty() {
-        let workers = if options.parallel {
-            rayon::current_num_threads().min(pending.len())
-        } else {
-            1
-        };
-        let queue = Mutex::new(pending);
-        let cells: Vec<Mutex<PartRun<'a>>> = runs.into_iter().map(Mutex::new).collect();
-        // Takes the part at the front of the queue, searches it for its slice, and puts it
-        // back at the end with its slice doubled, until the queue is empty. A part is in the
-        // queue or with one worker, never both, so its lock is never waited for.
-        let work = || loop {
-            let Some((i, slice)) = lock(&queue).pop_front() else {
-                return;
-            };
-            let mut run = lock(&cells[i]);
-            run.advance(history, model, options, budget, stop, slice);
-            if run.result.is_none() {
-                lock(&queue).push_back((i, slice.saturating_mul(2)));
-            }
-        };
-        std::thread::scope(|s| {
-            for _ in 1..workers {
-                s.spawn(work);
-            }
-            work();
-        });
-        runs = cells
-            .into_iter()
-            .map(|c| c.into_inner().unwrap_or_else(PoisonError::into_inner))
-            .collect();
-    }
     let partitions: Vec<PartitionResult> = runs
         .into_iter()
         .map(|r| {
             r.result
-                .expect("every part is decided after the last round")
+                .expect("every part is decided once the queue is empty")
         })
         .collect();
     let verdict = if partitions
@@ -244,7 +242,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Porcupine's kv histories (whose states are long strings).
 pub const FIRST_SLICE: u64 = 1 << 10;
 
-/// One independent part between rounds: not started (`search` and `result` empty), paused
+/// One independent part between turns: not started (`search` and `result` empty), paused
 /// (`search`), or decided (`result`).
 struct PartRun<'a> {
     ops: Vec<usize>,
