@@ -78,8 +78,15 @@ public class BlockPool {
 // tested by crates/cli/tests/java_dynviews.rs):
 // dynamic: high-level-race 0, stale-value 1
 // dynamic-finding: stale-value char[][]
-// Dynamic (recorded run): the same stale value in every schedule, named `char[]@ID[]`: the
-// agent names an array by its type and object (the field `state` is final, so no access names
-// it), and `views` on a trace takes every element as one variable. Each client reads it in
-// findFree() and writes it in a later claim() while the other client writes it; both threads
-// are unordered by happens-before, so the count does not depend on the interleaving.
+// dynamic: high-level-race 0, stale-value 0
+// Dynamic (recorded run): a stale value named `char[]@ID[]`: the agent names an array by its
+// type and object (the field `state` is final, so no access names it), and `views` on a trace
+// takes every element as one variable. Each client reads it in findFree() and writes it in a
+// later claim() or release(), and the two threads are unordered by happens-before, so the stale
+// value shows in any run where both clients write the array, whatever the order of their
+// regions (10 of 12 runs on a 2-core machine, 2026-11-29, two of them with one client's every
+// region before the other's). None shows when the clients alternate region by region from the
+// start (the other 2): both find the same free block, the second claim() finds it 'A' and
+// does not write, the second release() finds it 'F' and does not write, so only one client
+// ever writes the array, and a stale value needs another thread's write. (Until this second
+// answer was stated, the test failed on such a run: CI of 2026-11-29.)
