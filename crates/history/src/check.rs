@@ -47,7 +47,7 @@ pub struct CheckOptions {
     pub all_parts: bool,
     /// Steps of each part's first turn of search when there are several parts (see
     /// [`check`]); each turn of a part doubles it. Any value gives the same verdicts: tests
-    /// make it tiny, to pause and resume every search at every point.
+    /// make it 1, so that every search pauses and resumes many times.
     pub first_slice: u64,
 }
 

@@ -113,8 +113,9 @@ fn compare(h: &History, model: &dyn Model, parallel: bool) -> Result<bool, Strin
             .map_err(|e| format!("generated an invalid op {op:?}: {e}"))?;
     }
     let expected = oracle(h, model);
-    // In parallel, every part pauses after each step of its search and resumes in the next
-    // round, on whichever thread: the search must go on exactly where it stopped.
+    // In parallel, every part's first turn is one step, and each of its turns twice its last:
+    // it pauses after 1, 3, 7, ... steps and resumes at its next turn, on whichever thread;
+    // the search must go on exactly where it stopped.
     let options = CheckOptions {
         parallel,
         first_slice: if parallel {
