@@ -212,6 +212,7 @@ fn dispatch(command: Command, session: &Session) -> anyhow::Result<u8> {
             };
             let options = hindsight_history::CheckOptions {
                 all_parts: all_keys,
+                parallel: !session.one_thread,
                 ..Default::default()
             };
             let report = hindsight_history::analyse_with(

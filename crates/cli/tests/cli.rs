@@ -581,6 +581,33 @@ fn gen_history_with_stale_reads_is_caught() {
     assert_eq!(hindsight(&["gen-history", "--model", "stack"]).code, 2);
 }
 
+/// `lin --one-thread` searches on the calling thread alone, so the same history gives the same
+/// count of states every time; on several threads the parts race for the cores and the count
+/// varies (Porcupine's `c50-bad`: 28,000 to 33,000 states from run to run), while the verdict
+/// does not.
+#[test]
+fn lin_on_one_thread_searches_the_same_states_every_run() {
+    let history = "crates/history/tests/fixtures/lin/porcupine/c50-bad.txt";
+    let states: Vec<u64> = (0..3)
+        .map(|_| {
+            let out = hindsight(&[
+                "--one-thread",
+                "lin",
+                history,
+                "--model",
+                "kv",
+                "--format",
+                "json",
+            ]);
+            assert_eq!(out.code, 1, "{}", out.stderr);
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+            assert_eq!(v["summary"]["verdict"], "not-linearizable");
+            v["summary"]["states"].as_u64().expect("states")
+        })
+        .collect();
+    assert!(states.windows(2).all(|w| w[0] == w[1]), "{states:?}");
+}
+
 /// `--one-thread` runs the one-thread pass; on a machine with two cores the default is the
 /// two-thread pipeline. Both print the same report, findings, errors and exit status alike.
 #[test]
