@@ -678,11 +678,9 @@ impl ChunkedReader {
             return Ok(false);
         }
         loop {
-            if let Some((chunk, _)) = &self.chunk {
-                let at = self.next;
-                let has_event = at < chunk.events.len();
-                self.intern_new_names(at);
-                if has_event && self.hand_out_next() {
+            if self.chunk.is_some() {
+                self.intern_new_names(self.next);
+                if self.hand_out_next() {
                     return Ok(true);
                 }
                 let Some((chunk, _)) = &mut self.chunk else {

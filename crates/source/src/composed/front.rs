@@ -3525,15 +3525,15 @@ impl<'a> Lowering<'a> {
         // What the lowering of a helper of another class's file, or of a utility class,
         // found is said at the call (its lines are not the operation's).
         let elsewhere = m.file_index != self.file_index || m.utility.is_some();
-        let here = |(at, why): (Pos, String)| match elsewhere {
-            true => (
-                pos,
-                format!(
-                    "in `{}.{}` (line {} of its file): {why}",
-                    m.class_name, m.decl.name, at.line
-                ),
-            ),
-            false => (at, why),
+        let here = |(at, why): (Pos, String)| {
+            if !elsewhere {
+                return (at, why);
+            }
+            let why = format!(
+                "in `{}.{}` (line {} of its file): {why}",
+                m.class_name, m.decl.name, at.line
+            );
+            (pos, why)
         };
         if self.unsupported.is_none() {
             self.unsupported = sub.unsupported.take().map(here);
